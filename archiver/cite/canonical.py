@@ -1,0 +1,39 @@
+"""Canonical JSON: the identity of content, numbers compared by value (4210 equals 4210.0)."""
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+import orjson
+
+_EXACT_FLOAT_LIMIT = 2**53
+
+
+def _normal(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and abs(value) <= _EXACT_FLOAT_LIMIT:
+            return int(value)
+        return value
+    if isinstance(value, int):
+        return value if abs(value) < 2**63 else str(value)
+    if isinstance(value, dict):
+        return {str(k): _normal(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_normal(v) for v in value]
+    return str(value)
+
+
+def canonical_json(value: Any) -> bytes:
+    return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
+
+
+def content_hash(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value)).hexdigest()[:32]
+
+
+def key_hash(*parts: str | None) -> str:
+    """A stable identifier made of the given strings."""
+    return hashlib.sha256("\x1f".join(p or "" for p in parts).encode()).hexdigest()[:32]

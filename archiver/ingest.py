@@ -1,0 +1,200 @@
+"""Ingest: read containers into records, understand A2A, apply Citations v1, load the index.
+
+One source file at a time, each committed atomically; unchanged files are
+skipped by their SHA-256, changed or grown ones add only their new records.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+
+import duckdb
+import orjson
+
+from .load.rows import FileRows
+from .load.writer import write_file
+from .read.containers import SourceFile, read_records
+from .read.records import Record
+from .understand.assemble import FileAssembly
+from .understand.dialects import NotUnderstood, events_of, is_store_row, task_of_store_row
+
+STDIN = "<stdin>"
+
+
+@dataclass
+class FileOutcome:
+    path: str
+    container: str | None = None
+    records: int = 0
+    new_records: int = 0
+    quarantined: int = 0
+    recognised: int = 0
+    unchanged: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class IngestSummary:
+    files: int = 0
+    files_unchanged: int = 0
+    records: int = 0
+    duplicates_skipped: int = 0
+    quarantined: int = 0
+    tasks: int = 0
+    results: int = 0
+    copies: int = 0
+    parts: int = 0
+    citations: int = 0
+    claims: int = 0
+    agent_cards: int = 0
+    error_responses: int = 0
+    unrecognised_files: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def expand(paths: Iterable[str]) -> Iterator[SourceFile]:
+    """Files, directories (recursively, in name order), globs and "-" for standard input."""
+    for given in paths:
+        if given == "-":
+            yield SourceFile(STDIN, sys.stdin.buffer.read())
+            continue
+        matches = sorted(glob.glob(given, recursive=True)) if glob.has_magic(given) else [given]
+        if not matches:
+            raise FileNotFoundError(f"{given}: no such file or directory")
+        for match in matches:
+            if os.path.isdir(match):
+                for root, dirs, files in os.walk(match, followlinks=False):
+                    dirs.sort()
+                    for name in sorted(files):
+                        if not name.startswith("."):
+                            yield SourceFile(os.path.abspath(os.path.join(root, name)))
+            elif os.path.exists(match):
+                yield SourceFile(os.path.abspath(match))
+            else:
+                raise FileNotFoundError(f"{match}: no such file or directory")
+
+
+def decode(payload: bytes):
+    """orjson, with the standard library as fallback for integers beyond 64 bits."""
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError as exc:
+        if "64-bit" not in str(exc):
+            raise
+    return json.loads(payload, parse_constant=_reject_constant)
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def index_file(source: SourceFile, sha256: str, records: Iterator[Record], now: datetime) -> tuple[FileRows, FileOutcome]:
+    """Understand every record of one source; the rows it contributes and what happened."""
+    rows = FileRows(source.path, sha256, now)
+    outcome = FileOutcome(source.path)
+    assembly = FileAssembly()
+    for record in records:
+        record_id = rows.record_id(record)
+        if record.kind == "filler":
+            rows.add_record(record, record_id, "filler", None)
+            continue
+        outcome.records += 1
+        try:
+            if record.kind == "unreadable":
+                raise NotUnderstood(record.error)
+            value = record.value if record.kind == "row" else decode(record.payload)
+            events = [task_of_store_row(value)] if record.kind == "row" else events_of(value)
+        except (ValueError, RecursionError, TypeError) as exc:
+            reason = _one_line(exc)
+            rows.add_record(record, record_id, "quarantined", reason)
+            outcome.quarantined += 1
+            outcome.problems.append(f"{source.path}: {record.locator}: {reason}")
+            continue
+        rpc_id = value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None
+        assembly.add(record_id, rpc_id, events)
+        rows.add_record(record, record_id, "ok", None)
+        outcome.recognised += 1
+    for copy in assembly.copies():
+        rows.add_copy(copy)
+    for record_id, card in assembly.cards:
+        rows.add_card(record_id, card)
+    for record_id, error in assembly.errors:
+        rows.add_error(record_id, error)
+    return rows, outcome
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply"
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, orjson.JSONDecodeError) or type(exc) is json.JSONDecodeError:
+        text = f"invalid JSON: {text}"
+    return text[:300]
+
+
+def ingest(
+    con: duckdb.DuckDBPyConnection,
+    paths: Iterable[str],
+    on_file: Callable[[FileOutcome], None] | None = None,
+) -> IngestSummary:
+    summary = IngestSummary()
+    for source in expand(paths):
+        outcome = ingest_file(con, source)
+        summary.files += 1
+        summary.records += outcome.records
+        summary.quarantined += outcome.quarantined
+        summary.problems += outcome.problems
+        if outcome.unchanged:
+            summary.files_unchanged += 1
+            summary.duplicates_skipped += outcome.records
+        else:
+            summary.duplicates_skipped += outcome.records - outcome.new_records
+            if outcome.recognised == 0:
+                summary.unrecognised_files.append(source.path)
+        if on_file:
+            on_file(outcome)
+    _count_index(con, summary)
+    return summary
+
+
+def ingest_file(con: duckdb.DuckDBPyConnection, source: SourceFile) -> FileOutcome:
+    sha256, size = source.fingerprint()
+    known = con.execute(
+        "SELECT records, container FROM sources WHERE path = ? AND sha256 = ? LIMIT 1",
+        [source.path, sha256],
+    ).fetchone()
+    if known:
+        return FileOutcome(source.path, known[1], records=known[0], unchanged=True, recognised=-1)
+    now = datetime.now(timezone.utc)
+    container, compression, records = read_records(source)
+    rows, outcome = index_file(source, sha256, records, now)
+    outcome.container = container
+    outcome.new_records = write_file(con, rows, {
+        "path": source.path, "sha256": sha256, "size": size, "container": container,
+        "compression": compression, "records": outcome.records, "quarantined": outcome.quarantined,
+        "recognised": outcome.recognised, "ingested_at": now,
+    })
+    return outcome
+
+
+def _count_index(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None:
+    """Totals of the archive's index after the run."""
+    (summary.tasks, summary.results, summary.copies, summary.parts, summary.citations, summary.claims,
+     summary.agent_cards, summary.error_responses) = con.execute("""
+        SELECT (SELECT count(DISTINCT task_id) FROM results WHERE kind = 'task'),
+               (SELECT count(DISTINCT result_key) FROM results),
+               (SELECT count(*) FROM results),
+               (SELECT count(*) FROM parts),
+               (SELECT count(*) FROM citations),
+               (SELECT count(*) FROM claims),
+               (SELECT count(*) FROM agent_cards),
+               (SELECT count(*) FROM rpc_errors)
+    """).fetchone()

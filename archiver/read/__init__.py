@@ -1,0 +1,1 @@
+"""Containers: turn a source file into byte-exact records (lines, SSE events, documents, rows)."""

@@ -1,0 +1,269 @@
+"""Detect a source's container by content and split it into records.
+
+Containers: a JSON document, JSON Lines, Server-Sent-Event captures, any of
+these gzip-compressed, and SQLite task stores. Records cover the decompressed
+bytes contiguously (blank lines and keep-alive comments become `filler`
+records), so concatenating a file's records gives its bytes back.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import sqlite3
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+
+from .records import Record
+
+GZIP_MAGIC = b"\x1f\x8b"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+BOM = b"\xef\xbb\xbf"
+GZIP_LIMIT = int(os.environ.get("ARCHIVER_GZIP_LIMIT", 8 * 1024**3))
+"""Largest decompressed size accepted from one gzip file (bytes); beyond it the file is refused."""
+JSON_DOCUMENT_LIMIT = 1024**3
+SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
+LINE_EXTENSIONS = (".jsonl", ".ndjson")
+HEAD_SIZE = 64 * 1024
+
+
+class ContainerError(ValueError):
+    """The whole source is unreadable (corrupt gzip, an expansion past the limit, ...)."""
+
+
+@dataclass
+class SourceFile:
+    path: str  # as archived: absolute, or "<stdin>"
+    data: bytes | None = None  # content given in memory (stdin)
+
+    def open(self) -> BinaryIO:
+        return io.BytesIO(self.data) if self.data is not None else open(self.path, "rb")
+
+    def fingerprint(self) -> tuple[str, int]:
+        """SHA-256 and size of the bytes as stored on disk (compressed, if they are)."""
+        digest, size = hashlib.sha256(), 0
+        with self.open() as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+                size += len(chunk)
+        return digest.hexdigest(), size
+
+
+class _BoundedGzip(io.RawIOBase):
+    """A gzip stream that refuses to expand past GZIP_LIMIT (gzip bombs) and names corruption."""
+
+    def __init__(self, raw: BinaryIO, limit: int) -> None:
+        self._gzip = gzip.GzipFile(fileobj=raw)
+        self._limit, self._total = limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        try:
+            data = self._gzip.read(len(buffer))
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ContainerError(f"corrupt gzip data after {self._total} decompressed bytes: {exc}") from None
+        self._total += len(data)
+        if self._total > self._limit:
+            raise ContainerError(f"gzip expands past the limit of {self._limit} bytes (ARCHIVER_GZIP_LIMIT)")
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def open_content(source: SourceFile) -> tuple[BinaryIO, str | None]:
+    """The decompressed byte stream of a source, and its compression."""
+    handle = source.open()
+    if handle.read(2) == GZIP_MAGIC:
+        handle.seek(0)
+        return io.BufferedReader(_BoundedGzip(handle, GZIP_LIMIT), 1 << 20), "gzip"
+    handle.seek(0)
+    return handle, None
+
+
+def detect(head: bytes, name: str) -> str:
+    """The container of a stream from its first bytes: sqlite, sse, jsonl, json, empty or binary."""
+    if head.startswith(SQLITE_MAGIC):
+        return "sqlite"
+    text = head[len(BOM):] if head.startswith(BOM) else head
+    stripped = text.lstrip()
+    if not stripped:
+        return "empty"
+    if b"\x00" in text[:4096]:
+        return "binary"
+    if stripped.startswith(SSE_FIELDS):
+        return "sse"
+    lower = name.lower().removesuffix(".gz")
+    if lower.endswith(LINE_EXTENSIONS):
+        return "jsonl"
+    first, newline, rest = stripped.partition(b"\n")
+    if newline and rest.strip() and _is_json(first):
+        return "jsonl"
+    return "json"
+
+
+def _is_json(text: bytes) -> bool:
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]:
+    """Container, compression, and a stream of the source's records."""
+    if source.data is None and _is_sqlite(source.path):
+        return "sqlite", None, read_sqlite(source.path)
+    stream, compression = open_content(source)
+    if not hasattr(stream, "peek"):
+        stream = io.BufferedReader(stream, 1 << 20)
+    try:
+        head = stream.peek(HEAD_SIZE)[:HEAD_SIZE]
+    except ContainerError as exc:
+        return "unreadable", compression, _whole_unreadable(source, str(exc))
+    container = detect(head, source.path)
+    readers = {"sse": read_sse, "jsonl": read_lines, "json": read_document, "empty": read_lines}
+    reader = readers.get(container)
+    if reader is None:
+        return container, compression, _whole_unreadable(source, f"not JSON, JSON Lines, SSE or SQLite ({container})")
+    return container, compression, _guarded(reader(stream), source)
+
+
+def _is_sqlite(path: str) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+
+
+def _guarded(records: Iterator[Record], source: SourceFile) -> Iterator[Record]:
+    """Yield records; if the container breaks mid-way, the rest becomes one unreadable record."""
+    seq = 0
+    try:
+        for record in records:
+            seq = record.seq + 1
+            yield record
+    except ContainerError as exc:
+        yield Record(seq, f"after record {seq}", b"", "unreadable", error=str(exc))
+
+
+def _whole_unreadable(source: SourceFile, reason: str) -> Iterator[Record]:
+    with source.open() as handle:
+        raw = handle.read()
+    yield Record(0, "file", raw, "unreadable", byte_offset=0, error=reason)
+
+
+def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, byte offset, line with its terminator)."""
+    offset = 0
+    for number, line in enumerate(stream, start=1):
+        yield number, offset, line
+        offset += len(line)
+
+
+def read_lines(stream: BinaryIO) -> Iterator[Record]:
+    """JSON Lines: one record per line; blank lines are filler."""
+    seq = 0
+    with stream:
+        for number, offset, line in _lines(stream):
+            body = line[len(BOM):] if number == 1 and line.startswith(BOM) else line
+            kind = "json" if body.strip() else "filler"
+            yield Record(seq, f"line {number}", line, kind, line=number, byte_offset=offset, payload=body)
+            seq += 1
+
+
+def read_document(stream: BinaryIO) -> Iterator[Record]:
+    """A whole JSON document (an object or an array) is one record."""
+    with stream:
+        raw = stream.read(JSON_DOCUMENT_LIMIT + 1)
+    if len(raw) > JSON_DOCUMENT_LIMIT:
+        yield Record(0, "document", raw[:0], "unreadable", line=1, byte_offset=0,
+                     error=f"a JSON document larger than {JSON_DOCUMENT_LIMIT} bytes; split it into JSON Lines")
+        return
+    body = raw[len(BOM):] if raw.startswith(BOM) else raw
+    yield Record(0, "document", raw, "json", line=1, byte_offset=0, payload=body)
+
+
+def read_sse(stream: BinaryIO) -> Iterator[Record]:
+    """Server-Sent Events: a record per event (its lines through the blank line that ends it).
+
+    `data:` lines of one event are joined with "\\n"; comments, `event:`, `id:`
+    and `retry:` lines are kept in the raw bytes. An event without data is filler.
+    """
+    seq, block, data, start_line, start_offset = 0, [], [], 1, 0
+    event_number = 0
+
+    def emit() -> Record:
+        nonlocal seq, event_number
+        raw = b"".join(block)
+        if data:
+            event_number += 1
+            record = Record(seq, f"event {event_number} (line {start_line})", raw, "json",
+                            line=start_line, byte_offset=start_offset, payload=b"\n".join(data))
+        else:
+            record = Record(seq, f"line {start_line}", raw, "filler", line=start_line, byte_offset=start_offset)
+        seq += 1
+        return record
+
+    with stream:
+        for number, offset, line in _lines(stream):
+            if not block:
+                start_line, start_offset = number, offset
+                if number == 1 and line.startswith(BOM):
+                    line_body = line[len(BOM):]
+                else:
+                    line_body = line
+            else:
+                line_body = line
+            block.append(line)
+            content = line_body.rstrip(b"\r\n")
+            if content.startswith(b"data:"):
+                value = content[5:]
+                data.append(value[1:] if value.startswith(b" ") else value)
+            if not content:
+                yield emit()
+                block, data = [], []
+        if block:
+            yield emit()
+
+
+def read_sqlite(path: str) -> Iterator[Record]:
+    """Rows of the A2A SDK's task store (`tasks`, or any table shaped like it)."""
+    try:
+        con = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+        try:
+            tables = _task_tables(con)
+            if not tables:
+                raise sqlite3.DatabaseError("no A2A task-store table (one with id, context_id and status columns)")
+            seq = 0
+            for table in tables:
+                cursor = con.execute(f'SELECT rowid, * FROM "{table}" ORDER BY rowid')
+                names = [d[0] for d in cursor.description][1:]
+                for rowid, *values in cursor:
+                    row = {name: _cell(value) for name, value in zip(names, values)}
+                    raw = orjson.dumps(row)
+                    yield Record(seq, f"{table} rowid {rowid}", raw, "row", value=row)
+                    seq += 1
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        yield from _whole_unreadable(SourceFile(path), f"SQLite file is not a readable task store: {exc}")
+
+
+def _task_tables(con: sqlite3.Connection) -> list[str]:
+    names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    shaped = [
+        name for name in names
+        if {"id", "context_id", "status"} <= {r[1] for r in con.execute(f'PRAGMA table_info("{name}")')}
+    ]
+    return sorted(shaped, key=lambda name: name != "tasks")
+
+
+def _cell(value):
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return value

@@ -1,0 +1,1 @@
+"""The archive on disk: connections, locking and migrations."""

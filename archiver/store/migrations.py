@@ -1,0 +1,75 @@
+"""Numbered SQL migrations, applied in order, one transaction each, recorded in the archive."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+_NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
+_BOOKKEEPING = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ
+)"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    path: Path
+
+    def sql(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+
+def migrations_dir() -> Path:
+    """`archiver/_migrations` in an installed wheel, else the repository's top-level `migrations/`."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "_migrations", package.parent / "migrations"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("the archiver's migrations are missing from this installation")
+
+
+def available(directory: Path | None = None) -> list[Migration]:
+    found = []
+    for path in sorted((directory or migrations_dir()).iterdir()):
+        match = _NAME.match(path.name)
+        if match:
+            found.append(Migration(int(match.group(1)), match.group(2), path))
+    return found
+
+
+def current_version(con: duckdb.DuckDBPyConnection) -> int:
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    ).fetchone()[0]
+    if not exists:
+        return 0
+    return con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+
+
+def pending(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Migration]:
+    have = current_version(con)
+    return [m for m in available() if m.version > have and (upto is None or m.version <= upto)]
+
+
+def upgrade(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Migration]:
+    """Apply what is pending, each migration in its own transaction."""
+    applied = []
+    for migration in pending(con, upto):
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(_BOOKKEEPING)
+            con.execute(migration.sql())
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, now())", [migration.version, migration.name]
+            )
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        applied.append(migration)
+    return applied

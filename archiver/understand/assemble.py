@@ -1,0 +1,195 @@
+"""Reassemble the stored copies of results found in one source file.
+
+A result is one Task (its artifacts plus the parts of agent messages in its
+status and history) or one standalone agent Message. Stream events and later
+snapshots of the same task in the same file merge into one copy; the same
+task in another file is another copy.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..cite.canonical import content_hash
+from .model import (
+    TERMINAL_STATES,
+    AgentCard,
+    Artifact,
+    ArtifactUpdate,
+    ErrorResponse,
+    Event,
+    Message,
+    Part,
+    Request,
+    StatusUpdate,
+    Task,
+)
+
+
+@dataclass
+class LocatedPart:
+    location: str  # artifact | message
+    part_index: int
+    part: Part
+    role: str
+    artifact: Artifact | None = None
+    message: Message | None = None
+
+
+@dataclass
+class StoredCopy:
+    key: str
+    kind: str  # task | message
+    task_id: str | None
+    context_id: str | None
+    message_id: str | None = None
+    state: str | None = None
+    timestamp: datetime | None = None
+    metadata: dict | None = None
+    artifacts: dict[str, Artifact] = field(default_factory=dict)
+    messages: dict[str, Message] = field(default_factory=dict)
+    record_ids: list[str] = field(default_factory=list)
+
+    @property
+    def terminal(self) -> bool:
+        return self.kind == "message" or self.state in TERMINAL_STATES
+
+    def touch(self, record_id: str) -> None:
+        if not self.record_ids or self.record_ids[-1] != record_id:
+            self.record_ids.append(record_id)
+
+    def add_message(self, message: Message) -> None:
+        key = message.message_id or "content:" + content_hash([_part_content(p) for p in message.parts])
+        self.messages.setdefault(key, message)
+
+    def apply_task(self, task: Task) -> None:
+        self.context_id = task.context_id or self.context_id
+        self.metadata = task.metadata or self.metadata
+        self._apply_status(task.status)
+        for index, artifact in enumerate(task.artifacts):
+            self.artifacts[artifact.artifact_id or f"position:{index}"] = artifact
+        for message in task.history:
+            self.add_message(message)
+        if task.status.message is not None:
+            self.add_message(task.status.message)
+
+    def apply_status(self, update: StatusUpdate) -> None:
+        self.context_id = update.context_id or self.context_id
+        self._apply_status(update.status)
+        if update.status.message is not None:
+            self.add_message(update.status.message)
+
+    def _apply_status(self, status) -> None:
+        if status.state is not None:
+            self.state = status.state
+        if status.timestamp is not None:
+            self.timestamp = status.timestamp
+
+    def apply_artifact(self, update: ArtifactUpdate) -> None:
+        self.context_id = update.context_id or self.context_id
+        artifact = update.artifact
+        key = artifact.artifact_id or f"position:{len(self.artifacts)}"
+        known = self.artifacts.get(key)
+        if update.append and known is not None:
+            self.artifacts[key] = Artifact(
+                known.artifact_id, known.name or artifact.name, known.parts + artifact.parts,
+                known.metadata or artifact.metadata,
+            )
+        else:
+            self.artifacts[key] = artifact
+
+    def located_parts(self) -> Iterator[LocatedPart]:
+        for artifact in self.artifacts.values():
+            for index, part in enumerate(artifact.parts):
+                yield LocatedPart("artifact", index, part, "agent", artifact=artifact)
+        for message in self.messages.values():
+            for index, part in enumerate(message.parts):
+                yield LocatedPart("message", index, part, message.role, message=message)
+
+
+def _part_content(part: Part) -> Any:
+    return [part.kind, part.text, part.data, part.file]
+
+
+@dataclass
+class FileAssembly:
+    """Feeds on the decoded records of one file, in order; yields its stored copies."""
+
+    tasks: dict[str, StoredCopy] = field(default_factory=dict)
+    loose_messages: list[tuple[str, Message]] = field(default_factory=list)
+    requests: dict[Any, Message] = field(default_factory=dict)
+    cards: list[tuple[str, dict]] = field(default_factory=list)
+    errors: list[tuple[str, ErrorResponse]] = field(default_factory=list)
+
+    def add(self, record_id: str, rpc_id: Any, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, Task):
+                copy = self._task(event.task_id, event.context_id)
+                copy.apply_task(event)
+                self._link_request(rpc_id, copy)
+            elif isinstance(event, StatusUpdate):
+                copy = self._task(event.task_id, event.context_id)
+                copy.apply_status(event)
+            elif isinstance(event, ArtifactUpdate):
+                copy = self._task(event.task_id, event.context_id)
+                copy.apply_artifact(event)
+            elif isinstance(event, Message):
+                request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
+                if request is not None:
+                    request.task_id = request.task_id or event.task_id
+                    request.context_id = request.context_id or event.context_id
+                    self.loose_messages.append((record_id, request))
+                self.loose_messages.append((record_id, event))
+                continue
+            elif isinstance(event, Request):
+                if event.message is not None:
+                    if event.message.task_id is not None:
+                        self.loose_messages.append((record_id, event.message))
+                    elif event.rpc_id is not None:
+                        self.requests[event.rpc_id] = event.message
+                continue
+            elif isinstance(event, AgentCard):
+                self.cards.append((record_id, event.card))
+                continue
+            elif isinstance(event, ErrorResponse):
+                self.errors.append((record_id, event))
+                continue
+            copy.touch(record_id)
+
+    def _task(self, task_id: str, context_id: str | None) -> StoredCopy:
+        copy = self.tasks.get(task_id)
+        if copy is None:
+            copy = self.tasks[task_id] = StoredCopy(f"task:{task_id}", "task", task_id, context_id)
+        return copy
+
+    def _link_request(self, rpc_id: Any, copy: StoredCopy) -> None:
+        request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
+        if request is not None:
+            copy.add_message(request)
+
+    def copies(self) -> list[StoredCopy]:
+        """The file's stored copies: its tasks, then its standalone agent messages."""
+        standalone: dict[str, StoredCopy] = {}
+        pending_user: dict[str | None, Message] = {}
+        for record_id, message in self.loose_messages:
+            task = self.tasks.get(message.task_id) if message.task_id else None
+            if task is not None:
+                task.add_message(message)
+                task.touch(record_id)
+            elif message.role == "agent" and message.message_id is not None:
+                copy = standalone.get(message.message_id)
+                if copy is None:
+                    copy = standalone[message.message_id] = StoredCopy(
+                        f"message:{message.message_id}", "message", message.task_id, message.context_id,
+                        message_id=message.message_id, metadata=message.metadata,
+                    )
+                    question = pending_user.pop(message.context_id, None)
+                    if question is not None:
+                        copy.add_message(question)
+                copy.add_message(message)
+                copy.touch(record_id)
+            elif message.role == "user":
+                pending_user[message.context_id] = message
+        return [*self.tasks.values(), *standalone.values()]
