@@ -89,7 +89,7 @@ def timestamp_of(value: Any) -> datetime | None:
         parsed = datetime.fromisoformat(text)
     except (ValueError, OverflowError, OSError):
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
 def _metadata(obj: dict) -> dict | None:
@@ -273,6 +273,8 @@ def payload_events(obj: Any) -> list[Event]:
         return [event for item in obj for event in payload_events(item)]
     if not isinstance(obj, dict):
         raise NotUnderstood(f"a {type(obj).__name__} where an A2A object was expected")
+    if is_store_row(obj):
+        return [task_of_store_row(obj)]
     kind = obj.get("kind")
     if kind == "task":
         return [task_of(obj)]
@@ -297,8 +299,6 @@ def payload_events(obj: Any) -> list[Event]:
         return [task_of(t) for t in obj["tasks"]] if all(isinstance(t, dict) for t in obj["tasks"]) else []
     if _is_card(obj):
         return [AgentCard(obj)]
-    if is_store_row(obj):
-        return [task_of_store_row(obj)]
     if obj.get("artifact") is not None and field(obj, "taskId", "task_id", "id") is not None:
         return [_artifact_update(obj)]
     if "status" in obj and field(obj, "taskId", "task_id") is not None and "id" not in obj:

@@ -1,0 +1,79 @@
+"""The schema comes only from migrations, matches the SQLModel models, and upgrades in place."""
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import JSON, BigInteger, Boolean, Date, DateTime, Float, Integer, LargeBinary, String
+from sqlalchemy.types import ARRAY, TypeDecorator
+
+from archiver.archive import Archive
+from archiver.store import migrations, models
+from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
+
+DUCKDB_TYPES = (
+    (BigInteger, "BIGINT"), (Integer, "INTEGER"), (Boolean, "BOOLEAN"), (Float, "DOUBLE"),
+    (DateTime, "TIMESTAMP WITH TIME ZONE"), (Date, "DATE"), (LargeBinary, "BLOB"), (JSON, "JSON"),
+    (String, "VARCHAR"),
+)
+
+
+def duckdb_type(sql_type) -> str:
+    if isinstance(sql_type, TypeDecorator):
+        sql_type = sql_type.impl_instance
+    if isinstance(sql_type, ARRAY):
+        return duckdb_type(sql_type.item_type) + "[]"
+    return next(name for kind, name in DUCKDB_TYPES if isinstance(sql_type, kind))
+
+
+@pytest.mark.parametrize("model", [models.Source, models.SchemaMigration, *models.BULK_TABLES],
+                         ids=lambda m: m.__tablename__)
+def test_migrated_schema_matches_the_models(archive, model):
+    table = model.__tablename__
+    found = rows(archive, "SELECT column_name, data_type FROM information_schema.columns "
+                          "WHERE table_name = ? ORDER BY ordinal_position", [table])
+    expected = [(column.name, duckdb_type(column.type)) for column in model.__table__.columns]
+    assert found == expected
+
+
+def test_bulk_tables_declare_no_keys_or_indexes(archive):
+    assert rows(archive, "SELECT table_name, constraint_type FROM duckdb_constraints() "
+                         "WHERE constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')") == []
+    assert rows(archive, "SELECT index_name FROM duckdb_indexes()") == []
+
+
+def test_versions_are_recorded_in_order(archive):
+    versions = [m.version for m in migrations.available()]
+    assert versions == sorted(versions) and versions[0] == 1
+    assert rows(archive, "SELECT version FROM schema_migrations ORDER BY version") == [(v,) for v in versions]
+    assert archive.version() == versions[-1]
+
+
+def test_an_archive_of_the_first_version_upgrades_in_place_with_its_data(tmp_path, write):
+    path = str(tmp_path / "old.duckdb")
+    source = write("old.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(3)])
+    with Archive.open(path, upgrade=False) as old:
+        old.upgrade(upto=1)
+        assert old.version() == 1
+        old.ingest([source])
+        before = old.stats()
+        assert rows(old, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'claim_lineage'") == [
+            (0,)]
+    with Archive.open(path, read_only=True) as upgraded:  # even a read-only open brings it up to date
+        assert upgraded.version() == migrations.available()[-1].version
+        assert upgraded.stats() == before
+        assert rows(upgraded, "SELECT count(*), count(DISTINCT study) FROM claim_lineage") == [(6, 1)]
+
+
+def test_cli_db_current_and_upgrade(tmp_path):
+    from click.testing import CliRunner
+
+    from archiver.cli import main
+
+    db = str(tmp_path / "cli.duckdb")
+    with Archive.open(db, upgrade=False) as old:
+        old.upgrade(upto=1)
+    runner = CliRunner()
+    assert runner.invoke(main, ["db", "current", "--db", db]).output.strip() == "1"
+    result = runner.invoke(main, ["db", "upgrade", "--db", db])
+    latest = migrations.available()[-1].version
+    assert result.exit_code == 0 and f"at version {latest}" in result.output
+    assert runner.invoke(main, ["db", "current", "--db", db]).output.strip() == str(latest)
