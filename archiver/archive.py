@@ -58,10 +58,11 @@ class Archive:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def ingest(self, paths: Iterable[str], on_file: Callable | None = None):
+    def ingest(self, paths: Iterable[str], on_file: Callable | None = None, workers: int | None = None):
+        """Ingest files, directories, globs or "-"; `workers` parsing processes (default: one per core)."""
         from .ingest import ingest
 
-        return ingest(self.con, paths, on_file)
+        return ingest(self.con, paths, on_file, workers)
 
     def stats(self) -> dict[str, int]:
         return {name: self.con.execute(sql).fetchone()[0] for name, sql in STAT_QUERIES.items()}
@@ -79,3 +80,96 @@ class Archive:
         cursor = self.con.execute("SELECT * FROM sources ORDER BY path, ingested_at")
         names = [d[0] for d in cursor.description]
         return [Source(**dict(zip(names, row))) for row in cursor.fetchall()]
+
+    def audit(self, rules=(), exclude_rules=(), agent: str | None = None, study: str | None = None,
+              since=None, until=None, source=(), min_base: float = 30):
+        """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
+
+        `rules`/`exclude_rules` are rule ids; `since`/`until` datetimes or ISO-8601 text (a bare `until`
+        date includes that day); `source` a path, directory or glob, or several.
+        """
+        from .audit import Scope, parse_moment, run_audit, select_rules
+
+        if isinstance(since, str):
+            since = parse_moment(since)
+        if isinstance(until, str):
+            until = parse_moment(until, end_of_day=True)
+        sources = (source,) if isinstance(source, str) else tuple(source or ())
+        scope = Scope(agent=agent, study=study, since=since, until=until, sources=sources)
+        return run_audit(self.con, select_rules(tuple(rules), tuple(exclude_rules)), scope, min_base)
+
+    # Querying, showing and exporting the index (issue 3).
+
+    def _lineage(self, name: str, order_by: str | None, limit: int | None, filters: dict):
+        from .query import Rows
+        from .query.filters import Filters
+        from .query.lineage import QUERIES
+        from .query.output import stream
+
+        query = QUERIES[name](Filters.of(**filters), order_by=order_by, limit=limit)
+        cursor = self.con.cursor().execute(query.sql, query.params)
+        return Rows(query.fields, query.table_fields, stream(cursor))
+
+    def claims(self, order_by: str | None = None, limit: int | None = None, **filters):
+        """One dict per claim and citation it rests on (claims deduplicated across stored copies).
+        Filters: see `archiver.query.filters.Filters`; a value with `*` is a glob."""
+        return self._lineage("claims", order_by, limit, filters)
+
+    def citations(self, order_by: str | None = None, limit: int | None = None, **filters):
+        """One dict per distinct citation, with how many claims, results, tasks and agents rest on it."""
+        return self._lineage("citations", order_by, limit, filters)
+
+    def impact(self, order_by: str | None = None, limit: int | None = None, **filters):
+        """The tasks, contexts, agents and source files affected by the matching citations, with counts."""
+        return self._lineage("impact", order_by, limit, filters)
+
+    def show(self, ident: str) -> list:
+        """The results a task id, message id or context id names, as `ResultView`s ready to render."""
+        from .query.transcript import transcript
+
+        return transcript(self.con.cursor(), ident)
+
+    def render(self, ident: str, fmt: str = "text") -> str:
+        """`show` rendered as text, or as one self-contained HTML page (fmt="html")."""
+        results = self.show(ident)
+        if fmt == "html":
+            from .render.html import render_html
+
+            return render_html(results, f"archiver show {ident}")
+        from .render.text import render_text
+
+        return render_text(results)
+
+    def export(self, target, fmt: str = "jsonl", sources: list[str] | None = None, **filters):
+        """Export records or the index.
+
+        fmt "jsonl": the selected raw records as JSON Lines, in ingest order, to `target` (a binary
+        stream); returns how many. fmt "files": the selected sources re-created under the directory
+        `target`; returns the `ExportedFile`s. fmt "parquet": the index tables under `target`.
+        Filters select the records of matching results; `sources` selects source paths (globs).
+        """
+        from .export.raw import jsonl, recreate, selected_records
+        from .query.filters import Filters
+
+        if fmt == "parquet":
+            from .export.parquet import export_parquet
+
+            return export_parquet(self.con.cursor(), target)
+        sql, params = selected_records(self.con, Filters.of(**filters), sources)
+        if fmt == "jsonl":
+            return jsonl(self.con, sql, params, target)
+        if fmt == "files":
+            return recreate(self.con, sql, params, target)
+        raise ValueError(f"unknown export format {fmt!r}: jsonl, files or parquet")
+
+    def sql(self, statement: str, params: list | dict | None = None):
+        """Rows of one read-only SELECT; anything that writes, attaches, copies, installs or changes a
+        setting raises `NotReadOnly`."""
+        from .query import Rows
+        from .query.output import stream
+        from .query.readonly import read_only_statement
+
+        cursor = self.con.cursor()
+        cursor.execute(read_only_statement(cursor, statement), params or [])
+        fields = tuple(d[0] for d in cursor.description)
+        return Rows(fields, fields, stream(cursor))

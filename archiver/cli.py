@@ -40,7 +40,9 @@ def main() -> None:
 @click.argument("paths", nargs=-1, required=True)
 @db_options
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool) -> None:
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Parsing processes (default: one per core, at most 8).")
+def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None) -> None:
     """Ingest files, directories, globs or - (stdin) into the archive.
 
     Exit status 1 when any record was quarantined (the good records are stored).
@@ -49,7 +51,7 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool) -
 
     with open_archive(db, wait) as archive, Progress() as progress:
         try:
-            summary = archive.ingest(paths, on_file=progress.update)
+            summary = archive.ingest(paths, on_file=progress.update, workers=workers)
         except FileNotFoundError as exc:
             raise click.ClickException(str(exc)) from None
     for problem in summary.problems:
@@ -115,3 +117,48 @@ def upgrade(db: str | None, wait: float) -> None:
         for migration in applied:
             click.echo(f"applied {migration.version:04d}_{migration.name}")
         click.echo(f"at version {archive.version()}")
+
+
+@main.command()
+@db_options
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl", "sarif"]), default="table",
+              show_default=True, help="Output format; sarif for code hosts.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "never"]), default="error", show_default=True,
+              help="Exit 1 when a finding at or above this severity exists.")
+@click.option("--rule", "rules", multiple=True, metavar="RULE", help="Run only this rule (repeatable).")
+@click.option("--exclude-rule", "exclude_rules", multiple=True, metavar="RULE", help="Skip this rule (repeatable).")
+@click.option("--agent", help="Only results of this agent (its agent card's name).")
+@click.option("--study", help="Only results citing this study.")
+@click.option("--since", help="Only results at or after this date or ISO-8601 timestamp.")
+@click.option("--until", help="Only results before this timestamp, or up to the end of this date.")
+@click.option("--source", "sources", multiple=True, help="Only this file, directory or glob (repeatable).")
+@click.option("--min-base", type=click.IntRange(min=1), default=30, show_default=True,
+              help="small-base fires for a base.n below this.")
+def audit(db: str | None, wait: float, fmt: str, fail_on: str, rules: tuple[str, ...],
+          exclude_rules: tuple[str, ...], agent: str | None, study: str | None, since: str | None,
+          until: str | None, sources: tuple[str, ...], min_base: int) -> None:
+    """Find uncited results, invalid, untyped or dropped citations, lost Parts and unreadable records.
+
+    Exit status 1 when a finding at or above --fail-on exists, 0 otherwise: `archiver ingest dumps/ &&
+    archiver audit` gates a CI pipeline.
+    """
+    from .audit import parse_moment, select_rules
+    from .audit.render import render
+
+    try:
+        select_rules(rules, exclude_rules)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rule/--exclude-rule") from None
+    moments = {}
+    for name, text in (("since", since), ("until", until)):
+        try:
+            moments[name] = parse_moment(text, end_of_day=name == "until") if text else None
+        except ValueError:
+            raise click.BadParameter(f"{text!r} is not an ISO-8601 date or timestamp", param_hint=f"--{name}") from None
+    with open_archive(db, wait, read_only=True) as archive:
+        report = archive.audit(rules=rules, exclude_rules=exclude_rules, agent=agent, study=study,
+                               source=sources, min_base=min_base, **moments)
+    output = render(report, fmt)
+    if output:
+        click.echo(output)
+    sys.exit(1 if report.fails(fail_on) else 0)

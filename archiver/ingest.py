@@ -5,11 +5,15 @@ skipped by their SHA-256, changed or grown ones add only their new records.
 """
 from __future__ import annotations
 
+import fnmatch
 import glob
 import json
+import multiprocessing
 import os
 import sys
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
@@ -60,8 +64,16 @@ class IngestSummary:
         return asdict(self)
 
 
+IGNORE_FILE = ".archiverignore"
+
+
 def expand(paths: Iterable[str]) -> Iterator[SourceFile]:
-    """Files, directories (recursively, in name order), globs and "-" for standard input."""
+    """Files, directories (recursively, in name order), globs and "-" for standard input.
+
+    In a directory walk, hidden files are passed over, and so is whatever a
+    `.archiverignore` file (one glob per line, `dir/` for a folder) names
+    beside or above it in the walk. A file named explicitly is always read.
+    """
     for given in paths:
         if given == "-":
             yield SourceFile(STDIN, sys.stdin.buffer.read())
@@ -71,15 +83,44 @@ def expand(paths: Iterable[str]) -> Iterator[SourceFile]:
             raise FileNotFoundError(f"{given}: no such file or directory")
         for match in matches:
             if os.path.isdir(match):
-                for root, dirs, files in os.walk(match, followlinks=False):
-                    dirs.sort()
-                    for name in sorted(files):
-                        if not name.startswith("."):
-                            yield SourceFile(os.path.abspath(os.path.join(root, name)))
+                yield from _walk(match)
             elif os.path.exists(match):
                 yield SourceFile(os.path.abspath(match))
             else:
                 raise FileNotFoundError(f"{match}: no such file or directory")
+
+
+def _walk(top: str) -> Iterator[SourceFile]:
+    rules: dict[str, list[str]] = {}
+    for root, dirs, files in os.walk(top, followlinks=False):
+        rules[root] = _ignore_rules(root)
+        inherited = [(base, pattern) for base, patterns in rules.items()
+                     if root == base or root.startswith(base.rstrip(os.sep) + os.sep) for pattern in patterns]
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                         and not _ignored(os.path.join(root, d), inherited, folder=True))
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            if not name.startswith(".") and not _ignored(path, inherited, folder=False):
+                yield SourceFile(os.path.abspath(path))
+
+
+def _ignore_rules(folder: str) -> list[str]:
+    try:
+        with open(os.path.join(folder, IGNORE_FILE), encoding="utf-8") as handle:
+            return [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+    except OSError:
+        return []
+
+
+def _ignored(path: str, rules: list[tuple[str, str]], folder: bool) -> bool:
+    for base, pattern in rules:
+        relative = os.path.relpath(path, base)
+        if pattern.endswith("/"):
+            if folder and fnmatch.fnmatch(relative, pattern.rstrip("/")):
+                return True
+        elif fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
+            return True
+    return False
 
 
 def decode(payload: bytes):
@@ -140,49 +181,90 @@ def _one_line(exc: BaseException) -> str:
     return text[:300]
 
 
-def ingest(
-    con: duckdb.DuckDBPyConnection,
-    paths: Iterable[str],
-    on_file: Callable[[FileOutcome], None] | None = None,
-) -> IngestSummary:
-    summary = IngestSummary()
-    for source in expand(paths):
-        outcome = ingest_file(con, source)
-        summary.files += 1
-        summary.records += outcome.records
-        summary.quarantined += outcome.quarantined
-        summary.problems += outcome.problems
-        if outcome.unchanged:
-            summary.files_unchanged += 1
-            summary.duplicates_skipped += outcome.records
-        else:
-            summary.duplicates_skipped += outcome.records - outcome.new_records
-            if outcome.recognised == 0:
-                summary.unrecognised_files.append(source.path)
-        if on_file:
-            on_file(outcome)
-    _count_index(con, summary)
-    return summary
+@dataclass
+class PreparedFile:
+    """What a worker hands the writer for one source file: its outcome and its Arrow batches."""
+
+    outcome: FileOutcome
+    tables: list
+    source_row: dict
 
 
-def ingest_file(con: duckdb.DuckDBPyConnection, source: SourceFile) -> FileOutcome:
-    sha256, size = source.fingerprint()
-    known = con.execute(
-        "SELECT records, container FROM sources WHERE path = ? AND sha256 = ? LIMIT 1",
-        [source.path, sha256],
-    ).fetchone()
-    if known:
-        return FileOutcome(source.path, known[1], records=known[0], unchanged=True, recognised=-1)
+def prepare(source: SourceFile, sha256: str, size: int) -> PreparedFile:
+    """Read, understand and index one source file (runs in a worker process)."""
     now = datetime.now(timezone.utc)
     container, compression, records = read_records(source)
     rows, outcome = index_file(source, sha256, records, now)
     outcome.container = container
-    outcome.new_records = write_file(con, rows, {
+    return PreparedFile(outcome, list(rows.tables()), {
         "path": source.path, "sha256": sha256, "size": size, "container": container,
         "compression": compression, "records": outcome.records, "quarantined": outcome.quarantined,
         "recognised": outcome.recognised, "ingested_at": now,
     })
-    return outcome
+
+
+def default_workers() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def _prepared(work: list[tuple[SourceFile, str, int]], workers: int) -> Iterator[PreparedFile]:
+    """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead."""
+    if workers <= 1 or len(work) < 2:
+        for item in work:
+            yield prepare(*item)
+        return
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        window: deque = deque()
+        for item in work:
+            window.append(pool.submit(prepare, *item))
+            if len(window) > workers * 2:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+
+
+def ingest(
+    con: duckdb.DuckDBPyConnection,
+    paths: Iterable[str],
+    on_file: Callable[[FileOutcome], None] | None = None,
+    workers: int | None = None,
+) -> IngestSummary:
+    """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed in worker
+    processes and written by this one, one transaction per file."""
+    summary = IngestSummary()
+    work = []
+    for source in expand(paths):
+        sha256, size = source.fingerprint()
+        known = con.execute(
+            "SELECT records, container FROM sources WHERE path = ? AND sha256 = ? LIMIT 1", [source.path, sha256]
+        ).fetchone()
+        if known:
+            _tally(summary, FileOutcome(source.path, known[1], records=known[0], unchanged=True), on_file)
+        else:
+            work.append((source, sha256, size))
+    for prepared in _prepared(work, default_workers() if workers is None else workers):
+        prepared.outcome.new_records = write_file(con, prepared.source_row["path"], prepared.tables,
+                                                  prepared.source_row)
+        _tally(summary, prepared.outcome, on_file)
+    _count_index(con, summary)
+    return summary
+
+
+def _tally(summary: IngestSummary, outcome: FileOutcome, on_file: Callable | None) -> None:
+    summary.files += 1
+    summary.records += outcome.records
+    summary.quarantined += outcome.quarantined
+    summary.problems += outcome.problems
+    if outcome.unchanged:
+        summary.files_unchanged += 1
+        summary.duplicates_skipped += outcome.records
+    else:
+        summary.duplicates_skipped += outcome.records - outcome.new_records
+        if outcome.recognised == 0:
+            summary.unrecognised_files.append(outcome.path)
+    if on_file:
+        on_file(outcome)
 
 
 def _count_index(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None:

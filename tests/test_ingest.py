@@ -242,21 +242,24 @@ def test_quarantined_line_amid_good_ones(archive, write):
 
 
 def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, write, monkeypatch):
-    from archiver.load.rows import FileRows
+    import pyarrow as pa
+
+    from archiver import ingest as ingest_module
+    from archiver.store import models
 
     ok = write("ok.jsonl", [jsonrpc_result({"task": v1_task("ok", v1_cited_parts())})])
     boom = write("boom.jsonl", [jsonrpc_result({"task": v1_task("boom", v1_cited_parts())})])
     archive.ingest([ok])
-    real_tables = FileRows.tables
+    real_prepare = ingest_module.prepare
 
-    def fail_midway(self):
-        for number, table in enumerate(real_tables(self)):
-            if number == 2:
-                raise RuntimeError("disk full")
-            yield table
+    def prepare_a_bad_claims_batch(*args):
+        prepared = real_prepare(*args)
+        prepared.tables = [(model, pa.table({"pointer": [1]}) if model is models.Claim else table)
+                           for model, table in prepared.tables]
+        return prepared
 
-    monkeypatch.setattr(FileRows, "tables", fail_midway)
-    with pytest.raises(RuntimeError, match="disk full"):
+    monkeypatch.setattr(ingest_module, "prepare", prepare_a_bad_claims_batch)
+    with pytest.raises(Exception, match="(?i)part_id|not null|constraint"):
         archive.ingest([boom])
     for table in ("records", "results", "parts", "citations", "claims"):
         assert rows(archive, f"SELECT DISTINCT source_path FROM {table}") == [(ok,)], table
@@ -303,7 +306,7 @@ def test_gzip_bomb_and_corrupt_gzip_are_refused_with_a_reason(archive, write, mo
     monkeypatch.setattr(containers, "GZIP_LIMIT", 10_000)
     bomb = write("bomb.jsonl.gz", b"\n" * 1_000_000, compress=True)
     corrupt = write("corrupt.jsonl.gz", gzip.compress(b'{"tasks": []}\n' * 100)[:-30])
-    summary = archive.ingest([bomb, corrupt])
+    summary = archive.ingest([bomb, corrupt], workers=1)  # the patched limit lives in this process
     reasons = [r for (r,) in rows(archive, "SELECT reason FROM quarantine ORDER BY source_path")]
     assert summary.quarantined == 2
     assert "gzip expands past the limit" in reasons[0]

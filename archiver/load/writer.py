@@ -4,19 +4,18 @@ from __future__ import annotations
 import duckdb
 
 from ..store import models
-from .rows import FileRows
 
 DERIVED = (models.StoredCopy, models.IndexedPart, models.Citation, models.Claim, models.AgentCard, models.RpcError)
 
 
-def write_file(con: duckdb.DuckDBPyConnection, rows: FileRows, source: dict) -> int:
+def write_file(con: duckdb.DuckDBPyConnection, path: str, tables: list, source: dict) -> int:
     """Store new raw records (an anti-join skips those already archived), replace the file's
     derived index rows, record the source version. Returns how many (non-filler) records were new."""
-    path = rows.source_path
+    present = {model for model, _ in tables}
     con.execute("BEGIN TRANSACTION")
     try:
         inserted = 0
-        for model, table in rows.tables():
+        for model, table in tables:
             name = model.__tablename__
             con.register("_batch", table)
             if model is models.RawRecord:
@@ -33,7 +32,7 @@ def write_file(con: duckdb.DuckDBPyConnection, rows: FileRows, source: dict) -> 
                 con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
             con.unregister("_batch")
         for model in DERIVED:
-            if model not in rows.columns:
+            if model not in present:
                 con.execute(f"DELETE FROM {model.__tablename__} WHERE source_path = ?", [path])
         con.execute(
             "INSERT INTO sources BY NAME SELECT ? AS path, ? AS sha256, ? AS size, ? AS container, "

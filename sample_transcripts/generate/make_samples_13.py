@@ -329,19 +329,19 @@ async def main():  # noqa: PLR0915
             'task is in rpc-v1.jsonl (GetTask / ListTasks).')
 
     key = 'task:task-vrs-rpc-funnel'
-    FR.add_copy(key, V, copy_entry(f_rpc, 'TASK_STATE_COMPLETED', True,
+    FR.add_copy(key, V, copy_entry(f_rpc, 'completed', True,
                                    [cit_summary(CIT_VERSANT_W6)], [Q_FUNNEL_W6], 2),
                 task_id='task-vrs-rpc-funnel', context_id=ctx)
     key = 'task:task-vrs-rpc-trend'
-    FR.add_copy(key, V, copy_entry(f_rpc, 'TASK_STATE_COMPLETED', True, [], [Q_UNCITED], 1),
+    FR.add_copy(key, V, copy_entry(f_rpc, 'completed', True, [], [Q_UNCITED], 1),
                 task_id='task-vrs-rpc-trend', context_id=ctx)
     FR.plant('uncited-result', 'error', key, f_rpc,
              'Task returns quantitative JSON (awareness trend, 3 numeric values) with no '
              'citation Part at all.')
     key = 'task:task-vrs-stream-share'
-    FR.add_copy(key, V, copy_entry(f_part, 'TASK_STATE_WORKING', False, [], [Q_SHARE_W5], 0),
+    FR.add_copy(key, V, copy_entry(f_part, 'working', False, [], [Q_SHARE_W5], 0),
                 task_id='task-vrs-stream-share', context_id=ctx)
-    FR.add_copy(key, V, copy_entry(f_rpc, 'TASK_STATE_COMPLETED', True,
+    FR.add_copy(key, V, copy_entry(f_rpc, 'completed', True,
                                    [cit_summary(CIT_VERSANT_W5)], [Q_SHARE_W5], 0),
                 task_id='task-vrs-stream-share', context_id=ctx)
 
@@ -362,7 +362,7 @@ async def main():  # noqa: PLR0915
             'v1.0 JSON-RPC SSE: Task snapshot, WORKING status with agent text, artifact chunk 1 '
             '(text + numbers), chunk 2 append/lastChunk with the citation Part, COMPLETED.')
     FR.add_copy('task:task-vrs-stream-consider', V,
-                copy_entry(f_sse, 'TASK_STATE_COMPLETED', True,
+                copy_entry(f_sse, 'completed', True,
                            [cit_summary(CIT_VERSANT_W6_CONSIDER)], [Q_CONSIDER_W6], 2),
                 task_id='task-vrs-stream-consider', context_id=ctx)
 
@@ -381,7 +381,7 @@ async def main():  # noqa: PLR0915
             'v1.0 REST SendMessage response document {"task":{...}} (content-type '
             'application/a2a+json).')
     key = 'task:task-vrs-rest-nps'
-    FR.add_copy(key, V, copy_entry(f_rs, 'TASK_STATE_COMPLETED', True,
+    FR.add_copy(key, V, copy_entry(f_rs, 'completed', True,
                                    [cit_summary(CIT_BHM_NOFUNC, valid=False)], [Q_NPS_R4], 1),
                 task_id='task-vrs-rest-nps', context_id=ctx)
     FR.plant('invalid-citation', 'error', key, f_rs,
@@ -411,10 +411,10 @@ async def main():  # noqa: PLR0915
             'v1.0 REST ListTasks response {"tasks":[...]} stored as the archive copy; the SDK '
             'omits artifacts unless includeArtifacts=true, so the citation artifact is gone.')
     key = 'task:task-vrs-rest-nps-main'
-    FR.add_copy(key, V, copy_entry(f_rss, 'TASK_STATE_COMPLETED', True, [cit_summary(CIT_BHM)],
+    FR.add_copy(key, V, copy_entry(f_rss, 'completed', True, [cit_summary(CIT_BHM)],
                                    [Q_NPS], 1),
                 task_id='task-vrs-rest-nps-main', context_id=ctx)
-    FR.add_copy(key, V, copy_entry(f_rl, 'TASK_STATE_COMPLETED', True, [], [Q_NPS], 1),
+    FR.add_copy(key, V, copy_entry(f_rl, 'completed', True, [], [Q_NPS], 1),
                 task_id='task-vrs-rest-nps-main', context_id=ctx)
     FR.plant('dropped-part', 'error', key, f_rl,
              'Completed copy lacks the citation Part (artifact art-nps-citation) that the '
@@ -448,7 +448,7 @@ async def main():  # noqa: PLR0915
     FR.add_copy(key, V, copy_entry(f_cp, 'completed', True,
                                    [cit_summary(CIT_VERSANT_W6, inferred=True)], [Q_FUNNEL_W6], 1),
                 task_id='task-vrs-compat-funnel', context_id=ctx)
-    FR.plant('citation-type-lost', 'warning', key, f_cp,
+    FR.plant('citation-type-lost', 'error', key, f_cp,
              'The 1.3 server\'s 0.3 conversion stripped mediaType from the citation data Part; '
              'only its keys (study, period, base, source) identify it.')
 
@@ -486,7 +486,7 @@ async def main():  # noqa: PLR0915
                 copy_entry(f_sg, None, True, [cit_summary(CIT_SANTE)], [Q_SANTE], 1),
                 task_id=None, context_id=ctx, message_id='msg-sante-reply-001')
     key = 'task:task-sante-small'
-    FR.add_copy(key, S, copy_entry(f_sg, 'TASK_STATE_COMPLETED', True,
+    FR.add_copy(key, S, copy_entry(f_sg, 'completed', True,
                                    [cit_summary(CIT_SANTE_SMALL)], [Q_SANTE_SMALL], 0),
                 task_id='task-sante-small', context_id=ctx)
     FR.plant('small-base', 'warning', key, f_sg,
@@ -519,10 +519,10 @@ async def main():  # noqa: PLR0915
             'JSON Lines with a .log extension: ListTasks request and response; history '
             'truncated to 0, so the agent\'s WORKING text message is not in this copy.')
     key = 'task:task-sante-regions'
-    FR.add_copy(key, S, copy_entry(f_sc, 'TASK_STATE_COMPLETED', True, [cit_summary(cit_region)],
+    FR.add_copy(key, S, copy_entry(f_sc, 'completed', True, [cit_summary(cit_region)],
                                    [Q_SANTE_REGION], 1),
                 task_id='task-sante-regions', context_id=ctx)
-    FR.add_copy(key, S, copy_entry(f_sl, 'TASK_STATE_COMPLETED', True, [cit_summary(cit_region)],
+    FR.add_copy(key, S, copy_entry(f_sl, 'completed', True, [cit_summary(cit_region)],
                                    [Q_SANTE_REGION], 0),
                 task_id='task-sante-regions', context_id=ctx)
     FR.plant('dropped-part', 'warning', key, f_sl,
@@ -569,7 +569,7 @@ async def main():  # noqa: PLR0915
             ('task-fnl-db-basket-q1', Q_BASKET, CIT_NORTHWIND, 1, '1.0'),
             ('task-fnl-db-channel', Q_CHANNEL, CIT_NORTHWIND_CHANNEL, 0, '1.0'),
             ('task-fnl-db-basket-q4', Q_BASKET_Q4, CIT_NORTHWIND_Q4, 0, '0.3')]:
-        st = 'TASK_STATE_COMPLETED' if pv == '1.0' else 'completed'
+        st = 'completed'
         FR.add_copy(f'task:{tid}', L, copy_entry(f_db, st, True, [cit_summary(cit)], [data_],
                                                  texts),
                     task_id=tid, context_id=ctx)

@@ -1,0 +1,10 @@
+"""Audit: the Citations v1 promises checked over the archive's index, one set-based query per rule."""
+from .report import AuditReport, Finding
+from .rules import RULES, RULES_BY_ID, Rule, select_rules
+from .run import DEFAULT_MIN_BASE, run_audit
+from .scope import Scope, parse_moment
+
+__all__ = [
+    "DEFAULT_MIN_BASE", "RULES", "RULES_BY_ID", "AuditReport", "Finding", "Rule", "Scope", "parse_moment",
+    "run_audit", "select_rules",
+]

@@ -1,0 +1,55 @@
+"""What an audit found: findings, the summary of the archive audited, and the verdict for CI."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .rules import ERROR, WARNING, Rule
+
+SEVERITY_RANK = {ERROR: 2, WARNING: 1}
+FAIL_ON = {"error": 2, "warning": 1, "never": None}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem in one stored copy (or agent card, or quarantined record)."""
+
+    rule: str
+    severity: str
+    result_key: str | None
+    task_id: str | None
+    message_id: str | None
+    context_id: str | None
+    artifact_id: str | None
+    part_index: int | None
+    source_path: str
+    locator: str | None
+    detail: str
+    line: int | None = field(default=None, compare=False)
+
+    def as_dict(self) -> dict:
+        """The finding as published (JSON, JSON Lines): `line` stays internal, the locator says it."""
+        value = asdict(self)
+        del value["line"]
+        return value
+
+    def sort_key(self) -> tuple:
+        return (self.source_path, self.line or 0, self.locator or "", self.rule, self.result_key or "",
+                self.artifact_id or "", self.part_index if self.part_index is not None else -1, self.detail)
+
+
+@dataclass
+class AuditReport:
+    findings: list[Finding]
+    summary: dict
+    rules: list[Rule]
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def fails(self, fail_on: str = "error") -> bool:
+        """Whether a finding at or above `fail_on` (error, warning or never) exists."""
+        threshold = FAIL_ON[fail_on]
+        return threshold is not None and any(SEVERITY_RANK[f.severity] >= threshold for f in self.findings)
+
+    def as_dict(self) -> dict:
+        return {"findings": [f.as_dict() for f in self.findings], "summary": self.summary}

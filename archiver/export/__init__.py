@@ -1,0 +1,1 @@
+"""Export: raw records back out byte for byte, and the index as Parquet for other engines."""

@@ -1,0 +1,154 @@
+"""Raw records out exactly as ingested: a JSON Lines stream, or the source files re-created.
+
+A source's records cover its (decompressed) bytes contiguously, blank lines and
+keep-alive comments included as `filler` records, so concatenating them in `seq`
+order gives the file back. Where a file was ingested in several versions (it
+grew, or changed), the latest record at each position is taken.
+"""
+from __future__ import annotations
+
+import base64
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import orjson
+
+from ..query.filters import Filters
+
+_LATEST = """
+    SELECT * FROM records
+    QUALIFY row_number() OVER (PARTITION BY source_path, seq ORDER BY ingested_at DESC, record_id) = 1
+"""
+
+
+def selected_records(con: duckdb.DuckDBPyConnection, filters: Filters | None = None,
+                     sources: list[str] | None = None) -> tuple[str, list]:
+    """SQL (and parameters) of the latest records, narrowed to the results that match `filters`
+    (their records only) and to source paths matching `sources` (globs allowed)."""
+    conditions, params = [], []
+    if filters is not None and filters != Filters():
+        where, params = filters.where("u.")
+        conditions.append(f"""record_id IN (
+            SELECT unnest(r.record_ids) FROM results r
+            WHERE r.copy_id IN (SELECT u.copy_id FROM citation_uses u WHERE {where}))""")
+    if sources:
+        alternatives = []
+        for pattern in sources:
+            alternatives.append("source_path GLOB ?" if any(ch in pattern for ch in "*?[") else "source_path = ?")
+            params.append(pattern)
+        conditions.append("(" + " OR ".join(alternatives) + ")")
+    where = " AND ".join(conditions) or "TRUE"
+    return f"SELECT * FROM ({_LATEST}) WHERE {where}", params
+
+
+def jsonl(con: duckdb.DuckDBPyConnection, sql: str, params: list, out, batch_size: int = 1024) -> int:
+    """One JSON object per record, in ingest order; `raw` holds its bytes as text (`raw_base64` when
+    they are not UTF-8)."""
+    cursor = con.cursor().execute(
+        f"SELECT source_path, seq, locator, kind, status, reason, sha256, raw FROM ({sql}) "
+        "ORDER BY ingested_at, source_path, seq", params)
+    count = 0
+    while batch := cursor.fetchmany(batch_size):
+        for source_path, seq, locator, kind, status, reason, sha256, raw in batch:
+            entry = {"source_path": source_path, "seq": seq, "locator": locator, "kind": kind,
+                     "status": status, "reason": reason, "sha256": sha256}
+            raw = bytes(raw or b"")
+            try:
+                entry["raw"] = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                entry["raw_base64"] = base64.b64encode(raw).decode()
+            out.write(orjson.dumps(entry) + b"\n")
+            count += 1
+    return count
+
+
+@dataclass
+class ExportedFile:
+    source_path: str
+    path: str
+    records: int
+
+
+def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: str) -> list[ExportedFile]:
+    """Re-create each selected source under `directory`, at its path relative to the sources' common
+    directory. Gzip sources come back decompressed (".gz" dropped); SQLite task stores as SQLite
+    files whose rows read back identically."""
+    paths = [row[0] for row in con.execute(
+        f"SELECT DISTINCT source_path FROM ({sql}) ORDER BY 1", params).fetchall()]
+    root = _common_dir(paths)
+    made = []
+    for path in paths:
+        compression, container = con.execute(
+            "SELECT compression, container FROM sources WHERE path = ? ORDER BY ingested_at DESC LIMIT 1",
+            [path]).fetchone() or (None, None)
+        records = con.cursor().execute(
+            f"SELECT seq, locator, kind, raw FROM ({sql}) WHERE source_path = ? ORDER BY seq", [*params, path])
+        target = Path(directory, _relative(path, root))
+        whole_file = compression == "gzip" and container == "unreadable"
+        if compression == "gzip" and not whole_file and target.suffix == ".gz":
+            target = target.with_suffix("")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        count = (_write_sqlite if container == "sqlite" else _write_bytes)(records, target)
+        made.append(ExportedFile(path, str(target), count))
+    return made
+
+
+def _write_bytes(cursor, target: Path) -> int:
+    count = 0
+    with open(target, "wb") as handle:
+        while batch := cursor.fetchmany(1024):
+            for _seq, _locator, _kind, raw in batch:
+                handle.write(bytes(raw or b""))
+                count += 1
+    return count
+
+
+def _write_sqlite(cursor, target: Path) -> int:
+    rows = [(locator, kind, bytes(raw or b"")) for _seq, locator, kind, raw in cursor.fetchall()]
+    if any(kind != "row" for _locator, kind, _raw in rows):  # unreadable as a task store: bytes as they were
+        target.write_bytes(b"".join(raw for _locator, _kind, raw in rows))
+        return len(rows)
+    target.unlink(missing_ok=True)
+    db = sqlite3.connect(target)
+    try:
+        made: set[str] = set()
+        for locator, _kind, raw in rows:
+            table, _, rowid = locator.rpartition(" rowid ")
+            row = orjson.loads(raw)
+            quoted = '"' + table.replace('"', '""') + '"'
+            columns = ", ".join('"' + name.replace('"', '""') + '"' for name in row)
+            if table not in made:
+                db.execute(f"CREATE TABLE {quoted} ({columns})")
+                made.add(table)
+            marks = ", ".join("?" * (len(row) + 1))
+            db.execute(f"INSERT INTO {quoted} (rowid, {columns}) VALUES ({marks})", [int(rowid), *row.values()])
+        db.commit()
+    finally:
+        db.close()
+    return len(rows)
+
+
+def _common_dir(paths: list[str]) -> str:
+    files = [p for p in paths if os.path.isabs(p)]
+    if not files:
+        return ""
+    return os.path.commonpath([os.path.dirname(p) for p in files])
+
+
+def _relative(path: str, root: str) -> str:
+    if not os.path.isabs(path):
+        return "".join(ch if ch.isalnum() or ch in "-._" else "_" for ch in path) or "source"
+    return os.path.relpath(path, root) if root else path.lstrip("/")
+
+
+def raw_entries(lines: Iterator[bytes]) -> Iterator[dict]:
+    """Decode a raw JSON Lines export back into entries with `raw` as bytes (for tools and tests)."""
+    for line in lines:
+        entry = orjson.loads(line)
+        entry["raw"] = base64.b64decode(entry.pop("raw_base64")) if "raw_base64" in entry else entry[
+            "raw"].encode("utf-8")
+        yield entry

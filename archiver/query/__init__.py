@@ -1,0 +1,17 @@
+"""Query the index: lineage questions, read-only SQL, and rows streamed out in batches."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass
+class Rows:
+    """Rows of one query as dicts, fetched from DuckDB in batches as they are iterated."""
+
+    fields: tuple[str, ...]
+    table_fields: tuple[str, ...]
+    rows: Iterator[dict]
+
+    def __iter__(self) -> Iterator[dict]:
+        return self.rows

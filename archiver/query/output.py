@@ -1,0 +1,152 @@
+"""Rows out of DuckDB, in batches, into table, json, jsonl or csv: nothing is held whole in memory."""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from collections.abc import Iterable, Iterator
+from datetime import date, datetime
+from itertools import islice
+from typing import IO, Any
+
+import duckdb
+import orjson
+
+FORMATS = ("table", "json", "jsonl", "csv")
+BATCH_SIZE = 2048
+TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
+MIN_WIDTH = 6
+
+
+def stream(cursor: duckdb.DuckDBPyConnection, batch_size: int = BATCH_SIZE) -> Iterator[dict[str, Any]]:
+    """Rows of an executed cursor as dicts, fetched `batch_size` at a time, machine-ready values."""
+    names = [d[0] for d in cursor.description]
+    while batch := cursor.fetchmany(batch_size):
+        for row in batch:
+            yield {name: plain(name, value) for name, value in zip(names, row)}
+
+
+def plain(name: str, value: Any) -> Any:
+    """Values as JSON would hold them: a claim's value from its literal, integral counts as integers."""
+    if name == "value" and isinstance(value, str):
+        return number(value)
+    if isinstance(value, float) and name == "base_n" and value.is_integer():
+        return int(value)
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="backslashreplace")
+    return value
+
+
+def number(literal: str) -> int | float | str:
+    try:
+        return int(literal)
+    except ValueError:
+        pass
+    try:
+        return float(literal)
+    except ValueError:
+        return literal
+
+
+def dumps(value: Any) -> str:
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except TypeError:  # integers beyond 64 bits
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def write(rows: Iterable[dict], fields: Iterable[str], fmt: str, out: IO[str],
+          table_fields: Iterable[str] | None = None, width: int | None = None) -> int:
+    """Write rows in `fmt`; returns how many were written."""
+    fields = list(fields)
+    if fmt == "table":
+        return _table(rows, list(table_fields or fields), out, width)
+    writer = {"json": _json, "jsonl": _jsonl, "csv": _csv}.get(fmt)
+    if writer is None:
+        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    return writer(rows, fields, out)
+
+
+def _jsonl(rows: Iterable[dict], fields: list[str], out: IO[str]) -> int:
+    count = 0
+    for count, row in enumerate(rows, start=1):
+        out.write(dumps({f: row.get(f) for f in fields}) + "\n")
+    return count
+
+
+def _json(rows: Iterable[dict], fields: list[str], out: IO[str]) -> int:
+    out.write("[")
+    count = 0
+    for count, row in enumerate(rows, start=1):
+        out.write(("\n" if count == 1 else ",\n") + dumps({f: row.get(f) for f in fields}))
+    out.write("\n]\n" if count else "]\n")
+    return count
+
+
+def _csv(rows: Iterable[dict], fields: list[str], out: IO[str]) -> int:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(fields)
+    count = 0
+    for count, row in enumerate(rows, start=1):
+        writer.writerow([_csv_cell(row.get(f)) for f in fields])
+    return count
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return dumps(value)
+    return value
+
+
+def _table(rows: Iterable[dict], fields: list[str], out: IO[str], width: int | None) -> int:
+    """Aligned columns sized from the first rows, shrunk to fit the terminal (80 columns if unknown)."""
+    rows = iter(rows)
+    head = list(islice(rows, TABLE_SAMPLE))
+    widths = [max([len(f)] + [len(_cell(r.get(f))) for r in head]) for f in fields]
+    _fit(widths, width or shutil.get_terminal_size((80, 24)).columns)
+    numeric = [bool(head) and all(isinstance(r.get(f), (int, float)) and not isinstance(r.get(f), bool)
+                                  for r in head if r.get(f) is not None) for f in fields]
+    out.write(_line(fields, widths, [False] * len(fields)) + "\n")
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    count = 0
+    for count, row in enumerate(head, start=1):
+        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric) + "\n")
+    for row in rows:
+        count += 1
+        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric) + "\n")
+    out.write(f"({count} row{'' if count == 1 else 's'})\n")
+    return count
+
+
+def _fit(widths: list[int], total: int) -> None:
+    while sum(widths) + 2 * (len(widths) - 1) > total:
+        widest = max(range(len(widths)), key=widths.__getitem__)
+        if widths[widest] <= MIN_WIDTH:
+            return
+        widths[widest] -= 1
+
+
+def _line(cells: list[str], widths: list[int], numeric: list[bool]) -> str:
+    parts = []
+    for cell, width, right in zip(cells, widths, numeric):
+        cell = cell if len(cell) <= width else cell[: width - 1] + "…"
+        parts.append(cell.rjust(width) if right else cell.ljust(width))
+    return "  ".join(parts).rstrip()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return "; ".join(map(str, value))
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return " ".join(str(value).split())

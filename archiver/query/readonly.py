@@ -1,0 +1,43 @@
+"""`archiver sql`: only statements that read. DuckDB's own parser says what a statement does."""
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+_EXPLAIN = re.compile(r"^\s*explain\s+(analy[sz]e\s+)?", re.IGNORECASE)
+_WHAT = {
+    "INSERT": "inserts rows", "UPDATE": "updates rows", "DELETE": "deletes rows", "MERGE_INTO": "merges rows",
+    "CREATE": "creates something", "CREATE_FUNC": "creates a function", "DROP": "drops something",
+    "ALTER": "alters the schema", "COPY": "copies data in or out", "COPY_DATABASE": "copies a database",
+    "EXPORT": "exports the database", "ATTACH": "attaches a database", "DETACH": "detaches a database",
+    "LOAD": "installs or loads an extension", "EXTENSION": "manages extensions",
+    "SET": "changes a setting", "VARIABLE_SET": "sets a variable", "PRAGMA": "runs a pragma",
+    "TRANSACTION": "controls a transaction", "VACUUM": "vacuums", "ANALYZE": "analyzes tables",
+    "CALL": "calls a procedure", "PREPARE": "prepares a statement", "EXECUTE": "executes a statement",
+}
+
+
+class NotReadOnly(ValueError):
+    """A statement that would change the archive, its connection, or files and extensions around it."""
+
+
+def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    """The one SELECT (or EXPLAIN of one) in `sql`; anything else is refused with the reason."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise NotReadOnly(f"cannot parse the statement: {exc}") from None
+    if len(statements) != 1:
+        raise NotReadOnly(f"give exactly one statement (got {len(statements)})")
+    statement = statements[0]
+    kind = statement.type.name
+    if kind == "EXPLAIN":
+        inner = _EXPLAIN.sub("", sql, count=1)
+        if inner != sql:
+            read_only_statement(con, inner)
+            return sql
+    if kind != "SELECT":
+        what = _WHAT.get(kind, f"is a {kind} statement")
+        raise NotReadOnly(f"refused: this statement {what}; `archiver sql` runs read-only SELECT queries only")
+    return sql

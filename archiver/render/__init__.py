@@ -1,0 +1,1 @@
+"""Render results for people: each number with its citation directly beneath it."""
