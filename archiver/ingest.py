@@ -21,7 +21,7 @@ import duckdb
 import orjson
 
 from .load.rows import FileRows
-from .load.writer import write_file
+from .load.writer import write_files
 from .read.containers import SourceFile, read_records
 from .read.records import Record
 from .understand.assemble import FileAssembly
@@ -243,12 +243,28 @@ def ingest(
             _tally(summary, FileOutcome(source.path, known[1], records=known[0], unchanged=True), on_file)
         else:
             work.append((source, sha256, size))
+    group: list[PreparedFile] = []
     for prepared in _prepared(work, default_workers() if workers is None else workers):
-        prepared.outcome.new_records = write_file(con, prepared.source_row["path"], prepared.tables,
-                                                  prepared.source_row)
-        _tally(summary, prepared.outcome, on_file)
+        group.append(prepared)
+        if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
+            _commit(con, group, summary, on_file)
+    _commit(con, group, summary, on_file)
     _count_index(con, summary)
     return summary
+
+
+GROUP_RECORDS = 20_000
+"""Files are committed together until they hold this many records (a file is never split)."""
+
+
+def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: IngestSummary,
+            on_file: Callable | None) -> None:
+    if not group:
+        return
+    for prepared, new in zip(group, write_files(con, group)):
+        prepared.outcome.new_records = new
+        _tally(summary, prepared.outcome, on_file)
+    group.clear()
 
 
 def _tally(summary: IngestSummary, outcome: FileOutcome, on_file: Callable | None) -> None:

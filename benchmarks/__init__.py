@@ -1,0 +1,1 @@
+"""Benchmarks: a corpus generator and the runner behind `benchmarks/run`."""
