@@ -59,7 +59,7 @@ class Archive:
         self.close()
 
     def ingest(self, paths: Iterable[str], on_file: Callable | None = None, workers: int | None = None):
-        """Ingest files, directories, globs or "-"; `workers` parsing processes (default: one per core)."""
+        """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1)."""
         from .ingest import ingest
 
         return ingest(self.con, paths, on_file, workers)
@@ -81,24 +81,19 @@ class Archive:
         names = [d[0] for d in cursor.description]
         return [Source(**dict(zip(names, row))) for row in cursor.fetchall()]
 
-    def audit(self, rules=(), exclude_rules=(), agent: str | None = None, study: str | None = None,
-              since=None, until=None, source=(), min_base: float = 30):
+    def audit(self, rules=(), exclude_rules=(), agent=None, study=None, since=None, until=None, source=(),
+              min_base: float = 30):
         """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
 
-        `rules`/`exclude_rules` are rule ids; `since`/`until` datetimes or ISO-8601 text (a bare `until`
-        date includes that day); `source` a path, directory or glob, or several.
+        `rules`/`exclude_rules` are rule ids. `agent`, `study`, `since`, `until` filter as the query
+        commands do (exact, or a glob with *; a bare `until` date includes that day); `source` is a
+        path, directory or glob, or several.
         """
-        from .audit import Scope, parse_moment, run_audit, select_rules
+        from .audit import Scope, run_audit, select_rules
 
-        if isinstance(since, str):
-            since = parse_moment(since)
-        if isinstance(until, str):
-            until = parse_moment(until, end_of_day=True)
         sources = (source,) if isinstance(source, str) else tuple(source or ())
         scope = Scope(agent=agent, study=study, since=since, until=until, sources=sources)
         return run_audit(self.con, select_rules(tuple(rules), tuple(exclude_rules)), scope, min_base)
-
-    # Querying, showing and exporting the index (issue 3).
 
     def _lineage(self, name: str, order_by: str | None, limit: int | None, filters: dict):
         from .query import Rows

@@ -49,9 +49,11 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
     """
     from .progress import Progress
 
+    from .ingest import default_workers
+
     with open_archive(db, wait) as archive, Progress() as progress:
         try:
-            summary = archive.ingest(paths, on_file=progress.update, workers=workers)
+            summary = archive.ingest(paths, on_file=progress.update, workers=workers or default_workers())
         except FileNotFoundError as exc:
             raise click.ClickException(str(exc)) from None
     for problem in summary.problems:
@@ -127,38 +129,214 @@ def upgrade(db: str | None, wait: float) -> None:
               help="Exit 1 when a finding at or above this severity exists.")
 @click.option("--rule", "rules", multiple=True, metavar="RULE", help="Run only this rule (repeatable).")
 @click.option("--exclude-rule", "exclude_rules", multiple=True, metavar="RULE", help="Skip this rule (repeatable).")
-@click.option("--agent", help="Only results of this agent (its agent card's name).")
-@click.option("--study", help="Only results citing this study.")
-@click.option("--since", help="Only results at or after this date or ISO-8601 timestamp.")
-@click.option("--until", help="Only results before this timestamp, or up to the end of this date.")
-@click.option("--source", "sources", multiple=True, help="Only this file, directory or glob (repeatable).")
+@click.option("--agent", multiple=True, help="Agent name (from its agent card). Exact, or a glob with *.")
+@click.option("--study", multiple=True, help="Only results citing this study. Exact, or a glob with *.")
+@click.option("--since", help="Task time at or after (ISO date or timestamp).")
+@click.option("--until", help="Task time at or before (a bare date includes that day).")
+@click.option("--source", "sources", multiple=True, help="Only this source file, directory or glob (repeatable).")
 @click.option("--min-base", type=click.IntRange(min=1), default=30, show_default=True,
               help="small-base fires for a base.n below this.")
 def audit(db: str | None, wait: float, fmt: str, fail_on: str, rules: tuple[str, ...],
-          exclude_rules: tuple[str, ...], agent: str | None, study: str | None, since: str | None,
+          exclude_rules: tuple[str, ...], agent: tuple[str, ...], study: tuple[str, ...], since: str | None,
           until: str | None, sources: tuple[str, ...], min_base: int) -> None:
     """Find uncited results, invalid, untyped or dropped citations, lost Parts and unreadable records.
 
     Exit status 1 when a finding at or above --fail-on exists, 0 otherwise: `archiver ingest dumps/ &&
-    archiver audit` gates a CI pipeline.
+    archiver audit` gates a CI pipeline. Rules: uncited-result, invalid-citation, citation-type-lost,
+    dropped-part, card-mode-undeclared, small-base, unreadable-record.
     """
-    from .audit import parse_moment, select_rules
+    from .audit import select_rules
     from .audit.render import render
+    from .query.filters import moment
 
     try:
         select_rules(rules, exclude_rules)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--rule/--exclude-rule") from None
-    moments = {}
     for name, text in (("since", since), ("until", until)):
         try:
-            moments[name] = parse_moment(text, end_of_day=name == "until") if text else None
-        except ValueError:
-            raise click.BadParameter(f"{text!r} is not an ISO-8601 date or timestamp", param_hint=f"--{name}") from None
+            if text:
+                moment(text, end=name == "until")
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint=f"--{name}") from None
     with open_archive(db, wait, read_only=True) as archive:
-        report = archive.audit(rules=rules, exclude_rules=exclude_rules, agent=agent, study=study,
-                               source=sources, min_base=min_base, **moments)
+        report = archive.audit(rules=rules, exclude_rules=exclude_rules, agent=list(agent) or None,
+                               study=list(study) or None, since=since, until=until, source=sources,
+                               min_base=min_base)
     output = render(report, fmt)
     if output:
         click.echo(output)
     sys.exit(1 if report.fails(fail_on) else 0)
+
+
+# Query, show, export and sql (issue 3): thin faces over Archive.claims/citations/impact/render/export/sql.
+
+OUTPUT_FORMATS = ("table", "json", "jsonl", "csv")
+
+
+def filter_options(func):
+    """The lineage filters, combinable; repeat an option for any of several values."""
+    for name, help_text in reversed((
+        ("study", "Study name."), ("period", "Period (wave, date range, version)."),
+        ("column", "Source column."), ("table", "Source table."), ("function", "Source function."),
+        ("weight", "Weight column."), ("agent", "Agent name (from its agent card)."), ("task", "Task id."),
+    )):
+        func = click.option(f"--{name}", multiple=True, help=help_text + " Exact, or a glob with *.")(func)
+    options = (
+        click.option("--since", help="Task time at or after (ISO date or timestamp)."),
+        click.option("--until", help="Task time at or before (a bare date includes that day)."),
+        click.option("--has-warnings/--no-warnings", default=None, help="Citations with (or without) warnings."),
+        click.option("--min-n", type=float, help="Smallest base n."),
+        click.option("--max-n", type=float, help="Largest base n."),
+        click.option("--valid/--invalid", default=None, help="Only valid (or invalid) citations."),
+        click.option("--inferred/--typed", default=None,
+                     help="Only type-lost probable citations (or only those with their media type)."),
+    )
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def output_options(func):
+    func = click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS),
+                        help="Output format (default: table on a terminal, else jsonl).")(func)
+    func = click.option("--limit", type=click.IntRange(min=0), help="At most this many rows.")(func)
+    return click.option("--order-by", help="Field(s) to sort by: field, -field or 'field desc', comma-separated.")(func)
+
+
+def lineage_filters(options: dict) -> dict:
+    return {name: (list(value) if isinstance(value, tuple) else value) for name, value in options.items()
+            if value is not None and value != ()}
+
+
+def write_rows(rows, fmt: str | None) -> None:
+    from .query.output import write
+
+    out = sys.stdout
+    write(rows, rows.fields, fmt or ("table" if out.isatty() else "jsonl"), out, rows.table_fields)
+
+
+def run_lineage(name: str, db, wait, fmt, limit, order_by, filters: dict) -> None:
+    from .query.lineage import QueryError
+
+    with open_archive(db, wait, read_only=True) as archive:
+        try:
+            rows = getattr(archive, name)(order_by=order_by, limit=limit, **lineage_filters(filters))
+            write_rows(rows, fmt)
+        except (QueryError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@main.group("query")
+def query_group() -> None:
+    """Which claims, citations, tasks, agents and files depend on a study, period or column."""
+
+
+@query_group.command("citations")
+@filter_options
+@output_options
+@db_options
+def query_citations(db, wait, fmt, limit, order_by, **filters) -> None:
+    """One row per distinct citation, with how many claims, results, tasks and agents rest on it."""
+    run_lineage("citations", db, wait, fmt, limit, order_by, filters)
+
+
+@query_group.command("claims")
+@filter_options
+@output_options
+@db_options
+def query_claims(db, wait, fmt, limit, order_by, **filters) -> None:
+    """One row per claim and citation it depends on; a claim stored in several copies is one claim."""
+    run_lineage("claims", db, wait, fmt, limit, order_by, filters)
+
+
+@query_group.command("impact")
+@filter_options
+@output_options
+@db_options
+def query_impact(db, wait, fmt, limit, order_by, **filters) -> None:
+    """The affected tasks, contexts, agents and source files, with counts: whom to tell of a correction."""
+    run_lineage("impact", db, wait, fmt, limit, order_by, filters)
+
+
+@main.command()
+@click.argument("ident", metavar="ID")
+@click.option("--format", "fmt", type=click.Choice(("text", "html")), default="text", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@db_options
+def show(ident: str, fmt: str, output: str | None, db, wait) -> None:
+    """A task, message or context as a person reads it, each number with its citation beneath."""
+    from .query.transcript import NotFound
+
+    with open_archive(db, wait, read_only=True) as archive:
+        try:
+            page = archive.render(ident, fmt)
+        except NotFound as exc:
+            raise click.ClickException(str(exc)) from None
+    if output:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(page)
+    else:
+        click.echo(page, nl=False)
+
+
+@main.command()
+@click.argument("destination", required=False)
+@click.option("--raw", is_flag=True, help="Raw records byte for byte: JSON Lines to DESTINATION (or stdout).")
+@click.option("--files", "files_dir", type=click.Path(file_okay=False),
+              help="With --raw: re-create the original files under this directory instead.")
+@click.option("--format", "fmt", type=click.Choice(("parquet",)),
+              help="parquet: the index tables under DESTINATION, partitioned by study.")
+@click.option("--source", "sources", multiple=True, help="Only records from these source paths (globs allowed).")
+@filter_options
+@db_options
+def export(destination, raw, files_dir, fmt, sources, db, wait, **filters) -> None:
+    """Export raw records (--raw) or the index as Parquet (--format parquet DIR).
+
+    Filters select the records of the matching results. Exporting with --raw --files and
+    ingesting the directory into a new archive gives the same counts and the same stored bytes.
+    """
+    if raw == (fmt == "parquet"):
+        raise click.UsageError("choose --raw or --format parquet")
+    if fmt == "parquet" and not destination:
+        raise click.UsageError("--format parquet needs a DESTINATION directory")
+    with open_archive(db, wait, read_only=True) as archive:
+        try:
+            if fmt == "parquet":
+                written = archive.export(destination, fmt="parquet")
+                click.echo(f"wrote {len(written)} tables under {destination}", err=True)
+            elif files_dir:
+                made = archive.export(files_dir, fmt="files", sources=list(sources), **lineage_filters(filters))
+                click.echo(f"re-created {len(made)} files under {files_dir}", err=True)
+            elif destination and destination != "-":
+                with open(destination, "wb") as handle:
+                    count = archive.export(handle, sources=list(sources), **lineage_filters(filters))
+                click.echo(f"wrote {count} records to {destination}", err=True)
+            else:
+                out = sys.stdout.buffer
+                archive.export(out, sources=list(sources), **lineage_filters(filters))
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@main.command("sql")
+@click.argument("statement")
+@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS),
+              help="Output format (default: table on a terminal, else jsonl).")
+@db_options
+def sql_command(statement: str, fmt: str | None, db, wait) -> None:
+    """Run one read-only SELECT over the archive (tables and views: see docs/query.md).
+
+    Statements that write, attach, copy, export, install or load, or change settings are refused.
+    """
+    import duckdb
+
+    from .query.readonly import NotReadOnly
+
+    with open_archive(db, wait, read_only=True) as archive:
+        try:
+            write_rows(archive.sql(statement), fmt)
+        except NotReadOnly as exc:
+            raise click.ClickException(str(exc)) from None
+        except duckdb.Error as exc:
+            raise click.ClickException(" ".join(str(exc).split())) from None

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 import duckdb
 import orjson
 
-from .load.rows import FileRows
+from .load.rows import FileRows, arrow_schemas
 from .load.writer import write_files
 from .read.containers import SourceFile, read_records
 from .read.records import Record
@@ -190,26 +190,30 @@ class PreparedFile:
     source_row: dict
 
 
-def prepare(source: SourceFile, sha256: str, size: int) -> PreparedFile:
+def prepare(source: SourceFile, sha256: str, size: int, schemas: dict) -> PreparedFile:
     """Read, understand and index one source file (runs in a worker process)."""
     now = datetime.now(timezone.utc)
     container, compression, records = read_records(source)
     rows, outcome = index_file(source, sha256, records, now)
     outcome.container = container
-    return PreparedFile(outcome, list(rows.tables()), {
+    return PreparedFile(outcome, list(rows.tables(schemas)), {
         "path": source.path, "sha256": sha256, "size": size, "container": container,
         "compression": compression, "records": outcome.records, "quarantined": outcome.quarantined,
         "recognised": outcome.recognised, "ingested_at": now,
     })
 
 
+POOL_MIN_BYTES = 4 * 2**20
+"""Below this much input, starting worker processes costs more than it saves."""
+
+
 def default_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def _prepared(work: list[tuple[SourceFile, str, int]], workers: int) -> Iterator[PreparedFile]:
+def _prepared(work: list[tuple], workers: int) -> Iterator[PreparedFile]:
     """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead."""
-    if workers <= 1 or len(work) < 2:
+    if workers <= 1 or len(work) < 2 or sum(size for _, _, size, _ in work) < POOL_MIN_BYTES:
         for item in work:
             yield prepare(*item)
         return
@@ -230,9 +234,14 @@ def ingest(
     on_file: Callable[[FileOutcome], None] | None = None,
     workers: int | None = None,
 ) -> IngestSummary:
-    """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed in worker
-    processes and written by this one, one transaction per file."""
+    """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed (in `workers`
+    processes when there is enough input) and written by this process, each file atomically.
+
+    Worker processes are started with the forkserver method, so a script calling this with
+    workers > 1 needs the usual `if __name__ == "__main__":` guard.
+    """
     summary = IngestSummary()
+    schemas = arrow_schemas(con)
     work = []
     for source in expand(paths):
         sha256, size = source.fingerprint()
@@ -242,9 +251,9 @@ def ingest(
         if known:
             _tally(summary, FileOutcome(source.path, known[1], records=known[0], unchanged=True), on_file)
         else:
-            work.append((source, sha256, size))
+            work.append((source, sha256, size, schemas))
     group: list[PreparedFile] = []
-    for prepared in _prepared(work, default_workers() if workers is None else workers):
+    for prepared in _prepared(work, workers or 1):
         group.append(prepared)
         if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
             _commit(con, group, summary, on_file)

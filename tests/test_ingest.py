@@ -254,8 +254,8 @@ def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, writ
 
     def prepare_a_bad_claims_batch(*args):
         prepared = real_prepare(*args)
-        prepared.tables = [(model, pa.table({"pointer": [1]}) if model is models.Claim else table)
-                           for model, table in prepared.tables]
+        prepared.tables = [(name, pa.table({"pointer": [1]}) if name == "claims" else table)
+                           for name, table in prepared.tables]
         return prepared
 
     monkeypatch.setattr(ingest_module, "prepare", prepare_a_bad_claims_batch)

@@ -2,9 +2,9 @@
 from .report import AuditReport, Finding
 from .rules import RULES, RULES_BY_ID, Rule, select_rules
 from .run import DEFAULT_MIN_BASE, run_audit
-from .scope import Scope, parse_moment
+from .scope import Scope
 
 __all__ = [
-    "DEFAULT_MIN_BASE", "RULES", "RULES_BY_ID", "AuditReport", "Finding", "Rule", "Scope", "parse_moment",
-    "run_audit", "select_rules",
+    "DEFAULT_MIN_BASE", "RULES", "RULES_BY_ID", "AuditReport", "Finding", "Rule", "Scope", "run_audit",
+    "select_rules",
 ]

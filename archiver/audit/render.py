@@ -46,12 +46,13 @@ def table(report: AuditReport) -> str:
         lines.append(f"{f.severity:<7}  {f.rule:<20}  {where}\n         {f.detail}")
     s = report.summary
     share = s["validly_cited_share"]
+    counts = s["findings_by_severity"]
     lines += [
         "",
-        f"{s['findings_by_severity']['error']} errors, {s['findings_by_severity']['warning']} warnings "
-        f"in {s['results']} results ({s['copies']} stored copies)",
-        f"quantitative results {s['quantitative_results']}  cited {s['cited_results']}  "
-        f"validly cited {s['validly_cited_results']} ({_percent(share)})  claims {s['claims']}",
+        (f"{_count(counts['error'], 'error')}, {_count(counts['warning'], 'warning')} "
+         f"in {_count(s['results'], 'result')} ({s['copies']} stored copies)"),
+        (f"quantitative results {s['quantitative_results']}  cited {s['cited_results']}  "
+         f"validly cited {s['validly_cited_results']} ({_percent(share)})  claims {s['claims']}"),
         "findings: " + "  ".join(f"{rule} {count}" for rule, count in s["findings"].items()),
     ]
     for title, key, name in (("per agent", "per_agent", "agent"), ("per study", "per_study", "study")):
@@ -60,6 +61,10 @@ def table(report: AuditReport) -> str:
             lines.append(f"validly cited {title}: " + "  ".join(
                 f"{g[name] or '(none)'} {g['validly_cited_results']}/{g['quantitative_results']}" for g in groups))
     return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _percent(share: float | None) -> str:

@@ -28,14 +28,21 @@ _PART_COLUMNS = """
     r.source_path, coalesce(rec.locator, r.locator) AS locator, rec.line"""
 
 UNCITED_RESULT = f"""
-WITH quantitative AS (
+WITH uncited AS MATERIALIZED (
+    SELECT r.copy_id FROM results r
+    WHERE r.terminal
+      AND r.copy_id IN (SELECT copy_id FROM audit_copies)
+      AND r.copy_id IN (SELECT copy_id FROM claims)
+      AND NOT EXISTS (SELECT 1 FROM citations c WHERE c.result_key = r.result_key)
+),
+quantitative AS (
     SELECT cl.copy_id, count(*) AS numbers, min(p.ordinal) AS first_ordinal,
            list(DISTINCT coalesce(p.artifact_name, p.artifact_id)) FILTER (WHERE p.location = 'artifact')
                AS artifacts,
            count(*) FILTER (WHERE p.location = 'message') AS numbers_in_messages
     FROM claims cl
     JOIN parts p ON p.part_id = cl.part_id
-    WHERE cl.copy_id IN (SELECT copy_id FROM audit_copies)
+    WHERE cl.copy_id IN (SELECT copy_id FROM uncited)
     GROUP BY cl.copy_id
 )
 SELECT {_PART_COLUMNS}, q.numbers, q.artifacts, q.numbers_in_messages
@@ -43,8 +50,6 @@ FROM quantitative q
 JOIN results r ON r.copy_id = q.copy_id
 JOIN parts p ON p.copy_id = q.copy_id AND p.ordinal = q.first_ordinal
 {_COPY_RECORD}
-WHERE r.terminal
-  AND NOT EXISTS (SELECT 1 FROM citations c WHERE c.result_key = r.result_key)
 """
 
 INVALID_CITATION = f"""
@@ -66,37 +71,58 @@ JOIN results r ON r.copy_id = c.copy_id
 WHERE c.inferred AND c.copy_id IN (SELECT copy_id FROM audit_copies)
 """
 
-# For every result stored more than once: each Part content (its canonical hash)
-# any copy holds, whether it is a citation there, and one copy that holds it
+# For every result stored more than once: the Part contents (canonical hashes) each copy
+# holds; the copies in scope, terminal, that hold fewer than their result does; for those,
+# each content another copy holds, whether it is a citation there, and one copy holding it
 # (a terminal one first) to point the reader at.
 DROPPED_PART = f"""
 WITH copied AS (
     SELECT result_key FROM results GROUP BY result_key HAVING count(*) > 1
 ),
-held AS (
-    SELECT p.result_key, p.content_hash, bool_or(p.is_citation) AS citation,
-           arg_min(p.part_id, (NOT h.terminal, p.source_path, p.ordinal)) AS example
+held AS MATERIALIZED (
+    SELECT DISTINCT p.copy_id, p.result_key, p.content_hash
     FROM parts p
-    JOIN results h ON h.copy_id = p.copy_id
     WHERE p.role = 'agent' AND p.result_key IN (SELECT result_key FROM copied)
+),
+short AS MATERIALIZED (
+    SELECT r.copy_id, r.result_key
+    FROM results r
+    JOIN (SELECT result_key, count(DISTINCT content_hash) AS n FROM held GROUP BY result_key) whole
+      ON whole.result_key = r.result_key
+    LEFT JOIN (SELECT copy_id, count(*) AS n FROM held GROUP BY copy_id) mine ON mine.copy_id = r.copy_id
+    WHERE r.terminal AND coalesce(mine.n, 0) < whole.n
+      AND r.copy_id IN (SELECT copy_id FROM audit_copies)
+),
+missing AS (
+    SELECT s.copy_id, h.result_key, h.content_hash
+    FROM short s
+    JOIN (SELECT DISTINCT result_key, content_hash FROM held
+          WHERE result_key IN (SELECT result_key FROM short)) h ON h.result_key = s.result_key
+    WHERE NOT EXISTS (
+        SELECT 1 FROM held mine WHERE mine.copy_id = s.copy_id AND mine.content_hash = h.content_hash
+    )
+),
+examples AS (
+    SELECT p.result_key, p.content_hash, bool_or(p.is_citation) AS citation,
+           arg_min(p.part_id, (NOT holder.terminal, p.source_path, p.ordinal)) AS example
+    FROM parts p
+    JOIN (SELECT DISTINCT result_key, content_hash FROM missing) wanted
+      ON wanted.result_key = p.result_key AND wanted.content_hash = p.content_hash
+    JOIN results holder ON holder.copy_id = p.copy_id
+    WHERE p.role = 'agent' AND p.result_key IN (SELECT result_key FROM short)
     GROUP BY p.result_key, p.content_hash
 )
 SELECT r.result_key, r.kind AS result_kind, r.task_id, coalesce(e.message_id, r.message_id) AS message_id,
        r.context_id, e.artifact_id, e.part_index, e.location, coalesce(e.artifact_name, e.artifact_id) AS artifact,
        r.source_path, coalesce(rec.locator, r.locator) AS locator, rec.line, r.state,
-       CASE WHEN held.citation THEN 'error' ELSE 'warning' END AS severity,
-       held.citation, e.kind AS part_kind, holder.source_path AS holder_path, holder.state AS holder_state
-FROM results r
-JOIN held ON held.result_key = r.result_key
-JOIN parts e ON e.part_id = held.example
+       CASE WHEN x.citation THEN 'error' ELSE 'warning' END AS severity,
+       x.citation, e.kind AS part_kind, holder.source_path AS holder_path, holder.state AS holder_state
+FROM missing m
+JOIN results r ON r.copy_id = m.copy_id
+JOIN examples x ON x.result_key = m.result_key AND x.content_hash = m.content_hash
+JOIN parts e ON e.part_id = x.example
 JOIN results holder ON holder.copy_id = e.copy_id
 {_COPY_RECORD}
-WHERE r.terminal
-  AND r.copy_id IN (SELECT copy_id FROM audit_copies)
-  AND NOT EXISTS (
-      SELECT 1 FROM parts mine
-      WHERE mine.copy_id = r.copy_id AND mine.role = 'agent' AND mine.content_hash = held.content_hash
-  )
 """
 
 CARD_MODE_UNDECLARED = """

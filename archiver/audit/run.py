@@ -19,6 +19,7 @@ _SCOPE_TABLES = ("audit_copies", "audit_cards", "audit_records")
 def run_audit(con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | None = None,
               min_base: float = DEFAULT_MIN_BASE) -> AuditReport:
     scope = scope or Scope()
+    con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
     scope.materialize(con)
     try:
         findings = [finding for rule in rules for finding in _findings(con, rule, {"min_base": min_base})]

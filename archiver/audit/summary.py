@@ -13,52 +13,56 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import duckdb
 
-_BASE = """
-WITH scoped AS (
-    SELECT r.copy_id, r.result_key, a.agent
-    FROM results r JOIN audit_copies s ON s.copy_id = r.copy_id JOIN result_agents a ON a.copy_id = r.copy_id
-),
-quantitative AS (
-    SELECT DISTINCT result_key FROM claims WHERE copy_id IN (SELECT copy_id FROM scoped)
+# One row per result in scope: whether it is quantitative, cited, validly cited.
+RESULT_STATUS = """
+CREATE OR REPLACE TEMP TABLE audit_result_status AS
+WITH quantitative AS (
+    SELECT DISTINCT result_key FROM claims WHERE copy_id IN (SELECT copy_id FROM audit_copies)
 ),
 cited AS (
     SELECT result_key, bool_and(valid AND NOT inferred) AS valid
-    FROM citations WHERE copy_id IN (SELECT copy_id FROM scoped) GROUP BY result_key
+    FROM citations WHERE copy_id IN (SELECT copy_id FROM audit_copies) GROUP BY result_key
 )
-"""
-
-TOTALS = _BASE + """
-SELECT (SELECT count(DISTINCT result_key) FROM scoped) AS results,
-       (SELECT count(*) FROM scoped) AS copies,
-       (SELECT count(*) FROM quantitative) AS quantitative_results,
-       (SELECT count(*) FROM cited) AS cited_results,
-       (SELECT count(*) FROM quantitative q JOIN cited c ON c.result_key = q.result_key WHERE c.valid)
-           AS validly_cited_results,
-       (SELECT count(DISTINCT (cl.result_key, p.content_hash, cl.pointer))
-          FROM claims cl JOIN parts p ON p.part_id = cl.part_id
-         WHERE cl.copy_id IN (SELECT copy_id FROM scoped)) AS claims
-"""
-
-PER_AGENT = _BASE + """
-SELECT s.agent,
-       count(DISTINCT s.result_key) AS results,
-       count(DISTINCT q.result_key) AS quantitative_results,
-       count(DISTINCT q.result_key) FILTER (WHERE c.valid) AS validly_cited_results
-FROM scoped s
+SELECT s.result_key, q.result_key IS NOT NULL AS quantitative, c.result_key IS NOT NULL AS cited,
+       q.result_key IS NOT NULL AND coalesce(c.valid, false) AS validly_cited
+FROM (SELECT DISTINCT r.result_key FROM results r WHERE r.copy_id IN (SELECT copy_id FROM audit_copies)) s
 LEFT JOIN quantitative q ON q.result_key = s.result_key
 LEFT JOIN cited c ON c.result_key = s.result_key
-GROUP BY s.agent
-ORDER BY s.agent NULLS LAST
 """
 
-PER_STUDY = _BASE + """
+TOTALS = """
+SELECT (SELECT count(*) FROM audit_result_status) AS results,
+       (SELECT count(*) FROM audit_copies) AS copies,
+       (SELECT count(*) FILTER (WHERE quantitative) FROM audit_result_status) AS quantitative_results,
+       (SELECT count(*) FILTER (WHERE cited) FROM audit_result_status) AS cited_results,
+       (SELECT count(*) FILTER (WHERE validly_cited) FROM audit_result_status) AS validly_cited_results,
+       (SELECT count(*) FROM (
+           SELECT DISTINCT cl.result_key, p.content_hash, cl.pointer
+           FROM claims cl JOIN parts p ON p.part_id = cl.part_id
+           WHERE cl.copy_id IN (SELECT copy_id FROM audit_copies))) AS claims
+"""
+
+PER_AGENT = """
+SELECT a.agent,
+       count(*) AS results,
+       count(*) FILTER (WHERE s.quantitative) AS quantitative_results,
+       count(*) FILTER (WHERE s.validly_cited) AS validly_cited_results
+FROM (SELECT DISTINCT r.result_key, a.agent
+      FROM results r JOIN result_agents a ON a.copy_id = r.copy_id
+      WHERE r.copy_id IN (SELECT copy_id FROM audit_copies)) a
+JOIN audit_result_status s ON s.result_key = a.result_key
+GROUP BY a.agent
+ORDER BY a.agent NULLS LAST
+"""
+
+PER_STUDY = """
 SELECT x.study,
-       count(DISTINCT q.result_key) AS quantitative_results,
-       count(DISTINCT q.result_key) FILTER (WHERE c.valid) AS validly_cited_results
-FROM quantitative q
-LEFT JOIN (SELECT DISTINCT result_key, study FROM citations WHERE copy_id IN (SELECT copy_id FROM scoped)) x
-       ON x.result_key = q.result_key
-LEFT JOIN cited c ON c.result_key = q.result_key
+       count(*) AS quantitative_results,
+       count(*) FILTER (WHERE s.validly_cited) AS validly_cited_results
+FROM audit_result_status s
+LEFT JOIN (SELECT DISTINCT result_key, study FROM citations
+           WHERE copy_id IN (SELECT copy_id FROM audit_copies)) x ON x.result_key = s.result_key
+WHERE s.quantitative
 GROUP BY x.study
 ORDER BY x.study NULLS LAST
 """
@@ -76,6 +80,7 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
 
 def counts(con: duckdb.DuckDBPyConnection) -> dict:
     """Totals, and the validly cited share overall, per agent and per study (no study: uncited)."""
+    con.execute(RESULT_STATUS)
     totals = _rows(con, TOTALS)[0]
     totals["validly_cited_share"] = share(totals["validly_cited_results"], totals["quantitative_results"])
     for name, sql in (("per_agent", PER_AGENT), ("per_study", PER_STUDY)):
@@ -83,4 +88,5 @@ def counts(con: duckdb.DuckDBPyConnection) -> dict:
         for group in groups:
             group["validly_cited_share"] = share(group["validly_cited_results"], group["quantitative_results"])
         totals[name] = groups
+    con.execute("DROP TABLE audit_result_status")
     return totals

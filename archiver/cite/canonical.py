@@ -27,6 +27,17 @@ def _normal(value: Any) -> Any:
 
 
 def canonical_json(value: Any) -> bytes:
+    """Sorted-key JSON with integral floats written as integers.
+
+    Fast path: orjson writes every integral float that `_normal` rewrites (|x| <= 2**53) with a
+    ".0", so output without ".0" needs no rewriting.
+    """
+    try:
+        dumped = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # integers beyond 64 bits
+        dumped = b".0"
+    if b".0" not in dumped:
+        return dumped
     return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
 
 

@@ -5,19 +5,28 @@ import hashlib
 import json
 import os
 from collections import defaultdict
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
 import orjson
+import pyarrow as pa
 
 from ..cite.canonical import content_hash, key_hash
 from ..cite.citations import EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
 from ..cite.claims import numeric_leaves
 from ..read.records import Record
-from ..store import models
 from ..understand.assemble import StoredCopy
 from ..understand.model import ErrorResponse, Part
-from .arrow import table_of
+
+
+INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_cards", "rpc_errors")
+"""The tables ingest writes, raw records first."""
+
+
+def arrow_schemas(con) -> dict[str, pa.Schema]:
+    """Arrow schemas of the index tables as the migrated archive declares them."""
+    return {name: con.execute(f"SELECT * FROM {name} LIMIT 0").arrow().schema for name in INDEX_TABLES}
 
 
 def dumps(value: Any) -> str | None:
@@ -42,15 +51,12 @@ class FileRows:
         self.source_sha256 = source_sha256
         self.source_dir = os.path.dirname(source_path)
         self.ingested_at = ingested_at
-        self.columns: dict[type, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+        self.rows: dict[str, list[dict]] = defaultdict(list)
+        self.claims: dict[str, list] = defaultdict(list)  # the bulkiest table, kept as columns
         self.locators: dict[str, str] = {}
-        self.counts: dict[str, int] = defaultdict(int)
 
-    def _add(self, model: type, **row: Any) -> None:
-        table = self.columns[model]
-        for name, value in row.items():
-            table[name].append(value)
-        self.counts[model.__tablename__] += 1
+    def _add(self, table: str, **row: Any) -> None:
+        self.rows[table].append(row)
 
     def record_id(self, record: Record) -> str:
         return key_hash(self.source_path, record.locator, hashlib.sha256(record.raw).hexdigest())
@@ -58,7 +64,7 @@ class FileRows:
     def add_record(self, record: Record, record_id: str, status: str, reason: str | None) -> None:
         self.locators[record_id] = record.locator
         self._add(
-            models.RawRecord, record_id=record_id, source_path=self.source_path, seq=record.seq,
+            "records", record_id=record_id, source_path=self.source_path, seq=record.seq,
             locator=record.locator, line=record.line, byte_offset=record.byte_offset, kind=record.kind,
             sha256=hashlib.sha256(record.raw).hexdigest(), raw=record.raw, status=status, reason=reason,
             ingested_at=self.ingested_at,
@@ -67,7 +73,7 @@ class FileRows:
     def add_copy(self, copy: StoredCopy) -> None:
         copy_id = key_hash(self.source_path, copy.key)
         self._add(
-            models.StoredCopy, copy_id=copy_id, result_key=copy.key, kind=copy.kind, task_id=copy.task_id,
+            "results", copy_id=copy_id, result_key=copy.key, kind=copy.kind, task_id=copy.task_id,
             context_id=copy.context_id, message_id=copy.message_id, state=copy.state, terminal=copy.terminal,
             timestamp=copy.timestamp, source_path=self.source_path, source_dir=self.source_dir,
             locator=self.locators.get(copy.record_ids[0]) if copy.record_ids else None,
@@ -82,7 +88,7 @@ class FileRows:
         is_result = located.role == "agent"
         citation = citation_of(part.data, part.media_type) if part.kind == "data" and is_result else None
         self._add(
-            models.IndexedPart, part_id=part_id, copy_id=copy_id, result_key=copy.key,
+            "parts", part_id=part_id, copy_id=copy_id, result_key=copy.key,
             source_path=self.source_path, role=located.role, location=located.location,
             artifact_id=located.artifact.artifact_id if located.artifact else None,
             artifact_name=located.artifact.name if located.artifact else None,
@@ -95,16 +101,19 @@ class FileRows:
         if citation is not None:
             self._add_citation(copy, copy_id, part_id, citation)
         elif part.kind == "data" and is_result:
-            for pointer, value in numeric_leaves(part.data):
-                self._add(
-                    models.Claim, part_id=part_id, pointer=pointer, copy_id=copy_id, result_key=copy.key,
-                    source_path=self.source_path, value=float(value) if abs(value) < 1e308 else None,
-                    literal=repr(value) if isinstance(value, float) else str(value),
-                )
+            leaves = numeric_leaves(part.data)
+            claims = self.claims
+            claims["part_id"] += [part_id] * len(leaves)
+            claims["copy_id"] += [copy_id] * len(leaves)
+            claims["result_key"] += [copy.key] * len(leaves)
+            for pointer, value in leaves:
+                claims["pointer"].append(pointer)
+                claims["value"].append(float(value) if -1e308 < value < 1e308 else None)
+                claims["literal"].append(repr(value) if type(value) is float else str(value))
 
     def _add_citation(self, copy: StoredCopy, copy_id: str, part_id: str, c: Citation) -> None:
         self._add(
-            models.Citation, part_id=part_id, copy_id=copy_id, result_key=copy.key,
+            "citations", part_id=part_id, copy_id=copy_id, result_key=copy.key,
             source_path=self.source_path, citation_hash=c.citation_hash, study=c.study, period=c.period,
             fielded=c.fielded, fielded_start=c.fielded_start, fielded_end=c.fielded_end,
             base_name=c.base_name, base_n=c.base_n, weight=c.weight, source_table=c.source_table,
@@ -120,7 +129,7 @@ class FileRows:
                 modes += skill.get("outputModes") or skill.get("output_modes") or []
         interfaces = card.get("supportedInterfaces") or card.get("supported_interfaces") or [{}]
         self._add(
-            models.AgentCard, card_id=key_hash(self.source_path, record_id), source_path=self.source_path,
+            "agent_cards", card_id=key_hash(self.source_path, record_id), source_path=self.source_path,
             source_dir=self.source_dir, record_id=record_id, name=_id(card.get("name")),
             url=_id(card.get("url") or (interfaces[0] or {}).get("url")),
             declares_extension=any(isinstance(e, dict) and e.get("uri") == EXTENSION_URI for e in extensions),
@@ -129,15 +138,18 @@ class FileRows:
 
     def add_error(self, record_id: str, error: ErrorResponse) -> None:
         self._add(
-            models.RpcError, record_id=record_id, source_path=self.source_path, rpc_id=_id(error.rpc_id),
+            "rpc_errors", record_id=record_id, source_path=self.source_path, rpc_id=_id(error.rpc_id),
             code=_id(error.code), message=error.message,
         )
 
-    def tables(self):
-        """(model, Arrow table) for every table this file has rows for."""
-        for model in models.BULK_TABLES:
-            if model in self.columns:
-                yield model, table_of(model, self.columns[model])
+    def tables(self, schemas: dict[str, pa.Schema]) -> Iterator[tuple[str, pa.Table]]:
+        """(table name, Arrow batch) for every table this file has rows for, typed by `schemas`."""
+        for name in INDEX_TABLES:
+            if name == "claims" and self.claims:
+                columns = {**self.claims, "source_path": [self.source_path] * len(self.claims["pointer"])}
+                yield name, pa.Table.from_pydict(columns, schema=schemas[name])
+            elif self.rows.get(name):
+                yield name, pa.Table.from_pylist(self.rows[name], schema=schemas[name])
 
 
 def _content(part: Part) -> Any:

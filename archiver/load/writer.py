@@ -11,9 +11,9 @@ from collections import defaultdict
 import duckdb
 import pyarrow as pa
 
-from ..store import models
+from .rows import INDEX_TABLES
 
-DERIVED = (models.StoredCopy, models.IndexedPart, models.Citation, models.Claim, models.AgentCard, models.RpcError)
+DERIVED = INDEX_TABLES[1:]
 SOURCE_COLUMNS = ("path", "sha256", "size", "container", "compression", "records", "quarantined", "recognised",
                   "ingested_at")
 
@@ -45,19 +45,19 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int]:
     seen = {path for (path,) in con.execute(
         "SELECT DISTINCT path FROM sources WHERE list_contains(?, path)", [paths]).fetchall()}
     if seen:
-        for model in DERIVED:
-            con.execute(f"DELETE FROM {model.__tablename__} WHERE list_contains(?, source_path)", [sorted(seen)])
+        for name in DERIVED:
+            con.execute(f"DELETE FROM {name} WHERE list_contains(?, source_path)", [sorted(seen)])
     counts = []
     batches: dict = defaultdict(list)
     for prepared, path in zip(files, paths):
         tables = dict(prepared.tables)
-        records = tables.pop(models.RawRecord, None)
+        records = tables.pop("records", None)
         counts.append(_insert_records(con, path, records, path in seen) if records is not None else 0)
-        for model, table in tables.items():
-            batches[model].append(table)
-    for model, tables in batches.items():
+        for name, table in tables.items():
+            batches[name].append(table)
+    for name, tables in batches.items():
         con.register("_batch", pa.concat_tables(tables))
-        con.execute(f"INSERT INTO {model.__tablename__} BY NAME SELECT * FROM _batch")
+        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
         con.unregister("_batch")
     placeholders = ", ".join("?" for _ in SOURCE_COLUMNS)
     con.executemany(f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",

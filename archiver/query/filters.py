@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 
 Strings = str | Iterable[str] | None
 
@@ -68,8 +68,7 @@ class Filters:
 
     def _citation(self, prefix: str, conditions: list[str], params: list) -> None:
         if self.has_warnings is not None:
-            test = f"coalesce(len({prefix}warnings), 0) > 0"
-            conditions.append(test if self.has_warnings else f"NOT ({test})")
+            conditions.append(f"len({prefix}warnings) {'>' if self.has_warnings else '='} 0")
         if self.min_n is not None:
             conditions.append(f"{prefix}base_n >= ?")
             params.append(float(self.min_n))
@@ -143,4 +142,4 @@ def moment(value: str | datetime | date, end: bool) -> datetime:
             raise ValueError(f"{value!r} is not an ISO-8601 date or time") from None
     if not isinstance(value, datetime):
         value = datetime.combine(value + timedelta(days=1) if end else value, time())
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)

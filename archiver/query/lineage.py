@@ -35,7 +35,7 @@ class Query:
     table_fields: tuple[str, ...]  # the columns a person sees in `--format table`
 
 
-def _order(order_by: str | None, fields: tuple[str, ...], default: str) -> str:
+def _order(order_by: str | None, fields: tuple[str, ...], default: str, columns: dict[str, str] | None = None) -> str:
     """`field`, `-field` or `field desc`, comma-separated, each checked against the output's fields."""
     if not order_by:
         return default
@@ -50,7 +50,8 @@ def _order(order_by: str | None, fields: tuple[str, ...], default: str) -> str:
             raise QueryError(f"cannot order by {term.strip()!r}: give a field, -field or 'field desc'")
         if name not in fields:
             raise QueryError(f"cannot order by {name!r}; fields: {', '.join(fields)}")
-        terms.append(f'"{name}" {"DESC" if descending else "ASC"} NULLS LAST')
+        column = (columns or {}).get(name, f'"{name}"')
+        terms.append(f'{column} {"DESC" if descending else "ASC"} NULLS LAST')
     return ", ".join(terms) + ", " + default
 
 
@@ -66,7 +67,8 @@ def _limit(limit: int | None, params: list) -> str:
 def claims(filters: Filters, order_by: str | None = None, limit: int | None = None) -> Query:
     where, params = filters.where()
     columns = ", ".join("literal AS value" if f == "value" else f'"{f}"' for f in CLAIM_FIELDS)
-    order = _order(order_by, CLAIM_FIELDS, "timestamp NULLS LAST, result_key, content_hash, pointer, citation_hash")
+    order = _order(order_by, CLAIM_FIELDS, "timestamp NULLS LAST, result_key, content_hash, pointer, citation_hash",
+                   {"value": "claim_citations.value"})
     sql = f"SELECT {columns} FROM claim_citations WHERE {where} ORDER BY {order}" + _limit(limit, params)
     return Query(sql, params, CLAIM_FIELDS,
                  ("value", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings"))

@@ -27,8 +27,8 @@ def _item(item: Item) -> list[str]:
     if item.kind == "citation":
         if item.citation is None:
             return ["   [citation Part]"]
-        return [f"   [{citation_status(item.citation)} Part: {item.citation.study or '?'} · "
-                f"{item.citation.period or '?'}]"]
+        label = f"{citation_status(item.citation)} Part: {item.citation.study or '?'} · {item.citation.period or '?'}"
+        return [f"   [{label}]"]
     if item.kind != "data":
         return [f"   [{item.text}]"]
     lines = []

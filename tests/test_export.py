@@ -1,0 +1,152 @@
+"""archiver export: raw records byte for byte (JSON Lines or re-created files), and Parquet."""
+from __future__ import annotations
+
+import io
+import os
+import sqlite3
+from itertools import pairwise
+from pathlib import Path
+
+import duckdb
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from archiver.archive import Archive
+from archiver.cli import main
+from archiver.export.raw import raw_entries
+
+from .lineage_data import build, task
+from .transcripts import SAMPLES, citation, v1_task
+
+SSE = (
+    ": keep-alive\r\n\r\n"
+    "event: message\r\ndata: " + orjson.dumps({"jsonrpc": "2.0", "id": 7, "result": {"task": v1_task(
+        "s1", [{"data": {"k": 1}}, {"data": citation(), "mediaType": "application/vnd.upperhand.citations+json"}])}}
+    ).decode() + "\r\n\r\n\n"
+)
+
+
+def store_db(path: Path) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE tasks (id VARCHAR(36) PRIMARY KEY, context_id VARCHAR(36) NOT NULL, "
+                "kind VARCHAR(16) NOT NULL, status JSON NOT NULL, artifacts JSON, history JSON, metadata JSON)")
+    value = v1_task("db1", [{"data": {"q": 2.0}}, {"data": citation(), "mediaType":
+                                                   "application/vnd.upperhand.citations+json"}])
+    con.execute("INSERT INTO tasks VALUES (?, ?, 'task', ?, ?, NULL, NULL)",
+                ["db1", "ctx-db", orjson.dumps(value["status"]).decode(), orjson.dumps(value["artifacts"]).decode()])
+    con.commit()
+    con.close()
+    return str(path)
+
+
+@pytest.fixture
+def inputs(write, tmp_path):
+    paths = build(write)
+    paths.append(write("streams/s.sse", SSE))
+    paths.append(write("streams/z.jsonl.gz", [task("gz1", [{"data": {"g": 3}}])], compress=True))
+    paths.append(write("docs/pretty.json", orjson.dumps(task("doc1", [{"data": {"d": 4}}]),
+                                                        option=orjson.OPT_INDENT_2) + b"\n\n"))
+    paths.append(write("lines/blank.jsonl", b"\n" + orjson.dumps(task("bl1", [{"data": {"b": 5}}])) + b"\n\n"))
+    paths.append(store_db(tmp_path / "in" / "store" / "task-store.sqlite"))
+    return paths
+
+
+def records(archive: Archive, root: str) -> list[tuple]:
+    rows = archive.con.execute("SELECT source_path, seq, locator, kind, sha256, raw FROM records").fetchall()
+    return sorted((os.path.relpath(p, root).removesuffix(".gz"), seq, loc, kind, sha, bytes(raw))
+                  for p, seq, loc, kind, sha, raw in rows)
+
+
+def index_counts(archive: Archive) -> dict:
+    counts = archive.stats()
+    counts.pop("sources")
+    counts["claim_rows"] = len(list(archive.claims()))
+    counts["citation_rows"] = sorted((r["study"], r["claims"], r["results"]) for r in archive.citations())
+    return counts
+
+
+def test_raw_files_round_trip(archive, inputs, tmp_path):
+    archive.ingest(inputs, workers=1)
+    out = tmp_path / "out"
+    made = archive.export(str(out), fmt="files")
+    assert len(made) == len(inputs)
+    assert (out / "streams" / "z.jsonl").exists() and not (out / "streams" / "z.jsonl.gz").exists()
+    for path in inputs:  # plain files come back identical, byte for byte
+        if not path.endswith((".gz", ".sqlite")):
+            assert (out / os.path.relpath(path, tmp_path / "in")).read_bytes() == Path(path).read_bytes()
+    with Archive.open(str(tmp_path / "again.duckdb")) as again:
+        again.ingest([str(out)], workers=1)
+        assert index_counts(again) == index_counts(archive)
+        assert records(again, str(out)) == records(archive, str(tmp_path / "in"))
+        assert again.con.execute("SELECT container FROM sources WHERE path LIKE '%.sqlite'").fetchall() == [
+            ("sqlite",)]
+
+
+def test_raw_jsonl_in_ingest_order(archive, inputs):
+    archive.ingest(inputs, workers=1)
+    buffer = io.BytesIO()
+    count = archive.export(buffer)
+    entries = list(raw_entries(buffer.getvalue().splitlines()))
+    assert count == len(entries) == archive.con.execute("SELECT count(*) FROM records").fetchone()[0]
+    stored = {(p, s): bytes(r) for p, s, r in archive.con.execute(
+        "SELECT source_path, seq, raw FROM records").fetchall()}
+    assert all(stored[(e["source_path"], e["seq"])] == e["raw"] for e in entries)
+    order = [e["source_path"] for e in entries]
+    assert [p for i, p in enumerate(order) if i == 0 or order[i - 1] != p] == inputs  # files in ingest order
+    assert all(a["seq"] < b["seq"] for a, b in pairwise(entries) if a["source_path"] == b["source_path"])
+
+
+def test_raw_export_selected_by_filters(archive, inputs, tmp_path):
+    archive.ingest(inputs, workers=1)
+    buffer = io.BytesIO()
+    archive.export(buffer, study="Étude*")
+    entries = list(raw_entries(buffer.getvalue().splitlines()))
+    assert [e["source_path"].rsplit("/", 2)[-2:] for e in entries] == [["sante", "b.jsonl"]]
+    made = archive.export(str(tmp_path / "sel"), fmt="files", sources=["*/versant/*"])
+    assert sorted(Path(m.path).name for m in made) == ["a.jsonl", "agent-card.json", "c.jsonl"]
+
+
+def test_cli_export(archive, inputs, tmp_path):
+    archive.ingest(inputs, workers=1)
+    archive.close()
+    db = str(tmp_path / "archive.duckdb")
+    result = CliRunner().invoke(main, ["export", "--raw", "--task", "t1", "--db", db])
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout_bytes.splitlines()) == 2
+    result = CliRunner().invoke(main, ["export", "--raw", "--files", str(tmp_path / "files"), "--db", db])
+    assert result.exit_code == 0 and "re-created" in result.output
+    result = CliRunner().invoke(main, ["export", "--db", db])
+    assert result.exit_code == 2 and "--raw or --format parquet" in result.output
+
+
+def test_parquet_partitioned_by_study(archive, inputs, tmp_path):
+    archive.ingest(inputs, workers=1)
+    archive.close()
+    db, out = str(tmp_path / "archive.duckdb"), tmp_path / "pq"
+    result = CliRunner().invoke(main, ["export", "--format", "parquet", str(out), "--db", db])
+    assert result.exit_code == 0, result.output
+    studies = {p.name for p in (out / "claim_citations").iterdir()}
+    assert "study=%3Cscript%3Ealert%281%29%3C%2Fscript%3E" in studies and "study=__HIVE_DEFAULT_PARTITION__" in studies
+    con = duckdb.connect()
+    with Archive.open(db, read_only=True) as opened:
+        for table in ("citations", "claim_citations"):
+            read = con.execute(f"SELECT count(*), count(DISTINCT study) FROM read_parquet('{out}/{table}/**/*.parquet',"
+                               " hive_partitioning = true)").fetchone()
+            assert read == opened.con.execute(f"SELECT count(*), count(DISTINCT study) FROM {table}").fetchone()
+        for table in ("results", "parts", "claims", "sources", "agent_cards", "rpc_errors"):
+            assert con.execute(f"SELECT count(*) FROM '{out}/{table}.parquet'").fetchone() == opened.con.execute(
+                f"SELECT count(*) FROM {table}").fetchone()
+
+
+@pytest.mark.skipif(not (SAMPLES / "manifest.json").exists(), reason="sample_transcripts/manifest.json not generated")
+def test_samples_round_trip(tmp_path):
+    manifest = orjson.loads((SAMPLES / "manifest.json").read_bytes())
+    files = [str(SAMPLES / f["path"]) for f in manifest["files"]] + [str(SAMPLES / a["card"]) for a in manifest["agents"]]
+    with Archive.open(str(tmp_path / "a.duckdb")) as first, Archive.open(str(tmp_path / "b.duckdb")) as second:
+        first.ingest(files, workers=1)
+        first.export(str(tmp_path / "out"), fmt="files")
+        second.ingest([str(tmp_path / "out")], workers=1)
+        assert index_counts(second) == index_counts(first)
+        assert records(second, str(tmp_path / "out")) == records(first, str(SAMPLES))
