@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 import orjson
@@ -23,9 +23,10 @@ import orjson
 from .load.rows import FileRows, arrow_schemas
 from .load.writer import write_files
 from .read.containers import SourceFile, read_records
+from .read.decode import decode
 from .read.records import Record
 from .understand.assemble import FileAssembly
-from .understand.dialects import NotUnderstood, events_of, is_store_row, task_of_store_row
+from .understand.dialects import NotUnderstood, events_of, task_of_store_row
 
 STDIN = "<stdin>"
 
@@ -123,20 +124,6 @@ def _ignored(path: str, rules: list[tuple[str, str]], folder: bool) -> bool:
     return False
 
 
-def decode(payload: bytes):
-    """orjson, with the standard library as fallback for integers beyond 64 bits."""
-    try:
-        return orjson.loads(payload)
-    except orjson.JSONDecodeError as exc:
-        if "64-bit" not in str(exc):
-            raise
-    return json.loads(payload, parse_constant=_reject_constant)
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not JSON")
-
-
 def index_file(source: SourceFile, sha256: str, records: Iterator[Record], now: datetime) -> tuple[FileRows, FileOutcome]:
     """Understand every record of one source; the rows it contributes and what happened."""
     rows = FileRows(source.path, sha256, now)
@@ -153,14 +140,14 @@ def index_file(source: SourceFile, sha256: str, records: Iterator[Record], now: 
                 raise NotUnderstood(record.error)
             value = record.value if record.kind == "row" else decode(record.payload)
             events = [task_of_store_row(value)] if record.kind == "row" else events_of(value)
+            rpc_id = value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None
+            assembly.add(record_id, rpc_id, events)
         except (ValueError, RecursionError, TypeError) as exc:
             reason = _one_line(exc)
             rows.add_record(record, record_id, "quarantined", reason)
             outcome.quarantined += 1
             outcome.problems.append(f"{source.path}: {record.locator}: {reason}")
             continue
-        rpc_id = value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None
-        assembly.add(record_id, rpc_id, events)
         rows.add_record(record, record_id, "ok", None)
         outcome.recognised += 1
     for copy in assembly.copies():
@@ -192,7 +179,7 @@ class PreparedFile:
 
 def prepare(source: SourceFile, sha256: str, size: int, schemas: dict) -> PreparedFile:
     """Read, understand and index one source file (runs in a worker process)."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     container, compression, records = read_records(source)
     rows, outcome = index_file(source, sha256, records, now)
     outcome.container = container

@@ -16,7 +16,7 @@ class Progress:
             sys.stderr.write(f"\r\x1b[Kingesting: {self.files} files, {self.records:,} records  {outcome.path[-50:]}")
             sys.stderr.flush()
 
-    def __enter__(self) -> Progress:
+    def __enter__(self) -> "Progress":
         return self
 
     def __exit__(self, *exc) -> None:

@@ -57,7 +57,7 @@ def test_optional_fields_of_the_wrong_type_are_problems():
 
 def test_typed_citation_that_is_not_an_object():
     c = citation_of([1, 2], CITATIONS_MT)
-    assert not c.valid and c.problems == ["citation data is a array, not an object"]
+    assert not c.valid and c.problems == ["citation data is an array, not an object"]
 
 
 def test_probable_citation_needs_three_of_four_keys():

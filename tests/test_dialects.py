@@ -5,7 +5,13 @@ import pytest
 
 from archiver.understand.dialects import NotUnderstood, events_of, part_of, state_of, timestamp_of
 from archiver.understand.model import (
-    AgentCard, ArtifactUpdate, ErrorResponse, Message, Request, StatusUpdate, Task,
+    AgentCard,
+    ArtifactUpdate,
+    ErrorResponse,
+    Message,
+    Request,
+    StatusUpdate,
+    Task,
 )
 
 MT = "application/vnd.upperhand.citations+json"

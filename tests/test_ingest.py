@@ -245,7 +245,6 @@ def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, writ
     import pyarrow as pa
 
     from archiver import ingest as ingest_module
-    from archiver.store import models
 
     ok = write("ok.jsonl", [jsonrpc_result({"task": v1_task("ok", v1_cited_parts())})])
     boom = write("boom.jsonl", [jsonrpc_result({"task": v1_task("boom", v1_cited_parts())})])

@@ -85,7 +85,7 @@ def test_agents_resolve_from_the_card_beside_the_transcripts(samples):
 
 
 def test_reingesting_the_samples_adds_nothing(samples, tmp_path):
-    archive, summary = samples
+    _, summary = samples
     db = str(tmp_path / "twice.duckdb")
     runner = CliRunner()
     runner.invoke(main, ["ingest", str(SAMPLES), "--db", db])

@@ -56,7 +56,7 @@ def citation_of(data: Any, media_type: str | None) -> Citation | None:
         return None
     citation = Citation(inferred=not typed)
     if not isinstance(data, dict):
-        citation.problems.append(f"citation data is a {_type_name(data)}, not an object")
+        citation.problems.append(f"citation data is {_type_name(data)}, not an object")
         citation.citation_hash = content_hash(data)
         return citation
     problems = citation.problems
@@ -82,11 +82,11 @@ def citation_of(data: Any, media_type: str | None) -> Citation | None:
 
 
 def _type_name(value: Any) -> str:
+    """The JSON type of a value with its article: "an array", "a number", "null"."""
     if value is None:
         return "null"
-    return {bool: "boolean", int: "number", float: "number", str: "string", list: "array", dict: "object"}.get(
-        type(value), type(value).__name__
-    )
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
+            dict: "an object"}.get(type(value), f"a {type(value).__name__}")
 
 
 def _required_string(obj: dict, key: str, problems: list[str], prefix: str = "") -> str | None:
@@ -96,7 +96,7 @@ def _required_string(obj: dict, key: str, problems: list[str], prefix: str = "")
     elif value is None:
         problems.append(f"{prefix}{key} is null")
     elif not isinstance(value, str):
-        problems.append(f"{prefix}{key} is a {_type_name(value)}, not a string")
+        problems.append(f"{prefix}{key} is {_type_name(value)}, not a string")
     elif not value.strip():
         problems.append(f"{prefix}{key} is empty")
     else:
@@ -111,7 +111,7 @@ def _required_object(obj: dict, key: str, problems: list[str]) -> dict | None:
     elif value is None:
         problems.append(f"{key} is null")
     elif not isinstance(value, dict):
-        problems.append(f"{key} is a {_type_name(value)}, not an object")
+        problems.append(f"{key} is {_type_name(value)}, not an object")
     else:
         return value
     return None
@@ -124,7 +124,7 @@ def _base_n(base: dict, problems: list[str]) -> float | None:
     elif n is None:
         problems.append("base.n is null")
     elif isinstance(n, bool) or not isinstance(n, (int, float)):
-        problems.append(f"base.n is a {_type_name(n)}, not an integer")
+        problems.append(f"base.n is {_type_name(n)}, not an integer")
     elif isinstance(n, float) and not n.is_integer():
         problems.append(f"base.n is {n!r}, not an integer")
     elif n <= 0:
@@ -134,7 +134,7 @@ def _base_n(base: dict, problems: list[str]) -> float | None:
     return float(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None
 
 
-def _number_text(n: int | float) -> str:
+def _number_text(n: float) -> str:
     return str(int(n)) if isinstance(n, float) and n.is_integer() else str(n)
 
 
@@ -143,7 +143,7 @@ def _optional_string(obj: dict, key: str, problems: list[str]) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        problems.append(f"{key} is a {_type_name(value)}, not a string")
+        problems.append(f"{key} is {_type_name(value)}, not a string")
         return None
     return value
 

@@ -19,7 +19,6 @@ from ..read.records import Record
 from ..understand.assemble import StoredCopy
 from ..understand.model import ErrorResponse, Part
 
-
 INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_cards", "rpc_errors")
 """The tables ingest writes, raw records first."""
 

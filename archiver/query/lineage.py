@@ -14,9 +14,22 @@ CITATION_FIELDS = (
     "study", "period", "fielded", "base_name", "base_n", "weight", "source_table", "source_column",
     "source_function", "warnings", "valid", "problems", "inferred",
 )
+# Each claim's re-run verdict (`archiver verify`), from its citation's latest verification: a claim
+# that a `differs` verdict found equal is `reproduced`; `rerun_value` is what the data layer re-derived
+# where it differs.
+VERDICT_FIELDS = ("verdict", "rerun_value", "verdict_reason", "verified_at")
+_VERDICT_COLUMNS = """
+    CASE WHEN v.verdict = 'differs' AND NOT list_contains(
+              json_extract_string(v.differences, '$[*].pointer'), k.pointer) THEN 'reproduced'
+         ELSE v.verdict END AS verdict,
+    TRY_CAST(json_extract_string(list_filter(CAST(v.differences AS JSON[]),
+                                             d -> json_extract_string(d, '$.pointer') = k.pointer)[1],
+                                 '$.rerun') AS DOUBLE) AS rerun_value,
+    v.reason AS verdict_reason, v.verified_at"""
+_VERDICT_JOIN = "LEFT JOIN latest_verdicts v ON v.result_key = k.result_key AND v.citation_hash = k.citation_hash"
 CLAIM_FIELDS = (
     "value", "pointer", "part_index", "task_id", "message_id", "context_id", "artifact_id", "agent",
-    "timestamp", "source_path", *CITATION_FIELDS, "citation_hash",
+    "timestamp", "source_path", *CITATION_FIELDS, "citation_hash", *VERDICT_FIELDS,
 )
 CITATION_INDEX_FIELDS = (*CITATION_FIELDS, "claims", "results", "tasks", "agents", "citation_hash")
 IMPACT_FIELDS = ("kind", "id", "claims", "results", "citations")
@@ -65,13 +78,49 @@ def _limit(limit: int | None, params: list) -> str:
 
 
 def claims(filters: Filters, order_by: str | None = None, limit: int | None = None) -> Query:
-    where, params = filters.where()
+    """The `claim_citations` view's rows that pass the filters.
+
+    Written out rather than read from the view so that citation filters narrow the claims to the
+    results they concern before claims are deduplicated across copies (a window over every claim
+    in the archive otherwise).
+    """
+    cite_where, params = filters.where("c.", scope="citation")
+    narrowed = "TRUE" if cite_where == "TRUE" else (
+        f"result_key IN (SELECT c.result_key FROM citations c WHERE {cite_where})")
+    where, outer_params = filters.where()
+    params = params * 2 + outer_params
     columns = ", ".join("literal AS value" if f == "value" else f'"{f}"' for f in CLAIM_FIELDS)
     order = _order(order_by, CLAIM_FIELDS, "timestamp NULLS LAST, result_key, content_hash, pointer, citation_hash",
                    {"value": "claim_citations.value"})
-    sql = f"SELECT {columns} FROM claim_citations WHERE {where} ORDER BY {order}" + _limit(limit, params)
-    return Query(sql, params, CLAIM_FIELDS,
-                 ("value", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings"))
+    sql = f"""
+        WITH claim_copies AS (
+            SELECT cl.value, cl.literal, cl.pointer, p.part_index, p.content_hash, p.artifact_id,
+                   coalesce(p.message_id, r.message_id) AS message_id, r.task_id, r.context_id, a.agent,
+                   r.timestamp, r.source_path, cl.result_key, r.copy_id, cl.part_id,
+                   row_number() OVER (PARTITION BY cl.result_key, p.content_hash, cl.pointer
+                                      ORDER BY r.timestamp DESC NULLS LAST, r.source_path, p.ordinal) AS copy_rank
+            FROM (SELECT * FROM claims WHERE {narrowed}) cl
+            JOIN parts p ON p.part_id = cl.part_id
+            JOIN results r ON r.copy_id = cl.copy_id
+            JOIN result_agents a ON a.copy_id = cl.copy_id),
+        cited AS (
+            SELECT result_key, citation_hash,
+                   any_value(study) AS study, any_value(period) AS period, any_value(fielded) AS fielded,
+                   any_value(base_name) AS base_name, any_value(base_n) AS base_n, any_value(weight) AS weight,
+                   any_value(source_table) AS source_table, any_value(source_column) AS source_column,
+                   any_value(source_function) AS source_function, any_value(warnings) AS warnings,
+                   bool_and(valid) AS valid, any_value(problems) AS problems, bool_or(inferred) AS inferred
+            FROM citations WHERE {narrowed} GROUP BY result_key, citation_hash),
+        claim_citations AS (
+            SELECT k.*, c.citation_hash, c.study, c.period, c.fielded, c.base_name, c.base_n, c.weight,
+                   c.source_table, c.source_column, c.source_function, c.warnings, c.valid, c.problems, c.inferred
+            FROM claim_copies k LEFT JOIN cited c ON c.result_key = k.result_key
+            WHERE k.copy_rank = 1)
+        SELECT {columns}
+        FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM claim_citations k {_VERDICT_JOIN}) claim_citations
+        WHERE {where} ORDER BY {order}"""
+    return Query(sql + _limit(limit, params), params, CLAIM_FIELDS,
+                 ("value", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings", "verdict"))
 
 
 def citations(filters: Filters, order_by: str | None = None, limit: int | None = None) -> Query:

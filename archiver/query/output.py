@@ -5,12 +5,13 @@ import csv
 import json
 import shutil
 from collections.abc import Iterable, Iterator
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from itertools import islice
 from typing import IO, Any
 
 import duckdb
 import orjson
+import pyarrow as pa
 
 FORMATS = ("table", "json", "jsonl", "csv")
 BATCH_SIZE = 2048
@@ -19,11 +20,35 @@ MIN_WIDTH = 6
 
 
 def stream(cursor: duckdb.DuckDBPyConnection, batch_size: int = BATCH_SIZE) -> Iterator[dict[str, Any]]:
-    """Rows of an executed cursor as dicts, fetched `batch_size` at a time, machine-ready values."""
-    names = [d[0] for d in cursor.description]
-    while batch := cursor.fetchmany(batch_size):
-        for row in batch:
-            yield {name: plain(name, value) for name, value in zip(names, row)}
+    """Rows of an executed cursor as dicts, read as Arrow batches of `batch_size`, machine-ready values."""
+    for batch in cursor.to_arrow_reader(batch_size):
+        names = batch.schema.names
+        columns = [_plain_column(name, column) for name, column in zip(names, batch.columns)]
+        for values in zip(*columns):
+            yield dict(zip(names, values))
+
+
+def _plain_column(name: str, column: pa.Array) -> list:
+    """`plain` applied to a whole column, and only where a value can need it."""
+    values = _python_values(column)
+    kind = column.type
+    if name == "value" or name == "base_n" or pa.types.is_timestamp(kind) or pa.types.is_date(kind) \
+            or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+        return [plain(name, value) for value in values]
+    return values
+
+
+_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=UTC)
+_EPOCH = datetime(1970, 1, 1)
+
+
+def _python_values(column: pa.Array) -> list:
+    """A column's Python values; timestamps built directly (Arrow's per-value time zones are slow)."""
+    if not pa.types.is_timestamp(column.type):
+        return column.to_pylist()
+    epoch = _EPOCH_UTC if column.type.tz else _EPOCH
+    micros = column.cast(pa.timestamp("us", tz=column.type.tz)).cast(pa.int64()).to_pylist()
+    return [None if m is None else epoch + timedelta(microseconds=m) for m in micros]
 
 
 def plain(name: str, value: Any) -> Any:

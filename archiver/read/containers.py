@@ -12,6 +12,7 @@ import hashlib
 import io
 import os
 import sqlite3
+import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from .records import Record
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BOM = b"\xef\xbb\xbf"
-GZIP_LIMIT = int(os.environ.get("ARCHIVER_GZIP_LIMIT", 8 * 1024**3))
+GZIP_LIMIT = int(os.environ.get("ARCHIVER_GZIP_LIMIT") or 8 * 1024**3)
 """Largest decompressed size accepted from one gzip file (bytes); beyond it the file is refused."""
 JSON_DOCUMENT_LIMIT = 1024**3
 SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
@@ -41,18 +42,43 @@ class ContainerError(ValueError):
 class SourceFile:
     path: str  # as archived: absolute, or "<stdin>"
     data: bytes | None = None  # content given in memory (stdin)
+    unreadable: str | None = None  # why the path could not be read, once `fingerprint` found it so
 
     def open(self) -> BinaryIO:
-        return io.BytesIO(self.data) if self.data is not None else open(self.path, "rb")
+        """The bytes on disk; OSError for a path that is not a regular file (a FIFO would block)."""
+        if self.data is not None:
+            return io.BytesIO(self.data)
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise OSError(f"not a regular file ({_file_type(mode)})")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
 
     def fingerprint(self) -> tuple[str, int]:
-        """SHA-256 and size of the bytes as stored on disk (compressed, if they are)."""
+        """SHA-256 and size of the bytes as stored on disk (compressed, if they are).
+
+        A path that cannot be read (vanished, a dangling symlink or a loop, not a regular file,
+        no permission) is fingerprinted as empty and marked `unreadable`: it becomes one
+        quarantined record naming why, and the ingest goes on.
+        """
         digest, size = hashlib.sha256(), 0
-        with self.open() as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-                size += len(chunk)
+        try:
+            with self.open() as handle:
+                while chunk := handle.read(1 << 20):
+                    digest.update(chunk)
+                    size += len(chunk)
+        except OSError as exc:
+            self.unreadable = f"cannot read the file: {exc.strerror or exc}"
+            return hashlib.sha256(b"").hexdigest(), 0
         return digest.hexdigest(), size
+
+
+def _file_type(mode: int) -> str:
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 class _BoundedGzip(io.RawIOBase):
@@ -61,20 +87,33 @@ class _BoundedGzip(io.RawIOBase):
     def __init__(self, raw: BinaryIO, limit: int) -> None:
         self._gzip = gzip.GzipFile(fileobj=raw)
         self._limit, self._total = limit, 0
+        self._failure: ContainerError | None = None
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
-        try:
-            data = self._gzip.read(len(buffer))
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ContainerError(f"corrupt gzip data after {self._total} decompressed bytes: {exc}") from None
-        self._total += len(data)
-        if self._total > self._limit:
-            raise ContainerError(f"gzip expands past the limit of {self._limit} bytes (ARCHIVER_GZIP_LIMIT)")
-        buffer[: len(data)] = data
-        return len(data)
+        """Fill `buffer`; what decompressed before a corruption is returned first, the error raised
+        on the next call, so no good bytes go down with the read that failed."""
+        if self._failure is not None:
+            raise self._failure
+        filled = 0
+        while filled < len(buffer):
+            try:
+                data = self._gzip.read1(len(buffer) - filled)
+            except (OSError, EOFError, zlib.error) as exc:
+                self._failure = ContainerError(f"corrupt gzip data after {self._total} decompressed bytes: {exc}")
+                if filled:
+                    break
+                raise self._failure from None
+            if not data:
+                break
+            self._total += len(data)
+            if self._total > self._limit:
+                raise ContainerError(f"gzip expands past the limit of {self._limit} bytes (ARCHIVER_GZIP_LIMIT)")
+            buffer[filled: filled + len(data)] = data
+            filled += len(data)
+        return filled
 
 
 def open_content(source: SourceFile) -> tuple[BinaryIO, str | None]:
@@ -91,7 +130,7 @@ def detect(head: bytes, name: str) -> str:
     """The container of a stream from its first bytes: sqlite, sse, jsonl, json, empty or binary."""
     if head.startswith(SQLITE_MAGIC):
         return "sqlite"
-    text = head[len(BOM):] if head.startswith(BOM) else head
+    text = head.removeprefix(BOM)
     stripped = text.lstrip()
     if not stripped:
         return "empty"
@@ -118,9 +157,15 @@ def _is_json(text: bytes) -> bool:
 
 def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]:
     """Container, compression, and a stream of the source's records."""
-    if source.data is None and _is_sqlite(source.path):
-        return "sqlite", None, read_sqlite(source.path)
-    stream, compression = open_content(source)
+    if source.unreadable is not None:
+        return "unreadable", None, iter([Record(0, "file", b"", "unreadable", error=source.unreadable)])
+    try:
+        if source.data is None and _is_sqlite(source.path):
+            return "sqlite", None, read_sqlite(source.path)
+        stream, compression = open_content(source)
+    except OSError as exc:  # gone since it was fingerprinted
+        return "unreadable", None, iter([Record(0, "file", b"", "unreadable",
+                                                error=f"cannot read the file: {exc.strerror or exc}")])
     if not hasattr(stream, "peek"):
         stream = io.BufferedReader(stream, 1 << 20)
     try:
@@ -136,19 +181,23 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
 
 
 def _is_sqlite(path: str) -> bool:
-    with open(path, "rb") as handle:
+    with SourceFile(path).open() as handle:
         return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 
 
 def _guarded(records: Iterator[Record], source: SourceFile) -> Iterator[Record]:
-    """Yield records; if the container breaks mid-way, the rest becomes one unreadable record."""
+    """Yield records; if the container breaks mid-way (corrupt or truncated gzip, a gzip bomb), one
+    unreadable record follows, holding the whole file as stored: what could not be decompressed
+    is kept in the only form it exists in."""
     seq = 0
     try:
         for record in records:
             seq = record.seq + 1
             yield record
     except ContainerError as exc:
-        yield Record(seq, f"after record {seq}", b"", "unreadable", error=str(exc))
+        with source.open() as handle:
+            raw = handle.read()
+        yield Record(seq, f"after record {seq} (the whole file as stored)", raw, "unreadable", error=str(exc))
 
 
 def _whole_unreadable(source: SourceFile, reason: str) -> Iterator[Record]:
@@ -184,7 +233,7 @@ def read_document(stream: BinaryIO) -> Iterator[Record]:
         yield Record(0, "document", raw[:0], "unreadable", line=1, byte_offset=0,
                      error=f"a JSON document larger than {JSON_DOCUMENT_LIMIT} bytes; split it into JSON Lines")
         return
-    body = raw[len(BOM):] if raw.startswith(BOM) else raw
+    body = raw.removeprefix(BOM)
     yield Record(0, "document", raw, "json", line=1, byte_offset=0, payload=body)
 
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from ..cite.canonical import content_hash
+from .dialects import NotUnderstood
 from .model import (
     TERMINAL_STATES,
     AgentCard,
@@ -124,6 +125,11 @@ class FileAssembly:
     errors: list[tuple[str, ErrorResponse]] = field(default_factory=list)
 
     def add(self, record_id: str, rpc_id: Any, events: list[Event]) -> None:
+        """Take one record's events; NotUnderstood, before any change, when they put a task seen
+        here in another context (a task id is unique to its context: the record is quarantined)."""
+        self._check_contexts(events)
+        if not isinstance(rpc_id, (str, int, float)):  # JSON-RPC ids are strings or numbers
+            rpc_id = None
         for event in events:
             if isinstance(event, Task):
                 copy = self._task(event.task_id, event.context_id)
@@ -147,7 +153,7 @@ class FileAssembly:
                 if event.message is not None:
                     if event.message.task_id is not None:
                         self.loose_messages.append((record_id, event.message))
-                    elif event.rpc_id is not None:
+                    elif isinstance(event.rpc_id, (str, int, float)):
                         self.requests[event.rpc_id] = event.message
                 continue
             elif isinstance(event, AgentCard):
@@ -157,6 +163,19 @@ class FileAssembly:
                 self.errors.append((record_id, event))
                 continue
             copy.touch(record_id)
+
+    def _check_contexts(self, events: list[Event]) -> None:
+        contexts = {task_id: copy.context_id for task_id, copy in self.tasks.items()}
+        for event in events:
+            if not isinstance(event, (Task, StatusUpdate, ArtifactUpdate)) or event.context_id is None:
+                continue
+            known = contexts.setdefault(event.task_id, event.context_id)
+            if known is None:
+                contexts[event.task_id] = event.context_id
+            elif known != event.context_id:
+                raise NotUnderstood(
+                    f"task {event.task_id} was seen in context {known}; this record puts it in context "
+                    f"{event.context_id}")
 
     def _task(self, task_id: str, context_id: str | None) -> StoredCopy:
         copy = self.tasks.get(task_id)

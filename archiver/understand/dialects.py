@@ -6,7 +6,7 @@ snake_case both accepted, integer enums accepted, timestamps in every form.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -78,7 +78,7 @@ def timestamp_of(value: Any) -> datetime | None:
     try:
         if isinstance(value, (int, float)):
             seconds = value / 1000 if value > 1e11 else value
-            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+            return datetime.fromtimestamp(seconds, tz=UTC)
         text = str(value).strip().replace(" ", "T", 1)
         if text.endswith(("z", "Z")):
             text = text[:-1] + "+00:00"
@@ -89,7 +89,7 @@ def timestamp_of(value: Any) -> datetime | None:
         parsed = datetime.fromisoformat(text)
     except (ValueError, OverflowError, OSError):
         return None
-    return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _metadata(obj: dict) -> dict | None:

@@ -1,0 +1,65 @@
+"""A record's JSON text into a value: orjson's speed, the standard library's exactness where it matters.
+
+orjson reads an integer beyond 64 bits as a float (2**64 becomes 1.8446744073709552e+19) or refuses
+it as infinite; such a number is read exactly by the standard library instead. NaN and Infinity are
+not JSON and are refused by name; invalid UTF-8 is refused with the offset of the first bad byte.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import orjson
+
+_LONG_DIGITS = re.compile(rb"\d{19}")  # every integer orjson cannot hold exactly has 19 digits or more
+_CONSTANTS = (b"NaN", b"Infinity")
+
+
+class InvalidJSON(ValueError):
+    """The record's payload is not JSON; the message is the one-line reason."""
+
+
+def decode(payload: bytes) -> Any:
+    try:
+        value = orjson.loads(payload)
+    except orjson.JSONDecodeError as exc:
+        return _decode_refused(payload, exc)
+    return _exact(payload) if _LONG_DIGITS.search(payload) else value
+
+
+def _exact(payload: bytes) -> Any:
+    return json.loads(payload, parse_constant=_refuse_constant, parse_float=_finite_float)
+
+
+def _decode_refused(payload: bytes, exc: orjson.JSONDecodeError) -> Any:
+    reason = " ".join(str(exc).split())
+    if "UTF-8" in reason:
+        try:
+            payload.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            raise InvalidJSON(f"invalid JSON: invalid UTF-8 byte 0x{payload[bad.start]:02x} at byte {bad.start}") from None
+    number_refused = "infinity" in reason and _LONG_DIGITS.search(payload)
+    if number_refused or any(constant in payload for constant in _CONSTANTS):
+        try:
+            value = _exact(payload)
+        except InvalidJSON:
+            raise
+        except (ValueError, RecursionError):
+            pass
+        else:
+            if number_refused:
+                return value
+    raise InvalidJSON(f"invalid JSON: {reason}") from None
+
+
+def _refuse_constant(name: str):
+    raise InvalidJSON(f"invalid JSON: {name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise InvalidJSON(f"invalid JSON: {text[:40]} is beyond the range of a double")
+    return value
