@@ -154,3 +154,16 @@ def test_timestamps_in_every_form(raw):
     parsed = timestamp_of(raw)
     assert parsed is not None and parsed.utcoffset() is not None
     assert parsed.replace(microsecond=0).isoformat() == "2026-04-20T10:00:00+00:00"
+
+
+def test_file_parts_of_every_dialect_take_one_shape():
+    v03 = part_of({"kind": "file", "file": {"uri": "https://x/report.pdf", "name": "report.pdf",
+                                             "mimeType": "application/pdf"}})
+    v03_rest = part_of({"file": {"fileWithUri": "https://x/report.pdf", "mimeType": "application/pdf"}})
+    v10 = part_of({"url": "https://x/report.pdf", "filename": "report.pdf", "mediaType": "application/pdf"})
+    raw = part_of({"raw": "aGVsbG8=", "mediaType": "text/plain"})
+    assert v03.kind == v03_rest.kind == v10.kind == raw.kind == "file"
+    assert v03.file == v10.file == {"uri": "https://x/report.pdf", "name": "report.pdf"}
+    assert v03_rest.file == {"uri": "https://x/report.pdf"}
+    assert v03.media_type == v03_rest.media_type == v10.media_type == "application/pdf"
+    assert raw.file == {"bytes": "aGVsbG8="}

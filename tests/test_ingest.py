@@ -310,3 +310,15 @@ def test_gzip_bomb_and_corrupt_gzip_are_refused_with_a_reason(archive, write, mo
     assert summary.quarantined == 2
     assert "gzip expands past the limit" in reasons[0]
     assert "corrupt gzip" in reasons[1]
+
+
+def test_the_same_file_part_in_two_dialects_has_one_identity(archive, write):
+    v03 = write("v03.jsonl", [{"jsonrpc": "2.0", "id": 1, "result": {
+        "kind": "task", "id": "t-file", "contextId": "c", "status": {"state": "completed"},
+        "artifacts": [{"artifactId": "a", "parts": [
+            {"kind": "file", "file": {"uri": "https://x/r.pdf", "name": "r.pdf", "mimeType": "application/pdf"}}]}]}}])
+    v10 = write("v10.jsonl", [jsonrpc_result({"task": v1_task("t-file", [
+        {"url": "https://x/r.pdf", "filename": "r.pdf", "mediaType": "application/pdf"}])})])
+    archive.ingest([v03, v10])
+    assert rows(archive, "SELECT count(DISTINCT content_hash), count(*), any_value(kind) FROM parts") == [
+        (1, 2, "file")]

@@ -152,4 +152,7 @@ class FileRows:
 
 
 def _content(part: Part) -> Any:
+    """What a Part says, for its identity: text, data, or the file's location or bytes (not its name)."""
+    if part.kind == "file" and isinstance(part.file, dict):
+        return {key: value for key, value in part.file.items() if key != "name"}
     return {"text": part.text, "data": part.data}.get(part.kind, part.file)

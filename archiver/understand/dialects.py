@@ -123,10 +123,33 @@ def part_of(obj: Any) -> Part:
     elif kind == "data":
         part.data = _unwrap_data(obj.get("data"), metadata, obj)
     elif kind in ("file", "url", "raw"):
-        part.file = obj.get(kind)
-        if part.media_type is None and isinstance(part.file, dict):
-            part.media_type = _text(field(part.file, "mimeType", "mime_type", "mediaType"))
+        part.kind, part.file = "file", file_of(obj, kind)
+        if part.media_type is None and isinstance(obj.get("file"), dict):
+            part.media_type = _text(field(obj["file"], "mimeType", "mime_type", "mediaType", "media_type"))
     return part
+
+
+def file_of(obj: dict, kind: str) -> dict:
+    """One shape for a file however it travels: {"uri"} or {"bytes"}, with its "name" when given.
+
+    v1.0 `url`/`raw` with `filename`; v0.3 `file: {uri|bytes, name, mimeType}`; v0.3 REST
+    `file: {fileWithUri|fileWithBytes, mimeType}`.
+    """
+    if kind == "url":
+        found = {"uri": obj.get("url")}
+    elif kind == "raw":
+        found = {"bytes": obj.get("raw")}
+    else:
+        inner = obj.get("file")
+        if not isinstance(inner, dict):
+            return {"uri": inner} if isinstance(inner, str) else {"value": inner}
+        found = {"uri": field(inner, "uri", "fileWithUri", "file_with_uri"),
+                 "bytes": field(inner, "bytes", "fileWithBytes", "file_with_bytes")}
+        obj = {**inner, **obj}
+    name = field(obj, "filename", "name")
+    if name is not None:
+        found["name"] = name
+    return {key: value for key, value in found.items() if value is not None}
 
 
 def _unwrap_data(data: Any, metadata: dict | None, part: dict) -> Any:
