@@ -6,7 +6,8 @@ from collections.abc import Callable, Iterable
 import duckdb
 
 from .store import migrations
-from .store.connection import DEFAULT_WAIT_SECONDS, archive_path, connect
+from .store.backend import Location, locate
+from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
 
 STAT_QUERIES = {
     "sources": "SELECT count(DISTINCT path) FROM sources",
@@ -28,26 +29,31 @@ STAT_QUERIES = {
 class Archive:
     """An open archive: one DuckDB connection, the schema at the current version."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: str) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: str, location: Location | None = None) -> None:
         self.con = con
         self.path = path
+        self.location = location or locate(path)
 
     @classmethod
     def open(cls, path: str | None = None, read_only: bool = False, wait: float = DEFAULT_WAIT_SECONDS,
-             upgrade: bool = True) -> Archive:
-        """Open (creating if need be) and bring the schema up to date, unless `upgrade` is False."""
-        path = archive_path(path)
+             upgrade: bool = True, data_path: str | None = None) -> Archive:
+        """Open (creating if need be) and bring the schema up to date, unless `upgrade` is False.
+
+        `path`: a DuckDB file, or a lake: `ducklake:postgres:dbname=... host=...`, `ducklake:sqlite:PATH`
+        or `ducklake:PATH` (default $ARCHIVER_DB, else ./archive.duckdb); `data_path`: where a new lake
+        keeps its Parquet files (default $ARCHIVER_DATA_PATH; beside a file catalog if unset)."""
+        location = locate(path, data_path)
         if read_only:
-            con = connect(path, read_only=True, wait=wait)
-            if upgrade and migrations.pending(con):
+            con = connect(location, read_only=True, wait=wait)
+            if upgrade and retry_busy(migrations.pending, con):
                 con.close()
-                cls.open(path, wait=wait).close()
-                con = connect(path, read_only=True, wait=wait)
-            return cls(con, path)
-        con = connect(path, wait=wait)
+                cls.open(path, wait=wait, data_path=data_path).close()
+                con = connect(location, read_only=True, wait=wait)
+            return cls(con, location.url, location)
+        con = connect(location, wait=wait)
         if upgrade:
-            migrations.upgrade(con)
-        return cls(con, path)
+            retry_busy(migrations.upgrade, con)
+        return cls(con, location.url, location)
 
     def close(self) -> None:
         self.con.close()
@@ -61,8 +67,22 @@ class Archive:
     def ingest(self, paths: Iterable[str], on_file: Callable | None = None, workers: int | None = None):
         """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1)."""
         from .ingest import ingest
+        from .store.claims import claims_for
 
-        return ingest(self.con, paths, on_file, workers)
+        claims = claims_for(self.con, self.location)
+        try:
+            return ingest(self.con, paths, on_file, workers, claims)
+        finally:
+            if claims is not None:
+                claims.close()
+
+    def copy_to(self, target: str, data_path: str | None = None, wait: float = DEFAULT_WAIT_SECONDS) -> dict:
+        """Copy every table into the archive `target` (a file or a lake, created if need be, holding no
+        sources yet): the same rows, raw bytes and counts. Returns the target's location and row counts."""
+        from .store.copy import copy_archive
+
+        with Archive.open(target, wait=wait, data_path=data_path) as into:
+            return {"target": into.location.describe(), **copy_archive(self.con, into.con)}
 
     def stats(self) -> dict[str, int]:
         return {name: self.con.execute(sql).fetchone()[0] for name, sql in STAT_QUERIES.items()}
@@ -168,3 +188,43 @@ class Archive:
         cursor.execute(read_only_statement(cursor, statement), params or [])
         fields = tuple(d[0] for d in cursor.description)
         return Rows(fields, fields, stream(cursor))
+
+    # Re-run citations (issue 8).
+
+    def data_layer(self, path: str | None = None):
+        """The `DataLayer` at `path`, else the one found beside the archive (`<archive stem>.datalayer.toml`,
+        then `archiver-data-layer.toml` in its folder); `DataLayerError` when there is none."""
+        from .verify import DataLayer, DataLayerError, find_beside
+
+        beside = self.location.catalog_path if self.location.catalog != "postgres" else None
+        path = path or (find_beside(beside) if beside else None)
+        if path is None:
+            raise DataLayerError(f"no data layer given and none beside {self.path} (looked for "
+                                 "<archive stem>.datalayer.toml and archiver-data-layer.toml)")
+        return DataLayer.load(path)
+
+    def verify(self, data_layer: str | None = None, tolerance: float | None = None, timeout: float | None = None,
+               **filters):
+        """Re-derive the claims of every matching citation from the data layer and record a verdict for
+        each (reproduced, differs, not-rerunnable); a `VerifyReport`. Filters as for `claims`."""
+        from .query.filters import Filters
+        from .verify import verify
+
+        return verify(self.con, self.data_layer(data_layer), Filters.of(**filters), tolerance, timeout)
+
+    def verdicts(self, data_layer: str | None = None, **filters):
+        """The latest stored verdict of every matching citation, without re-running anything; each marked
+        stale when the data layer (given, or found beside the archive) has changed since it was made."""
+        from .query.filters import Filters
+        from .verify import find_beside, status
+
+        beside = self.location.catalog_path if self.location.catalog != "postgres" else None
+        layer = self.data_layer(data_layer) if data_layer or (beside and find_beside(beside)) else None
+        return status(self.con, layer, Filters.of(**filters))
+
+    def check(self) -> list:
+        """The archive's integrity problems (`archiver.store.check.Problem`); empty when it is consistent:
+        every index row rests on a stored raw record, no file is half ingested, counts agree."""
+        from .store.check import check
+
+        return check(self.con)

@@ -5,22 +5,36 @@ import sys
 
 import click
 
-DB_HELP = "Archive file (default: $ARCHIVER_DB, else ./archive.duckdb)."
+DB_HELP = ("Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
+           "or ducklake:PATH (default: $ARCHIVER_DB, else ./archive.duckdb).")
 WAIT_HELP = "Seconds to wait while another process holds the archive."
+DATA_PATH_HELP = ("Where a new lake keeps its Parquet files: a folder or object-store URL (default: "
+                  "$ARCHIVER_DATA_PATH, else beside a SQLite or DuckDB catalog).")
+
+
+def _remember_data_path(ctx: click.Context, _param, value: str | None) -> None:
+    ctx.meta["archiver.data_path"] = value
 
 
 def db_options(func):
+    func = click.option("--data-path", envvar="ARCHIVER_DATA_PATH", default=None, expose_value=False,
+                        callback=_remember_data_path, help=DATA_PATH_HELP)(func)
     func = click.option("--wait", type=float, default=5.0, show_default=True, help=WAIT_HELP)(func)
     return click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)(func)
 
 
-def open_archive(db: str | None, wait: float, read_only: bool = False):
+def data_path_option() -> str | None:
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get("archiver.data_path") if ctx else None
+
+
+def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: bool = True):
     from .archive import Archive
-    from .store.connection import ArchiveBusy
+    from .store.connection import ArchiveBusy, BackendError
 
     try:
-        return Archive.open(db, read_only=read_only, wait=wait)
-    except (ArchiveBusy, FileNotFoundError) as exc:
+        return Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=data_path_option())
+    except (ArchiveBusy, BackendError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
 
 
@@ -75,6 +89,9 @@ def render_summary(summary) -> str:
         f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims}  "
         f"agent cards {summary.agent_cards}  error responses {summary.error_responses}",
     ]
+    if summary.claimed_elsewhere or summary.claims_taken_over or summary.commit_retries:
+        lines.append(f"other writers: {len(summary.claimed_elsewhere)} files claimed by them, "
+                     f"{len(summary.claims_taken_over)} claims taken over, {summary.commit_retries} commit retries")
     return "\n".join(lines)
 
 
@@ -102,9 +119,7 @@ def db_group() -> None:
 @db_options
 def current(db: str | None, wait: float) -> None:
     """Print the archive's schema version."""
-    from .archive import Archive
-
-    with Archive.open(db, read_only=True, wait=wait, upgrade=False) as archive:
+    with open_archive(db, wait, read_only=True, upgrade=False) as archive:
         click.echo(archive.version())
 
 
@@ -112,13 +127,28 @@ def current(db: str | None, wait: float) -> None:
 @db_options
 def upgrade(db: str | None, wait: float) -> None:
     """Apply pending migrations."""
-    from .archive import Archive
-
-    with Archive.open(db, wait=wait, upgrade=False) as archive:
+    with open_archive(db, wait, upgrade=False) as archive:
         applied = archive.upgrade()
         for migration in applied:
             click.echo(f"applied {migration.version:04d}_{migration.name}")
         click.echo(f"at version {archive.version()}")
+
+
+@db_group.command("copy")
+@click.option("--to", "target", required=True, help="The archive to copy into (a file or ducklake:...); it must "
+                                                     "hold no sources yet.")
+@click.option("--to-data-path", help="Where the target lake keeps its Parquet files, when it is new.")
+@db_options
+def copy_command(target: str, to_data_path: str | None, db: str | None, wait: float) -> None:
+    """Copy every table of this archive into another: a file into a lake, or a lake into a file."""
+    from .store.copy import CopyError
+
+    with open_archive(db, wait, read_only=True) as archive:
+        try:
+            counts = archive.copy_to(target, data_path=to_data_path, wait=wait)
+        except CopyError as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(f"copied into {counts.pop('target')}: " + "  ".join(f"{k} {v:,}" for k, v in counts.items()))
 
 
 @main.command()
@@ -143,7 +173,8 @@ def audit(db: str | None, wait: float, fmt: str, fail_on: str, rules: tuple[str,
 
     Exit status 1 when a finding at or above --fail-on exists, 0 otherwise: `archiver ingest dumps/ &&
     archiver audit` gates a CI pipeline. Rules: uncited-result, invalid-citation, citation-type-lost,
-    dropped-part, card-mode-undeclared, small-base, unreadable-record.
+    dropped-part, card-mode-undeclared, small-base, unreadable-record, and after `archiver verify`,
+    rerun-differs and not-rerunnable.
     """
     from .audit import select_rules
     from .audit.render import render
@@ -340,3 +371,63 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
             raise click.ClickException(str(exc)) from None
         except duckdb.Error as exc:
             raise click.ClickException(" ".join(str(exc).split())) from None
+
+
+# Verify (issue 8): a thin face over Archive.verify / Archive.verdicts.
+
+
+@main.command()
+@click.option("--data-layer", "data_layer", type=click.Path(dir_okay=False),
+              help="The data layer file (default: <archive stem>.datalayer.toml beside the archive, else "
+                   "archiver-data-layer.toml in the archive's folder).")
+@click.option("--status", is_flag=True, help="Show the latest stored verdicts and which are stale; run nothing.")
+@click.option("--tolerance", type=click.FloatRange(min=0), help="Relative tolerance (default: the data layer's, "
+                                                                  "else 1e-9). Counts compare exactly.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per extractor run "
+                                                                               "(default: the data layer's, else 60).")
+@click.option("--format", "fmt", type=click.Choice(("table", "json", "jsonl")), default="table", show_default=True)
+@click.option("--fail-on", type=click.Choice(["differs", "not-rerunnable", "never"]), default="differs",
+              show_default=True, help="Exit 1 when a verdict this bad (not-rerunnable includes differs) exists.")
+@filter_options
+@db_options
+def verify(data_layer, status, tolerance, timeout, fmt, fail_on, db, wait, **filters) -> None:
+    """Re-run each matching citation's extractor from the data layer and compare with the claims.
+
+    Records a verdict per citation of a result: reproduced, differs (the pointers and both values) or
+    not-rerunnable (the reason). Only functions the data layer declares are run, each in a separate
+    process bounded by the timeout. Citations of studies the data layer does not cover are skipped.
+    """
+    from .verify import DataLayerError
+    from .verify.render import render
+
+    with open_archive(db, wait, read_only=status) as archive:
+        try:
+            if status:
+                report = archive.verdicts(data_layer, **lineage_filters(filters))
+            else:
+                report = archive.verify(data_layer, tolerance=tolerance, timeout=timeout, **lineage_filters(filters))
+        except DataLayerError as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(render(report, fmt))
+    bad = {"differs": ("differs",), "not-rerunnable": ("differs", "not-rerunnable"), "never": ()}[fail_on]
+    sys.exit(1 if any(report.count(verdict) for verdict in bad) else 0)
+
+
+# Integrity (issue 6): a thin face over Archive.check.
+
+
+@db_group.command("check")
+@db_options
+def check_command(db: str | None, wait: float) -> None:
+    """Check the archive's integrity: every index row points to a stored raw record, no file is half
+    ingested, counts agree. Exit status 1 with the list of problems, 0 when the archive is consistent."""
+    with open_archive(db, wait, read_only=True) as archive:
+        problems = archive.check()
+        counts = archive.stats()
+    for problem in problems:
+        click.echo(f"problem: {problem}", err=True)
+    if problems:
+        click.echo(f"{len(problems)} integrity problems", err=True)
+        sys.exit(1)
+    click.echo(f"ok: {counts['sources']} sources, {counts['records']} records, {counts['copies']} stored copies, "
+               f"{counts['parts']} parts, {counts['citations']} citations, {counts['claims']} claims")

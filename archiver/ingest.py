@@ -25,6 +25,7 @@ from .load.writer import write_files
 from .read.containers import SourceFile, read_records
 from .read.decode import decode
 from .read.records import Record
+from .store.claims import Claims
 from .understand.assemble import FileAssembly
 from .understand.dialects import NotUnderstood, events_of, task_of_store_row
 
@@ -41,6 +42,8 @@ class FileOutcome:
     recognised: int = 0
     unchanged: bool = False
     problems: list[str] = field(default_factory=list)
+    elsewhere: str | None = None
+    """Why another writer of the same lake has this file (it holds the claim, or stored it first)."""
 
 
 @dataclass
@@ -60,6 +63,9 @@ class IngestSummary:
     error_responses: int = 0
     unrecognised_files: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    claimed_elsewhere: list[str] = field(default_factory=list)
+    claims_taken_over: list[str] = field(default_factory=list)
+    commit_retries: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -198,16 +204,18 @@ def default_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def _prepared(work: list[tuple], workers: int) -> Iterator[PreparedFile]:
-    """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead."""
+def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -> Iterator[PreparedFile]:
+    """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead.
+    `admit` is asked just before a file is prepared (it claims the file on a lake of many writers)."""
+    admitted = (item for item in work if admit(item))
     if workers <= 1 or len(work) < 2 or sum(size for _, _, size, _ in work) < POOL_MIN_BYTES:
-        for item in work:
+        for item in admitted:
             yield prepare(*item)
         return
     context = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         window: deque = deque()
-        for item in work:
+        for item in admitted:
             window.append(pool.submit(prepare, *item))
             if len(window) > workers * 2:
                 yield window.popleft().result()
@@ -220,33 +228,66 @@ def ingest(
     paths: Iterable[str],
     on_file: Callable[[FileOutcome], None] | None = None,
     workers: int | None = None,
+    claims: Claims | None = None,
 ) -> IngestSummary:
     """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed (in `workers`
     processes when there is enough input) and written by this process, each file atomically.
+
+    With `claims` (a lake that several writers share), each file is claimed before it is prepared;
+    a file another writer holds is skipped and reported in `claimed_elsewhere`.
 
     Worker processes are started with the forkserver method, so a script calling this with
     workers > 1 needs the usual `if __name__ == "__main__":` guard.
     """
     summary = IngestSummary()
-    schemas = arrow_schemas(con)
-    work = []
-    for source in expand(paths):
-        sha256, size = source.fingerprint()
-        known = con.execute(
-            "SELECT records, container FROM sources WHERE path = ? AND sha256 = ? LIMIT 1", [source.path, sha256]
-        ).fetchone()
-        if known:
-            _tally(summary, FileOutcome(source.path, known[1], records=known[0], unchanged=True), on_file)
-        else:
-            work.append((source, sha256, size, schemas))
-    group: list[PreparedFile] = []
-    for prepared in _prepared(work, workers or 1):
-        group.append(prepared)
-        if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
-            _commit(con, group, summary, on_file)
-    _commit(con, group, summary, on_file)
+    try:
+        _ingest(con, paths, on_file, workers, claims, summary)
+    finally:
+        if claims is not None:
+            claims.release()
+            summary.claims_taken_over = list(claims.taken_over)
     _count_index(con, summary)
     return summary
+
+
+def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Callable | None, workers: int | None,
+            claims: Claims | None, summary: IngestSummary) -> None:
+    schemas = arrow_schemas(con)
+    listed: dict[tuple[str, str], tuple] = {}
+    for source in expand(paths):
+        sha256, size = source.fingerprint()
+        listed.setdefault((source.path, sha256), (source, sha256, size, schemas))
+    known = _known(con, list(listed))
+    work = []
+    for key, item in listed.items():
+        if key in known:
+            records, container = known[key]
+            _tally(summary, FileOutcome(key[0], container, records=records, unchanged=True), on_file)
+        else:
+            work.append(item)
+
+    def admit(item: tuple) -> bool:
+        holder = claims.take(item[0].path, item[1]) if claims is not None else None
+        if holder is not None:
+            _tally(summary, FileOutcome(item[0].path, elsewhere=holder.describe()), on_file)
+        return holder is None
+
+    group: list[PreparedFile] = []
+    for prepared in _prepared(work, workers or 1, admit):
+        group.append(prepared)
+        if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
+            _commit(con, group, summary, on_file, claims)
+    _commit(con, group, summary, on_file, claims)
+
+
+def _known(con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple]:
+    """(records, container) of the listed (path, sha256) file versions stored already, in one query."""
+    if not keys:
+        return {}
+    rows = con.execute(
+        "SELECT path, sha256, any_value(records), any_value(container) FROM sources "
+        "WHERE list_contains(?, path) GROUP BY path, sha256", [sorted({path for path, _ in keys})]).fetchall()
+    return {(path, sha256): (records, container) for path, sha256, records, container in rows}
 
 
 GROUP_RECORDS = 20_000
@@ -254,17 +295,36 @@ GROUP_RECORDS = 20_000
 
 
 def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: IngestSummary,
-            on_file: Callable | None) -> None:
+            on_file: Callable | None, claims: Claims | None = None) -> None:
+    if claims is not None:
+        for prepared in [p for p in group if not claims.confirm(p.source_row["path"], p.source_row["sha256"])]:
+            group.remove(prepared)
+            _tally(summary, FileOutcome(prepared.outcome.path, elsewhere="its claim was taken over by another "
+                                        "writer while this one prepared it"), on_file)
     if not group:
         return
-    for prepared, new in zip(group, write_files(con, group)):
-        prepared.outcome.new_records = new
+
+    def retried(_exc: Exception) -> None:
+        summary.commit_retries += 1
+
+    for prepared, new in zip(group, write_files(con, group, on_retry=retried)):
+        if new is None:
+            prepared.outcome = FileOutcome(prepared.outcome.path, elsewhere="already stored by another writer")
+        else:
+            prepared.outcome.new_records = new
+            if claims is not None:
+                claims.done(prepared.source_row["path"], prepared.source_row["sha256"])
         _tally(summary, prepared.outcome, on_file)
     group.clear()
 
 
 def _tally(summary: IngestSummary, outcome: FileOutcome, on_file: Callable | None) -> None:
     summary.files += 1
+    if outcome.elsewhere:
+        summary.claimed_elsewhere.append(f"{outcome.path}: {outcome.elsewhere}")
+        if on_file:
+            on_file(outcome)
+        return
     summary.records += outcome.records
     summary.quarantined += outcome.quarantined
     summary.problems += outcome.problems

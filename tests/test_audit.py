@@ -109,6 +109,16 @@ def test_non_terminal_snapshot_is_not_uncited(archive, write):
     assert fired(audit(archive, [write("v/rpc.jsonl", [jsonrpc_result(task)])])) == []
 
 
+def test_partial_copy_of_a_finished_uncited_task_is_uncited(archive, write):
+    partial = write("stream.jsonl", [jsonrpc_result(v1_task("t-cut", [{"data": NUMBERS}], state="TASK_STATE_WORKING"))])
+    listed = v1_task("t-cut", [])
+    del listed["artifacts"]
+    terminal = write("list.json", {"tasks": [listed]})
+    report = audit(archive, [partial, terminal])
+    assert sorted((f.rule, f.severity, f.source_path) for f in fired(report)) == [
+        ("dropped-part", "warning", terminal), ("uncited-result", "error", partial)]
+
+
 def test_numbers_in_a_user_message_are_no_result(archive, write):
     request = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "u-1", "role": "ROLE_USER", "parts": [{"data": {"budget": 1000}}]}}}
@@ -364,7 +374,7 @@ def test_summary_counts(two_agents):
     assert (s["results"], s["copies"], s["quantitative_results"], s["cited_results"],
             s["validly_cited_results"], s["claims"]) == (3, 3, 3, 1, 1, 2 + 2 + 1)
     assert s["validly_cited_share"] == pytest.approx(0.3333)
-    assert s["findings"] == {rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 1, 0, 0))}
+    assert s["findings"] == {rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 1, 0, 0, 0, 0))}
     assert s["findings_by_severity"] == {"error": 2, "warning": 1}
     assert {g["agent"]: (g["quantitative_results"], g["validly_cited_results"]) for g in s["per_agent"]} == {
         "Versant Insights Agent": (2, 1), "Santé Panel Agent": (1, 0)}

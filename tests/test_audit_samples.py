@@ -1,6 +1,7 @@
 """Over sample_transcripts/, the audit reports exactly the problems the samples were made with.
 
-The whole directory is ingested, as a user would (`archiver ingest sample_transcripts/`).
+The whole directory is ingested, as a user would (`archiver ingest sample_transcripts/`), and
+verified against the sample data layer (`archiver verify`), which the re-run rules judge.
 The samples describe themselves in sample_transcripts/manifest.json: the files
 they hold, their agents' cards, their results, and a "planted" list of
 {rule, severity, key, path, what}. A planted problem is matched on rule, result
@@ -30,6 +31,7 @@ def report(manifest, tmp_path_factory):
     with Archive.open(str(tmp_path_factory.mktemp("samples") / "archive.duckdb")) as archive:
         summary = archive.ingest([str(SAMPLES)])
         assert summary.quarantined == 0, summary.problems
+        archive.verify(str(SAMPLES / "data-layer" / "archiver-data-layer.toml"))  # rerun-differs, not-rerunnable
         yield archive.audit()
 
 

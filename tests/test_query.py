@@ -205,7 +205,7 @@ def test_claims_fields_in_machine_formats(lineage, tmp_path):
         "value", "pointer", "part_index", "task_id", "message_id", "context_id", "artifact_id", "agent",
         "timestamp", "source_path", "study", "period", "fielded", "base_name", "base_n", "weight",
         "source_table", "source_column", "source_function", "warnings", "valid", "problems", "inferred",
-        "citation_hash"]
+        "citation_hash", "verdict", "rerun_value", "verdict_reason", "verified_at"]
 
 
 def test_cli_filters_and_errors(lineage, tmp_path):

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from . import rerun
+
 ERROR = "error"
 WARNING = "warning"
 
@@ -30,7 +32,7 @@ _PART_COLUMNS = """
 UNCITED_RESULT = f"""
 WITH uncited AS MATERIALIZED (
     SELECT r.copy_id FROM results r
-    WHERE r.terminal
+    WHERE r.result_key IN (SELECT result_key FROM results WHERE terminal)
       AND r.copy_id IN (SELECT copy_id FROM audit_copies)
       AND r.copy_id IN (SELECT copy_id FROM claims)
       AND NOT EXISTS (SELECT 1 FROM citations c WHERE c.result_key = r.result_key)
@@ -233,7 +235,8 @@ class Rule:
 
 RULES: tuple[Rule, ...] = (
     Rule("uncited-result", ERROR,
-         "A result states numbers (quantitative JSON) and carries no citation Part, typed or probable.",
+         "A finished result states numbers (quantitative JSON) and no copy of it carries a citation Part, "
+         "typed or probable.",
          UNCITED_RESULT, _uncited),
     Rule("invalid-citation", ERROR,
          "A citation Part misses a required field, has one null or of the wrong type, "
@@ -257,6 +260,14 @@ RULES: tuple[Rule, ...] = (
     Rule("unreadable-record", ERROR,
          "A record was quarantined at ingest: it may hide a result.",
          UNREADABLE_RECORD, _unreadable),
+    Rule("rerun-differs", ERROR,
+         "The latest `archiver verify` re-derived a citation's numbers from the data layer and they differ "
+         "from the claims of its result.",
+         rerun.RERUN_DIFFERS, rerun.rerun_differs),
+    Rule("not-rerunnable", WARNING,
+         "The latest `archiver verify` could not re-run a citation: unknown function, missing table or column, "
+         "or the extractor failed or timed out.",
+         rerun.NOT_RERUNNABLE, rerun.not_rerunnable),
 )
 
 RULES_BY_ID = {rule.id: rule for rule in RULES}

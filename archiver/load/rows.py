@@ -38,6 +38,11 @@ def dumps(value: Any) -> str | None:
         return json.dumps(value, ensure_ascii=False)
 
 
+def _array(value: Any) -> list:
+    """A card field that should be an array, as a list; anything else (a hostile card) as empty."""
+    return list(value) if isinstance(value, list) else []
+
+
 def _id(value: Any) -> str | None:
     return None if value is None else value if isinstance(value, str) else dumps(value)
 
@@ -121,16 +126,18 @@ class FileRows:
         )
 
     def add_card(self, record_id: str, card: dict) -> None:
-        extensions = (card.get("capabilities") or {}).get("extensions") or []
-        modes = list(card.get("defaultOutputModes") or card.get("default_output_modes") or [])
-        for skill in card.get("skills") or []:
+        capabilities = card.get("capabilities")
+        extensions = _array(capabilities.get("extensions") if isinstance(capabilities, dict) else None)
+        modes = _array(card.get("defaultOutputModes") or card.get("default_output_modes"))
+        for skill in _array(card.get("skills")):
             if isinstance(skill, dict):
-                modes += skill.get("outputModes") or skill.get("output_modes") or []
-        interfaces = card.get("supportedInterfaces") or card.get("supported_interfaces") or [{}]
+                modes += _array(skill.get("outputModes") or skill.get("output_modes"))
+        interfaces = _array(card.get("supportedInterfaces") or card.get("supported_interfaces"))
+        first = interfaces[0] if interfaces and isinstance(interfaces[0], dict) else {}
         self._add(
             "agent_cards", card_id=key_hash(self.source_path, record_id), source_path=self.source_path,
             source_dir=self.source_dir, record_id=record_id, name=_id(card.get("name")),
-            url=_id(card.get("url") or (interfaces[0] or {}).get("url")),
+            url=_id(card.get("url") or first.get("url")),
             declares_extension=any(isinstance(e, dict) and e.get("uri") == EXTENSION_URI for e in extensions),
             lists_media_type=MEDIA_TYPE in modes, card=dumps(card),
         )

@@ -3,14 +3,22 @@
 Several files may share one transaction (a commit costs an fsync and may checkpoint), but a file
 is never split across transactions; if a shared transaction fails, its files are written again one
 transaction each, so only the file at fault is lost to the error.
+
+On a lake that several writers share, a commit may conflict with another writer's (DuckLake checks
+at commit, the catalog database may be busy): the transaction is retried with exponential backoff.
 """
 from __future__ import annotations
 
+import random
+import re
+import time
 from collections import defaultdict
+from collections.abc import Callable
 
 import duckdb
 import pyarrow as pa
 
+from ..store.migrations import rollback
 from .rows import INDEX_TABLES
 
 DERIVED = INDEX_TABLES[1:]
@@ -18,32 +26,71 @@ SOURCE_COLUMNS = ("path", "sha256", "size", "container", "compression", "records
                   "ingested_at")
 
 
-def write_files(con: duckdb.DuckDBPyConnection, files: list) -> list[int]:
+COMMIT_ATTEMPTS = 10
+BACKOFF_SECONDS = 0.05
+BACKOFF_MAX_SECONDS = 5.0
+_CONFLICT = re.compile(r"conflict|database is locked|busy|could not serialize|deadlock|"
+                       r"duplicate key value violates unique constraint \"ducklake_", re.IGNORECASE)
+
+
+class CommitConflict(RuntimeError):
+    """A commit still conflicted with other writers after every retry; nothing of its files was stored."""
+
+
+def write_files(con: duckdb.DuckDBPyConnection, files: list,
+                on_retry: Callable[[Exception], None] | None = None) -> list[int | None]:
     """Write prepared files (each with `.tables` and `.source_row`) in one transaction; returns how
-    many (non-filler) records each added. Falls back to one transaction per file on failure."""
+    many (non-filler) records each added, or None for a file version that another writer stored
+    first. Falls back to one transaction per file on failure; `on_retry` hears of each commit retry."""
     if len(files) > 1:
         try:
-            return _transaction(con, files)
+            return _retried(con, files, on_retry)
         except duckdb.Error:
             pass
-    return [count for prepared in files for count in _transaction(con, [prepared])]
+    return [count for prepared in files for count in _retried(con, [prepared], on_retry)]
 
 
-def _transaction(con: duckdb.DuckDBPyConnection, files: list) -> list[int]:
+def is_conflict(exc: Exception) -> bool:
+    return isinstance(exc, duckdb.TransactionException) or bool(_CONFLICT.search(str(exc)))
+
+
+def _retried(con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable | None) -> list[int | None]:
+    for attempt in range(COMMIT_ATTEMPTS):
+        try:
+            return _transaction(con, files)
+        except duckdb.Error as exc:
+            if not is_conflict(exc):
+                raise
+            if attempt == COMMIT_ATTEMPTS - 1:
+                paths = ", ".join(prepared.source_row["path"] for prepared in files)
+                raise CommitConflict(f"commit conflicted {COMMIT_ATTEMPTS} times, nothing stored of: {paths}; "
+                                     f"ingest again (last error: {' '.join(str(exc).split())})") from exc
+            if on_retry:
+                on_retry(exc)
+            time.sleep(min(BACKOFF_MAX_SECONDS, BACKOFF_SECONDS * 2**attempt) * random.uniform(0.5, 1.5))
+    raise AssertionError("unreachable")
+
+
+def _transaction(con: duckdb.DuckDBPyConnection, files: list) -> list[int | None]:
     con.execute("BEGIN TRANSACTION")
     try:
         counts = _write(con, files)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
     return counts
 
 
-def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int]:
+def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | None]:
     paths = [prepared.source_row["path"] for prepared in files]
-    seen = {path for (path,) in con.execute(
-        "SELECT DISTINCT path FROM sources WHERE list_contains(?, path)", [paths]).fetchall()}
+    known = con.execute(
+        "SELECT DISTINCT path, sha256 FROM sources WHERE list_contains(?, path)", [paths]).fetchall()
+    stored = set(known)
+    stored_first = [(prepared.source_row["path"], prepared.source_row["sha256"]) in stored for prepared in files]
+    files = [prepared for prepared, skip in zip(files, stored_first) if not skip]
+    paths = [prepared.source_row["path"] for prepared in files]
+    seen = {path for path, _sha256 in known} & set(paths)
     if seen:
         for name in DERIVED:
             con.execute(f"DELETE FROM {name} WHERE list_contains(?, source_path)", [sorted(seen)])
@@ -59,10 +106,12 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int]:
         con.register("_batch", pa.concat_tables(tables))
         con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
         con.unregister("_batch")
-    placeholders = ", ".join("?" for _ in SOURCE_COLUMNS)
-    con.executemany(f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",
-                    [[prepared.source_row[k] for k in SOURCE_COLUMNS] for prepared in files])
-    return counts
+    if files:
+        placeholders = ", ".join("?" for _ in SOURCE_COLUMNS)
+        con.executemany(f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",
+                        [[prepared.source_row[k] for k in SOURCE_COLUMNS] for prepared in files])
+    written = iter(counts)
+    return [None if skip else next(written) for skip in stored_first]
 
 
 def _insert_records(con: duckdb.DuckDBPyConnection, path: str, table: pa.Table, seen: bool) -> int:

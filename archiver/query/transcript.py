@@ -32,6 +32,10 @@ class CitationView:
     valid: bool = True
     problems: list[str] = field(default_factory=list)
     inferred: bool = False
+    verdict: str | None = None  # the latest `archiver verify` verdict; None: never verified
+    verdict_reason: str | None = None
+    verified_at: datetime | None = None
+    differences: dict[str, Any] = field(default_factory=dict)  # pointer -> re-derived value, where it differs
 
 
 @dataclass
@@ -109,8 +113,20 @@ def _result(con: duckdb.DuckDBPyConnection, key: str) -> ResultView:
         "ORDER BY study, period, source_column, citation_hash", [key])
     names = [d[0] for d in cursor.description]
     citations = [CitationView(**{n: v for n, v in zip(names, row) if v is not None}) for row in cursor.fetchall()]
+    _attach_verdicts(con, key, citations)
     return ResultView(key, kind, task_id, context_id, message_id, state, timestamp, agent,
                       sorted({row[8] for row in copies}), parts, citations)
+
+
+def _attach_verdicts(con: duckdb.DuckDBPyConnection, key: str, citations: list[CitationView]) -> None:
+    by_hash = {c.citation_hash: c for c in citations}
+    for citation_hash, verdict, reason, verified_at, differences in con.execute(
+            "SELECT citation_hash, verdict, reason, verified_at, differences FROM latest_verdicts "
+            "WHERE result_key = ?", [key]).fetchall():
+        if citation_hash in by_hash:
+            c = by_hash[citation_hash]
+            c.verdict, c.verdict_reason, c.verified_at = verdict, reason, verified_at
+            c.differences = {d["pointer"]: d.get("rerun") for d in (_json(differences) or [])}
 
 
 def _json(text: str | None) -> Any:

@@ -93,26 +93,26 @@ class _BoundedGzip(io.RawIOBase):
         return True
 
     def readinto(self, buffer) -> int:
-        """Fill `buffer`; what decompressed before a corruption is returned first, the error raised
-        on the next call, so no good bytes go down with the read that failed."""
-        if self._failure is not None:
-            raise self._failure
+        """Fill `buffer`. What decompressed before a corruption, or up to the limit, is returned
+        first and the error raised on the next call: no good bytes go down with the failing read."""
         filled = 0
-        while filled < len(buffer):
+        while filled < len(buffer) and self._failure is None:
             try:
                 data = self._gzip.read1(len(buffer) - filled)
             except (OSError, EOFError, zlib.error) as exc:
                 self._failure = ContainerError(f"corrupt gzip data after {self._total} decompressed bytes: {exc}")
-                if filled:
-                    break
-                raise self._failure from None
+                break
             if not data:
                 break
+            if self._total + len(data) > self._limit:
+                data = data[: self._limit - self._total]
+                self._failure = ContainerError(
+                    f"gzip expands past the limit of {self._limit} bytes (ARCHIVER_GZIP_LIMIT)")
             self._total += len(data)
-            if self._total > self._limit:
-                raise ContainerError(f"gzip expands past the limit of {self._limit} bytes (ARCHIVER_GZIP_LIMIT)")
             buffer[filled: filled + len(data)] = data
             filled += len(data)
+        if not filled and self._failure is not None:
+            raise self._failure
         return filled
 
 

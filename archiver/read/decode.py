@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 import orjson
 
-_LONG_DIGITS = re.compile(rb"\d{19}")  # every integer orjson cannot hold exactly has 19 digits or more
+_DIGITS_AS_ZEROS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+_LONG_RUN = b"0" * 19  # every integer orjson cannot hold exactly has 19 digits or more
 _CONSTANTS = (b"NaN", b"Infinity")
 
 
@@ -26,7 +26,12 @@ def decode(payload: bytes) -> Any:
         value = orjson.loads(payload)
     except orjson.JSONDecodeError as exc:
         return _decode_refused(payload, exc)
-    return _exact(payload) if _LONG_DIGITS.search(payload) else value
+    return _exact(payload) if _long_digits(payload) else value
+
+
+def _long_digits(payload: bytes) -> bool:
+    """Whether a run of 19 digits occurs (C-speed scans: a regular expression crawls on a 200 MB line)."""
+    return _LONG_RUN in payload.translate(_DIGITS_AS_ZEROS)
 
 
 def _exact(payload: bytes) -> Any:
@@ -40,7 +45,7 @@ def _decode_refused(payload: bytes, exc: orjson.JSONDecodeError) -> Any:
             payload.decode("utf-8")
         except UnicodeDecodeError as bad:
             raise InvalidJSON(f"invalid JSON: invalid UTF-8 byte 0x{payload[bad.start]:02x} at byte {bad.start}") from None
-    number_refused = "infinity" in reason and _LONG_DIGITS.search(payload)
+    number_refused = "infinity" in reason and _long_digits(payload)
     if number_refused or any(constant in payload for constant in _CONSTANTS):
         try:
             value = _exact(payload)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from html import escape
 
 from ..query.transcript import CitationView, ResultView
-from .layout import Item, citation_status, header, n_text, sections, source_text
+from .layout import Item, citation_status, header, n_text, sections, source_text, verdict_text
 
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#1b1b1b;padding:0 1rem}
@@ -56,7 +56,7 @@ def _item(item: Item) -> str:
         if not leaf.is_claim:
             out.append(f'<div class="leaf">{escape(leaf.pointer or "(value)")} = {escape(leaf.literal)}</div>')
             continue
-        cited = "".join(citation_block(c) for c in leaf.citations) or (
+        cited = "".join(citation_block(c, leaf.pointer) for c in leaf.citations) or (
             '<div class="uncited">UNCITED: no citation in any stored copy of this result</div>')
         out.append(
             f'<div class="claim"><div class="value"><span class="pointer">{escape(leaf.pointer or "(value)")}'
@@ -65,7 +65,7 @@ def _item(item: Item) -> str:
     return "\n".join(out)
 
 
-def citation_block(c: CitationView) -> str:
+def citation_block(c: CitationView, pointer: str | None = None) -> str:
     classes = "citation" + (" invalid" if not c.valid else "") + (" inferred" if c.inferred else "")
     lines = [
         f'<div class="head"><span class="mark">{escape(citation_status(c))}</span>: '
@@ -79,4 +79,8 @@ def citation_block(c: CitationView) -> str:
     if c.inferred:
         lines.append('<div class="mark">TYPE-LOST: recognised by its fields; its media type was lost on the way</div>')
     lines += [f'<div class="mark">INVALID: {escape(p)}</div>' for p in c.problems]
+    verdict = verdict_text(c, pointer)
+    if verdict:
+        bad = c.verdict == "not-rerunnable" or pointer in c.differences
+        lines.append(f'<div class="{"mark" if bad else "verdict"}">{escape(verdict)}</div>')
     return f'<div class="{classes}">' + "".join(lines) + "</div>"

@@ -120,3 +120,17 @@ def header(result: ResultView) -> list[str]:
     copies = len(result.source_paths)
     stored = f"stored in {copies} copies" if copies > 1 else "stored in"
     return [line, f"context {result.context_id or '-'} · {stored}: {', '.join(result.source_paths)}"]
+
+
+def verdict_text(citation: CitationView, pointer: str | None) -> str | None:
+    """The claim's re-run verdict (`archiver verify`) under this citation, or None if never verified."""
+    if citation.verdict is None:
+        return None
+    when = f" (verified {citation.verified_at:%Y-%m-%d %H:%M})" if citation.verified_at else ""
+    if citation.verdict == "not-rerunnable":
+        return f"NOT RE-RUNNABLE: {citation.verdict_reason}{when}"
+    if citation.verdict == "differs" and pointer in citation.differences:
+        return f"RE-RUN DIFFERS: the data layer re-derives {literal_of(citation.differences[pointer])}{when}"
+    if citation.verdict == "differs":
+        return f"re-run: this number reproduced, others of this result differ{when}"
+    return f"re-run: {citation.verdict}{when}"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..query.transcript import CitationView, ResultView
-from .layout import Item, citation_status, header, n_text, sections, source_text
+from .layout import Item, citation_status, header, n_text, sections, source_text, verdict_text
 
 UNCITED = "↳ UNCITED: no citation in any stored copy of this result"
 
@@ -35,11 +35,11 @@ def _item(item: Item) -> list[str]:
     for leaf in item.leaves:
         lines.append(f"   {leaf.pointer or '(value)'} = {leaf.literal}")
         if leaf.is_claim:
-            lines += citation_lines(leaf.citations, "     ") if leaf.citations else ["     " + UNCITED]
+            lines += citation_lines(leaf.citations, "     ", leaf.pointer) if leaf.citations else ["     " + UNCITED]
     return lines
 
 
-def citation_lines(citations: list[CitationView], indent: str) -> list[str]:
+def citation_lines(citations: list[CitationView], indent: str, pointer: str | None = None) -> list[str]:
     lines = []
     for c in citations:
         lines.append(f"{indent}↳ {citation_status(c)}: {c.study or '?'} · {c.period or '?'}"
@@ -51,4 +51,6 @@ def citation_lines(citations: list[CitationView], indent: str) -> list[str]:
         if c.inferred:
             lines.append(f"{indent}  TYPE-LOST: recognised by its fields; its media type was lost on the way")
         lines += [f"{indent}  INVALID: {p}" for p in c.problems]
+        verdict = verdict_text(c, pointer)
+        lines += [f"{indent}  {verdict}"] if verdict else []
     return lines

@@ -1,17 +1,20 @@
 """One short-lived DuckDB connection per command, waiting politely for other processes."""
 from __future__ import annotations
 
-import os
 import re
 import time
-from pathlib import Path
 
 import duckdb
 
-DEFAULT_DB = "archive.duckdb"
+from .backend import DEFAULT_DB, BackendError, Location, create_lake, exists, install, installed, locate, open_database
+
+__all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusy", "BackendError", "archive_path", "connect"]
+
 DEFAULT_WAIT_SECONDS = 5.0
 _LOCK = re.compile(r"Could not set lock on file|Conflicting lock")
 _PID = re.compile(r"\(PID (\d+)\)")
+_NO_LAKE = re.compile(r"data_path is not set|ducklake_metadata.*does not exist|relation .*ducklake\w* does not exist",
+                      re.IGNORECASE | re.DOTALL)
 
 
 class ArchiveBusy(RuntimeError):
@@ -19,26 +22,65 @@ class ArchiveBusy(RuntimeError):
 
 
 def archive_path(db: str | None) -> str:
-    return db or os.environ.get("ARCHIVER_DB") or DEFAULT_DB
+    return locate(db).url
 
 
-def connect(path: str, read_only: bool = False, wait: float = DEFAULT_WAIT_SECONDS) -> duckdb.DuckDBPyConnection:
-    """Open the archive, retrying while another process holds its lock, then say who holds it."""
+def connect(path: str | Location, read_only: bool = False, wait: float = DEFAULT_WAIT_SECONDS
+            ) -> duckdb.DuckDBPyConnection:
+    """Open the archive (a file or a lake), retrying while another process holds its lock, then say who
+    holds it."""
+    location = path if isinstance(path, Location) else locate(path)
+    if read_only and exists(location) is False:
+        raise FileNotFoundError(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
+    if location.is_lake and not installed(location):
+        install(location)
     deadline = time.monotonic() + max(wait, 0.0)
     delay = 0.05
-    if read_only and not Path(path).exists():
-        raise FileNotFoundError(f"{path}: no archive here (ingest something first, or pass --db)")
+    created = False
     while True:
         try:
-            return duckdb.connect(path, read_only=read_only)
-        except duckdb.IOException as exc:
-            if not _LOCK.search(str(exc)):
-                raise
+            return open_database(location, read_only)
+        except duckdb.Error as exc:
+            if location.is_lake and not read_only and not created and _NO_LAKE.search(str(exc)):
+                create_lake(location)
+                created = True
+                continue
+            _explain(exc, location, read_only)
             if time.monotonic() >= deadline:
-                pid = _PID.search(str(exc))
-                holder = f"process {pid.group(1)}" if pid else "another process"
-                raise ArchiveBusy(
-                    f"{path}: the archive is busy: {holder} holds it; waited {wait:g}s (use --wait to wait longer)"
-                ) from None
+                raise _busy(exc, location, wait) from None
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
+
+
+def retry_busy(func, con: duckdb.DuckDBPyConnection, attempts: int = 8):
+    """`func(con)`, again with backoff while a lake's SQLite catalog reports that another writer has it locked."""
+    for attempt in range(attempts):
+        try:
+            return func(con)
+        except duckdb.Error as exc:
+            if "database is locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * 2**attempt)
+    raise AssertionError("unreachable")
+
+
+def _explain(exc: duckdb.Error, location: Location, read_only: bool) -> None:
+    """Raise a clear error for what waiting cannot cure; return when `exc` is a lock held by another process."""
+    if _LOCK.search(str(exc)):
+        return
+    if location.is_lake and read_only and _NO_LAKE.search(str(exc)):
+        raise FileNotFoundError(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
+    if location.is_lake:
+        raise BackendError(f"{location.describe()}: {' '.join(str(exc).split())}") from None
+    raise exc
+
+
+def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusy:
+    pid = _PID.search(str(exc))
+    holder = f"process {pid.group(1)}" if pid else "another process"
+    why = ""
+    if location.catalog == "duckdb":
+        why = (" (a lake whose catalog is a DuckDB file admits one process at a time; for several writers "
+               "use ducklake:postgres:... or ducklake:sqlite:...)")
+    return ArchiveBusy(f"{location.url}: the archive is busy: {holder} holds it; waited {wait:g}s "
+                       f"(use --wait to wait longer){why}")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,7 +45,8 @@ def available(directory: Path | None = None) -> list[Migration]:
 
 def current_version(con: duckdb.DuckDBPyConnection) -> int:
     exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations' "
+        "AND table_catalog = current_database() AND table_schema = current_schema()"
     ).fetchone()[0]
     if not exists:
         return 0
@@ -57,19 +59,46 @@ def pending(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Mig
 
 
 def upgrade(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Migration]:
-    """Apply what is pending, each migration in its own transaction."""
+    """Apply what is pending, each migration in its own transaction.
+
+    Processes opening a new lake together race to apply the same migration: the loser's commit fails,
+    and it goes on from whatever version the winner recorded."""
     applied = []
     for migration in pending(con, upto):
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(_BOOKKEEPING)
-            con.execute(migration.sql())
-            con.execute(
-                "INSERT INTO schema_migrations VALUES (?, ?, now())", [migration.version, migration.name]
-            )
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
-        applied.append(migration)
+        if current_version(con) >= migration.version:
+            continue
+        for attempt in range(_RACE_ATTEMPTS):
+            try:
+                _apply(con, migration)
+                applied.append(migration)
+                break
+            except duckdb.Error:
+                if current_version(con) >= migration.version:
+                    break
+                if attempt == _RACE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.1 * 2**attempt)
     return applied
+
+
+_RACE_ATTEMPTS = 5
+
+
+def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(_BOOKKEEPING)
+        con.execute(migration.sql())
+        con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [migration.version, migration.name])
+        con.execute("COMMIT")
+    except BaseException:
+        rollback(con)
+        raise
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """ROLLBACK, unless the failed statement was the COMMIT, which leaves no transaction to roll back."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.TransactionException:
+        pass

@@ -173,3 +173,27 @@ class RpcError(SQLModel, table=True):
 
 
 BULK_TABLES = (RawRecord, StoredCopy, IndexedPart, Citation, Claim, AgentCard, RpcError)
+
+
+class Verdict(SQLModel, table=True):
+    """One re-run of one citation of a result (`archiver verify`): reproduced, differs or not-rerunnable."""
+
+    __tablename__ = "verdicts"
+    verified_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=False))
+    run_id: str = Field(primary_key=True)
+    result_key: str = Field(primary_key=True)
+    citation_hash: str = Field(primary_key=True)
+    verdict: str
+    reason: str | None = None
+    differences: list | None = _json()
+    claims: int | None = None
+    tolerance: float | None = None
+    extractor: str | None = None
+    extractor_version: str | None = None
+    table_sha256: str | None = None
+    fingerprint: str
+    data_layer: str | None = None
+    data_layer_sha256: str | None = None
+
+
+BULK_TABLES = (*BULK_TABLES, Verdict)

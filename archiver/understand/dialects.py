@@ -290,12 +290,15 @@ def _is_card(obj: dict) -> bool:
     )
 
 
+_JSON_TYPES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string"}
+
+
 def payload_events(obj: Any) -> list[Event]:
     """Events in a JSON-RPC result, a REST body, a stream event or a stored object."""
     if isinstance(obj, list):
         return [event for item in obj for event in payload_events(item)]
     if not isinstance(obj, dict):
-        raise NotUnderstood(f"a {type(obj).__name__} where an A2A object was expected")
+        raise NotUnderstood(f"{_JSON_TYPES.get(type(obj), 'a value')} where an A2A object was expected")
     if is_store_row(obj):
         return [task_of_store_row(obj)]
     kind = obj.get("kind")

@@ -1,0 +1,173 @@
+"""Where the archive lives: one DuckDB file, or a DuckLake (catalog in PostgreSQL, SQLite or a DuckDB
+file; data as Parquet under a data path). Chosen here, and only here, from `--db` / `$ARCHIVER_DB`.
+
+A lake is opened as DuckDB's own database path `ducklake:...`, so the lake is the connection's default
+catalog: every query, view, cursor and migration runs on it unchanged. DuckLake and the scanners of
+its catalog load offline from the `duckdb-extension-*` wheels (`pip install 'archiver[lake]'`), which
+are installed into a user-local extension directory; DuckDB never fetches an extension.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+DEFAULT_DB = "archive.duckdb"
+LAKE_PREFIX = "ducklake:"
+LAKE_EXTRA = "pip install 'archiver[lake]'"
+_SCANNERS = {"postgres": ("postgres", "postgres_scanner"), "sqlite": ("sqlite", "sqlite_scanner")}
+
+
+class BackendError(RuntimeError):
+    """The archive's location cannot be used as given (a missing extension wheel, a data path)."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """A parsed `--db`: `catalog` is "file" (a plain DuckDB archive), or the kind of a lake's catalog
+    database: "postgres", "sqlite" or "duckdb"; `catalog_path` is its path or libpq connection string."""
+
+    url: str
+    catalog: str
+    catalog_path: str
+    data_path: str | None = None
+    """Where a new lake puts its Parquet files (default for a file catalog: beside it, `<catalog>.files/`)."""
+
+    @property
+    def is_lake(self) -> bool:
+        return self.catalog != "file"
+
+    @property
+    def many_writers(self) -> bool:
+        """Whether several processes may write at once (a DuckDB file, as archive or catalog, admits one)."""
+        return self.catalog in ("postgres", "sqlite")
+
+    def describe(self) -> str:
+        if not self.is_lake:
+            return self.url
+        return f"DuckLake ({self.catalog} catalog {self.catalog_path})"
+
+
+def locate(db: str | None = None, data_path: str | None = None) -> Location:
+    """`--db` (else $ARCHIVER_DB, else ./archive.duckdb) and `--data-path` (else $ARCHIVER_DATA_PATH)."""
+    db = db or os.environ.get("ARCHIVER_DB") or DEFAULT_DB
+    data_path = data_path or os.environ.get("ARCHIVER_DATA_PATH") or None
+    if not db.startswith(LAKE_PREFIX):
+        return Location(db, "file", db)
+    rest = db[len(LAKE_PREFIX):]
+    if rest.startswith("postgres:"):
+        catalog, catalog_path = "postgres", rest[len("postgres:"):]
+    elif rest.startswith("sqlite:"):
+        catalog, catalog_path = "sqlite", _absolute(rest[len("sqlite:"):])
+    else:
+        catalog, catalog_path = "duckdb", _absolute(rest.removeprefix("duckdb:"))
+    if not catalog_path:
+        raise BackendError(f"{db}: name the catalog after 'ducklake:' (see `archiver --help`)")
+    url = LAKE_PREFIX + ("" if catalog == "duckdb" else catalog + ":") + catalog_path
+    if data_path and "://" not in data_path:
+        data_path = _absolute(data_path).rstrip(os.sep) + os.sep
+    elif not data_path and catalog != "postgres":
+        data_path = catalog_path + ".files" + os.sep
+    return Location(url, catalog, catalog_path, data_path)
+
+
+def _absolute(path: str) -> str:
+    """Absolute, so that writers started in other folders find the same files."""
+    return os.path.abspath(os.path.expanduser(path)) if path else path
+
+
+def exists(location: Location) -> bool | None:
+    """Whether the archive is there already (None: cannot tell without connecting, as for PostgreSQL)."""
+    if location.catalog == "postgres":
+        return None
+    path = Path(location.catalog_path)
+    return path.exists() and (not location.is_lake or path.stat().st_size > 0)
+
+
+def config(location: Location) -> dict:
+    """DuckDB settings for opening `location`: for a lake, extensions from the local directory only."""
+    if not location.is_lake:
+        return {}
+    return {"extension_directory": extension_directory(), "autoinstall_known_extensions": False,
+            "autoload_known_extensions": True}
+
+
+def extension_directory() -> str:
+    """$ARCHIVER_EXTENSION_DIR, else a folder in the user's cache (never DuckDB's shared ~/.duckdb)."""
+    explicit = os.environ.get("ARCHIVER_EXTENSION_DIR")
+    if explicit:
+        return explicit
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "archiver", "duckdb-extensions")
+
+
+def wheel_extension(package: str) -> Path:
+    """The `.duckdb_extension` file inside an installed `duckdb-extension-<package>` wheel."""
+    spec = importlib.util.find_spec(f"duckdb_extension_{package}")
+    if spec is None or not spec.submodule_search_locations:
+        raise BackendError(f"a DuckLake archive needs DuckDB's {package} extension: {LAKE_EXTRA}")
+    root = Path(next(iter(spec.submodule_search_locations)))
+    found = sorted(root.glob(f"extensions/v{duckdb.__version__}/*.duckdb_extension"))
+    if not found:
+        have = ", ".join(sorted(p.parent.name for p in root.glob("extensions/*/*.duckdb_extension"))) or "none"
+        raise BackendError(f"duckdb-extension-{package} has no build for duckdb {duckdb.__version__} "
+                           f"(it has: {have}); {LAKE_EXTRA} installs the matching wheels")
+    return found[0]
+
+
+def extensions(location: Location) -> list[tuple[str, str]]:
+    """(wheel package, name DuckDB loads it by) of what `location` needs."""
+    needed = [("ducklake", "ducklake")] if location.is_lake else []
+    if location.catalog in _SCANNERS:
+        needed.append(_SCANNERS[location.catalog])
+    return needed
+
+
+def install_extensions(con: duckdb.DuckDBPyConnection, needed: list[tuple[str, str]]) -> None:
+    """INSTALL each needed extension from its wheel into the extension directory (once), then LOAD it."""
+    directory = extension_directory()
+    os.makedirs(directory, exist_ok=True)
+    con.execute(f"SET extension_directory = {literal(directory)}")
+    con.execute("SET autoinstall_known_extensions = false")
+    installed = dict(con.execute(
+        "SELECT extension_name, installed_from FROM duckdb_extensions() WHERE installed").fetchall())
+    for package, name in needed:
+        source = str(wheel_extension(package))
+        if installed.get(name) != source:
+            con.execute(f"INSTALL {literal(source)}")
+        con.execute(f"LOAD {name}")
+
+
+def installed(location: Location) -> bool:
+    """Whether the extensions `location` needs are in the extension directory already."""
+    root = Path(extension_directory(), f"v{duckdb.__version__}")
+    return all(any(root.glob(f"*/{name}.duckdb_extension")) for _package, name in extensions(location))
+
+
+def install(location: Location) -> None:
+    with duckdb.connect() as con:
+        install_extensions(con, extensions(location))
+
+
+def create_lake(location: Location) -> None:
+    """A lake is created by ATTACH with its DATA_PATH; afterwards its catalog remembers the data path."""
+    if not location.data_path:
+        raise BackendError(f"{location.describe()}: a new lake with a PostgreSQL catalog needs --data-path "
+                           "(a folder or object-store URL for its Parquet files)")
+    with duckdb.connect() as con:
+        install_extensions(con, extensions(location))
+        con.execute(f"ATTACH {literal(location.url)} AS new_lake (DATA_PATH {literal(location.data_path)})")
+
+
+
+def open_database(location: Location, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """One DuckDB connection whose default catalog is the archive (the file, or the lake)."""
+    return duckdb.connect(location.url, read_only=read_only, config=config(location))
+
+
+def literal(text: str) -> str:
+    """A SQL string literal (ATTACH, INSTALL and SET take no bound parameters)."""
+    return "'" + text.replace("'", "''") + "'"

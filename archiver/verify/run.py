@@ -1,0 +1,249 @@
+"""Verify citations: re-derive each cited result's numbers from the data layer and record a verdict.
+
+For every citation of a result in scope (one per result and distinct citation, across its stored
+copies) whose study the data layer covers: resolve the source triple in the data layer, run the
+declared extractor in a worker process, compare its JSON with the result's claims, and append a
+row to `verdicts`. `status` reads the latest verdicts back without running anything, and marks
+those made with a data layer whose tables or extractor have changed since as stale.
+"""
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from ..query.filters import Filters
+from .compare import ClaimValue, differences
+from .datalayer import DataLayer, Resolution
+from .worker import OK, CitationContext, Worker
+
+REPRODUCED, DIFFERS, NOT_RERUNNABLE = "reproduced", "differs", "not-rerunnable"
+VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE)
+
+CITATIONS = """
+SELECT u.result_key, u.citation_hash, any_value(u.result_kind) AS result_kind, any_value(u.task_id) AS task_id,
+       any_value(u.message_id) AS message_id, any_value(u.study) AS study, any_value(u.period) AS period,
+       any_value(u.base_name) AS base_name, any_value(u.base_n) AS base_n, any_value(u.weight) AS weight,
+       any_value(u.source_table) AS source_table, any_value(u.source_column) AS source_column,
+       any_value(u.source_function) AS source_function
+FROM citation_uses u
+WHERE {where}
+GROUP BY u.result_key, u.citation_hash
+ORDER BY study NULLS LAST, period NULLS LAST, u.result_key, u.citation_hash
+"""
+
+CLAIMS = """
+SELECT DISTINCT result_key, pointer, literal, value FROM claims
+WHERE list_contains(?, result_key) ORDER BY result_key, pointer, literal
+"""
+
+LATEST = """
+SELECT result_key, citation_hash, verdict, reason, differences, claims, verified_at, fingerprint, extractor,
+       data_layer
+FROM latest_verdicts WHERE list_contains(?, result_key)
+"""
+
+
+@dataclass
+class CitationVerdict:
+    """The verdict on one citation of one result, with what the archive knew of it before."""
+
+    result_key: str
+    result_kind: str | None
+    task_id: str | None
+    message_id: str | None
+    citation_hash: str
+    study: str | None
+    period: str | None
+    weight: str | None
+    source_table: str | None
+    source_column: str | None
+    source_function: str | None
+    verdict: str | None  # None: never verified (status only)
+    reason: str | None = None
+    differences: list[dict] = field(default_factory=list)
+    claims: int = 0
+    verified_at: datetime | None = None
+    fingerprint: str | None = None
+    stale: bool | None = None  # the verdict rests on another data layer than the current one
+    previous: str | None = None  # the verdict before this run
+    previous_at: datetime | None = None
+    previous_stale: bool | None = None
+
+    def as_dict(self) -> dict:
+        value = asdict(self)
+        for name in ("verified_at", "previous_at"):
+            value[name] = value[name].isoformat() if value[name] else None
+        return value
+
+
+@dataclass
+class VerifyReport:
+    verdicts: list[CitationVerdict]
+    skipped: int  # citations of studies the data layer does not cover
+    data_layer: str | None
+    data_layer_sha256: str | None
+    run_id: str | None  # None: a status report, nothing was run
+    verified_at: datetime | None
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for v in self.verdicts if v.verdict == verdict)
+
+    @property
+    def stale(self) -> int:
+        """Verdicts made with a data layer that has changed since (before this run, when one ran)."""
+        return sum(1 for v in self.verdicts if (v.previous_stale if self.run_id else v.stale))
+
+    def summary(self) -> dict:
+        return {"citations": len(self.verdicts), **{v: self.count(v) for v in VERDICTS},
+                "unverified": self.count(None), "stale": self.stale, "skipped_other_studies": self.skipped,
+                "data_layer": self.data_layer, "data_layer_sha256": self.data_layer_sha256,
+                "run_id": self.run_id, "verified_at": self.verified_at.isoformat() if self.verified_at else None}
+
+    def as_dict(self) -> dict:
+        return {"verdicts": [v.as_dict() for v in self.verdicts], "summary": self.summary()}
+
+
+def verify(con: duckdb.DuckDBPyConnection, layer: DataLayer, filters: Filters, tolerance: float | None = None,
+           timeout: float | None = None) -> VerifyReport:
+    """Re-run every citation in scope that the data layer covers; append the verdicts; report them."""
+    tolerance = layer.tolerance if tolerance is None else tolerance
+    run_id, now = str(uuid.uuid4()), datetime.now(UTC)
+    citations, skipped = _citations(con, layer, filters)
+    claims = _claims(con, citations)
+    latest = _latest(con, citations)
+    layer_sha = layer.fingerprint()
+    outcomes: dict[tuple, tuple] = {}
+    rows, verdicts = [], []
+    with Worker(layer.timeout if timeout is None else timeout) as worker:
+        for row in citations:
+            resolution = _resolve(layer, row)
+            key = (row["citation_hash"], resolution.fingerprint)
+            if key not in outcomes:
+                outcomes[key] = _rerun(worker, resolution, row)
+            found = _judge(outcomes[key], claims[row["result_key"]], tolerance)
+            verdict = _verdict(row, *found, claims=len(claims[row["result_key"]]), verified_at=now,
+                               fingerprint=resolution.fingerprint)
+            _previous(verdict, latest.get((row["result_key"], row["citation_hash"])), resolution)
+            verdicts.append(verdict)
+            rows.append({
+                "verified_at": now, "run_id": run_id, "result_key": row["result_key"],
+                "citation_hash": row["citation_hash"], "verdict": verdict.verdict, "reason": verdict.reason,
+                "differences": orjson.dumps(verdict.differences).decode() if verdict.differences else None,
+                "claims": verdict.claims, "tolerance": tolerance,
+                "extractor": resolution.extractor.label() if resolution.extractor else None,
+                "extractor_version": resolution.extractor_version, "table_sha256": resolution.table_sha256,
+                "fingerprint": resolution.fingerprint, "data_layer": layer.path, "data_layer_sha256": layer_sha,
+            })
+    _append(con, rows)
+    return VerifyReport(verdicts, skipped, layer.path, layer_sha, run_id, now)
+
+
+def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Filters) -> VerifyReport:
+    """The latest verdict of every citation in scope, without running anything. With a data layer:
+    only the citations it covers, each marked stale when its table or extractor changed since."""
+    citations, skipped = _citations(con, layer, filters)
+    latest = _latest(con, citations)
+    verdicts = []
+    for row in citations:
+        last = latest.get((row["result_key"], row["citation_hash"]))
+        verdict = _verdict(row, None, None, [], claims=0, verified_at=None, fingerprint=None)
+        if last:
+            verdict.verdict, verdict.reason, verdict.claims = last["verdict"], last["reason"], last["claims"]
+            verdict.differences = orjson.loads(last["differences"]) if last["differences"] else []
+            verdict.verified_at, verdict.fingerprint = last["verified_at"], last["fingerprint"]
+            if layer is not None:
+                verdict.stale = last["fingerprint"] != _resolve(layer, row).fingerprint
+        verdicts.append(verdict)
+    return VerifyReport(verdicts, skipped, layer.path if layer else None,
+                        layer.fingerprint() if layer else None, None, None)
+
+
+def _citations(con, layer: DataLayer | None, filters: Filters) -> tuple[list[dict], int]:
+    where, params = filters.where("u.")
+    cursor = con.execute(CITATIONS.format(where=where), params)
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, values)) for values in cursor.fetchall()]
+    covered = [row for row in rows if layer is None or layer.covers(row["study"])]
+    return covered, len(rows) - len(covered)
+
+
+def _claims(con, citations: list[dict]) -> dict[str, list[ClaimValue]]:
+    found: dict[str, list[ClaimValue]] = defaultdict(list)
+    keys = sorted({row["result_key"] for row in citations})
+    for result_key, pointer, literal, value in con.execute(CLAIMS, [keys]).fetchall():
+        found[result_key].append(ClaimValue(pointer, literal, value))
+    return found
+
+
+def _latest(con, citations: list[dict]) -> dict[tuple[str, str], dict]:
+    cursor = con.execute(LATEST, [sorted({row["result_key"] for row in citations})])
+    names = [d[0] for d in cursor.description]
+    return {(row[0], row[1]): dict(zip(names, row)) for row in cursor.fetchall()}
+
+
+def _resolve(layer: DataLayer, row: dict) -> Resolution:
+    return layer.resolve(row["study"], row["period"], row["source_table"], row["source_column"],
+                         row["source_function"])
+
+
+def _rerun(worker: Worker, resolution: Resolution, row: dict) -> tuple[str, object]:
+    """("ok", the re-derived JSON) or ("failed", the reason it could not be re-run)."""
+    if resolution.problem:
+        return "failed", resolution.problem
+    weight = row["weight"]
+    context = CitationContext(
+        study=row["study"], period=row["period"],
+        weight=None if not weight or weight.strip().lower() == "unweighted" else weight,
+        base_name=row["base_name"], base_n=row["base_n"], table=row["source_table"], column=row["source_column"],
+        function=row["source_function"])
+    outcome = worker.run(resolution.table.spec(), resolution.extractor.spec(), context)
+    return (OK, outcome.value) if outcome.status == OK else ("failed", outcome.reason)
+
+
+def _judge(outcome: tuple[str, object], claims: list[ClaimValue], tolerance: float):
+    """(verdict, reason, differences)."""
+    status_, value = outcome
+    if status_ != OK:
+        return NOT_RERUNNABLE, value, []
+    if not claims:
+        return NOT_RERUNNABLE, "the result states no numbers to compare", []
+    found = differences(claims, value, tolerance)
+    if not found:
+        return REPRODUCED, None, []
+    first = found[0]
+    rerun = "nothing" if first.get("note") and first["rerun"] is None else repr(first["rerun"])
+    reason = (f"{len(found)} of {len(claims)} claims differ; {first['pointer'] or '(value)'}: "
+              f"claimed {first['claimed']!r}, re-derived {rerun}")
+    return DIFFERS, reason, found
+
+
+def _verdict(row: dict, verdict, reason, found, *, claims: int, verified_at, fingerprint) -> CitationVerdict:
+    return CitationVerdict(
+        result_key=row["result_key"], result_kind=row["result_kind"], task_id=row["task_id"],
+        message_id=row["message_id"], citation_hash=row["citation_hash"], study=row["study"], period=row["period"],
+        weight=row["weight"], source_table=row["source_table"], source_column=row["source_column"],
+        source_function=row["source_function"], verdict=verdict, reason=reason, differences=found, claims=claims,
+        verified_at=verified_at, fingerprint=fingerprint)
+
+
+def _previous(verdict: CitationVerdict, last: dict | None, resolution: Resolution) -> None:
+    if last:
+        verdict.previous, verdict.previous_at = last["verdict"], last["verified_at"]
+        verdict.previous_stale = last["fingerprint"] != resolution.fingerprint
+
+
+def _append(con, rows: list[dict]) -> None:
+    if not rows:
+        return
+    batch = pa.Table.from_pylist(rows)
+    con.register("_verdicts_batch", batch)
+    try:
+        con.execute("INSERT INTO verdicts BY NAME SELECT * FROM _verdicts_batch")
+    finally:
+        con.unregister("_verdicts_batch")

@@ -1,0 +1,105 @@
+"""Directories with files that cannot be read, and symlink loops.
+
+The tests run as root, for whom chmod 000 changes nothing, so unreadable files are made honestly
+otherwise: a FIFO (opening it would block for ever), a dangling symlink, a symlink to itself, and
+a file removed between the directory listing and its reading.
+"""
+from __future__ import annotations
+
+import os
+
+from click.testing import CliRunner
+
+from archiver import ingest as ingest_module
+from archiver.cli import main
+from tests.transcripts import rows
+
+from .cases import assert_quarantine, good, ingest, tasks
+
+
+def folder(tmp_path, names=("a.jsonl", "c.jsonl")):
+    top = tmp_path / "dump"
+    top.mkdir()
+    for number, name in enumerate(names, start=1):
+        (top / name).write_bytes(good(number) + b"\n")
+    return top
+
+
+def test_a_fifo_in_a_directory_is_quarantined_without_blocking(archive, tmp_path):
+    top = folder(tmp_path)
+    os.mkfifo(top / "b.pipe")
+    summary = ingest(archive, str(top))
+    assert_quarantine(archive, summary, str(top / "b.pipe"), [
+        ("file", "cannot read the file: not a regular file (a FIFO)")])
+    assert rows(archive, "SELECT raw FROM quarantine") == [(b"",)]  # nothing could be read, nothing is lost
+    assert tasks(archive, str(top / "a.jsonl")) == ["t1"] and tasks(archive, str(top / "c.jsonl")) == ["t2"]
+
+
+def test_a_dangling_symlink_in_a_directory(archive, tmp_path):
+    top = folder(tmp_path)
+    os.symlink(tmp_path / "gone.jsonl", top / "b.jsonl")
+    summary = ingest(archive, str(top))
+    assert_quarantine(archive, summary, str(top / "b.jsonl"), [
+        ("file", "cannot read the file: No such file or directory")])
+    assert summary.files == 3 and rows(archive, "SELECT count(*) FROM results") == [(2,)]
+
+
+def test_a_file_removed_between_listing_and_reading(archive, tmp_path, monkeypatch):
+    top = folder(tmp_path, ("a.jsonl", "b.jsonl", "c.jsonl"))
+    listed = ingest_module.expand
+
+    def expand_then_remove(paths):
+        for source in listed(paths):
+            if source.path.endswith("b.jsonl"):
+                os.remove(source.path)
+            yield source
+
+    monkeypatch.setattr(ingest_module, "expand", expand_then_remove)
+    summary = ingest(archive, str(top))
+    assert_quarantine(archive, summary, str(top / "b.jsonl"), [
+        ("file", "cannot read the file: No such file or directory")])
+    assert tasks(archive, str(top / "a.jsonl")) == ["t1"] and tasks(archive, str(top / "c.jsonl")) == ["t3"]
+
+
+def test_symlink_loops(archive, tmp_path):
+    """A file symlink to itself is quarantined; a directory symlink is not followed, so a loop ends."""
+    top = folder(tmp_path)
+    os.symlink(top / "self.jsonl", top / "self.jsonl")
+    os.symlink(top, top / "again")
+    (top / "sub").mkdir()
+    os.symlink("..", top / "sub" / "up")
+    summary = ingest(archive, str(top))
+    assert_quarantine(archive, summary, str(top / "self.jsonl"), [
+        ("file", "cannot read the file: Too many levels of symbolic links")])
+    assert rows(archive, "SELECT path FROM sources ORDER BY path") == [
+        (str(top / name),) for name in ("a.jsonl", "c.jsonl", "self.jsonl")]
+
+
+def test_unreadable_file_is_idempotent_and_read_once_it_is_fixed(archive, tmp_path):
+    top = folder(tmp_path)
+    os.symlink(tmp_path / "later.jsonl", top / "b.jsonl")
+    ingest(archive, str(top))
+    again = ingest(archive, str(top))
+    assert (again.files_unchanged, again.quarantined) == (3, 0)  # unchanged: skipped, reported once
+    assert rows(archive, "SELECT count(*) FROM quarantine") == [(1,)]
+    (tmp_path / "later.jsonl").write_bytes(good(9) + b"\n")
+    fixed = ingest(archive, str(top))
+    assert fixed.quarantined == 0 and tasks(archive, str(top / "b.jsonl")) == ["t9"]
+
+
+def test_cli_over_a_directory_of_bad_files_reports_each_on_one_line(tmp_path):
+    top = folder(tmp_path)
+    os.mkfifo(top / "pipe")
+    os.symlink(top / "loop", top / "loop")
+    (top / "blob.bin").write_bytes(bytes(range(256)))
+    (top / "cut.jsonl").write_bytes(good(5)[:50] + b"\n" + good(6) + b"\n")
+    result = CliRunner().invoke(main, ["ingest", str(top), "--db", str(tmp_path / "a.duckdb"), "--json"])
+    assert result.exit_code == 1, result.output
+    assert [line for line in result.stderr.splitlines() if line.startswith("quarantined:")] == [
+        f"quarantined: {top}/blob.bin: file: not JSON, JSON Lines, SSE or SQLite (binary)",
+        (f"quarantined: {top}/cut.jsonl: line 1: invalid JSON: unexpected control character in string: "
+        "line 1 column 51 (char 50)"),
+        f"quarantined: {top}/loop: file: cannot read the file: Too many levels of symbolic links",
+        f"quarantined: {top}/pipe: file: cannot read the file: not a regular file (a FIFO)",
+    ]
+    assert '"tasks": 3' in result.stdout

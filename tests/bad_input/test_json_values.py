@@ -1,0 +1,117 @@
+"""Hostile JSON values: deep nesting, huge integers, NaN and Infinity, duplicate keys, a 200 MB line."""
+from __future__ import annotations
+
+import hashlib
+
+import orjson
+
+from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
+
+from .cases import assert_quarantine, good, ingest, quarantined_raw, tasks
+
+
+def with_data(number: int, data_json: bytes) -> bytes:
+    """A cited task whose quantitative data Part is the given JSON text, spliced in verbatim."""
+    marker = {"marker": True}
+    text = orjson.dumps(jsonrpc_result({"task": v1_task(f"t{number}", v1_cited_parts(marker))}))
+    return text.replace(orjson.dumps(marker), data_json)
+
+
+def test_arrays_nested_100000_deep(archive, write):
+    deep = b"[" * 100_000 + b"]" * 100_000
+    path = write("deep.jsonl", good(1) + b"\n" + deep + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [
+        ("line 2", "invalid JSON: depth limit exceeded: line 1 column 1026 (char 1025)")])
+    assert quarantined_raw(archive, path) == [deep + b"\n"]
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
+def test_objects_nested_100000_deep_inside_a_part(archive, write):
+    deep = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
+    line = with_data(2, deep)
+    path = write("deep.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [  # orjson's depth limit: 1024 levels in all
+        ("line 2", "invalid JSON: depth limit exceeded: line 1 column 5305 (char 5304)")])
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
+def test_integers_beyond_64_bits_are_kept_exactly(archive, write):
+    data = b'{"big": 18446744073709551616, "negative": -9223372036854775809, "huge": 1' + b"0" * 400 + b"}"
+    path = write("big.jsonl", good(1) + b"\n" + with_data(2, data) + b"\n")
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert rows(archive, "SELECT pointer, literal, value FROM claims WHERE result_key = 'task:t2' ORDER BY pointer") == [
+        ("/big", "18446744073709551616", 1.8446744073709552e19),
+        ("/huge", "1" + "0" * 400, None),  # beyond a double: the literal alone holds it
+        ("/negative", "-9223372036854775809", -9.223372036854776e18)]
+
+
+def test_nan_is_quarantined_by_name(archive, write):
+    line = with_data(2, b'{"share": NaN}')
+    path = write("nan.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [("line 2", "invalid JSON: NaN is not a JSON number")])
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
+def test_infinity_and_minus_infinity_are_quarantined_by_name(archive, write):
+    path = write("inf.jsonl", good(1) + b"\n" + with_data(2, b'{"a": Infinity}') + b"\n"
+                 + with_data(3, b'{"a": [1, -Infinity]}') + b"\n" + good(4) + b"\n")
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [("line 2", "invalid JSON: Infinity is not a JSON number"),
+                                               ("line 3", "invalid JSON: -Infinity is not a JSON number")])
+    assert tasks(archive, path) == ["t1", "t4"]
+
+
+def test_a_float_beyond_a_double_is_quarantined(archive, write):
+    line = with_data(2, b'{"a": 1e400}')
+    path = write("overflow.jsonl", good(1) + b"\n" + line + b"\n")
+    summary = ingest(archive, path)
+    column = line.index(b"1e400") + 1
+    assert_quarantine(archive, summary, path, [
+        ("line 2", (f"invalid JSON: number is infinity when parsed as double: line 1 column {column} "
+                   f"(char {column - 1})"))])
+    assert tasks(archive, path) == ["t1"]
+
+
+def test_a_lone_surrogate_escape_is_quarantined(archive, write):
+    line = with_data(2, b'{"label": "\\ud800", "n": 1}')
+    path = write("surrogate.jsonl", line + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    column = line.index(b"\\ud800") + 1
+    assert_quarantine(archive, summary, path, [
+        ("line 1", f"invalid JSON: no low surrogate in string: line 1 column {column} (char {column - 1})")])
+    assert tasks(archive, path) == ["t3"]
+
+
+def test_duplicate_keys_last_wins_and_raw_keeps_both(archive, write):
+    line = with_data(2, b'{"share": 0.1, "share": 0.42}')
+    path = write("dup.jsonl", good(1) + b"\n" + line + b"\n")
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert rows(archive, "SELECT pointer, literal FROM claims WHERE result_key = 'task:t2'") == [("/share", "0.42")]
+    assert rows(archive, "SELECT raw FROM records WHERE line = 2") == [(line + b"\n",)]
+
+
+def test_a_single_200_mb_line_is_stored_whole(archive, tmp_path):
+    """Written in 1 MiB pieces; the test itself never holds the line."""
+    path = tmp_path / "huge.jsonl"
+    head = (b'{"jsonrpc":"2.0","id":9,"result":{"kind":"message","messageId":"huge","role":"agent",'
+            b'"contextId":"c","parts":[{"kind":"text","text":"')
+    digest, size = hashlib.sha256(), 0
+    with open(path, "wb") as handle:
+        handle.write(good(1) + b"\n")
+        for piece in (head, *[b"x" * 2**20] * 200, b'"}]}}\n'):
+            handle.write(piece)
+            digest.update(piece)
+            size += len(piece)
+        handle.write(good(3) + b"\n")
+    summary = ingest(archive, str(path))
+    assert (summary.records, summary.quarantined) == (3, 0)
+    assert rows(archive, "SELECT locator, octet_length(raw), sha256(raw) FROM records ORDER BY seq")[1] == (
+        "line 2", size, digest.hexdigest())
+    assert rows(archive, "SELECT p.result_key, length(p.text) FROM results r JOIN parts p USING (copy_id) "
+                         "WHERE r.kind = 'message'") == [("message:huge", 200 * 2**20)]
+    assert tasks(archive, str(path)) == ["t1", "t3", None]  # the message is a result of no task

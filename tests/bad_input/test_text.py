@@ -1,0 +1,137 @@
+"""Bad text: truncation, encodings, byte-order marks, line endings, empty and binary files."""
+from __future__ import annotations
+
+import json
+
+from tests.transcripts import rows, v1_cited_parts, v1_task
+
+from .cases import assert_quarantine, event, good, ingest, quarantined_raw, stored_bytes, tasks
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_truncated_json_line_between_good_lines(archive, write):
+    cut = good(2)[:-20]
+    path = write("cut.jsonl", good(1) + b"\n" + cut + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [
+        ("line 2", "invalid JSON: unexpected control character in string: line 1 column 592 (char 591)")])
+    assert quarantined_raw(archive, path) == [cut + b"\n"]
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
+def test_json_lines_cut_at_end_of_file(archive, write):
+    path = write("tail.jsonl", good(1) + b"\n" + good(2)[:100])
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [
+        ("line 2", "invalid JSON: unexpected end of data: line 1 column 101 (char 100)")])
+    assert tasks(archive, path) == ["t1"]
+
+
+def test_truncated_json_document_next_to_a_good_file(archive, write):
+    text = json.dumps([v1_task("a", v1_cited_parts())]).encode()
+    path = write("cut.json", text[:-10])
+    neighbour = write("fine.json", text)
+    summary = ingest(archive, path, neighbour)
+    assert_quarantine(archive, summary, path, [
+        ("document", "invalid JSON: unexpected end of data: line 1 column 604 (char 603)")])
+    assert quarantined_raw(archive, path) == [text[:-10]]
+    assert summary.unrecognised_files == [path]
+    assert tasks(archive, neighbour) == ["a"]
+
+
+def test_invalid_utf8_in_a_line(archive, write):
+    bad = good(2).replace(b"W6", b"W\xff6")
+    path = write("latin.jsonl", good(1) + b"\n" + bad + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    offset = bad.index(b"\xff")
+    assert_quarantine(archive, summary, path, [("line 2", f"invalid JSON: invalid UTF-8 byte 0xff at byte {offset}")])
+    assert quarantined_raw(archive, path) == [bad + b"\n"]
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
+def test_invalid_utf8_in_an_sse_event(archive, write):
+    bad = good(2).replace(b"W6", b"W\xc3(")
+    path = write("latin.sse", event(good(1)) + event(bad) + event(good(3)))
+    summary = ingest(archive, path)
+    offset = bad.index(b"\xc3")
+    assert_quarantine(archive, summary, path, [
+        ("event 2 (line 3)", f"invalid JSON: invalid UTF-8 byte 0xc3 at byte {offset}")])
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
+def test_bom_on_json_lines_is_accepted_and_kept(archive, write):
+    content = BOM + good(1) + b"\n" + good(2) + b"\n"
+    path = write("bom.jsonl", content)
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert stored_bytes(archive, path) == content
+
+
+def test_bom_on_json_document_is_accepted_and_kept(archive, write):
+    content = BOM + json.dumps({"tasks": [v1_task("a", v1_cited_parts())]}).encode()
+    path = write("bom.json", content)
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["a"]
+    assert stored_bytes(archive, path) == content
+
+
+def test_bom_on_sse_capture_is_accepted_and_kept(archive, write):
+    content = BOM + event(good(1)) + event(good(2))
+    path = write("bom.sse", content)
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert rows(archive, "SELECT container FROM sources") == [("sse",)]
+    assert stored_bytes(archive, path) == content
+
+
+def test_crlf_json_lines(archive, write):
+    content = good(1) + b"\r\n" + good(2) + b"\r\n"
+    path = write("crlf.jsonl", content)
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert stored_bytes(archive, path) == content
+
+
+def test_mixed_line_endings_in_json_lines(archive, write):
+    content = good(1) + b"\r\n" + good(2) + b"\n\r\n" + good(3) + b"\r\r\n" + good(4)
+    path = write("mixed.jsonl", content)
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2", "t3", "t4"]
+    assert rows(archive, "SELECT locator, kind FROM records ORDER BY seq") == [
+        ("line 1", "json"), ("line 2", "json"), ("line 3", "filler"), ("line 4", "json"), ("line 5", "json")]
+    assert stored_bytes(archive, path) == content
+
+
+def test_mixed_line_endings_in_an_sse_capture(archive, write):
+    content = event(good(1), b"\r\n") + event(good(2)) + b"data: " + good(3) + b"\r\n\n"
+    path = write("mixed.sse", content)
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2", "t3"]
+    assert stored_bytes(archive, path) == content
+
+
+def test_empty_file_is_reported_not_quarantined(archive, write):
+    path = write("empty.jsonl", b"")
+    summary = ingest(archive, path)
+    assert (summary.files, summary.records, summary.quarantined) == (1, 0, 0)
+    assert summary.unrecognised_files == [path]
+    assert rows(archive, "SELECT container, records FROM sources") == [("empty", 0)]
+
+
+def test_whitespace_only_file_keeps_its_bytes_as_filler(archive, write):
+    path = write("blank.jsonl", b"\n \r\n\t\n")
+    summary = ingest(archive, path)
+    assert (summary.records, summary.quarantined, summary.unrecognised_files) == (0, 0, [path])
+    assert rows(archive, "SELECT kind FROM records ORDER BY seq") == [("filler",)] * 3
+    assert stored_bytes(archive, path) == b"\n \r\n\t\n"
+
+
+def test_binary_file_is_quarantined_whole_next_to_a_good_file(archive, write):
+    content = bytes(range(256)) * 10
+    path = write("blob.jsonl", content)
+    neighbour = write("fine.jsonl", good(1) + b"\n")
+    summary = ingest(archive, path, neighbour)
+    assert_quarantine(archive, summary, path, [("file", "not JSON, JSON Lines, SSE or SQLite (binary)")])
+    assert quarantined_raw(archive, path) == [content]
+    assert tasks(archive, neighbour) == ["t1"]

@@ -1,0 +1,328 @@
+"""The archive on DuckLake: every command, migrations, concurrent writers and the copy round trip.
+
+Catalogs: SQLite and a DuckDB file always; PostgreSQL when Debian's `postgresql` package is installed
+(a throwaway cluster on a free loopback port, started here and stopped by its pid).
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from archiver.archive import Archive
+from archiver.cli import main
+from archiver.store.backend import locate
+from tests.transcripts import SAMPLES, jsonrpc_result, v1_cited_parts, v1_task
+
+pytest.importorskip("duckdb_extension_ducklake", reason="the lake extras are not installed: pip install '.[lake]'")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pg_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    return Path(found[-1]).parent if found else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A throwaway PostgreSQL cluster on 127.0.0.1; yields a function making a fresh database's DSN."""
+    bindir = _pg_bin()
+    if bindir is None:
+        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql); .ci/run installs it")
+    root = Path(tempfile.mkdtemp(prefix="archiver-pg-"))  # directly under /tmp: pytest's own is root-only
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses root: run the cluster as the postgres user
+        try:
+            account = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and no postgres user to run the cluster as")
+        os.chown(root, account.pw_uid, account.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    data, port = root / "data", _free_port()
+    subprocess.run([*as_user, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
+                   check=True, capture_output=True)
+    subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w", "-o",
+                    f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c max_connections=200", "start"],
+                   check=True, capture_output=True)
+    pid = int((data / "postmaster.pid").read_text().split()[0])
+    made = []
+
+    def database() -> str:
+        name = f"lake{len(made)}"
+        subprocess.run([*as_user, str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres",
+                        name], check=True, capture_output=True)
+        made.append(name)
+        return f"dbname={name} host=127.0.0.1 port={port} user=postgres"
+
+    try:
+        yield database
+    finally:
+        os.kill(pid, signal.SIGINT)  # fast shutdown, by the postmaster's pid
+        for _ in range(100):
+            if not Path(f"/proc/{pid}").exists():
+                break
+            time.sleep(0.1)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _extensions(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("ARCHIVER_EXTENSION_DIR", str(tmp_path_factory.getbasetemp() / "duckdb-extensions"))
+    monkeypatch.delenv("ARCHIVER_DB", raising=False)
+    monkeypatch.delenv("ARCHIVER_DATA_PATH", raising=False)
+
+
+@pytest.fixture(params=["sqlite", "duckdb", "postgres"])
+def lake(request, tmp_path) -> tuple[str, str]:
+    """(--db, --data-path) of a new lake with each kind of catalog."""
+    data = str(tmp_path / "lake-data")
+    if request.param == "sqlite":
+        return f"ducklake:sqlite:{tmp_path / 'catalog.sqlite'}", data
+    if request.param == "duckdb":
+        return f"ducklake:{tmp_path / 'catalog.ducklake'}", data
+    return f"ducklake:postgres:{request.getfixturevalue('postgres')()}", data
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def shared_lake(request, tmp_path) -> tuple[str, str]:
+    """A lake whose catalog admits several writers."""
+    if request.param == "sqlite":
+        return f"ducklake:sqlite:{tmp_path / 'catalog.sqlite'}", str(tmp_path / "lake-data")
+    return f"ducklake:postgres:{request.getfixturevalue('postgres')()}", str(tmp_path / "lake-data")
+
+
+def run(*args: str, code: int | None = 0) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    if code is not None:
+        assert result.exit_code == code, result.output
+    return result.output
+
+
+def stored(db: str) -> tuple[dict, list[tuple]]:
+    """Stats and every (record sha256, raw bytes, source, locator) of an archive."""
+    with Archive.open(db, read_only=True) as archive:
+        records = archive.con.execute(
+            "SELECT sha256, raw, source_path, locator FROM records ORDER BY source_path, seq").fetchall()
+        return archive.stats(), records
+
+
+def test_locations_are_parsed_in_one_place(tmp_path):
+    assert locate(str(tmp_path / "a.duckdb")).catalog == "file"
+    pg = locate("ducklake:postgres:dbname=x host=127.0.0.1", "s3://bucket/lake")
+    assert (pg.catalog, pg.catalog_path, pg.data_path) == ("postgres", "dbname=x host=127.0.0.1", "s3://bucket/lake")
+    sqlite = locate(f"ducklake:sqlite:{tmp_path}/c.sqlite")
+    assert (sqlite.catalog, sqlite.data_path) == ("sqlite", f"{tmp_path}/c.sqlite.files/")
+    assert locate("ducklake:x.ducklake").catalog == "duckdb" and locate("ducklake:x.ducklake").catalog_path.startswith("/")
+
+
+def test_every_command_on_a_lake(lake, tmp_path):
+    db, data = lake
+    opts = ["--db", db, "--data-path", data]
+    out = run("ingest", str(SAMPLES), *opts, "--json")
+    summary = json.loads(out)
+    assert summary["quarantined"] == 0 and summary["claimed_elsewhere"] == []
+    run("ingest", str(SAMPLES), *opts)  # again: nothing new
+    file_db = str(tmp_path / "single.duckdb")
+    run("ingest", str(SAMPLES), "--db", file_db)
+    lake_stats, lake_records = stored(db)
+    file_stats, file_records = stored(file_db)
+    assert lake_stats == file_stats and lake_records == file_records
+
+    assert run("db", "current", "--db", db).strip() == run("db", "current", "--db", file_db).strip()
+    assert "at version" in run("db", "upgrade", "--db", db)
+    for command in (["query", "claims"], ["query", "citations"], ["query", "impact"]):
+        assert run(*command, "--db", db, "--format", "jsonl") == run(*command, "--db", file_db, "--format", "jsonl")
+    assert run("audit", "--db", db, "--format", "json", code=None) == run(
+        "audit", "--db", file_db, "--format", "json", code=None)
+    task = json.loads(run("sql", "SELECT task_id FROM results WHERE task_id IS NOT NULL ORDER BY 1 LIMIT 1",
+                          "--db", db, "--format", "jsonl"))["task_id"]
+    assert run("show", task, "--db", db) == run("show", task, "--db", file_db)
+    assert run("export", "--raw", "--db", db) == run("export", "--raw", "--db", file_db)
+    run("export", "--format", "parquet", str(tmp_path / "pq"), "--db", db)
+    assert (tmp_path / "pq" / "claims.parquet").exists()
+    assert run("stats", "--db", db, "--json") == run("stats", "--db", file_db, "--json")
+    refused = run("sql", "DELETE FROM records", "--db", db, code=1)
+    assert "read-only SELECT" in refused
+
+
+def test_migrations_are_recorded_in_the_lake(lake):
+    db, data = lake
+    with Archive.open(db, data_path=data) as archive:
+        assert archive.version() == max(m.version for m in __import__("archiver.store.migrations",
+                                                                     fromlist=["available"]).available())
+        tables = {name for (name,) in archive.con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()").fetchall()}
+        assert {"schema_migrations", "records", "claim_citations"} <= tables
+        assert archive.con.execute("SELECT type FROM duckdb_databases() WHERE database_name = current_database()"
+                                   ).fetchone()[0] == "ducklake"
+
+
+def test_a_missing_lake_is_reported_not_created(tmp_path):
+    out = run("stats", "--db", f"ducklake:sqlite:{tmp_path / 'none.sqlite'}", code=1)
+    assert "no archive here" in out
+    assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_a_duckdb_file_catalog_admits_one_process_and_says_so(tmp_path):
+    db = f"ducklake:{tmp_path / 'one.ducklake'}"
+    Archive.open(db).close()
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom archiver.archive import Archive\n"
+        f"a = Archive.open({db!r})\nprint('open', flush=True)\ntime.sleep(30)")],
+        stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        out = run("stats", "--db", db, "--wait", "0.5", code=1)
+        assert f"process {holder.pid}" in out and "one process at a time" in out and "ducklake:postgres" in out
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_missing_wheels_name_the_extra(monkeypatch, tmp_path):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name.startswith("duckdb_extension_") else real(name, *a))
+    monkeypatch.setenv("ARCHIVER_EXTENSION_DIR", str(tmp_path / "empty-extension-dir"))
+    out = run("ingest", str(SAMPLES), "--db", f"ducklake:sqlite:{tmp_path / 'c.sqlite'}", code=1)
+    assert "pip install 'archiver[lake]'" in out
+
+
+def _corpus(root: Path, folders: int = 6, files: int = 6) -> list[Path]:
+    """Folders of distinct transcripts (each file its own tasks), with an agent card each."""
+    made = []
+    for f in range(folders):
+        folder = root / f"batch{f}"
+        folder.mkdir(parents=True)
+        card = json.loads((SAMPLES / "versant-insights" / "agent-card.json").read_text())
+        (folder / "agent-card.json").write_text(json.dumps({**card, "name": f"Agent {f}"}))
+        for n in range(files):
+            lines = [json.dumps(jsonrpc_result({"task": v1_task(f"t-{f}-{n}-{k}", v1_cited_parts(
+                {"share": 0.1 * k, "n": 100 + k}))}, rpc_id=k)) for k in range(20)]
+            (folder / f"log{n}.jsonl").write_text("\n".join(lines) + "\n")
+        made.append(folder)
+    return made
+
+
+def _writer(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "archiver", "ingest", *map(str, paths), "--db", db,
+                             "--data-path", data, "--json", "--wait", "60"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=os.environ.copy())
+
+
+def test_concurrent_writers_store_each_file_once(shared_lake, tmp_path):
+    db, data = shared_lake
+    batches = _corpus(tmp_path / "in")
+    Archive.open(db, data_path=data).close()
+    plans = [batches[0:4], batches[2:6], [batches[5], batches[1], batches[3], batches[0]]]
+    started = time.monotonic()
+    writers = [_writer(db, data, plan) for plan in plans]
+    outputs = [w.communicate(timeout=300) for w in writers]
+    elapsed = time.monotonic() - started
+    for writer, (out, err) in zip(writers, outputs):
+        assert writer.returncode == 0, err
+    summaries = [json.loads(out) for out, _err in outputs]
+    files = sum(len(plan) for plan in plans) * 7
+    stored_files = sum(s["files"] - len(s["claimed_elsewhere"]) for s in summaries)
+    assert sum(s["files"] for s in summaries) == files
+    assert stored_files == 6 * 7, summaries  # each file by exactly one writer
+    single = str(tmp_path / "single.duckdb")
+    run("ingest", *map(str, batches), "--db", single)
+    lake_stats, lake_records = stored(db)
+    single_stats, single_records = stored(single)
+    assert lake_stats == single_stats
+    assert lake_records == single_records
+    with Archive.open(db, read_only=True) as archive:
+        assert archive.con.execute(
+            "SELECT count(*) - count(DISTINCT (path, sha256)) FROM sources").fetchone()[0] == 0
+        assert archive.con.execute("SELECT count(*) - count(DISTINCT record_id) FROM records").fetchone()[0] == 0
+    print(f"\n3 writers, {files} listed files, {stored_files} stored in {elapsed:.1f}s; "
+          f"commit retries {[s['commit_retries'] for s in summaries]}")
+
+
+def test_a_claim_of_a_dead_writer_is_taken_over_after_the_lease(shared_lake, tmp_path, monkeypatch):
+    from archiver.store.claims import claims_for
+
+    db, data = shared_lake
+    path = tmp_path / "in" / "one.jsonl"
+    path.parent.mkdir()
+    path.write_text(json.dumps(jsonrpc_result({"task": v1_task("t-dead", v1_cited_parts())})) + "\n")
+    sha = __import__("hashlib").sha256(path.read_bytes()).hexdigest()
+    with Archive.open(db, data_path=data) as archive:
+        dead = claims_for(archive.con, archive.location)
+        assert dead.take(str(path), sha) is None  # a writer that claims, then dies
+        live = claims_for(archive.con, archive.location)
+        holder = live.take(str(path), sha)
+        assert holder is not None and holder.writer == dead.writer and not holder.committed
+        summary = archive.ingest([str(path)])
+        assert summary.claimed_elsewhere and summary.records == 0
+        monkeypatch.setenv("ARCHIVER_CLAIM_LEASE", "0")
+        summary = archive.ingest([str(path)])
+        assert summary.claimed_elsewhere == [] and summary.records == 1
+        assert summary.claims_taken_over and dead.writer in summary.claims_taken_over[0]
+        assert not dead.confirm(str(path), sha)  # the dead writer, were it only slow, would now drop the file
+        assert archive.stats()["sources"] == 1
+
+
+def test_copy_round_trip_file_lake_file(lake, tmp_path):
+    db, data = lake
+    first = str(tmp_path / "first.duckdb")
+    run("ingest", str(SAMPLES), "--db", first)
+    out = run("db", "copy", "--db", first, "--to", db, "--to-data-path", data)
+    assert "copied into" in out
+    back = str(tmp_path / "back.duckdb")
+    run("db", "copy", "--db", db, "--to", back)
+    first_stats, first_records = stored(first)
+    for other in (db, back):
+        stats, records = stored(other)
+        assert stats == first_stats
+        assert records == first_records
+        assert {sha for sha, *_ in records} == {sha for sha, *_ in first_records}
+    assert "holds 23 source file versions already" in run("db", "copy", "--db", first, "--to", back, code=1) \
+        or "source file versions already" in run("db", "copy", "--db", first, "--to", back, code=1)
+    # and the copy goes on ingesting: nothing is new
+    summary = json.loads(run("ingest", str(SAMPLES), "--db", db, "--json"))
+    assert summary["files_unchanged"] == summary["files"]
+
+
+def test_walk_through_from_one_file_to_a_postgres_lake(postgres, tmp_path, monkeypatch):
+    """The commands of docs/lake.md "When one machine is not enough", in order."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SAMPLES, tmp_path / "sample_transcripts")
+    dsn = postgres()
+    lake = f"ducklake:postgres:{dsn}"
+    run("ingest", "sample_transcripts/")                                        # 1. one file, as today
+    out = run("db", "copy", "--to", lake, "--to-data-path", "lake-data/")      # 2. move it into a lake
+    assert "copied into" in out
+    monkeypatch.setenv("ARCHIVER_DB", lake)                                     # 3. point every command at it
+    assert json.loads(run("stats", "--json"))["sources"] == stored("archive.duckdb")[0]["sources"]
+    writers = [_writer(lake, "lake-data/", [tmp_path / "sample_transcripts"]) for _ in range(2)]  # 4. many writers
+    for writer in writers:
+        out, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0, err
+        assert json.loads(out)["files_unchanged"] == json.loads(out)["files"]
+    assert run("query", "claims", "--study", "Versant*", "--format", "jsonl")   # 5. every command, unchanged
+    run("export", "--format", "parquet", "parquet-out/")                        # 6. for engines without DuckLake
+    assert (tmp_path / "parquet-out" / "claim_citations").is_dir()
+    assert list((tmp_path / "lake-data").rglob("*.parquet"))                    # the lake's own Parquet files

@@ -1,0 +1,154 @@
+"""Property-based tests: the normaliser never crashes, raw records round-trip, claims are exactly the numeric leaves."""
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+from datetime import UTC, datetime
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from archiver.cite.claims import numeric_leaves
+from archiver.load.rows import FileRows
+from archiver.read.containers import SourceFile, read_records
+from archiver.understand.assemble import FileAssembly
+from archiver.understand.dialects import NotUnderstood, events_of
+
+A2A_KEYS = ["id", "taskId", "task_id", "contextId", "context_id", "kind", "status", "state", "artifacts", "artifact",
+            "history", "parts", "content", "text", "data", "file", "url", "raw", "mediaType", "metadata", "mimeType",
+            "role", "messageId", "message", "task", "statusUpdate", "artifactUpdate", "msg", "result", "error",
+            "jsonrpc", "method", "params", "append", "lastChunk", "final", "tasks", "name", "skills", "timestamp",
+            "code", "index", "type", "data_part_compat", "study", "period", "base", "source", "n", "value"]
+A2A_WORDS = ["task", "message", "status-update", "artifact-update", "text", "data", "agent", "user", "ROLE_AGENT",
+             "completed", "TASK_STATE_WORKING", "2.0", "application/vnd.upperhand.citations+json", "t1", "c1", "",
+             "2026-04-20T10:00:00Z"]
+scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+           | st.text(max_size=8) | st.sampled_from(A2A_WORDS))
+keys = st.sampled_from(A2A_KEYS) | st.text(max_size=6)
+json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=6),
+                           max_leaves=40)
+SCHEMAS: dict = {}
+
+
+def schemas():
+    """Arrow schemas of a migrated archive, made once."""
+    if not SCHEMAS:
+        import duckdb
+
+        from archiver.load.rows import arrow_schemas
+        from archiver.store import migrations
+
+        con = duckdb.connect()
+        migrations.upgrade(con)
+        SCHEMAS.update(arrow_schemas(con))
+    return SCHEMAS
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(json_values, min_size=1, max_size=4))
+def test_the_normaliser_yields_results_or_a_quarantine_reason(values):
+    """Every value is understood or refused with NotUnderstood/ValueError; what is understood assembles and
+    becomes index rows without any other exception."""
+    assembly = FileAssembly()
+    for number, value in enumerate(values):
+        try:
+            events = events_of(value)
+            rpc_id = value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None
+            assembly.add(f"r{number}", rpc_id, events)
+        except (NotUnderstood, ValueError):
+            continue
+    rows = FileRows("/x.jsonl", "0" * 64, datetime.now(UTC))
+    for copy in assembly.copies():
+        rows.add_copy(copy)
+    for record_id, card in assembly.cards:
+        rows.add_card(record_id, card)
+    for record_id, error in assembly.errors:
+        rows.add_error(record_id, error)
+    list(rows.tables(schemas()))
+
+
+line_bodies = st.one_of(
+    json_values.map(lambda value: json.dumps(value).encode()),
+    st.binary(max_size=30).filter(lambda b: b"\n" not in b),
+    st.sampled_from([b"", b"   ", b": ping", b"event: message", b"id: 7", b"retry: 10", b"data:", b"data: {",
+                     b"\xef\xbb\xbf{}", b"data: " + orjson.dumps({"kind": "task", "id": "t", "status": {}})]),
+)
+endings = st.sampled_from([b"\n", b"\r\n", b"\r", b""])
+content = st.lists(st.tuples(line_bodies, endings), max_size=12).map(
+    lambda lines: b"".join(body + ending for body, ending in lines))
+prefixes = st.sampled_from([b"", b"data: ", b": keep-alive\n", b"\xef\xbb\xbf"])
+
+
+def concatenated(data: bytes) -> tuple[str, bytes]:
+    container, _compression, records = read_records(SourceFile("<stdin>", data))
+    return container, b"".join(record.raw for record in records)
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefixes, content)
+def test_records_cover_the_bytes_of_any_jsonl_or_sse_content(prefix, body):
+    data = prefix + body
+    if data.startswith((b"\x1f\x8b", b"SQLite format 3\x00")):
+        return
+    container, raw = concatenated(data)
+    assert raw == data
+    if data:  # compressed: the records cover the decompressed bytes; a file refused whole is kept as stored
+        compressed = gzip.compress(data)
+        assert concatenated(compressed) == (container, compressed if container == "binary" else data)
+
+
+COUNTER = itertools.count()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prefixes, content)
+def test_raw_records_round_trip_byte_exact_through_ingest(archive, tmp_path, prefix, body):
+    data = prefix + body
+    if data.startswith((b"\x1f\x8b", b"SQLite format 3\x00")):
+        return
+    path = tmp_path / f"f{next(COUNTER)}.sse"
+    path.write_bytes(data)
+    archive.ingest([str(path)], workers=1)
+    stored = archive.con.execute("SELECT raw FROM records WHERE source_path = ? ORDER BY seq", [str(path)]).fetchall()
+    assert b"".join(raw for (raw,) in stored) == data
+
+
+def resolve(document, pointer: str):
+    """RFC 6901, written apart from the code under test."""
+    if pointer == "":
+        return document
+    for token in pointer[1:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        document = document[int(token)] if isinstance(document, list) else document[token]
+    return document
+
+
+def count_numbers(value) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, (int, float)):
+        return 1
+    if isinstance(value, dict):
+        return sum(count_numbers(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(count_numbers(v) for v in value)
+    return 0
+
+
+pointer_keys = st.text(alphabet="ab/~01", max_size=4)
+numeric_documents = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(alphabet="0123.e-", max_size=4),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(pointer_keys, inner, max_size=5), max_leaves=50)
+
+
+@settings(max_examples=300, deadline=None)
+@given(numeric_documents)
+def test_claims_are_exactly_the_numeric_leaves(document):
+    found = numeric_leaves(document)
+    pointers = [pointer for pointer, _ in found]
+    assert len(set(pointers)) == len(pointers) == count_numbers(document)
+    for pointer, value in found:
+        leaf = resolve(document, pointer)
+        assert leaf is value and type(leaf) in (int, float)
