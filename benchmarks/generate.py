@@ -225,14 +225,14 @@ class Corpus:
         self.truth.records += tasks
 
 
-def generate(out: Path, tasks: int, seed: int = 7) -> dict:
+def generate(out: Path, tasks: int, seed: int = 7, tasks_per_file: int = TASKS_PER_FILE) -> dict:
     """Write a corpus of `tasks` results under `out`; returns (and writes) its ground truth."""
     corpus = Corpus(out, seed)
     out.mkdir(parents=True, exist_ok=True)
     remaining, index = tasks, 0
     while remaining > 0:
         kind = corpus.rng.choices(KINDS, weights=WEIGHTS)[0]
-        count = min(remaining, TASKS_PER_FILE)
+        count = min(remaining, tasks_per_file)
         corpus.write_file(kind, index, count)
         remaining -= count
         index += 1
