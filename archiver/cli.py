@@ -356,7 +356,7 @@ def export(destination, raw, files_dir, fmt, sources, db, wait, **filters) -> No
               help="Output format (default: table on a terminal, else jsonl).")
 @db_options
 def sql_command(statement: str, fmt: str | None, db, wait) -> None:
-    """Run one read-only SELECT over the archive (tables and views: see docs/query.md).
+    """Run one read-only SELECT over the archive (tables and views: see the README, "SQL views").
 
     Statements that write, attach, copy, export, install or load, or change settings are refused.
     """

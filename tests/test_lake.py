@@ -307,7 +307,7 @@ def test_copy_round_trip_file_lake_file(lake, tmp_path):
 
 
 def test_walk_through_from_one_file_to_a_postgres_lake(postgres, tmp_path, monkeypatch):
-    """The commands of docs/lake.md "When one machine is not enough", in order."""
+    """The commands of the README's "When one machine is not enough", in order."""
     monkeypatch.chdir(tmp_path)
     shutil.copytree(SAMPLES, tmp_path / "sample_transcripts")
     dsn = postgres()

@@ -1,6 +1,6 @@
 """The data layer file: the tables agents cite and the functions that re-derive their numbers.
 
-A TOML file (see docs/verify.md) names tables, each backed by a CSV or Parquet file or a table in
+A TOML file (see the README, "The data layer file") names tables, each backed by a CSV or Parquet file or a table in
 a DuckDB database, optionally for one study and one period (a wave's snapshot), and extractors,
 each a function in a module the file names (a path beside it or a dotted module) or found in the
 `archiver.extractors` entry-point group. A citation's `source.table` and `source.function` are
