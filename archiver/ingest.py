@@ -196,6 +196,10 @@ def prepare(source: SourceFile, sha256: str, size: int, schemas: dict) -> Prepar
     })
 
 
+INGEST_MEMORY_LIMIT = os.environ.get("ARCHIVER_INGEST_MEMORY") or "256MB"
+"""DuckDB's buffer pool while ingesting (it spills to disk beyond): keeps the writer's memory bounded
+however large the archive grows."""
+
 POOL_MIN_BYTES = 4 * 2**20
 """Below this much input, starting worker processes costs more than it saves."""
 
@@ -240,6 +244,7 @@ def ingest(
     workers > 1 needs the usual `if __name__ == "__main__":` guard.
     """
     summary = IngestSummary()
+    con.execute(f"SET memory_limit = '{INGEST_MEMORY_LIMIT}'")
     try:
         _ingest(con, paths, on_file, workers, claims, summary)
     finally:
