@@ -1,7 +1,7 @@
 """The benchmark behind `benchmarks/run`: every figure beside a baseline measured in the same run.
 
 Figures: ingest throughput against the orjson parse floor of the same records; peak resident
-memory of the whole ingest process tree (summed RSS from /proc, sampled every 20 ms); re-ingest of
+memory of the whole ingest process tree (summed RSS from /proc, sampled every 250 ms); re-ingest of
 the unchanged corpus; `query claims --column`, `query impact --study` and `audit` wall time,
 process start included, on archives scaled to 1M and 10M claims; `archiver --help` cold start; and
 the same citation extraction written by hand with DuckDB's `read_json` over the JSON Lines files.
@@ -68,15 +68,6 @@ def parse_floor(texts: list[bytes], repeat: int = 3) -> float:
 def tree_rss(pid: int) -> int:
     """Resident bytes of a process and all its descendants (forkserver workers included)."""
     total, pending, seen = 0, [pid], set()
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
-                children.setdefault(ppid, []).append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
     while pending:
         current = pending.pop()
         if current in seen:
@@ -87,8 +78,19 @@ def tree_rss(pid: int) -> int:
                 total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
         except OSError:
             pass
-        pending += children.get(current, [])
+        pending += _children(current)
     return total
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    try:
+        for thread in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{thread}/children") as handle:
+                found += [int(child) for child in handle.read().split()]
+    except OSError:
+        pass
+    return found
 
 
 def timed(command: list[str], sample_memory: bool = False) -> tuple[float, int, str]:
@@ -103,7 +105,7 @@ def timed(command: list[str], sample_memory: bool = False) -> tuple[float, int, 
         reader.start()
         while process.poll() is None:
             peak = max(peak, tree_rss(process.pid))
-            time.sleep(0.02)
+            time.sleep(0.25)
         reader.join()
         stdout = b"".join(out_chunks)
         stderr = process.stderr.read()
