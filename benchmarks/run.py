@@ -253,16 +253,20 @@ def main() -> None:
 
 
 def _merge(results: Path, tasks: int, text: str) -> str:
-    """RESULTS.md keeps one section per corpus size; this run replaces its own."""
-    header = "# Benchmark results\n\nEach section is one run of `benchmarks/run`; see the README for how to read it.\n"
-    sections: dict[int, str] = {}
+    """RESULTS.md keeps one section per corpus size, and this run replaces its own; sections that
+    are not runs (the analysis of what bounds the numbers) are kept as they are."""
+    header = "# Benchmark results\n\nEach `## tasks N` section is one run of `benchmarks/run`.\n"
+    runs: dict[int, str] = {}
+    notes: list[str] = []
     if results.exists():
         for block in results.read_text().split("\n## ")[1:]:
             title, _, body = block.partition("\n")
             if title.startswith("tasks "):
-                sections[int(title.split()[1].replace(",", ""))] = body.strip("\n")
-    sections[tasks] = text.strip("\n")
-    return header + "".join(f"\n## tasks {n:,}\n\n{body}\n" for n, body in sorted(sections.items()))
+                runs[int(title.split()[1].replace(",", ""))] = body.strip("\n")
+            else:
+                notes.append(f"\n## {title}\n{body.rstrip()}\n")
+    runs[tasks] = text.strip("\n")
+    return header + "".join(f"\n## tasks {n:,}\n\n{body}\n" for n, body in sorted(runs.items())) + "".join(notes)
 
 
 if __name__ == "__main__":
