@@ -196,9 +196,9 @@ def prepare(source: SourceFile, sha256: str, size: int, schemas: dict) -> Prepar
     })
 
 
-INGEST_MEMORY_LIMIT = os.environ.get("ARCHIVER_INGEST_MEMORY") or "256MB"
-"""DuckDB's buffer pool while ingesting (it spills to disk beyond): keeps the writer's memory bounded
-however large the archive grows."""
+INGEST_MEMORY_MB = int(os.environ.get("ARCHIVER_INGEST_MEMORY_MB") or 256)
+"""DuckDB's buffer pool while ingesting, in MiB (it spills to disk beyond): keeps the writer's memory
+bounded however large the archive grows. A commit group with larger records raises it for that group."""
 
 POOL_MIN_BYTES = 4 * 2**20
 """Below this much input, starting worker processes costs more than it saves."""
@@ -244,7 +244,7 @@ def ingest(
     workers > 1 needs the usual `if __name__ == "__main__":` guard.
     """
     summary = IngestSummary()
-    con.execute(f"SET memory_limit = '{INGEST_MEMORY_LIMIT}'")
+    _limit_memory(con, 0)
     try:
         _ingest(con, paths, on_file, workers, claims, summary)
     finally:
@@ -309,6 +309,8 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
     if not group:
         return
 
+    _limit_memory(con, sum(table.nbytes for prepared in group for _, table in prepared.tables))
+
     def retried(_exc: Exception) -> None:
         summary.commit_retries += 1
 
@@ -321,6 +323,11 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
                 claims.done(prepared.source_row["path"], prepared.source_row["sha256"])
         _tally(summary, prepared.outcome, on_file)
     group.clear()
+
+
+def _limit_memory(con: duckdb.DuckDBPyConnection, batch_bytes: int) -> None:
+    """The buffer pool: the base limit, or three times what the next commit loads if that is more."""
+    con.execute(f"SET memory_limit = '{max(INGEST_MEMORY_MB, 3 * batch_bytes // 2**20)}MB'")
 
 
 def _tally(summary: IngestSummary, outcome: FileOutcome, on_file: Callable | None) -> None:
