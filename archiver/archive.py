@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Self
 
 import duckdb
 
@@ -58,7 +59,7 @@ class Archive:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> Archive:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -61,9 +61,8 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
 
     Exit status 1 when any record was quarantined (the good records are stored).
     """
-    from .progress import Progress
-
     from .ingest import default_workers
+    from .progress import Progress
 
     with open_archive(db, wait) as archive, Progress() as progress:
         try:
@@ -83,11 +82,11 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
 
 def render_summary(summary) -> str:
     lines = [
-        f"files {summary.files} ({summary.files_unchanged} unchanged)  records {summary.records}  "
-        f"duplicates skipped {summary.duplicates_skipped}  quarantined {summary.quarantined}",
-        f"archive now holds: tasks {summary.tasks}  results {summary.results} ({summary.copies} stored copies)  "
-        f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims}  "
-        f"agent cards {summary.agent_cards}  error responses {summary.error_responses}",
+        (f"files {summary.files} ({summary.files_unchanged} unchanged)  records {summary.records}  "
+         f"duplicates skipped {summary.duplicates_skipped}  quarantined {summary.quarantined}"),
+        (f"archive now holds: tasks {summary.tasks}  results {summary.results} ({summary.copies} stored copies)  "
+         f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims}  "
+         f"agent cards {summary.agent_cards}  error responses {summary.error_responses}"),
     ]
     if summary.claimed_elsewhere or summary.claims_taken_over or summary.commit_retries:
         lines.append(f"other writers: {len(summary.claimed_elsewhere)} files claimed by them, "

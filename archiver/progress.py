@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Self
 
 
 class Progress:
@@ -16,7 +17,7 @@ class Progress:
             sys.stderr.write(f"\r\x1b[Kingesting: {self.files} files, {self.records:,} records  {outcome.path[-50:]}")
             sys.stderr.flush()
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

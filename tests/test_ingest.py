@@ -322,3 +322,16 @@ def test_the_same_file_part_in_two_dialects_has_one_identity(archive, write):
     archive.ingest([v03, v10])
     assert rows(archive, "SELECT count(DISTINCT content_hash), count(*), any_value(kind) FROM parts") == [
         (1, 2, "file")]
+
+
+def test_sources_come_back_as_typed_rows(archive, write):
+    from archiver.store.models import Source
+
+    path = write("typed.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(2)])
+    archive.ingest([path])
+    (source,) = archive.sources()
+    assert isinstance(source, Source)
+    with open(path, "rb") as handle:
+        expected_sha = hashlib.sha256(handle.read()).hexdigest()
+    assert (source.path, source.sha256, source.container, source.records, source.quarantined) == (
+        path, expected_sha, "jsonl", 2, 0)

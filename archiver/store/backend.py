@@ -40,11 +40,6 @@ class Location:
     def is_lake(self) -> bool:
         return self.catalog != "file"
 
-    @property
-    def many_writers(self) -> bool:
-        """Whether several processes may write at once (a DuckDB file, as archive or catalog, admits one)."""
-        return self.catalog in ("postgres", "sqlite")
-
     def describe(self) -> str:
         if not self.is_lake:
             return self.url
