@@ -76,21 +76,25 @@ class FileRows:
 
     def add_copy(self, copy: StoredCopy) -> None:
         copy_id = key_hash(self.source_path, copy.key)
-        self._add(
-            "results", copy_id=copy_id, result_key=copy.key, kind=copy.kind, task_id=copy.task_id,
+        result = dict(
+            copy_id=copy_id, result_key=copy.key, kind=copy.kind, task_id=copy.task_id,
             context_id=copy.context_id, message_id=copy.message_id, state=copy.state, terminal=copy.terminal,
             timestamp=copy.timestamp, source_path=self.source_path, source_dir=self.source_dir,
             locator=self.locators.get(copy.record_ids[0]) if copy.record_ids else None,
             record_ids=copy.record_ids,
         )
+        self.rows["results"].append(result)
+        claim_keys: set[tuple[str, str]] = set()
         for ordinal, located in enumerate(copy.located_parts()):
-            self._add_part(copy, copy_id, ordinal, located)
+            self._add_part(copy, copy_id, ordinal, located, claim_keys)
+        result["claims"] = len(claim_keys)
 
-    def _add_part(self, copy: StoredCopy, copy_id: str, ordinal: int, located) -> None:
+    def _add_part(self, copy: StoredCopy, copy_id: str, ordinal: int, located, claim_keys: set) -> None:
         part: Part = located.part
         part_id = key_hash(copy_id, str(ordinal))
         is_result = located.role == "agent"
         citation = citation_of(part.data, part.media_type) if part.kind == "data" and is_result else None
+        part_hash = content_hash({part.kind: _content(part)})
         self._add(
             "parts", part_id=part_id, copy_id=copy_id, result_key=copy.key,
             source_path=self.source_path, role=located.role, location=located.location,
@@ -98,7 +102,7 @@ class FileRows:
             artifact_name=located.artifact.name if located.artifact else None,
             message_id=located.message.message_id if located.message else None,
             part_index=located.part_index, ordinal=ordinal, kind=part.kind, media_type=part.media_type,
-            content_hash=content_hash({part.kind: _content(part)}), text=part.text,
+            content_hash=part_hash, text=part.text,
             data=dumps(part.data) if part.kind == "data" else None, file=dumps(part.file),
             metadata=dumps(part.metadata), is_citation=citation is not None,
         )
@@ -110,10 +114,12 @@ class FileRows:
             claims["part_id"] += [part_id] * len(leaves)
             claims["copy_id"] += [copy_id] * len(leaves)
             claims["result_key"] += [copy.key] * len(leaves)
+            claims["content_hash"] += [part_hash] * len(leaves)
             for pointer, value in leaves:
                 claims["pointer"].append(pointer)
                 claims["value"].append(float(value) if -1e308 < value < 1e308 else None)
                 claims["literal"].append(repr(value) if type(value) is float else str(value))
+                claim_keys.add((part_hash, pointer))
 
     def _add_citation(self, copy: StoredCopy, copy_id: str, part_id: str, c: Citation) -> None:
         self._add(

@@ -87,6 +87,8 @@ class StoredCopy(SQLModel, table=True):
     source_dir: str
     locator: str | None = None
     record_ids: list[str] | None = _strings()
+    claims: int | None = None
+    """Distinct claims (Part content, pointer) this copy holds."""
 
 
 class IndexedPart(SQLModel, table=True):
@@ -146,6 +148,8 @@ class Claim(SQLModel, table=True):
     source_path: str
     value: float | None = None
     literal: str
+    content_hash: str | None = None
+    """The content hash of the claim's Part: with result_key and pointer, the claim's key."""
 
 
 class AgentCard(SQLModel, table=True):
