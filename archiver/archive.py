@@ -120,11 +120,12 @@ class Archive:
         from .query import Rows
         from .query.filters import Filters
         from .query.lineage import QUERIES
-        from .query.output import stream
+        from .query.output import executed, json_text
 
         query = QUERIES[name](Filters.of(**filters), order_by=order_by, limit=limit)
-        cursor = self.con.cursor().execute(query.sql, query.params)
-        return Rows(query.fields, query.table_fields, stream(cursor))
+        cursor = self.con.cursor()
+        return Rows(query.fields, query.table_fields, executed(cursor, query.sql, query.params),
+                    json=lambda fmt: json_text(cursor, query.sql, query.params, query.fields, fmt))
 
     def claims(self, order_by: str | None = None, limit: int | None = None, **filters):
         """One dict per claim and citation it rests on (claims deduplicated across stored copies).

@@ -77,32 +77,65 @@ def _limit(limit: int | None, params: list) -> str:
     return " LIMIT ?"
 
 
+def _narrowed(filters: Filters) -> tuple[str, list]:
+    """A condition on `result_key` that keeps every result whose claims can pass the filters.
+
+    Citations are a result's (every copy rests on the citations of all its copies); agent, task and
+    time describe one copy, so a result passes when some copy of it does. Claims are deduplicated
+    across copies only after this narrowing, over the results it keeps.
+    """
+    conditions, params = [], []
+    cite_where, cite_params = filters.where("c.", scope="citation")
+    if cite_where != "TRUE":
+        conditions.append(f"result_key IN (SELECT c.result_key FROM citations c WHERE {cite_where})")
+        params += cite_params
+    copy_where, copy_params = filters.where("c.", scope="copy")
+    if copy_where != "TRUE":
+        conditions.append(f"result_key IN (SELECT c.result_key FROM ({_COPIES}) c WHERE {copy_where})")
+        params += copy_params
+    return " AND ".join(conditions) or "TRUE", params
+
+
+# Stored copies with their agent: the agent card in the same file, else in the same directory.
+_COPIES = """
+    SELECT r.*, coalesce(in_file.agent, in_dir.agent) AS agent
+    FROM results r
+    LEFT JOIN (SELECT source_path, min(name) AS agent FROM agent_cards GROUP BY source_path) in_file
+           ON in_file.source_path = r.source_path
+    LEFT JOIN (SELECT source_dir, min(name) AS agent FROM agent_cards GROUP BY source_dir) in_dir
+           ON in_dir.source_dir = r.source_dir"""
+
+
 def claims(filters: Filters, order_by: str | None = None, limit: int | None = None) -> Query:
     """The `claim_citations` view's rows that pass the filters.
 
-    Written out rather than read from the view so that citation filters narrow the claims to the
-    results they concern before claims are deduplicated across copies (a window over every claim
-    in the archive otherwise).
+    Written out rather than read from the view so that filters narrow the claims to the results they
+    concern before claims are deduplicated across copies; a result stored once (most are) needs no
+    deduplication at all.
     """
-    cite_where, params = filters.where("c.", scope="citation")
-    narrowed = "TRUE" if cite_where == "TRUE" else (
-        f"result_key IN (SELECT c.result_key FROM citations c WHERE {cite_where})")
+    narrowed, params = _narrowed(filters)
     where, outer_params = filters.where()
-    params = params * 2 + outer_params
+    params = params * 3 + outer_params
     columns = ", ".join("literal AS value" if f == "value" else f'"{f}"' for f in CLAIM_FIELDS)
     order = _order(order_by, CLAIM_FIELDS, "timestamp NULLS LAST, result_key, content_hash, pointer, citation_hash",
                    {"value": "claim_citations.value"})
     sql = f"""
-        WITH claim_copies AS (
-            SELECT cl.value, cl.literal, cl.pointer, p.part_index, p.content_hash, p.artifact_id,
-                   coalesce(p.message_id, r.message_id) AS message_id, r.task_id, r.context_id, a.agent,
-                   r.timestamp, r.source_path, cl.result_key, r.copy_id, cl.part_id,
-                   row_number() OVER (PARTITION BY cl.result_key, p.content_hash, cl.pointer
-                                      ORDER BY r.timestamp DESC NULLS LAST, r.source_path, p.ordinal) AS copy_rank
+        WITH copies AS MATERIALIZED (
+            SELECT c.*, count(*) OVER (PARTITION BY c.result_key) AS stored
+            FROM ({_COPIES} WHERE r.claims > 0 AND {narrowed}) c),
+        claim_copies AS (
+            SELECT cl.value, cl.literal, cl.pointer, p.part_index, cl.content_hash, p.artifact_id,
+                   coalesce(p.message_id, r.message_id) AS message_id, r.task_id, r.context_id, r.agent,
+                   r.timestamp, r.source_path, cl.result_key, r.copy_id, cl.part_id, p.ordinal, r.stored
             FROM (SELECT * FROM claims WHERE {narrowed}) cl
             JOIN parts p ON p.part_id = cl.part_id
-            JOIN results r ON r.copy_id = cl.copy_id
-            JOIN result_agents a ON a.copy_id = cl.copy_id),
+            JOIN copies r ON r.copy_id = cl.copy_id),
+        claim_once AS (
+            SELECT * EXCLUDE (ordinal, stored) FROM claim_copies WHERE stored = 1
+            UNION ALL
+            SELECT * EXCLUDE (ordinal, stored) FROM claim_copies WHERE stored > 1
+            QUALIFY row_number() OVER (PARTITION BY result_key, content_hash, pointer
+                                       ORDER BY timestamp DESC NULLS LAST, source_path, ordinal) = 1),
         cited AS (
             SELECT result_key, citation_hash,
                    any_value(study) AS study, any_value(period) AS period, any_value(fielded) AS fielded,
@@ -114,8 +147,7 @@ def claims(filters: Filters, order_by: str | None = None, limit: int | None = No
         claim_citations AS (
             SELECT k.*, c.citation_hash, c.study, c.period, c.fielded, c.base_name, c.base_n, c.weight,
                    c.source_table, c.source_column, c.source_function, c.warnings, c.valid, c.problems, c.inferred
-            FROM claim_copies k LEFT JOIN cited c ON c.result_key = k.result_key
-            WHERE k.copy_rank = 1)
+            FROM claim_once k LEFT JOIN cited c ON c.result_key = k.result_key)
         SELECT {columns}
         FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM claim_citations k {_VERDICT_JOIN}) claim_citations
         WHERE {where} ORDER BY {order}"""
@@ -131,12 +163,20 @@ def citations(filters: Filters, order_by: str | None = None, limit: int | None =
     )
     order = _order(order_by, CITATION_INDEX_FIELDS, "study, period, source_column, citation_hash")
     sql = f"""
-        WITH uses AS (SELECT * FROM citation_uses u WHERE {where}),
+        WITH uses AS MATERIALIZED (
+            SELECT u.* FROM (
+                SELECT c.*, r.task_id, r.agent, r.timestamp
+                FROM citations c JOIN ({_COPIES}) r ON r.copy_id = c.copy_id) u
+            WHERE {where}),
+        stored AS (
+            SELECT result_key, count(*) AS copies, sum(claims) AS claims FROM results
+            WHERE result_key IN (SELECT result_key FROM uses) GROUP BY result_key),
         claim_counts AS (
-            SELECT cl.result_key, count(DISTINCT (p.content_hash, cl.pointer)) AS claims
-            FROM claims cl JOIN parts p ON p.part_id = cl.part_id
-            WHERE cl.result_key IN (SELECT result_key FROM uses)
-            GROUP BY cl.result_key),
+            SELECT s.result_key, CASE WHEN s.copies = 1 THEN s.claims ELSE coalesce(m.claims, 0) END AS claims
+            FROM stored s
+            LEFT JOIN (SELECT result_key, count(DISTINCT (content_hash, pointer)) AS claims FROM claims
+                       WHERE result_key IN (SELECT result_key FROM stored WHERE copies > 1)
+                       GROUP BY result_key) m ON m.result_key = s.result_key),
         citation_claims AS (
             SELECT h.citation_hash, sum(cc.claims) AS claims
             FROM (SELECT DISTINCT citation_hash, result_key FROM uses) h
@@ -159,34 +199,41 @@ def impact(filters: Filters, order_by: str | None = None, limit: int | None = No
     """Tasks, contexts, agents and source files holding claims that rest on the matching citations.
 
     A result is affected when any stored copy carries a matching citation; then each of its copies
-    that passes the copy filters (agent, task, time) is affected, with the claims it holds.
+    that passes the copy filters (agent, task, time) is affected, with the claims it holds. A result
+    with one affected copy contributes that copy's count of claims; only results with several are
+    deduplicated claim by claim.
     """
-    where, params = filters.where("u.")
+    cite_where, params = filters.where("c.", scope="citation")
+    uses_where, uses_params = filters.where("r.", scope="copy")
     copy_where, copy_params = filters.where("c.", scope="copy")
-    params += copy_params
-    dimensions = " UNION ALL ".join(
-        f"SELECT {rank} AS kind_rank, '{kind}' AS kind, {column} AS id, count(DISTINCT claim_key) AS claims, "
-        f"count(DISTINCT result_key) AS results, count(DISTINCT citation_hash) AS citations "
-        f"FROM affected WHERE {column} IS NOT NULL GROUP BY {column}"
+    params += uses_params + copy_params
+    dimensions = " UNION ALL ".join(f"""
+        SELECT {rank} AS kind_rank, '{kind}' AS kind, a.id,
+               CAST(coalesce(a.single_claims, 0) + coalesce(m.claims, 0) AS BIGINT) AS claims,
+               a.results, coalesce(h.citations, 0) AS citations
+        FROM (SELECT {column} AS id, count(DISTINCT result_key) AS results,
+                     sum(claims) FILTER (WHERE stored = 1) AS single_claims
+              FROM affected WHERE {column} IS NOT NULL GROUP BY {column}) a
+        LEFT JOIN (SELECT c.{column} AS id, count(DISTINCT (c.result_key, k.content_hash, k.pointer)) AS claims
+                   FROM multi_claims k JOIN affected c ON c.copy_id = k.copy_id GROUP BY c.{column}) m ON m.id = a.id
+        LEFT JOIN (SELECT c.{column} AS id, count(DISTINCT h.citation_hash) AS citations
+                   FROM affected c JOIN hit h ON h.result_key = c.result_key GROUP BY c.{column}) h ON h.id = a.id"""
         for rank, (kind, column) in enumerate(IMPACT_KINDS)
     )
     order = _order(order_by, IMPACT_FIELDS, "kind_rank, claims DESC, id")
     sql = f"""
-        WITH hit AS (SELECT DISTINCT u.result_key, u.citation_hash FROM citation_uses u WHERE {where}),
-        copies AS (
-            SELECT c.* FROM (
-                SELECT r.copy_id, r.result_key, r.task_id, r.context_id, a.agent, r.source_path, r.timestamp
-                FROM results r JOIN result_agents a ON a.copy_id = r.copy_id
-                WHERE r.result_key IN (SELECT result_key FROM hit)) c
-            WHERE {copy_where}),
-        claim_keys AS (
-            SELECT cl.copy_id, (cl.result_key, p.content_hash, cl.pointer) AS claim_key
-            FROM claims cl JOIN parts p ON p.part_id = cl.part_id
-            WHERE cl.copy_id IN (SELECT copy_id FROM copies)),
-        affected AS (
-            SELECT c.*, h.citation_hash, k.claim_key FROM copies c
-            JOIN hit h ON h.result_key = c.result_key
-            LEFT JOIN claim_keys k ON k.copy_id = c.copy_id)
+        WITH hit AS MATERIALIZED (
+            SELECT DISTINCT c.result_key, c.citation_hash
+            FROM citations c {"" if uses_where == "TRUE" else f"JOIN ({_COPIES}) r ON r.copy_id = c.copy_id"}
+            WHERE {cite_where} AND {uses_where}),
+        affected AS MATERIALIZED (
+            SELECT *, count(*) OVER (PARTITION BY result_key) AS stored FROM (
+                SELECT c.copy_id, c.result_key, c.task_id, c.context_id, c.agent, c.source_path, c.claims
+                FROM ({_COPIES} WHERE r.result_key IN (SELECT result_key FROM hit)) c
+                WHERE {copy_where})),
+        multi_claims AS (
+            SELECT copy_id, content_hash, pointer FROM claims
+            WHERE copy_id IN (SELECT copy_id FROM affected WHERE stored > 1))
         SELECT kind, id, claims, results, citations FROM ({dimensions}) ORDER BY {order}"""
     return Query(sql + _limit(limit, params), params, IMPACT_FIELDS, IMPACT_FIELDS)
 

@@ -19,6 +19,11 @@ TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
 MIN_WIDTH = 6
 
 
+def executed(cursor: duckdb.DuckDBPyConnection, sql: str, params: list) -> Iterator[dict[str, Any]]:
+    """`stream` of a query run only when its first row is wanted."""
+    yield from stream(cursor.execute(sql, params))
+
+
 def stream(cursor: duckdb.DuckDBPyConnection, batch_size: int = BATCH_SIZE) -> Iterator[dict[str, Any]]:
     """Rows of an executed cursor as dicts, read as Arrow batches of `batch_size`, machine-ready values."""
     for batch in cursor.to_arrow_reader(batch_size):
@@ -82,16 +87,95 @@ def dumps(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def json_text(cursor: duckdb.DuckDBPyConnection, sql: str, params: list, fields: Iterable[str],
+              fmt: str) -> Iterator[tuple[int, memoryview | bytes]] | None:
+    """The rows of a query as DuckDB writes them in JSON, the values `plain` would give: JSON Lines,
+    or for "json" each row preceded by ",\n". (rows, text) chunks, no Python object per row; None
+    when a column's type is one only the Python path renders as `write` would."""
+    fields = list(fields)
+    described = {name: str(kind) for name, kind, *_ in cursor.execute(f"SELECT * FROM ({sql}) LIMIT 0",
+                                                                      params).description}
+    values = [_json_value(f'q."{name}"', name, described.get(name)) for name in fields]
+    if None in values:
+        return None
+    row = "to_json(struct_pack(" + ", ".join(f'"{name}" := {value}' for name, value in zip(fields, values)) + "))"
+    line = f"{row} || chr(10)" if fmt == "jsonl" else f"',' || chr(10) || {row}"
+    reader = cursor.execute(f"SELECT {line} FROM ({sql}) q", params).to_arrow_reader(JSON_BATCH_SIZE)
+    return ((batch.num_rows, _text(batch.column(0))) for batch in reader)
+
+
+JSON_BATCH_SIZE = 16384
+_PLAIN_TYPES = {"VARCHAR", "VARCHAR[]", "BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+                "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "DATE"}
+_ISO = ("CASE WHEN microsecond({0}) % 1000000 = 0 THEN strftime({0}, '%Y-%m-%dT%H:%M:%S{1}') "
+        "ELSE strftime({0}, '%Y-%m-%dT%H:%M:%S.%f{1}') END")
+
+
+def _json_value(column: str, name: str, kind: str | None) -> str | None:
+    """SQL for one column's value as `plain` has it, ready for `to_json`; None if not expressible."""
+    if kind is None:
+        return None
+    if name == "value" and kind == "VARCHAR":  # a claim's literal, written by ingest as Python writes numbers
+        return f"CASE WHEN {column} IN ('nan', 'inf', '-inf') THEN NULL ELSE CAST({column} AS JSON) END"
+    if kind in ("DOUBLE", "FLOAT"):
+        finite = f"CASE WHEN isfinite({column}) THEN to_json({column}) END"
+        if name == "base_n":
+            return (f"CASE WHEN isfinite({column}) AND {column} = trunc({column}) AND abs({column}) < 9e18 "
+                    f"THEN to_json(CAST({column} AS BIGINT)) ELSE {finite} END")
+        return finite
+    if kind in ("TIMESTAMP WITH TIME ZONE", "TIMESTAMP"):  # isoformat, in UTC for a zoned time
+        utc = f"make_timestamp(epoch_us({column}))" if kind != "TIMESTAMP" else column
+        return _ISO.format(utc, "+00:00" if kind != "TIMESTAMP" else "")
+    if kind == "JSON":  # read as text by the Python path
+        return f"CAST({column} AS VARCHAR)"
+    return column if kind in _PLAIN_TYPES else None
+
+
+def _text(array: pa.Array) -> memoryview | bytes:
+    """The concatenated values of a string array without a Python object per value."""
+    width = {pa.string(): "i", pa.large_string(): "q"}.get(array.type)
+    if width is None or array.null_count:
+        return "".join(value for value in array.to_pylist() if value is not None).encode()
+    _validity, offsets, data = array.buffers()
+    bounds = memoryview(offsets).cast(width)
+    return memoryview(data)[bounds[array.offset]:bounds[array.offset + len(array)]]
+
+
 def write(rows: Iterable[dict], fields: Iterable[str], fmt: str, out: IO[str],
           table_fields: Iterable[str] | None = None, width: int | None = None) -> int:
     """Write rows in `fmt`; returns how many were written."""
     fields = list(fields)
+    json = getattr(rows, "json", None)
+    chunks = json(fmt) if json is not None and fmt in ("json", "jsonl") else None
+    if chunks is not None:
+        return _json_chunks(chunks, fmt, out)
     if fmt == "table":
         return _table(rows, list(table_fields or fields), out, width)
     writer = {"json": _json, "jsonl": _jsonl, "csv": _csv}.get(fmt)
     if writer is None:
         raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     return writer(rows, fields, out)
+
+
+def _json_chunks(chunks: Iterator[tuple[int, memoryview | bytes]], fmt: str, out: IO[str]) -> int:
+    binary = getattr(out, "buffer", None)
+    out.flush()
+
+    def put(text: memoryview | bytes) -> None:
+        binary.write(text) if binary is not None else out.write(bytes(text).decode())
+
+    count = 0
+    if fmt == "json":
+        put(b"[")
+    for rows, text in chunks:
+        if rows:
+            put(text[1:] if fmt == "json" and count == 0 else text)  # the first row has no comma before it
+            count += rows
+    if fmt == "json":
+        put(b"\n]\n" if count else b"]\n")
+    if binary is not None:
+        binary.flush()
+    return count
 
 
 def _jsonl(rows: Iterable[dict], fields: list[str], out: IO[str]) -> int:
