@@ -7,14 +7,16 @@ import json
 from itertools import islice
 
 import duckdb
+import orjson
 import pytest
 from click.testing import CliRunner
 
 from archiver.cli import main
 from archiver.query.filters import like_pattern
 from archiver.query.output import stream
+from archiver.query.output import write as write_rows
 
-from .lineage_data import MALICIOUS, SCRIPT_STUDY, build
+from .lineage_data import MALICIOUS, SCRIPT_STUDY, build, cite, task
 
 
 @pytest.fixture
@@ -222,3 +224,34 @@ def test_cli_filters_and_errors(lineage, tmp_path):
     assert bad.exit_code == 1 and "cannot order by 'nope'" in bad.output
     bad = CliRunner().invoke(main, ["query", "claims", "--since", "yesterday", "--db", db])
     assert bad.exit_code == 1 and "not an ISO-8601" in bad.output
+
+
+EDGE_NUMBERS = (b'{"big": 123456789012345678901234567890, "huge": 1e300, "tiny": 5e-324, "negzero": -0.0, '
+                b'"whole": 100.0, "third": 0.3333333333333333, "long": 1' + b"0" * 400 + b"}")
+
+
+@pytest.mark.parametrize("command", ["claims", "citations", "impact"])
+@pytest.mark.parametrize("fmt", ["json", "jsonl"])
+def test_json_written_by_duckdb_equals_the_python_rows(archive, write, command, fmt):
+    """JSON text made by DuckDB (no Python object per row) holds exactly the values of the Python path."""
+    paths = build(write)
+    edge = task("t7", [{"data": {"placeholder": 0}}, cite(base={"name": "Large", "n": 1e20})],
+                when="2026-07-01T12:00:00.123456Z", context_id="ctx-7")
+    paths.append(write("edge/h.jsonl", orjson.dumps(edge).replace(b'{"placeholder":0}', EDGE_NUMBERS) + b"\n"))
+    archive.ingest(paths, workers=1)
+    rows = getattr(archive, command)()
+    assert rows.json is not None and rows.json(fmt) is not None
+    by_duckdb, by_python = io.StringIO(), io.StringIO()
+    assert write_rows(rows, rows.fields, fmt, by_duckdb) == write_rows(iter(list(rows)), rows.fields, fmt, by_python)
+    parsed = [_parsed(out.getvalue(), fmt) for out in (by_duckdb, by_python)]
+    assert parsed[0] == parsed[1] and len(parsed[0]) > 0
+    if command == "claims":
+        values = {row["pointer"]: row["value"] for row in parsed[0] if row["task_id"] == "t7"}
+        assert values["/big"] == 123456789012345678901234567890 and values["/long"] == 10**400
+        assert values["/tiny"] == 5e-324 and values["/huge"] == 1e300 and str(values["/negzero"]) == "-0.0"
+        assert {row["timestamp"] for row in parsed[0] if row["task_id"] == "t7"} == {"2026-07-01T12:00:00.123456+00:00"}
+        assert {row["base_n"] for row in parsed[0] if row["task_id"] == "t7"} == {10**20}
+
+
+def _parsed(text: str, fmt: str) -> list:
+    return json.loads(text) if fmt == "json" else [json.loads(line) for line in text.splitlines()]
