@@ -160,7 +160,9 @@ def create_lake(location: Location) -> None:
 
 def open_database(location: Location, read_only: bool) -> duckdb.DuckDBPyConnection:
     """One DuckDB connection whose default catalog is the archive (the file, or the lake)."""
-    return duckdb.connect(location.url, read_only=read_only, config=config(location))
+    con = duckdb.connect(location.url, read_only=read_only, config=config(location))
+    con.execute("SET enable_progress_bar = false")  # archiver reports its own; DuckDB's would cut into output
+    return con
 
 
 def literal(text: str) -> str:
