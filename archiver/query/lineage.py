@@ -231,7 +231,7 @@ def impact(filters: Filters, order_by: str | None = None, limit: int | None = No
                 SELECT c.copy_id, c.result_key, c.task_id, c.context_id, c.agent, c.source_path, c.claims
                 FROM ({_COPIES} WHERE r.result_key IN (SELECT result_key FROM hit)) c
                 WHERE {copy_where})),
-        multi_claims AS (
+        multi_claims AS MATERIALIZED (
             SELECT copy_id, content_hash, pointer FROM claims
             WHERE copy_id IN (SELECT copy_id FROM affected WHERE stored > 1))
         SELECT kind, id, claims, results, citations FROM ({dimensions}) ORDER BY {order}"""
