@@ -175,12 +175,13 @@ def audit(db: str | None, wait: float, fmt: str, fail_on: str, rules: tuple[str,
     dropped-part, card-mode-undeclared, small-base, unreadable-record, and after `archiver verify`,
     rerun-differs and not-rerunnable.
     """
-    from .audit import select_rules
-    from .audit.render import render
+    from .audit import Scope, select_rules
+    from .audit.render import write
+    from .audit.run import audited
     from .query.filters import moment
 
     try:
-        select_rules(rules, exclude_rules)
+        chosen = select_rules(rules, exclude_rules)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--rule/--exclude-rule") from None
     for name, text in (("since", since), ("until", until)):
@@ -189,14 +190,11 @@ def audit(db: str | None, wait: float, fmt: str, fail_on: str, rules: tuple[str,
                 moment(text, end=name == "until")
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint=f"--{name}") from None
-    with open_archive(db, wait, read_only=True) as archive:
-        report = archive.audit(rules=rules, exclude_rules=exclude_rules, agent=list(agent) or None,
-                               study=list(study) or None, since=since, until=until, source=sources,
-                               min_base=min_base)
-    output = render(report, fmt)
-    if output:
-        click.echo(output)
-    sys.exit(1 if report.fails(fail_on) else 0)
+    scope = Scope(agent=list(agent) or None, study=list(study) or None, since=since, until=until, sources=sources)
+    with open_archive(db, wait, read_only=True) as archive, audited(archive.con, chosen, scope, min_base) as audit:
+        write(audit, fmt, sys.stdout.buffer)
+        failed = audit.fails(fail_on)
+    sys.exit(1 if failed else 0)
 
 
 # Query, show, export and sql (issue 3): thin faces over Archive.claims/citations/impact/render/export/sql.

@@ -9,6 +9,13 @@ SEVERITY_RANK = {ERROR: 2, WARNING: 1}
 FAIL_ON = {"error": 2, "warning": 1, "never": None}
 
 
+def fails(by_severity: dict[str, int], fail_on: str = "error") -> bool:
+    """Whether a finding at or above `fail_on` (error, warning or never) exists, by the count per severity."""
+    threshold = FAIL_ON[fail_on]
+    return threshold is not None and any(n and SEVERITY_RANK[severity] >= threshold
+                                         for severity, n in by_severity.items())
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem in one stored copy (or agent card, or quarantined record)."""
@@ -32,10 +39,6 @@ class Finding:
         del value["line"]
         return value
 
-    def sort_key(self) -> tuple:
-        return (self.source_path, self.line or 0, self.locator or "", self.rule, self.result_key or "",
-                self.artifact_id or "", self.part_index if self.part_index is not None else -1, self.detail)
-
 
 @dataclass
 class AuditReport:
@@ -47,9 +50,7 @@ class AuditReport:
         return sum(1 for f in self.findings if f.severity == severity)
 
     def fails(self, fail_on: str = "error") -> bool:
-        """Whether a finding at or above `fail_on` (error, warning or never) exists."""
-        threshold = FAIL_ON[fail_on]
-        return threshold is not None and any(SEVERITY_RANK[f.severity] >= threshold for f in self.findings)
+        return fails(self.summary["findings_by_severity"], fail_on)
 
     def as_dict(self) -> dict:
         return {"findings": [f.as_dict() for f in self.findings], "summary": self.summary}

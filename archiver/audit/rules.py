@@ -1,19 +1,18 @@
-"""The audit's rules: one set-based query over the index per rule, plus the sentence a finding reads as.
+"""The audit's rules: one set-based query over the index per rule, spelling each finding's sentence.
 
-Every query reads the scope tables made by `archiver.audit.scope` (`audit_copies`,
-`audit_cards`, `audit_records`) to decide which findings to report, but judges
-against the whole archive: a copy outside the scope still counts as "another
+Every query reads the scope made by `archiver.audit.scope` (the `audit_copy_in_scope`
+macro, the `audit_cards` and `audit_records` tables) to decide which findings to report,
+but judges against the whole archive: a copy outside the scope still counts as "another
 copy" of a result, and a citation anywhere still makes a result cited.
 
 Each query returns the finding columns (`result_key`, `task_id`, `message_id`,
-`context_id`, `artifact_id`, `part_index`, `source_path`, `locator`, `line`),
-optionally `severity`, and the columns its `detail` sentence needs.
+`context_id`, `artifact_id`, `part_index`, `source_path`, `locator`, `line`), `severity`
+(NULL for the rule's default) and `detail`, the sentence, written in SQL with the macros
+of `archiver.audit.wording` so that no finding needs a Python object of its own.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from . import rerun
 
@@ -25,52 +24,106 @@ _COPY_RECORD = "LEFT JOIN records rec ON rec.record_id = r.record_ids[1] AND rec
 
 # Where a Part sits, for findings about one Part.
 _PART_COLUMNS = """
-    r.result_key, r.kind AS result_kind, r.task_id, coalesce(p.message_id, r.message_id) AS message_id,
-    r.context_id, p.artifact_id, p.part_index, p.location, coalesce(p.artifact_name, p.artifact_id) AS artifact,
-    r.source_path, coalesce(rec.locator, r.locator) AS locator, rec.line"""
+    r.result_key, r.task_id, coalesce(p.message_id, r.message_id) AS message_id, r.context_id, p.artifact_id,
+    p.part_index, r.source_path, coalesce(rec.locator, r.locator) AS locator, rec.line"""
 
-UNCITED_RESULT = f"""
+# `citation Part 2 of artifact "nps" in task t2`, for findings about one citation Part.
+_CITATION_PART = """'citation ' || audit_part_place(p.location, p.part_index, coalesce(p.artifact_name, p.artifact_id),
+                                     coalesce(p.message_id, r.message_id))
+    || ' in ' || audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id))"""
+
+# The copies to report on: in scope, holding claims, of a result no copy cites that has finished
+# (this copy or another is terminal: `audit_result_status`, made by `archiver.audit.summary`).
+# How many numbers each states (claims, not distinct), where (its artifacts; whether an agent
+# message), and its first Part that holds one. Claims sit only in an agent's data Parts that are
+# no citation, so only those Parts are read.
+UNCITED_RESULT = """
 WITH uncited AS MATERIALIZED (
-    SELECT r.copy_id FROM results r
-    WHERE r.result_key IN (SELECT result_key FROM results WHERE terminal)
-      AND r.copy_id IN (SELECT copy_id FROM audit_copies)
-      AND r.copy_id IN (SELECT copy_id FROM claims)
-      AND NOT EXISTS (SELECT 1 FROM citations c WHERE c.result_key = r.result_key)
+    SELECT r.copy_id, r.result_key, r.kind, r.task_id, r.message_id, r.context_id, r.source_path, r.locator,
+           r.record_ids[1] AS record_id
+    FROM results r
+    WHERE r.claims > 0 AND audit_copy_in_scope(r.copy_id)
+      AND r.result_key IN (SELECT result_key FROM audit_result_status WHERE finished AND NOT cited_any)
+),
+numbered AS (
+    SELECT part_id, count(*) AS numbers FROM claims WHERE copy_id IN (SELECT copy_id FROM uncited) GROUP BY part_id
 ),
 quantitative AS (
-    SELECT cl.copy_id, count(*) AS numbers, min(p.ordinal) AS first_ordinal,
-           list(DISTINCT coalesce(p.artifact_name, p.artifact_id)) FILTER (WHERE p.location = 'artifact')
-               AS artifacts,
-           count(*) FILTER (WHERE p.location = 'message') AS numbers_in_messages
-    FROM claims cl
-    JOIN parts p ON p.part_id = cl.part_id
-    WHERE cl.copy_id IN (SELECT copy_id FROM uncited)
-    GROUP BY cl.copy_id
+    SELECT p.copy_id, sum(n.numbers) AS numbers,
+           arg_min({'message_id': p.message_id, 'artifact_id': p.artifact_id, 'part_index': p.part_index},
+                   p.ordinal) AS first,
+           list_sort(list(DISTINCT coalesce(p.artifact_name, p.artifact_id))
+                     FILTER (WHERE p.location = 'artifact')) AS artifacts,
+           coalesce(sum(n.numbers) FILTER (WHERE p.location = 'message'), 0) AS numbers_in_messages
+    FROM numbered n
+    JOIN parts p ON p.part_id = n.part_id AND p.role = 'agent' AND p.kind = 'data' AND NOT p.is_citation
+    GROUP BY p.copy_id
+),
+placed AS (
+    SELECT q.*, coalesce(q.first.message_id, u.message_id) AS message_id, concat_ws(' and ',
+        CASE WHEN len(q.artifacts) > 0
+             THEN CASE WHEN len(q.artifacts) = 1 THEN 'artifact ' ELSE 'artifacts ' END
+                  || array_to_string(list_transform(q.artifacts, a -> audit_quote(a)), ', ') END,
+        CASE WHEN q.numbers_in_messages > 0 THEN 'an agent message' END) AS places
+    FROM quantitative q
+    JOIN uncited u ON u.copy_id = q.copy_id
 )
-SELECT {_PART_COLUMNS}, q.numbers, q.artifacts, q.numbers_in_messages
-FROM quantitative q
-JOIN results r ON r.copy_id = q.copy_id
-JOIN parts p ON p.copy_id = q.copy_id AND p.ordinal = q.first_ordinal
+SELECT u.result_key, u.task_id, q.message_id, u.context_id, q.first.artifact_id, q.first.part_index, u.source_path,
+       coalesce(rec.locator, u.locator) AS locator, rec.line, NULL AS severity,
+       audit_result(u.kind, u.task_id, q.message_id) || ' states ' || q.numbers || ' number'
+       || CASE WHEN q.numbers = 1 THEN '' ELSE 's' END || CASE WHEN q.places = '' THEN '' ELSE ' in ' || q.places END
+       || ' and carries no citation Part' AS detail
+FROM placed q
+JOIN uncited u ON u.copy_id = q.copy_id
+LEFT JOIN records rec ON rec.record_id = u.record_id AND rec.source_path = u.source_path
+"""
+
+# The citation Parts in scope that a citation rule reports (invalid, untyped, or of a small
+# base), with where each sits: made once for those rules, so the index is read once for them.
+CITED_PARTS = f"""
+CREATE OR REPLACE TEMP TABLE audit_cited_parts AS
+SELECT {_PART_COLUMNS}, c.valid, c.problems, c.inferred, c.base_n, c.base_name,
+       {_CITATION_PART} AS citation_part,
+       'data ' || audit_part_place(p.location, p.part_index, coalesce(p.artifact_name, p.artifact_id),
+                                   coalesce(p.message_id, r.message_id))
+       || ' in ' || audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id)) AS data_part,
+       CASE WHEN c.inferred THEN p.media_type END AS media_type,
+       CASE WHEN c.inferred
+            THEN list_filter(['study', 'period', 'base', 'source'], k -> json_exists(p.data, '$.' || k)) END AS keys
+FROM (SELECT * FROM citations
+      WHERE (NOT valid OR inferred OR (base_n > 0 AND base_n = floor(base_n) AND base_n < $min_base))
+        AND audit_copy_in_scope(copy_id)) c
+JOIN parts p ON p.part_id = c.part_id AND p.is_citation
+JOIN results r ON r.copy_id = c.copy_id
 {_COPY_RECORD}
 """
 
+_CITED_PART_COLUMNS = """result_key, task_id, message_id, context_id, artifact_id, part_index, source_path, locator,
+       line, NULL AS severity"""
+
 INVALID_CITATION = f"""
-SELECT {_PART_COLUMNS}, c.problems
-FROM citations c
-JOIN parts p ON p.part_id = c.part_id
-JOIN results r ON r.copy_id = c.copy_id
-{_COPY_RECORD}
-WHERE NOT c.valid AND c.copy_id IN (SELECT copy_id FROM audit_copies)
+SELECT {_CITED_PART_COLUMNS},
+       citation_part || ' fails Citations v1: '
+       || coalesce(nullif(array_to_string(problems, '; '), ''), 'fails the spec') AS detail
+FROM audit_cited_parts
+WHERE NOT valid
 """
 
 CITATION_TYPE_LOST = f"""
-SELECT {_PART_COLUMNS}, p.media_type,
-       list_filter(['study', 'period', 'base', 'source'], k -> json_exists(p.data, '$.' || k)) AS keys
-FROM citations c
-JOIN parts p ON p.part_id = c.part_id
-JOIN results r ON r.copy_id = c.copy_id
-{_COPY_RECORD}
-WHERE c.inferred AND c.copy_id IN (SELECT copy_id FROM audit_copies)
+SELECT {_CITED_PART_COLUMNS},
+       data_part || ' carries a citation''s fields (' || array_to_string(keys, ', ') || ') but '
+       || CASE WHEN coalesce(media_type, '') = '' THEN 'no media type' ELSE 'media type ' || media_type END
+       || ', so consumers do not recognise it as a citation' AS detail
+FROM audit_cited_parts
+WHERE inferred
+"""
+
+SMALL_BASE = f"""
+SELECT {_CITED_PART_COLUMNS},
+       citation_part || ' rests on base ' || audit_quote(base_name) || ' of n = ' || audit_g(base_n)
+       || ', below the minimum base of ' || audit_g(CAST($min_base AS DOUBLE)) AS detail
+FROM audit_cited_parts
+WHERE base_n > 0 AND base_n = floor(base_n) AND base_n < $min_base
 """
 
 # For every result stored more than once: the Part contents (canonical hashes) each copy
@@ -79,7 +132,7 @@ WHERE c.inferred AND c.copy_id IN (SELECT copy_id FROM audit_copies)
 # (a terminal one first) to point the reader at.
 DROPPED_PART = f"""
 WITH copied AS (
-    SELECT result_key FROM results GROUP BY result_key HAVING count(*) > 1
+    SELECT result_key FROM audit_result_status WHERE copies_all > 1
 ),
 held AS MATERIALIZED (
     SELECT DISTINCT p.copy_id, p.result_key, p.content_hash
@@ -93,7 +146,7 @@ short AS MATERIALIZED (
       ON whole.result_key = r.result_key
     LEFT JOIN (SELECT copy_id, count(*) AS n FROM held GROUP BY copy_id) mine ON mine.copy_id = r.copy_id
     WHERE r.terminal AND coalesce(mine.n, 0) < whole.n
-      AND r.copy_id IN (SELECT copy_id FROM audit_copies)
+      AND audit_copy_in_scope(r.copy_id)
 ),
 missing AS (
     SELECT s.copy_id, h.result_key, h.content_hash
@@ -114,11 +167,16 @@ examples AS (
     WHERE p.role = 'agent' AND p.result_key IN (SELECT result_key FROM short)
     GROUP BY p.result_key, p.content_hash
 )
-SELECT r.result_key, r.kind AS result_kind, r.task_id, coalesce(e.message_id, r.message_id) AS message_id,
-       r.context_id, e.artifact_id, e.part_index, e.location, coalesce(e.artifact_name, e.artifact_id) AS artifact,
-       r.source_path, coalesce(rec.locator, r.locator) AS locator, rec.line, r.state,
+SELECT r.result_key, r.task_id, coalesce(e.message_id, r.message_id) AS message_id, r.context_id, e.artifact_id,
+       e.part_index, r.source_path, coalesce(rec.locator, r.locator) AS locator, rec.line,
        CASE WHEN x.citation THEN 'error' ELSE 'warning' END AS severity,
-       x.citation, e.kind AS part_kind, holder.source_path AS holder_path, holder.state AS holder_state
+       'this ' || coalesce(nullif(r.state, ''), 'terminal') || ' copy of '
+       || audit_result(r.kind, r.task_id, coalesce(e.message_id, r.message_id)) || ' lacks the '
+       || CASE WHEN x.citation THEN 'citation' ELSE coalesce(e.kind, 'None') END || ' Part that the '
+       || coalesce(nullif(holder.state, ''), 'stored') || ' copy in ' || holder.source_path || ' holds (Part '
+       || coalesce(CAST(e.part_index AS VARCHAR), 'None') || ' of '
+       || CASE WHEN e.location = 'artifact' THEN 'artifact ' || audit_quote(coalesce(e.artifact_name, e.artifact_id))
+               ELSE audit_message(coalesce(e.message_id, r.message_id)) END || ')' AS detail
 FROM missing m
 JOIN results r ON r.copy_id = m.copy_id
 JOIN examples x ON x.result_key = m.result_key AND x.content_hash = m.content_hash
@@ -129,99 +187,26 @@ JOIN results holder ON holder.copy_id = e.copy_id
 
 CARD_MODE_UNDECLARED = """
 SELECT NULL AS result_key, NULL AS task_id, NULL AS message_id, NULL AS context_id, NULL AS artifact_id,
-       NULL AS part_index, c.source_path, rec.locator, rec.line, c.name, c.declares_extension
+       NULL AS part_index, c.source_path, rec.locator, rec.line, NULL AS severity,
+       'agent card ' || audit_quote(c.name) || CASE WHEN c.declares_extension
+           THEN ' declares the Citations v1 extension but lists its media type '
+                || 'in neither defaultOutputModes nor any skill''s outputModes'
+           ELSE ' lists the citations media type among its output modes '
+                || 'but does not declare the Citations v1 extension' END AS detail
 FROM agent_cards c
 LEFT JOIN records rec ON rec.record_id = c.record_id AND rec.source_path = c.source_path
 WHERE c.declares_extension <> c.lists_media_type
   AND c.card_id IN (SELECT card_id FROM audit_cards)
 """
 
-SMALL_BASE = f"""
-SELECT {_PART_COLUMNS}, c.base_n, c.base_name, c.study, $min_base AS min_base
-FROM citations c
-JOIN parts p ON p.part_id = c.part_id
-JOIN results r ON r.copy_id = c.copy_id
-{_COPY_RECORD}
-WHERE c.base_n > 0 AND c.base_n = floor(c.base_n) AND c.base_n < $min_base
-  AND c.copy_id IN (SELECT copy_id FROM audit_copies)
-"""
-
 UNREADABLE_RECORD = """
 SELECT NULL AS result_key, NULL AS task_id, NULL AS message_id, NULL AS context_id, NULL AS artifact_id,
-       NULL AS part_index, rec.source_path, rec.locator, rec.line, rec.reason
+       NULL AS part_index, rec.source_path, rec.locator, rec.line, NULL AS severity,
+       'record at ' || coalesce(rec.locator, 'None') || ' was quarantined at ingest ('
+       || coalesce(rec.reason, 'None') || '); it may hide a result' AS detail
 FROM records rec
 WHERE rec.status = 'quarantined' AND rec.record_id IN (SELECT record_id FROM audit_records)
 """
-
-
-def _quote(text: str | None) -> str:
-    return f'"{text}"' if text is not None else "(unnamed)"
-
-
-def _result(row: dict) -> str:
-    if row["result_kind"] == "message":
-        return f"message {row['message_id']}"
-    return f"task {row['task_id']}"
-
-
-def _part_place(row: dict) -> str:
-    if row["location"] == "artifact":
-        return f"Part {row['part_index']} of artifact {_quote(row['artifact'])}"
-    return f"Part {row['part_index']} of agent message {row['message_id'] or '(no id)'}"
-
-
-def _numbers(count: int) -> str:
-    return f"{count} number" + ("" if count == 1 else "s")
-
-
-def _uncited(row: dict) -> str:
-    artifacts = sorted(row["artifacts"] or [], key=str)
-    places = []
-    if artifacts:
-        noun = "artifact" if len(artifacts) == 1 else "artifacts"
-        places.append(f"{noun} " + ", ".join(_quote(a) for a in artifacts))
-    if row["numbers_in_messages"]:
-        places.append("an agent message")
-    where = f" in {' and '.join(places)}" if places else ""
-    return f"{_result(row)} states {_numbers(row['numbers'])}{where} and carries no citation Part"
-
-
-def _invalid(row: dict) -> str:
-    problems = "; ".join(row["problems"] or []) or "fails the spec"
-    return f"citation {_part_place(row)} in {_result(row)} fails Citations v1: {problems}"
-
-
-def _type_lost(row: dict) -> str:
-    found = f"media type {row['media_type']}" if row["media_type"] else "no media type"
-    keys = ", ".join(row["keys"] or [])
-    return (f"data {_part_place(row)} in {_result(row)} carries a citation's fields ({keys}) but {found}, "
-            "so consumers do not recognise it as a citation")
-
-
-def _dropped(row: dict) -> str:
-    what = "citation Part" if row["citation"] else f"{row['part_kind']} Part"
-    holder_place = (f"artifact {_quote(row['artifact'])}" if row["location"] == "artifact"
-                    else f"agent message {row['message_id'] or '(no id)'}")
-    return (f"this {row['state'] or 'terminal'} copy of {_result(row)} lacks the {what} that the "
-            f"{row['holder_state'] or 'stored'} copy in {row['holder_path']} holds "
-            f"(Part {row['part_index']} of {holder_place})")
-
-
-def _card(row: dict) -> str:
-    if row["declares_extension"]:
-        return (f"agent card {_quote(row['name'])} declares the Citations v1 extension but lists its media type "
-                "in neither defaultOutputModes nor any skill's outputModes")
-    return (f"agent card {_quote(row['name'])} lists the citations media type among its output modes "
-            "but does not declare the Citations v1 extension")
-
-
-def _small_base(row: dict) -> str:
-    return (f"citation {_part_place(row)} in {_result(row)} rests on base {_quote(row['base_name'])} "
-            f"of n = {row['base_n']:g}, below the minimum base of {row['min_base']:g}")
-
-
-def _unreadable(row: dict) -> str:
-    return f"record at {row['locator']} was quarantined at ingest ({row['reason']}); it may hide a result"
 
 
 @dataclass(frozen=True)
@@ -229,45 +214,45 @@ class Rule:
     id: str
     severity: str  # the default; a query may return a `severity` column of its own
     summary: str
-    sql: str
-    detail: Callable[[dict[str, Any]], str]
+    sql: str  # the finding columns (see the module's docstring), `severity` (NULL: the default) and `detail`
+    prepare: str | None = None  # a temporary table the query reads, made first (once for all rules sharing it)
 
 
 RULES: tuple[Rule, ...] = (
     Rule("uncited-result", ERROR,
          "A finished result states numbers (quantitative JSON) and no copy of it carries a citation Part, "
          "typed or probable.",
-         UNCITED_RESULT, _uncited),
+         UNCITED_RESULT),
     Rule("invalid-citation", ERROR,
          "A citation Part misses a required field, has one null or of the wrong type, "
          "or its base.n is not a positive integer.",
-         INVALID_CITATION, _invalid),
+         INVALID_CITATION, CITED_PARTS),
     Rule("citation-type-lost", ERROR,
          "A stored copy holds a probable citation (three or more of study, period, base, source) "
          "without the citations media type.",
-         CITATION_TYPE_LOST, _type_lost),
+         CITATION_TYPE_LOST, CITED_PARTS),
     Rule("dropped-part", ERROR,
          "A stored copy of a result in a terminal state lacks a Part (by content) that another stored copy "
          "of the same result holds; an error for a citation Part, a warning for any other.",
-         DROPPED_PART, _dropped),
+         DROPPED_PART),
     Rule("card-mode-undeclared", WARNING,
          "An agent card declares the Citations v1 extension without listing its media type in an output mode, "
          "or lists the media type without declaring the extension.",
-         CARD_MODE_UNDECLARED, _card),
+         CARD_MODE_UNDECLARED),
     Rule("small-base", WARNING,
          "A citation's base.n is below the minimum base (--min-base, default 30).",
-         SMALL_BASE, _small_base),
+         SMALL_BASE, CITED_PARTS),
     Rule("unreadable-record", ERROR,
          "A record was quarantined at ingest: it may hide a result.",
-         UNREADABLE_RECORD, _unreadable),
+         UNREADABLE_RECORD),
     Rule("rerun-differs", ERROR,
          "The latest `archiver verify` re-derived a citation's numbers from the data layer and they differ "
          "from the claims of its result.",
-         rerun.RERUN_DIFFERS, rerun.rerun_differs),
+         rerun.RERUN_DIFFERS),
     Rule("not-rerunnable", WARNING,
          "The latest `archiver verify` could not re-run a citation: unknown function, missing table or column, "
          "or the extractor failed or timed out.",
-         rerun.NOT_RERUNNABLE, rerun.not_rerunnable),
+         rerun.NOT_RERUNNABLE),
 )
 
 RULES_BY_ID = {rule.id: rule for rule in RULES}

@@ -1,11 +1,13 @@
-"""Run the audit: materialize the scope, one query per rule, then the summary."""
+"""Run the audit: materialize the scope, one query per rule into one findings table, then the summary."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from . import summary
-from .report import AuditReport, Finding
+from . import summary, wording
+from .report import AuditReport, Finding, fails
 from .rules import Rule
 from .scope import Scope
 
@@ -13,43 +15,86 @@ if TYPE_CHECKING:
     import duckdb
 
 DEFAULT_MIN_BASE = 30
-_SCOPE_TABLES = ("audit_copies", "audit_cards", "audit_records")
+_TEMPORARY = ("audit_findings", "audit_cited_parts", "audit_result_status", "audit_file_agents", "audit_copies",
+              "audit_cards", "audit_records")
+
+# One rule's findings in the columns of a `Finding`, typed alike whatever the rule leaves NULL.
+_FINDINGS_OF = """
+SELECT '{id}' AS rule, coalesce(CAST(f.severity AS VARCHAR), '{severity}') AS severity, CAST(f.result_key AS VARCHAR) AS result_key,
+       CAST(f.task_id AS VARCHAR) AS task_id, CAST(f.message_id AS VARCHAR) AS message_id,
+       CAST(f.context_id AS VARCHAR) AS context_id, CAST(f.artifact_id AS VARCHAR) AS artifact_id,
+       CAST(f.part_index AS INTEGER) AS part_index, CAST(f.source_path AS VARCHAR) AS source_path,
+       CAST(f.locator AS VARCHAR) AS locator, CAST(f.detail AS VARCHAR) AS detail, CAST(f.line AS BIGINT) AS line
+FROM ({sql}) f"""
+
+_NO_FINDINGS = """
+SELECT NULL AS severity, NULL AS result_key, NULL AS task_id, NULL AS message_id, NULL AS context_id,
+       NULL AS artifact_id, NULL AS part_index, NULL AS source_path, NULL AS locator, NULL AS detail, NULL AS line
+WHERE FALSE"""
+
+# The order findings are reported in: by file and place in it, then rule, result and Part.
+ORDER = """source_path, coalesce(line, 0), coalesce(locator, ''), rule, coalesce(result_key, ''),
+           coalesce(artifact_id, ''), coalesce(part_index, -1), detail"""
+
+_FIELDS = ("rule", "severity", "result_key", "task_id", "message_id", "context_id", "artifact_id", "part_index",
+           "source_path", "locator", "detail", "line")
+
+
+class Audit:
+    """An audit's findings, held in the temporary table `audit_findings` of its connection, and its summary."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, rules: list[Rule], counts: dict):
+        self.con, self.rules, self.summary = con, rules, counts
+
+    def fails(self, fail_on: str = "error") -> bool:
+        return fails(self.summary["findings_by_severity"], fail_on)
+
+    def findings(self) -> list[Finding]:
+        rows = self.con.execute(f"SELECT {', '.join(_FIELDS)} FROM audit_findings ORDER BY {ORDER}").fetchall()
+        return [Finding(*row) for row in rows]
+
+
+@contextmanager
+def audited(con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | None = None,
+            min_base: float = DEFAULT_MIN_BASE) -> Iterator[Audit]:
+    """The audit, its findings in a temporary table on `con` for as long as the block runs."""
+    scope = scope or Scope()
+    con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
+    wording.define(con)
+    scope.materialize(con)
+    try:
+        summary.prepare(con)
+        _find(con, rules, {"min_base": min_base})
+        counts = summary.counts(con)
+        by_rule = dict.fromkeys((rule.id for rule in rules), 0)
+        by_severity = {"error": 0, "warning": 0}
+        for rule, severity, n in con.execute("SELECT rule, severity, count(*) FROM audit_findings GROUP BY ALL"
+                                             ).fetchall():
+            by_rule[rule] += n
+            by_severity[severity] += n
+        counts["findings"] = by_rule
+        counts["findings_by_severity"] = by_severity
+        counts["min_base"] = min_base
+        counts["filters"] = scope.as_dict()
+        yield Audit(con, rules, counts)
+    finally:
+        for table in _TEMPORARY:
+            con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 def run_audit(con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | None = None,
               min_base: float = DEFAULT_MIN_BASE) -> AuditReport:
-    scope = scope or Scope()
-    con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
-    scope.materialize(con)
-    try:
-        findings = [finding for rule in rules for finding in _findings(con, rule, {"min_base": min_base})]
-        counts = summary.counts(con)
-    finally:
-        for table in _SCOPE_TABLES:
-            con.execute(f"DROP TABLE IF EXISTS {table}")
-    findings.sort(key=Finding.sort_key)
-    by_rule = {rule.id: 0 for rule in rules}
-    for finding in findings:
-        by_rule[finding.rule] += 1
-    counts["findings"] = by_rule
-    counts["findings_by_severity"] = {"error": sum(f.severity == "error" for f in findings),
-                                      "warning": sum(f.severity == "warning" for f in findings)}
-    counts["min_base"] = min_base
-    counts["filters"] = scope.as_dict()
-    return AuditReport(findings, counts, rules)
+    with audited(con, rules, scope, min_base) as audit:
+        return AuditReport(audit.findings(), audit.summary, rules)
 
 
-def _findings(con: duckdb.DuckDBPyConnection, rule: Rule, params: dict) -> list[Finding]:
-    used = {name: value for name, value in params.items() if re.search(rf"\${name}\b", rule.sql)}
-    cursor = con.execute(rule.sql, used)
-    names = [d[0] for d in cursor.description]
-    found = []
-    for values in cursor.fetchall():
-        row = dict(zip(names, values))
-        found.append(Finding(
-            rule=rule.id, severity=row.get("severity") or rule.severity, result_key=row["result_key"],
-            task_id=row["task_id"], message_id=row["message_id"], context_id=row["context_id"],
-            artifact_id=row["artifact_id"], part_index=row["part_index"], source_path=row["source_path"],
-            locator=row["locator"], detail=rule.detail(row), line=row["line"],
-        ))
-    return found
+def _find(con: duckdb.DuckDBPyConnection, rules: list[Rule], params: dict) -> None:
+    for prepare in dict.fromkeys(rule.prepare for rule in rules if rule.prepare):
+        _execute(con, prepare, params)
+    queries = [_FINDINGS_OF.format(id=rule.id, severity=rule.severity, sql=rule.sql) for rule in rules]
+    _execute(con, "CREATE OR REPLACE TEMP TABLE audit_findings AS "
+             + (" UNION ALL ".join(queries) or _FINDINGS_OF.format(id="", severity="", sql=_NO_FINDINGS)), params)
+
+
+def _execute(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> None:
+    con.execute(sql, {name: value for name, value in params.items() if re.search(rf"\${name}\b", sql)})

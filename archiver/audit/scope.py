@@ -3,8 +3,9 @@
 The filters are the query commands' own (`archiver.query.filters.Filters`: a value
 matches exactly unless it holds `*`; a bare `until` date includes that day), plus
 `--source`. They become three temporary tables (`audit_copies`, `audit_cards`,
-`audit_records`) that every rule reads; filter values are always bound
-parameters. A filter that cannot be judged for a subject excludes it: an agent
+`audit_records`) and the macro `audit_copy_in_scope(copy_id)` that every rule reads
+(TRUE without a filter on copies, so an unfiltered audit reads no scope table); filter
+values are always bound parameters. A filter that cannot be judged for a subject excludes it: an agent
 card or a quarantined record has no study and no time.
 """
 from __future__ import annotations
@@ -36,6 +37,9 @@ RECORDS = """
 CREATE OR REPLACE TEMP TABLE audit_records AS
 SELECT x.record_id FROM records x WHERE x.status = 'quarantined' AND {where}"""
 
+# Whether a stored copy is in scope, when a filter applies to copies (else every copy is).
+IN_SCOPE = "id IN (SELECT s.copy_id FROM audit_copies s)"
+
 # The agent of a quarantined record: an agent card in the same file, else in the same directory.
 RECORD_AGENT = """EXISTS (
     SELECT 1 FROM (SELECT name AS agent, source_path, source_dir FROM agent_cards) c
@@ -63,19 +67,29 @@ class Scope:
                 "until": plain(self.until), "source": list(self.sources)}
 
     def materialize(self, con: duckdb.DuckDBPyConnection) -> None:
-        """(Re)create the scope tables on this connection."""
+        """(Re)create the scope tables and the `audit_copy_in_scope` macro on this connection."""
         timeless = self.study is not None or self.since is not None or self.until is not None
-        for template, conditions in ((COPIES, self._copies()), (CARDS, self._cards(timeless)),
+        copies = self._copies()
+        for template, conditions in ((COPIES, copies), (CARDS, self._cards(timeless)),
                                      (RECORDS, self._records(timeless))):
+            if template is COPIES and not copies:
+                continue
             con.execute(template.format(where=" AND ".join(c for c, _ in conditions) or "TRUE"),
                         [value for _, values in conditions for value in values])
+        con.execute(f"CREATE OR REPLACE TEMP MACRO audit_copy_in_scope(id) AS {IN_SCOPE if copies else 'TRUE'}")
 
     def _copies(self) -> list[tuple[str, list]]:
-        conditions = [Filters.of(agent=self.agent, since=self.since, until=self.until).where("x.", scope="copy")]
-        if self.study is not None:
-            where, params = Filters.of(study=self.study).where("c.", scope="citation")
-            conditions.append((f"x.result_key IN (SELECT c.result_key FROM citations c WHERE {where})", params))
-        return conditions + self._sources()
+        if self.agent is None and self.since is None and self.until is None:
+            return [*self._studies(), *self._sources()]
+        return [Filters.of(agent=self.agent, since=self.since, until=self.until).where("x.", scope="copy"),
+                *self._studies(), *self._sources()]
+
+    def _studies(self) -> list[tuple[str, list]]:
+        if self.study is None:
+            return []
+        where, params = Filters.of(study=self.study).where("c.", scope="citation")
+        return [(f"x.result_key IN (SELECT c.result_key FROM citations c WHERE {where})", params)]
+
 
     def _cards(self, timeless: bool) -> list[tuple[str, list]]:
         if timeless:

@@ -13,58 +13,100 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import duckdb
 
-# One row per result in scope: whether it is quantitative, cited, validly cited.
-RESULT_STATUS = """
+# A copy's agent is its file's (`result_agents`: a card in the same file, else in the same
+# directory), so it is looked up once per file.
+FILE_AGENTS = """
+CREATE OR REPLACE TEMP TABLE audit_file_agents AS
+SELECT f.source_path, a.agent
+FROM (SELECT source_path, min(copy_id) AS copy_id FROM results GROUP BY source_path) f
+JOIN result_agents a ON a.copy_id = f.copy_id
+"""
+
+# Whether every value of `x` among a group's rows in scope is the same (NULL included).
+_ONE = ("(min({x}) FILTER (WHERE scoped) IS NOT DISTINCT FROM max({x}) FILTER (WHERE scoped) "
+        "AND (bool_and({x} IS NULL) FILTER (WHERE scoped) OR NOT bool_or({x} IS NULL) FILTER (WHERE scoped)))")
+
+# One row per result of the archive: how many copies it has, whether one is terminal and whether
+# one holds a citation (what the rules judge by); and over its copies in scope (none: `copies`
+# 0, left out of the counts): whether it is quantitative, cited, validly cited, the claims of
+# the one copy when it has one (a copy counts its distinct claims), and its agent and study when
+# it has a single one (no citation: study NULL), else a flag.
+RESULT_STATUS = f"""
 CREATE OR REPLACE TEMP TABLE audit_result_status AS
-WITH quantitative AS (
-    SELECT DISTINCT result_key FROM claims WHERE copy_id IN (SELECT copy_id FROM audit_copies)
-),
-cited AS (
-    SELECT result_key, bool_and(valid AND NOT inferred) AS valid
-    FROM citations WHERE copy_id IN (SELECT copy_id FROM audit_copies) GROUP BY result_key
+WITH cited AS (
+    SELECT result_key, bool_or(scoped) AS cited, bool_and(valid AND NOT inferred) FILTER (WHERE scoped) AS valid,
+           min(study) FILTER (WHERE scoped) AS study, {_ONE.format(x="study")} AS one_study
+    FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM citations)
+    GROUP BY result_key
 )
-SELECT s.result_key, q.result_key IS NOT NULL AS quantitative, c.result_key IS NOT NULL AS cited,
-       q.result_key IS NOT NULL AND coalesce(c.valid, false) AS validly_cited
-FROM (SELECT DISTINCT r.result_key FROM results r WHERE r.copy_id IN (SELECT copy_id FROM audit_copies)) s
-LEFT JOIN quantitative q ON q.result_key = s.result_key
+SELECT s.result_key, s.copies_all, s.finished, c.result_key IS NOT NULL AS cited_any,
+       s.quantitative, coalesce(c.cited, false) AS cited, s.quantitative AND coalesce(c.valid, false) AS validly_cited,
+       s.copies, s.claims, s.agent, s.one_agent, c.study, coalesce(c.one_study, true) AS one_study
+FROM (SELECT r.result_key, count(*) AS copies_all, bool_or(r.terminal) AS finished,
+             coalesce(bool_or(r.claims > 0) FILTER (WHERE scoped), false) AS quantitative,
+             count(*) FILTER (WHERE scoped) AS copies, sum(r.claims) FILTER (WHERE scoped) AS claims,
+             min(f.agent) FILTER (WHERE scoped) AS agent, {_ONE.format(x="f.agent")} AS one_agent
+      FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM results) r
+      JOIN audit_file_agents f ON f.source_path = r.source_path
+      GROUP BY r.result_key) s
 LEFT JOIN cited c ON c.result_key = s.result_key
 """
 
+# Claims are distinct per result, Part content and pointer: a result stored once has its copy's
+# count; only the claims of results with several copies in scope are deduplicated here.
 TOTALS = """
-SELECT (SELECT count(*) FROM audit_result_status) AS results,
-       (SELECT count(*) FROM audit_copies) AS copies,
-       (SELECT count(*) FILTER (WHERE quantitative) FROM audit_result_status) AS quantitative_results,
-       (SELECT count(*) FILTER (WHERE cited) FROM audit_result_status) AS cited_results,
-       (SELECT count(*) FILTER (WHERE validly_cited) FROM audit_result_status) AS validly_cited_results,
-       (SELECT count(*) FROM (
-           SELECT DISTINCT cl.result_key, p.content_hash, cl.pointer
-           FROM claims cl JOIN parts p ON p.part_id = cl.part_id
-           WHERE cl.copy_id IN (SELECT copy_id FROM audit_copies))) AS claims
+SELECT count(*) AS results,
+       coalesce(sum(copies), 0) AS copies,
+       count(*) FILTER (WHERE quantitative) AS quantitative_results,
+       count(*) FILTER (WHERE cited) AS cited_results,
+       count(*) FILTER (WHERE validly_cited) AS validly_cited_results,
+       coalesce(sum(claims) FILTER (WHERE copies = 1), 0) + (
+           SELECT count(*) FROM (
+               SELECT DISTINCT result_key, content_hash, pointer FROM claims
+               WHERE result_key IN (SELECT result_key FROM audit_result_status WHERE copies > 1)
+                 AND audit_copy_in_scope(copy_id))) AS claims
+FROM audit_result_status
+WHERE copies > 0
 """
 
+# Each result counts once for each of its agents (the agents of its copies in scope).
 PER_AGENT = """
-SELECT a.agent,
+SELECT agent,
        count(*) AS results,
-       count(*) FILTER (WHERE s.quantitative) AS quantitative_results,
-       count(*) FILTER (WHERE s.validly_cited) AS validly_cited_results
-FROM (SELECT DISTINCT r.result_key, a.agent
-      FROM results r JOIN result_agents a ON a.copy_id = r.copy_id
-      WHERE r.copy_id IN (SELECT copy_id FROM audit_copies)) a
-JOIN audit_result_status s ON s.result_key = a.result_key
-GROUP BY a.agent
-ORDER BY a.agent NULLS LAST
+       count(*) FILTER (WHERE quantitative) AS quantitative_results,
+       count(*) FILTER (WHERE validly_cited) AS validly_cited_results
+FROM (
+    SELECT agent, quantitative, validly_cited FROM audit_result_status WHERE copies > 0 AND one_agent
+    UNION ALL
+    SELECT a.agent, s.quantitative, s.validly_cited
+    FROM (SELECT DISTINCT r.result_key, f.agent
+          FROM results r JOIN audit_file_agents f ON f.source_path = r.source_path
+          WHERE r.result_key IN (SELECT result_key FROM audit_result_status WHERE copies > 0 AND NOT one_agent)
+            AND audit_copy_in_scope(r.copy_id)) a
+    JOIN audit_result_status s ON s.result_key = a.result_key
+)
+GROUP BY agent
+ORDER BY agent NULLS LAST
 """
 
+# Each quantitative result counts once for each study it cites (in its copies in scope); an
+# uncited one under study NULL.
 PER_STUDY = """
-SELECT x.study,
+SELECT study,
        count(*) AS quantitative_results,
-       count(*) FILTER (WHERE s.validly_cited) AS validly_cited_results
-FROM audit_result_status s
-LEFT JOIN (SELECT DISTINCT result_key, study FROM citations
-           WHERE copy_id IN (SELECT copy_id FROM audit_copies)) x ON x.result_key = s.result_key
-WHERE s.quantitative
-GROUP BY x.study
-ORDER BY x.study NULLS LAST
+       count(*) FILTER (WHERE validly_cited) AS validly_cited_results
+FROM (
+    SELECT study, validly_cited FROM audit_result_status WHERE copies > 0 AND quantitative AND one_study
+    UNION ALL
+    SELECT x.study, s.validly_cited
+    FROM (SELECT DISTINCT result_key, study FROM citations
+          WHERE result_key IN (SELECT result_key FROM audit_result_status
+                               WHERE copies > 0 AND quantitative AND NOT one_study)
+            AND audit_copy_in_scope(copy_id)) x
+    JOIN audit_result_status s ON s.result_key = x.result_key
+)
+GROUP BY study
+ORDER BY study NULLS LAST
 """
 
 
@@ -78,9 +120,14 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
+def prepare(con: duckdb.DuckDBPyConnection) -> None:
+    """Make `audit_file_agents` and `audit_result_status`, which the counts and some rules read."""
+    con.execute(FILE_AGENTS)
+    con.execute(RESULT_STATUS)
+
+
 def counts(con: duckdb.DuckDBPyConnection) -> dict:
     """Totals, and the validly cited share overall, per agent and per study (no study: uncited)."""
-    con.execute(RESULT_STATUS)
     totals = _rows(con, TOTALS)[0]
     totals["validly_cited_share"] = share(totals["validly_cited_results"], totals["quantitative_results"])
     for name, sql in (("per_agent", PER_AGENT), ("per_study", PER_STUDY)):
@@ -88,5 +135,4 @@ def counts(con: duckdb.DuckDBPyConnection) -> dict:
         for group in groups:
             group["validly_cited_share"] = share(group["validly_cited_results"], group["quantitative_results"])
         totals[name] = groups
-    con.execute("DROP TABLE audit_result_status")
     return totals
