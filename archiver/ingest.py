@@ -7,43 +7,24 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import json
 import multiprocessing
 import os
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 
 import duckdb
-import orjson
 
-from .load.rows import FileRows, arrow_schemas
+from .load.rows import arrow_schemas
 from .load.writer import write_files
-from .read.containers import SourceFile, read_records
-from .read.decode import decode
-from .read.records import Record
+from .prepare import FileOutcome, PreparedFile, prepare
+from .read.containers import SourceFile
 from .store.claims import Claims
-from .understand.assemble import FileAssembly
-from .understand.dialects import NotUnderstood, events_of, task_of_store_row
 
 STDIN = "<stdin>"
-
-
-@dataclass
-class FileOutcome:
-    path: str
-    container: str | None = None
-    records: int = 0
-    new_records: int = 0
-    quarantined: int = 0
-    recognised: int = 0
-    unchanged: bool = False
-    problems: list[str] = field(default_factory=list)
-    elsewhere: str | None = None
-    """Why another writer of the same lake has this file (it holds the claim, or stored it first)."""
 
 
 @dataclass
@@ -130,78 +111,17 @@ def _ignored(path: str, rules: list[tuple[str, str]], folder: bool) -> bool:
     return False
 
 
-def index_file(source: SourceFile, sha256: str, records: Iterator[Record], now: datetime) -> tuple[FileRows, FileOutcome]:
-    """Understand every record of one source; the rows it contributes and what happened."""
-    rows = FileRows(source.path, sha256, now)
-    outcome = FileOutcome(source.path)
-    assembly = FileAssembly()
-    for record in records:
-        record_id = rows.record_id(record)
-        if record.kind == "filler":
-            rows.add_record(record, record_id, "filler", None)
-            continue
-        outcome.records += 1
-        try:
-            if record.kind == "unreadable":
-                raise NotUnderstood(record.error)
-            value = record.value if record.kind == "row" else decode(record.payload)
-            events = [task_of_store_row(value)] if record.kind == "row" else events_of(value)
-            rpc_id = value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None
-            assembly.add(record_id, rpc_id, events)
-        except (ValueError, RecursionError, TypeError) as exc:
-            reason = _one_line(exc)
-            rows.add_record(record, record_id, "quarantined", reason)
-            outcome.quarantined += 1
-            outcome.problems.append(f"{source.path}: {record.locator}: {reason}")
-            continue
-        rows.add_record(record, record_id, "ok", None)
-        outcome.recognised += 1
-    for copy in assembly.copies():
-        rows.add_copy(copy)
-    for record_id, card in assembly.cards:
-        rows.add_card(record_id, card)
-    for record_id, error in assembly.errors:
-        rows.add_error(record_id, error)
-    return rows, outcome
-
-
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, RecursionError):
-        return "JSON nested too deeply"
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    if isinstance(exc, orjson.JSONDecodeError) or type(exc) is json.JSONDecodeError:
-        text = f"invalid JSON: {text}"
-    return text[:300]
-
-
-@dataclass
-class PreparedFile:
-    """What a worker hands the writer for one source file: its outcome and its Arrow batches."""
-
-    outcome: FileOutcome
-    tables: list
-    source_row: dict
-
-
-def prepare(source: SourceFile, sha256: str, size: int, schemas: dict) -> PreparedFile:
-    """Read, understand and index one source file (runs in a worker process)."""
-    now = datetime.now(UTC)
-    container, compression, records = read_records(source)
-    rows, outcome = index_file(source, sha256, records, now)
-    outcome.container = container
-    return PreparedFile(outcome, list(rows.tables(schemas)), {
-        "path": source.path, "sha256": sha256, "size": size, "container": container,
-        "compression": compression, "records": outcome.records, "quarantined": outcome.quarantined,
-        "recognised": outcome.recognised, "ingested_at": now,
-    })
-
-
 INGEST_MEMORY_MB = int(os.environ.get("ARCHIVER_INGEST_MEMORY_MB") or 256)
 """DuckDB's buffer pool while ingesting, in MiB (it spills to disk beyond): keeps the writer's memory
 bounded however large the archive grows. A commit group with larger records raises it for that group."""
 
 POOL_MIN_BYTES = 4 * 2**20
 """Below this much input, starting worker processes costs more than it saves."""
+
+
+WINDOW_BYTES = 8 * 2**20
+"""Input the workers may prepare ahead of the writer (at least two files each): enough to keep them busy
+while the writer commits a group, little enough that waiting results stay small."""
 
 
 def default_workers() -> int:
@@ -219,12 +139,16 @@ def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -
     context = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         window: deque = deque()
+        ahead = 0
         for item in admitted:
-            window.append(pool.submit(prepare, *item))
-            if len(window) > workers * 2:
-                yield window.popleft().result()
+            window.append((pool.submit(prepare, *item), item[2]))
+            ahead += item[2]
+            while len(window) > workers * 2 and ahead > WINDOW_BYTES:
+                future, size = window.popleft()
+                ahead -= size
+                yield future.result()
         while window:
-            yield window.popleft().result()
+            yield window.popleft()[0].result()
 
 
 def ingest(
@@ -246,7 +170,8 @@ def ingest(
     summary = IngestSummary()
     _limit_memory(con, 0)
     try:
-        _ingest(con, paths, on_file, workers, claims, summary)
+        with _writer_settings(con):
+            _ingest(con, paths, on_file, workers, claims, summary)
     finally:
         if claims is not None:
             claims.release()
@@ -323,6 +248,27 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
                 claims.done(prepared.source_row["path"], prepared.source_row["sha256"])
         _tally(summary, prepared.outcome, on_file)
     group.clear()
+
+
+WRITER_SETTINGS = {"threads": "1", "checkpoint_threshold": "1GB"}
+"""DuckDB settings while ingesting. The writer shares the machine's cores with the parsing workers, and
+DuckDB's threads cost more CPU than they save on these inserts. A checkpoint costs work in proportion to
+the archive's size besides compressing the new rows, so frequent checkpoints make the writer's time grow with
+the square of the input (at the default 16 MB of WAL one ran after nearly every commit group). Writing
+585,000 records cost 47 s of CPU checkpointing every 64 MB, 31 s every 1 GB. The WAL on disk grows to 1 GB;
+memory stays capped by memory_limit."""
+
+
+@contextmanager
+def _writer_settings(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    before = {name: con.execute("SELECT current_setting(?)", [name]).fetchone()[0] for name in WRITER_SETTINGS}
+    for name, value in WRITER_SETTINGS.items():
+        con.execute(f"SET {name} = '{value}'")
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            con.execute(f"SET {name} = '{value}'")
 
 
 def _limit_memory(con: duckdb.DuckDBPyConnection, batch_bytes: int) -> None:

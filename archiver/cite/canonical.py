@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from typing import Any
 
 import orjson
 
 _EXACT_FLOAT_LIMIT = 2**53
+_REWRITTEN = re.compile(rb"[0-9]\.0(?:[,\]}]|$)|[0-9]{19}")
+"""What `_normal` may rewrite, as orjson writes it: an integral float below 1e16 ("4210.0"), an integer of
+2**63 or more (19 digits). A "12.05" is neither."""
 
 
 def _normal(value: Any) -> Any:
@@ -29,14 +33,13 @@ def _normal(value: Any) -> Any:
 def canonical_json(value: Any) -> bytes:
     """Sorted-key JSON with integral floats written as integers.
 
-    Fast path: orjson writes every integral float that `_normal` rewrites (|x| <= 2**53) with a
-    ".0", so output without ".0" needs no rewriting.
+    Fast path: output in which `_REWRITTEN` finds nothing needs no rewriting.
     """
     try:
         dumped = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # integers beyond 64 bits
-        dumped = b".0"
-    if b".0" not in dumped:
+        dumped = b"0.0"
+    if b".0" not in dumped or not _REWRITTEN.search(dumped):
         return dumped
     return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
 
@@ -47,4 +50,4 @@ def content_hash(value: Any) -> str:
 
 def key_hash(*parts: str | None) -> str:
     """A stable identifier made of the given strings."""
-    return hashlib.sha256("\x1f".join(p or "" for p in parts).encode()).hexdigest()[:32]
+    return hashlib.sha256("\x1f".join([p or "" for p in parts]).encode()).hexdigest()[:32]

@@ -23,7 +23,11 @@ def _collect(data: Any, pointer: str, found: list) -> None:
         found.append((pointer, data))
     elif kind is dict:
         for key, value in data.items():
-            _collect(value, f"{pointer}/{escape_token(key if type(key) is str else str(key))}", found)
+            inner = type(value)
+            if inner is int or inner is float or inner is dict or inner is list:
+                _collect(value, f"{pointer}/{escape_token(key if type(key) is str else str(key))}", found)
     elif kind is list:
         for index, value in enumerate(data):
-            _collect(value, f"{pointer}/{index}", found)
+            inner = type(value)
+            if inner is int or inner is float or inner is dict or inner is list:
+                _collect(value, f"{pointer}/{index}", found)

@@ -1,12 +1,12 @@
 """The rows one source file contributes to each table of the index."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
+from itertools import repeat
 from typing import Any
 
 import orjson
@@ -47,47 +47,56 @@ def _id(value: Any) -> str | None:
     return None if value is None else value if isinstance(value, str) else dumps(value)
 
 
+ROW_COLUMNS = {
+    "records": ("record_id", "seq", "locator", "line", "byte_offset", "kind", "sha256", "raw", "status", "reason"),
+    "results": ("copy_id", "result_key", "kind", "task_id", "context_id", "message_id", "state", "terminal",
+                "timestamp", "locator", "record_ids", "claims"),
+    "parts": ("part_id", "copy_id", "result_key", "role", "location", "artifact_id", "artifact_name", "message_id",
+              "part_index", "ordinal", "kind", "media_type", "content_hash", "text", "data", "file", "metadata",
+              "is_citation"),
+    "citations": ("part_id", "copy_id", "result_key", "citation_hash", "study", "period", "fielded", "fielded_start",
+                  "fielded_end", "base_name", "base_n", "weight", "source_table", "source_column", "source_function",
+                  "warnings", "extra", "valid", "problems", "inferred"),
+    "agent_cards": ("card_id", "record_id", "name", "url", "declares_extension", "lists_media_type", "card"),
+    "rpc_errors": ("record_id", "rpc_id", "code", "message"),
+}
+"""The columns of each table's row tuples, in order; the file's constant columns (source_path, source_dir,
+ingested_at) are added once per batch."""
+
+CLAIM_PART_COLUMNS = ("part_id", "copy_id", "result_key", "content_hash")
+"""A claim's columns that are its Part's: sent once per Part, as the dictionary of an Arrow dictionary column."""
+
+
 class FileRows:
-    """Column lists per table for one source file, ready to become Arrow batches."""
+    """Row tuples per table for one source file, ready to become Arrow batches."""
 
     def __init__(self, source_path: str, source_sha256: str, ingested_at: datetime) -> None:
         self.source_path = source_path
         self.source_sha256 = source_sha256
         self.source_dir = os.path.dirname(source_path)
         self.ingested_at = ingested_at
-        self.rows: dict[str, list[dict]] = defaultdict(list)
-        self.claims: dict[str, list] = defaultdict(list)  # the bulkiest table, kept as columns
+        self.rows: dict[str, list[tuple]] = defaultdict(list)
+        self.claims: dict[str, list] = {"pointer": [], "value": [], "literal": [], "part": []}
+        self.claim_parts: list[tuple[str, str, str, str]] = []
         self.locators: dict[str, str] = {}
 
-    def _add(self, table: str, **row: Any) -> None:
-        self.rows[table].append(row)
+    def record_id(self, record: Record, sha256: str) -> str:
+        return key_hash(self.source_path, record.locator, sha256)
 
-    def record_id(self, record: Record) -> str:
-        return key_hash(self.source_path, record.locator, hashlib.sha256(record.raw).hexdigest())
-
-    def add_record(self, record: Record, record_id: str, status: str, reason: str | None) -> None:
+    def add_record(self, record: Record, record_id: str, sha256: str, status: str, reason: str | None) -> None:
         self.locators[record_id] = record.locator
-        self._add(
-            "records", record_id=record_id, source_path=self.source_path, seq=record.seq,
-            locator=record.locator, line=record.line, byte_offset=record.byte_offset, kind=record.kind,
-            sha256=hashlib.sha256(record.raw).hexdigest(), raw=record.raw, status=status, reason=reason,
-            ingested_at=self.ingested_at,
-        )
+        self.rows["records"].append((record_id, record.seq, record.locator, record.line, record.byte_offset,
+                                     record.kind, sha256, record.raw, status, reason))
 
     def add_copy(self, copy: StoredCopy) -> None:
         copy_id = key_hash(self.source_path, copy.key)
-        result = dict(
-            copy_id=copy_id, result_key=copy.key, kind=copy.kind, task_id=copy.task_id,
-            context_id=copy.context_id, message_id=copy.message_id, state=copy.state, terminal=copy.terminal,
-            timestamp=copy.timestamp, source_path=self.source_path, source_dir=self.source_dir,
-            locator=self.locators.get(copy.record_ids[0]) if copy.record_ids else None,
-            record_ids=copy.record_ids,
-        )
-        self.rows["results"].append(result)
         claim_keys: set[tuple[str, str]] = set()
         for ordinal, located in enumerate(copy.located_parts()):
             self._add_part(copy, copy_id, ordinal, located, claim_keys)
-        result["claims"] = len(claim_keys)
+        self.rows["results"].append((
+            copy_id, copy.key, copy.kind, copy.task_id, copy.context_id, copy.message_id, copy.state, copy.terminal,
+            copy.timestamp, self.locators.get(copy.record_ids[0]) if copy.record_ids else None, copy.record_ids,
+            len(claim_keys)))
 
     def _add_part(self, copy: StoredCopy, copy_id: str, ordinal: int, located, claim_keys: set) -> None:
         part: Part = located.part
@@ -95,41 +104,33 @@ class FileRows:
         is_result = located.role == "agent"
         citation = citation_of(part.data, part.media_type) if part.kind == "data" and is_result else None
         part_hash = content_hash({part.kind: _content(part)})
-        self._add(
-            "parts", part_id=part_id, copy_id=copy_id, result_key=copy.key,
-            source_path=self.source_path, role=located.role, location=located.location,
-            artifact_id=located.artifact.artifact_id if located.artifact else None,
-            artifact_name=located.artifact.name if located.artifact else None,
-            message_id=located.message.message_id if located.message else None,
-            part_index=located.part_index, ordinal=ordinal, kind=part.kind, media_type=part.media_type,
-            content_hash=part_hash, text=part.text,
-            data=dumps(part.data) if part.kind == "data" else None, file=dumps(part.file),
-            metadata=dumps(part.metadata), is_citation=citation is not None,
-        )
+        artifact, message = located.artifact, located.message
+        self.rows["parts"].append((
+            part_id, copy_id, copy.key, located.role, located.location,
+            artifact.artifact_id if artifact else None, artifact.name if artifact else None,
+            message.message_id if message else None, located.part_index, ordinal, part.kind, part.media_type,
+            part_hash, part.text, dumps(part.data) if part.kind == "data" else None, dumps(part.file),
+            dumps(part.metadata), citation is not None))
         if citation is not None:
             self._add_citation(copy, copy_id, part_id, citation)
         elif part.kind == "data" and is_result:
             leaves = numeric_leaves(part.data)
+            if not leaves:
+                return
             claims = self.claims
-            claims["part_id"] += [part_id] * len(leaves)
-            claims["copy_id"] += [copy_id] * len(leaves)
-            claims["result_key"] += [copy.key] * len(leaves)
-            claims["content_hash"] += [part_hash] * len(leaves)
-            for pointer, value in leaves:
-                claims["pointer"].append(pointer)
-                claims["value"].append(float(value) if -1e308 < value < 1e308 else None)
-                claims["literal"].append(repr(value) if type(value) is float else str(value))
-                claim_keys.add((part_hash, pointer))
+            claims["part"] += [len(self.claim_parts)] * len(leaves)
+            self.claim_parts.append((part_id, copy_id, copy.key, part_hash))
+            pointers = [pointer for pointer, _ in leaves]
+            claims["pointer"] += pointers
+            claims["value"] += [float(value) if -1e308 < value < 1e308 else None for _, value in leaves]
+            claims["literal"] += [repr(value) if type(value) is float else str(value) for _, value in leaves]
+            claim_keys.update(zip(repeat(part_hash), pointers))
 
     def _add_citation(self, copy: StoredCopy, copy_id: str, part_id: str, c: Citation) -> None:
-        self._add(
-            "citations", part_id=part_id, copy_id=copy_id, result_key=copy.key,
-            source_path=self.source_path, citation_hash=c.citation_hash, study=c.study, period=c.period,
-            fielded=c.fielded, fielded_start=c.fielded_start, fielded_end=c.fielded_end,
-            base_name=c.base_name, base_n=c.base_n, weight=c.weight, source_table=c.source_table,
-            source_column=c.source_column, source_function=c.source_function, warnings=c.warnings,
-            extra=c.extra, valid=c.valid, problems=c.problems, inferred=c.inferred,
-        )
+        self.rows["citations"].append((
+            part_id, copy_id, copy.key, c.citation_hash, c.study, c.period, c.fielded, c.fielded_start,
+            c.fielded_end, c.base_name, c.base_n, c.weight, c.source_table, c.source_column, c.source_function,
+            c.warnings, c.extra, c.valid, c.problems, c.inferred))
 
     def add_card(self, record_id: str, card: dict) -> None:
         capabilities = card.get("capabilities")
@@ -140,28 +141,50 @@ class FileRows:
                 modes += _array(skill.get("outputModes") or skill.get("output_modes"))
         interfaces = _array(card.get("supportedInterfaces") or card.get("supported_interfaces"))
         first = interfaces[0] if interfaces and isinstance(interfaces[0], dict) else {}
-        self._add(
-            "agent_cards", card_id=key_hash(self.source_path, record_id), source_path=self.source_path,
-            source_dir=self.source_dir, record_id=record_id, name=_id(card.get("name")),
-            url=_id(card.get("url") or first.get("url")),
-            declares_extension=any(isinstance(e, dict) and e.get("uri") == EXTENSION_URI for e in extensions),
-            lists_media_type=MEDIA_TYPE in modes, card=dumps(card),
-        )
+        self.rows["agent_cards"].append((
+            key_hash(self.source_path, record_id), record_id, _id(card.get("name")),
+            _id(card.get("url") or first.get("url")),
+            any(isinstance(e, dict) and e.get("uri") == EXTENSION_URI for e in extensions),
+            MEDIA_TYPE in modes, dumps(card)))
 
     def add_error(self, record_id: str, error: ErrorResponse) -> None:
-        self._add(
-            "rpc_errors", record_id=record_id, source_path=self.source_path, rpc_id=_id(error.rpc_id),
-            code=_id(error.code), message=error.message,
-        )
+        self.rows["rpc_errors"].append(
+            (record_id, _id(error.rpc_id), _id(error.code), error.message))
 
     def tables(self, schemas: dict[str, pa.Schema]) -> Iterator[tuple[str, pa.Table]]:
         """(table name, Arrow batch) for every table this file has rows for, typed by `schemas`."""
         for name in INDEX_TABLES:
-            if name == "claims" and self.claims:
-                columns = {**self.claims, "source_path": [self.source_path] * len(self.claims["pointer"])}
-                yield name, pa.Table.from_pydict(columns, schema=schemas[name])
+            if name == "claims":
+                if self.claims["pointer"]:
+                    yield name, self._claims_table(schemas[name])
             elif self.rows.get(name):
-                yield name, pa.Table.from_pylist(self.rows[name], schema=schemas[name])
+                columns = dict(zip(ROW_COLUMNS[name], zip(*self.rows[name])))
+                yield name, self._table(schemas[name], columns, len(self.rows[name]))
+
+    def _claims_table(self, schema: pa.Schema) -> pa.Table:
+        parts = pa.array(self.claims["part"], pa.int32())
+        columns: dict[str, Any] = {"pointer": self.claims["pointer"], "value": self.claims["value"],
+                                   "literal": self.claims["literal"]}
+        for name, values in zip(CLAIM_PART_COLUMNS, zip(*self.claim_parts)):
+            columns[name] = pa.DictionaryArray.from_arrays(parts, pa.array(values, pa.string()))
+        return self._table(schema, columns, len(parts))
+
+    def _table(self, schema: pa.Schema, columns: dict[str, Any], length: int) -> pa.Table:
+        """An Arrow batch of `schema`'s columns: the given ones, plus the file's constant columns."""
+        constants = {"source_path": self.source_path, "source_dir": self.source_dir}
+        arrays, fields = [], []
+        for field in schema:
+            values = columns.get(field.name)
+            if field.name in constants:
+                values = pa.DictionaryArray.from_arrays(pa.repeat(pa.scalar(0, pa.int32()), length),
+                                                        pa.array([constants[field.name]], pa.string()))
+            elif field.name == "ingested_at":
+                values = pa.repeat(pa.scalar(self.ingested_at, field.type), length)
+            elif not isinstance(values, pa.Array):
+                values = pa.array(values, field.type)
+            arrays.append(values)
+            fields.append(field.with_type(values.type))
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def _content(part: Part) -> Any:

@@ -165,11 +165,15 @@ class FileAssembly:
             copy.touch(record_id)
 
     def _check_contexts(self, events: list[Event]) -> None:
-        contexts = {task_id: copy.context_id for task_id, copy in self.tasks.items()}
+        contexts: dict[str, str | None] = {}  # what this record's earlier events said
         for event in events:
             if not isinstance(event, (Task, StatusUpdate, ArtifactUpdate)) or event.context_id is None:
                 continue
-            known = contexts.setdefault(event.task_id, event.context_id)
+            if event.task_id in contexts:
+                known = contexts[event.task_id]
+            else:
+                copy = self.tasks.get(event.task_id)
+                known = copy.context_id if copy is not None else None
             if known is None:
                 contexts[event.task_id] = event.context_id
             elif known != event.context_id:
