@@ -63,12 +63,7 @@ def index_file(source: SourceFile, sha256: str, records: Iterator[Record], now: 
             continue
         rows.add_record(record, record_id, raw_sha256, "ok", None)
         outcome.recognised += 1
-    for copy in assembly.copies():
-        rows.add_copy(copy)
-    for record_id, card in assembly.cards:
-        rows.add_card(record_id, card)
-    for record_id, error in assembly.errors:
-        rows.add_error(record_id, error)
+    rows.add_assembly(assembly)
     return rows, outcome
 
 

@@ -60,12 +60,7 @@ def test_the_normaliser_yields_results_or_a_quarantine_reason(values):
         except (NotUnderstood, ValueError):
             continue
     rows = FileRows("/x.jsonl", "0" * 64, datetime.now(UTC))
-    for copy in assembly.copies():
-        rows.add_copy(copy)
-    for record_id, card in assembly.cards:
-        rows.add_card(record_id, card)
-    for record_id, error in assembly.errors:
-        rows.add_error(record_id, error)
+    rows.add_assembly(assembly)
     list(rows.tables(schemas()))
 
 

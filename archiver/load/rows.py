@@ -16,7 +16,7 @@ from ..cite.canonical import content_hash, key_hash
 from ..cite.citations import EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
 from ..cite.claims import numeric_leaves
 from ..read.records import Record
-from ..understand.assemble import StoredCopy
+from ..understand.assemble import FileAssembly, StoredCopy
 from ..understand.model import ErrorResponse, Part
 
 INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_cards", "rpc_errors")
@@ -87,6 +87,15 @@ class FileRows:
         self.locators[record_id] = record.locator
         self.rows["records"].append((record_id, record.seq, record.locator, record.line, record.byte_offset,
                                      record.kind, sha256, record.raw, status, reason))
+
+    def add_assembly(self, assembly: FileAssembly) -> None:
+        """The rows of everything one file's records assembled into: stored copies, agent cards, errors."""
+        for copy in assembly.copies():
+            self.add_copy(copy)
+        for record_id, card in assembly.cards:
+            self.add_card(record_id, card)
+        for record_id, error in assembly.errors:
+            self.add_error(record_id, error)
 
     def add_copy(self, copy: StoredCopy) -> None:
         copy_id = key_hash(self.source_path, copy.key)
