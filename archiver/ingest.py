@@ -23,6 +23,7 @@ from .load.writer import write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read.containers import SourceFile
 from .store.claims import Claims
+from .store.params import STRINGS, strings
 
 STDIN = "<stdin>"
 
@@ -216,7 +217,8 @@ def _known(con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]) -> dict[
         return {}
     rows = con.execute(
         "SELECT path, sha256, any_value(records), any_value(container) FROM sources "
-        "WHERE list_contains(?, path) GROUP BY path, sha256", [sorted({path for path, _ in keys})]).fetchall()
+        f"WHERE list_contains({STRINGS}, path) GROUP BY path, sha256", [strings(sorted({path for path, _ in keys}))]
+    ).fetchall()
     return {(path, sha256): (records, container) for path, sha256, records, container in rows}
 
 

@@ -130,20 +130,37 @@ def measured_query(command: list[str], runs: int = 3) -> str:
 
 
 def scale_archive(source_db: Path, target_db: Path, claims_wanted: int) -> int:
-    """A copy of the archive with about `claims_wanted` claims: stored copies are dropped (keeping whole
-    results) when the archive holds more, or replicated with fresh ids when it holds fewer."""
+    """An archive with about `claims_wanted` claims: when the source holds more, a new archive of whole
+    results taken from it (with their records and sources, as an ingest of fewer files would store them;
+    deleting from a copy would leave the dropped rows in its row groups for every scan to pass over);
+    when it holds fewer, a copy with its results replicated under fresh ids."""
     import duckdb
 
-    shutil.copy(source_db, target_db)
-    con = duckdb.connect(str(target_db))
-    have = con.execute("SELECT count(*) FROM claims").fetchone()[0]
+    from archiver.store.migrations import upgrade
+
+    target_db.unlink(missing_ok=True)
+    with duckdb.connect(str(source_db), read_only=True) as source:
+        have = source.execute("SELECT count(*) FROM claims").fetchone()[0]
+        keep = round(source.execute("SELECT count(*) FROM results").fetchone()[0] * claims_wanted / have)
     derived = ("parts", "citations", "claims")
     if have > claims_wanted:
-        keep = round(con.execute("SELECT count(*) FROM results").fetchone()[0] * claims_wanted / have)
-        con.execute(f"DELETE FROM results WHERE copy_id NOT IN (SELECT copy_id FROM results ORDER BY copy_id LIMIT {keep})")
-        for table in derived:
-            con.execute(f"DELETE FROM {table} WHERE copy_id NOT IN (SELECT copy_id FROM results)")
+        con = duckdb.connect(str(target_db))
+        con.execute("SET enable_progress_bar = false")
+        upgrade(con)
+        con.execute(f"ATTACH '{source_db}' AS src (READ_ONLY)")
+        con.execute(f"CREATE TEMP TABLE kept AS SELECT copy_id FROM src.results ORDER BY copy_id LIMIT {keep}")
+        for table in ("results", *derived):
+            con.execute(f"INSERT INTO {table} SELECT * FROM src.{table} WHERE copy_id IN (SELECT copy_id FROM kept)")
+        con.execute("""INSERT INTO records SELECT * FROM src.records
+                       WHERE record_id IN (SELECT unnest(record_ids) FROM results) OR status = 'quarantined'""")
+        con.execute("INSERT INTO sources SELECT * FROM src.sources WHERE path IN (SELECT source_path FROM records)")
+        for table in ("agent_cards", "rpc_errors"):
+            con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
+        con.execute("DETACH src")
     else:
+        shutil.copy(source_db, target_db)
+        con = duckdb.connect(str(target_db))
+        con.execute("SET enable_progress_bar = false")
         copies = -(-claims_wanted // have)
         keyed = {"results": ("copy_id", "result_key", "task_id", "context_id"),
                  **{table: ("part_id", "copy_id", "result_key") for table in derived}}

@@ -19,6 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from ..store.migrations import rollback
+from ..store.params import STRINGS, strings
 from .rows import INDEX_TABLES
 
 DERIVED = INDEX_TABLES[1:]
@@ -85,7 +86,7 @@ def _transaction(con: duckdb.DuckDBPyConnection, files: list) -> list[int | None
 def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | None]:
     paths = [prepared.source_row["path"] for prepared in files]
     known = con.execute(
-        "SELECT DISTINCT path, sha256 FROM sources WHERE list_contains(?, path)", [paths]).fetchall()
+        f"SELECT DISTINCT path, sha256 FROM sources WHERE list_contains({STRINGS}, path)", [strings(paths)]).fetchall()
     stored = set(known)
     stored_first = [(prepared.source_row["path"], prepared.source_row["sha256"]) in stored for prepared in files]
     files = [prepared for prepared, skip in zip(files, stored_first) if not skip]
@@ -93,7 +94,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | None]:
     seen = {path for path, _sha256 in known} & set(paths)
     if seen:
         for name in DERIVED:
-            con.execute(f"DELETE FROM {name} WHERE list_contains(?, source_path)", [sorted(seen)])
+            con.execute(f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path)", [strings(sorted(seen))])
     counts = []
     batches: dict = defaultdict(list)
     for prepared, path in zip(files, paths):

@@ -18,6 +18,7 @@ import orjson
 import pyarrow as pa
 
 from ..query.filters import Filters
+from ..store.params import STRINGS, strings
 from .compare import ClaimValue, differences
 from .datalayer import DataLayer, Resolution
 from .worker import OK, CitationContext, Worker
@@ -37,15 +38,15 @@ GROUP BY u.result_key, u.citation_hash
 ORDER BY study NULLS LAST, period NULLS LAST, u.result_key, u.citation_hash
 """
 
-CLAIMS = """
+CLAIMS = f"""
 SELECT DISTINCT result_key, pointer, literal, value FROM claims
-WHERE list_contains(?, result_key) ORDER BY result_key, pointer, literal
+WHERE list_contains({STRINGS}, result_key) ORDER BY result_key, pointer, literal
 """
 
-LATEST = """
+LATEST = f"""
 SELECT result_key, citation_hash, verdict, reason, differences, claims, verified_at, fingerprint, extractor,
        data_layer
-FROM latest_verdicts WHERE list_contains(?, result_key)
+FROM latest_verdicts WHERE list_contains({STRINGS}, result_key)
 """
 
 
@@ -176,13 +177,13 @@ def _citations(con, layer: DataLayer | None, filters: Filters) -> tuple[list[dic
 def _claims(con, citations: list[dict]) -> dict[str, list[ClaimValue]]:
     found: dict[str, list[ClaimValue]] = defaultdict(list)
     keys = sorted({row["result_key"] for row in citations})
-    for result_key, pointer, literal, value in con.execute(CLAIMS, [keys]).fetchall():
+    for result_key, pointer, literal, value in con.execute(CLAIMS, [strings(keys)]).fetchall():
         found[result_key].append(ClaimValue(pointer, literal, value))
     return found
 
 
 def _latest(con, citations: list[dict]) -> dict[tuple[str, str], dict]:
-    cursor = con.execute(LATEST, [sorted({row["result_key"] for row in citations})])
+    cursor = con.execute(LATEST, [strings(sorted({row["result_key"] for row in citations}))])
     names = [d[0] for d in cursor.description]
     return {(row[0], row[1]): dict(zip(names, row)) for row in cursor.fetchall()}
 
