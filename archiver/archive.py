@@ -9,9 +9,10 @@ import duckdb
 from .store import migrations
 from .store.backend import Location, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
+from .store.heal import heal
 
 STAT_QUERIES = {
-    "sources": "SELECT count(DISTINCT path) FROM sources",
+    "sources": "SELECT count(DISTINCT path) FROM sources WHERE alias_of IS NULL",
     "records": "SELECT count(*) FROM records WHERE kind <> 'filler'",
     "quarantined": "SELECT count(*) FROM records WHERE status = 'quarantined'",
     "tasks": "SELECT count(DISTINCT task_id) FROM results WHERE kind = 'task'",
@@ -24,6 +25,8 @@ STAT_QUERIES = {
     "claims": "SELECT count(*) FROM claims",
     "agent_cards": "SELECT count(*) FROM agent_cards",
     "error_responses": "SELECT count(*) FROM rpc_errors",
+    "paths_aliased": "SELECT count(*) FROM sources WHERE alias_of IS NOT NULL",
+    "healed_rows": "SELECT coalesce(sum(rows), 0) FROM healed",
 }
 
 
@@ -54,6 +57,7 @@ class Archive:
         con = connect(location, wait=wait)
         if upgrade:
             retry_busy(migrations.upgrade, con)
+            retry_busy(heal, con)
         return cls(con, location.url, location)
 
     def close(self) -> None:
@@ -230,3 +234,9 @@ class Archive:
         from .store.check import check
 
         return check(self.con)
+
+    def healings(self) -> list[str]:
+        """What opening this archive for writing removed: rows of file versions no ingest committed."""
+        from .store.check import healings
+
+        return healings(self.con)

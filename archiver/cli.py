@@ -420,7 +420,10 @@ def check_command(db: str | None, wait: float) -> None:
     ingested, counts agree. Exit status 1 with the list of problems, 0 when the archive is consistent."""
     with open_archive(db, wait, read_only=True) as archive:
         problems = archive.check()
+        healed = archive.healings()
         counts = archive.stats()
+    for line in healed:
+        click.echo(f"healed: {line}", err=True)
     for problem in problems:
         click.echo(f"problem: {problem}", err=True)
     if problems:

@@ -15,15 +15,18 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 
 import duckdb
 
 from .load.rows import arrow_schemas
-from .load.writer import write_files
+from .load import versions
+from .load.writer import alias_row, insert_sources, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read.containers import SourceFile
+from .read.version import SourceVersion
 from .store.claims import Claims
-from .store.params import STRINGS, strings
+from .store.migrations import rollback
 
 STDIN = "<stdin>"
 
@@ -32,6 +35,8 @@ STDIN = "<stdin>"
 class IngestSummary:
     files: int = 0
     files_unchanged: int = 0
+    files_aliased: int = 0
+    """Files holding bytes the archive stores already at another path: recorded as aliases, nothing more."""
     records: int = 0
     duplicates_skipped: int = 0
     quarantined: int = 0
@@ -133,7 +138,7 @@ def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -
     """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead.
     `admit` is asked just before a file is prepared (it claims the file on a lake of many writers)."""
     admitted = (item for item in work if admit(item))
-    if workers <= 1 or len(work) < 2 or sum(size for _, _, size, _ in work) < POOL_MIN_BYTES:
+    if workers <= 1 or len(work) < 2 or sum(version.size for _, version, _ in work) < POOL_MIN_BYTES:
         for item in admitted:
             yield prepare(*item)
         return
@@ -142,8 +147,8 @@ def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -
         window: deque = deque()
         ahead = 0
         for item in admitted:
-            window.append((pool.submit(prepare, *item), item[2]))
-            ahead += item[2]
+            window.append((pool.submit(prepare, *item), item[1].size))
+            ahead += item[1].size
             while len(window) > workers * 2 and ahead > WINDOW_BYTES:
                 future, size = window.popleft()
                 ahead -= size
@@ -184,21 +189,11 @@ def ingest(
 def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Callable | None, workers: int | None,
             claims: Claims | None, summary: IngestSummary) -> None:
     schemas = arrow_schemas(con)
-    listed: dict[tuple[str, str], tuple] = {}
-    for source in expand(paths):
-        sha256, size = source.fingerprint()
-        listed.setdefault((source.path, sha256), (source, sha256, size, schemas))
-    known = _known(con, list(listed))
-    work = []
-    for key, item in listed.items():
-        if key in known:
-            records, container = known[key]
-            _tally(summary, FileOutcome(key[0], container, records=records, unchanged=True), on_file)
-        else:
-            work.append(item)
+    listed, aliases = _versions(con, list(expand(paths)), summary, on_file)
+    work = [(source, version, schemas) for source, version in listed]
 
     def admit(item: tuple) -> bool:
-        holder = claims.take(item[0].path, item[1]) if claims is not None else None
+        holder = claims.take(item[0].path, item[1].sha256) if claims is not None else None
         if holder is not None:
             _tally(summary, FileOutcome(item[0].path, elsewhere=holder.describe()), on_file)
         return holder is None
@@ -209,17 +204,59 @@ def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Calla
         if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
             _commit(con, group, summary, on_file, claims)
     _commit(con, group, summary, on_file, claims)
+    _record_aliases(con, aliases, summary, on_file)
 
 
-def _known(con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple]:
-    """(records, container) of the listed (path, sha256) file versions stored already, in one query."""
-    if not keys:
-        return {}
-    rows = con.execute(
-        "SELECT path, sha256, any_value(records), any_value(container) FROM sources "
-        f"WHERE list_contains({STRINGS}, path) GROUP BY path, sha256", [strings(sorted({path for path, _ in keys}))]
-    ).fetchall()
-    return {(path, sha256): (records, container) for path, sha256, records, container in rows}
+def _versions(con: duckdb.DuckDBPyConnection, sources: list[SourceFile], summary: IngestSummary,
+              on_file: Callable | None) -> tuple[list[tuple[SourceFile, SourceVersion]], list[tuple]]:
+    """Sort the listed files: versions recorded already (tallied as unchanged), bytes stored already
+    at another path or listed twice (aliases, recorded after the run's commits), and versions to store.
+    An empty or unreadable file has no content to count twice, so it is never an alias."""
+    latest = versions.latest_at(con, [source.path for source in sources])
+    listed: dict[tuple[str, str], tuple[SourceFile, str, int, str | None]] = {}
+    for source in sources:
+        before = latest.get(source.path) if source.path != STDIN else None
+        sha256, size, head = source.fingerprint(before.size if before else None)
+        listed.setdefault((source.path, sha256), (source, sha256, size, head))
+    known = versions.recorded(con, list(listed))
+    contents = versions.stored_contents(con, [sha256 for _, sha256 in listed])
+    work, aliases, first_paths = [], [], {}
+    for key, (source, sha256, size, head) in listed.items():
+        if key in known:
+            records, container = known[key]
+            _tally(summary, FileOutcome(key[0], container, records=records, unchanged=True), on_file)
+        elif size and (sha256 in contents or sha256 in first_paths):
+            aliases.append((source, sha256, size))
+        else:
+            first_paths.setdefault(sha256, source.path)
+            work.append((source, versions.new_version(source.path, sha256, size, head, latest.get(source.path),
+                                                      may_extend=source.path != STDIN)))
+    return work, aliases
+
+
+def _record_aliases(con: duckdb.DuckDBPyConnection, aliases: list[tuple], summary: IngestSummary,
+                    on_file: Callable | None) -> None:
+    """Record each path whose bytes the archive holds at another path; nothing else is stored for it."""
+    contents = versions.stored_contents(con, [sha256 for _, sha256, _ in aliases])
+    rows = []
+    for source, sha256, size in aliases:
+        if sha256 not in contents:
+            _tally(summary, FileOutcome(source.path, elsewhere="the same bytes were listed at another path, "
+                                        "which was not stored in this run"), on_file)
+            continue
+        first_path, row = contents[sha256]
+        rows.append(alias_row({**row, "path": source.path, "size": size, "ingested_at": datetime.now(UTC)},
+                              first_path))
+        _tally(summary, FileOutcome(source.path, row["container"], records=row["records"] or 0,
+                                    alias_of=first_path), on_file)
+    if rows:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            insert_sources(con, rows)
+            con.execute("COMMIT")
+        except BaseException:
+            rollback(con)
+            raise
 
 
 GROUP_RECORDS = 20_000
@@ -242,12 +279,16 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
         summary.commit_retries += 1
 
     for prepared, new in zip(group, write_files(con, group, on_retry=retried)):
-        if new is None:
-            prepared.outcome = FileOutcome(prepared.outcome.path, elsewhere="already stored by another writer")
+        path = prepared.outcome.path
+        if new == path:
+            prepared.outcome = FileOutcome(path, elsewhere="already stored by another writer")
+        elif isinstance(new, str):
+            prepared.outcome = FileOutcome(path, prepared.outcome.container, records=prepared.outcome.records,
+                                           alias_of=new)
         else:
             prepared.outcome.new_records = new
-            if claims is not None:
-                claims.done(prepared.source_row["path"], prepared.source_row["sha256"])
+        if claims is not None and new != path:
+            claims.done(path, prepared.source_row["sha256"])
         _tally(summary, prepared.outcome, on_file)
     group.clear()
 
@@ -288,8 +329,9 @@ def _tally(summary: IngestSummary, outcome: FileOutcome, on_file: Callable | Non
     summary.records += outcome.records
     summary.quarantined += outcome.quarantined
     summary.problems += outcome.problems
-    if outcome.unchanged:
-        summary.files_unchanged += 1
+    if outcome.unchanged or outcome.alias_of:
+        summary.files_unchanged += outcome.unchanged
+        summary.files_aliased += bool(outcome.alias_of)
         summary.duplicates_skipped += outcome.records
     else:
         summary.duplicates_skipped += outcome.records - outcome.new_records

@@ -18,6 +18,7 @@ from .load.rows import FileRows
 from .read.containers import SourceFile, read_records
 from .read.decode import decode
 from .read.records import Record
+from .read.version import SourceVersion
 from .understand.assemble import FileAssembly
 from .understand.dialects import NotUnderstood, events_of, task_of_store_row
 
@@ -32,13 +33,16 @@ class FileOutcome:
     recognised: int = 0
     unchanged: bool = False
     problems: list[str] = field(default_factory=list)
+    alias_of: str | None = None
+    """The path at which the archive holds these bytes already (this path is recorded as an alias)."""
     elsewhere: str | None = None
     """Why another writer of the same lake has this file (it holds the claim, or stored it first)."""
 
 
-def index_file(source: SourceFile, sha256: str, records: Iterator[Record], now: datetime) -> tuple[FileRows, FileOutcome]:
+def index_file(source: SourceFile, version: SourceVersion, records: Iterator[Record], now: datetime
+               ) -> tuple[FileRows, FileOutcome]:
     """Understand every record of one source; the rows it contributes and what happened."""
-    rows = FileRows(source.path, sha256, now)
+    rows = FileRows(version, now)
     outcome = FileOutcome(source.path)
     assembly = FileAssembly()
     for record in records:
@@ -83,16 +87,17 @@ class PreparedFile:
     outcome: FileOutcome
     tables: list
     source_row: dict
+    version: SourceVersion
 
 
-def prepare(source: SourceFile, sha256: str, size: int, schemas: dict) -> PreparedFile:
+def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> PreparedFile:
     """Read, understand and index one source file (runs in a worker process)."""
     now = datetime.now(UTC)
     container, compression, records = read_records(source)
-    rows, outcome = index_file(source, sha256, records, now)
+    rows, outcome = index_file(source, version, records, now)
     outcome.container = container
     return PreparedFile(outcome, list(rows.tables(schemas)), {
-        "path": source.path, "sha256": sha256, "size": size, "container": container,
+        "path": source.path, "sha256": version.sha256, "size": version.size, "container": container,
         "compression": compression, "records": outcome.records, "quarantined": outcome.quarantined,
-        "recognised": outcome.recognised, "ingested_at": now,
-    })
+        "recognised": outcome.recognised, "ingested_at": now, "lineage": version.lineage, "alias_of": None,
+    }, version)

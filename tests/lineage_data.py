@@ -13,10 +13,11 @@ def card(name: str) -> dict:
             "skills": []}
 
 
-def task(task_id: str, parts: list[dict], when: str = "2026-04-20T10:00:00Z", context_id: str = "ctx-1") -> dict:
+def task(task_id: str, parts: list[dict], when: str = "2026-04-20T10:00:00Z", context_id: str = "ctx-1",
+         rpc_id: int = 1) -> dict:
     value = v1_task(task_id, parts, context_id=context_id)
     value["status"]["timestamp"] = when
-    return jsonrpc_result({"task": value})
+    return jsonrpc_result({"task": value}, rpc_id)
 
 
 def cite(**overrides) -> dict:
@@ -30,7 +31,8 @@ SANTE = {"study": "Étude Santé 2026", "period": "Vague 2", "weight": "unweight
 
 def build(write) -> list[str]:
     """Files (in ingest order) holding:
-    t1  Versant W6 s14r5, claims /share /n, stored in two copies (versant/a.jsonl, versant/c.jsonl)
+    t1  Versant W6 s14r5, claims /share /n, stored in two copies (versant/a.jsonl, versant/c.jsonl: the
+        same task in other bytes, as a second client's log has it; the same bytes would be one copy)
     t2  claim /x resting on two citations: Étude Santé (non-ASCII) and Versant W5 s12r2
     t3  uncited claim /y
     t4  type-lost citation with a malicious study, base n 50, claim /z
@@ -47,7 +49,7 @@ def build(write) -> list[str]:
                                                          "function": "extractShare"})],
                                      when="2026-05-02T08:00:00Z", context_id="ctx-2")]),
         write("versant/c.jsonl", [task("t1", [{"data": {"share": 0.42, "n": 1210}}, cite()],
-                                       when="2026-04-20T10:00:00Z")]),
+                                       when="2026-04-20T10:00:00Z", rpc_id=2)]),
         write("other/d.jsonl", [task("t3", [{"data": {"y": 1}}], when="2026-03-01T00:00:00Z", context_id="ctx-3")]),
         write("other/e.jsonl", [task("t4", [{"data": {"z": 2.5}},
                                             {"data": citation(study=MALICIOUS, base={"name": "Tiny", "n": 50},

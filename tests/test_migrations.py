@@ -47,20 +47,39 @@ def test_versions_are_recorded_in_order(archive):
     assert archive.version() == versions[-1]
 
 
+def first_version_archive(path: str, source: str, tmp_path) -> dict:
+    """An archive at schema version 1 holding `source` as the first version's ingest stored it: the rows
+    of today's ingest, in the columns version 1 had. Returns today's stats of the same input."""
+    current = str(tmp_path / "current.duckdb")
+    with Archive.open(current) as now:
+        now.ingest([source])
+        expected = now.stats()
+    with Archive.open(path, upgrade=False) as old:
+        old.upgrade(upto=1)
+        old.con.execute(f"ATTACH '{current}' AS now (READ_ONLY)")
+        for (table,) in old.con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = "
+                                        "current_database() AND table_name <> 'schema_migrations'").fetchall():
+            columns = ", ".join(name for (name,) in old.con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() "
+                "AND table_name = ? ORDER BY ordinal_position", [table]).fetchall())
+            old.con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM now.{table}")
+        old.con.execute("DETACH now")
+        assert old.version() == 1
+    return expected
+
+
 def test_an_archive_of_the_first_version_upgrades_in_place_with_its_data(tmp_path, write):
     path = str(tmp_path / "old.duckdb")
     source = write("old.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(3)])
-    with Archive.open(path, upgrade=False) as old:
-        old.upgrade(upto=1)
-        assert old.version() == 1
-        old.ingest([source])
-        before = old.stats()
-        assert rows(old, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'claim_lineage'") == [
-            (0,)]
+    expected = first_version_archive(path, source, tmp_path)
     with Archive.open(path, read_only=True) as upgraded:  # even a read-only open brings it up to date
         assert upgraded.version() == migrations.available()[-1].version
-        assert upgraded.stats() == before
+        assert upgraded.stats() == expected
         assert rows(upgraded, "SELECT count(*), count(DISTINCT study) FROM claim_lineage") == [(6, 1)]
+        assert upgraded.check() == []
+    with Archive.open(path) as again:
+        assert again.ingest([source]).files_unchanged == 1
+        assert again.healings() == [] and again.stats() == expected
 
 
 def test_cli_db_current_and_upgrade(tmp_path):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from archiver.cite.claims import numeric_leaves
 from archiver.load.rows import FileRows
+from archiver.read.version import SourceVersion
 from archiver.read.containers import SourceFile, read_records
 from archiver.understand.assemble import FileAssembly
 from archiver.understand.dialects import NotUnderstood, events_of
@@ -59,7 +60,7 @@ def test_the_normaliser_yields_results_or_a_quarantine_reason(values):
             assembly.add(f"r{number}", rpc_id, events)
         except (NotUnderstood, ValueError):
             continue
-    rows = FileRows("/x.jsonl", "0" * 64, datetime.now(UTC))
+    rows = FileRows(SourceVersion("/x.jsonl", "0" * 64, 0, "0" * 64, "/x.jsonl"), datetime.now(UTC))
     rows.add_assembly(assembly)
     list(rows.tables(schemas()))
 

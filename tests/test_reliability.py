@@ -80,13 +80,13 @@ def test_db_check_passes_on_a_clean_archive_and_names_every_kind_of_damage(tmp_p
         con.execute("DELETE FROM parts WHERE is_citation AND source_path = ?", [files[1]])
         con.execute("UPDATE records SET raw = 'tampered'::BLOB WHERE source_path = ?", [files[1]])
         names = sorted(problem.check for problem in archive.check())
-    assert names == ["citation-part", "citations-without-source", "claims-without-source",
-                     "duplicate-record", "half-ingested", "missing-records", "parts-without-source",
-                     "record-bytes", "result-records", "results-without-source"]
+    assert names == ["citation-part", "duplicate-record", "missing-records", "record-bytes", "result-records",
+                     "uncommitted-citations", "uncommitted-claims", "uncommitted-parts", "uncommitted-records",
+                     "uncommitted-results"]
     damaged = CliRunner().invoke(main, ["db", "check", "--db", db])
     assert damaged.exit_code == 1
-    assert f"problem: half-ingested: 1 records written by no committed ingest (a half-ingested file): " \
-           f"{files[2]}: 1 records" in damaged.stderr
+    assert f"problem: uncommitted-records: 1 records rows of file versions no committed ingest recorded: " \
+           f"{files[2]}: 1 rows" in damaged.stderr
     assert damaged.stderr.rstrip().endswith("10 integrity problems")
 
 

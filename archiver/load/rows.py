@@ -16,6 +16,7 @@ from ..cite.canonical import content_hash, key_hash
 from ..cite.citations import EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
 from ..cite.claims import numeric_leaves
 from ..read.records import Record
+from ..read.version import SourceVersion
 from ..understand.assemble import FileAssembly, StoredCopy
 from ..understand.model import ErrorResponse, Part
 
@@ -61,7 +62,7 @@ ROW_COLUMNS = {
     "rpc_errors": ("record_id", "rpc_id", "code", "message"),
 }
 """The columns of each table's row tuples, in order; the file's constant columns (source_path, source_dir,
-ingested_at) are added once per batch."""
+source_sha256, ingested_at) are added once per batch."""
 
 CLAIM_PART_COLUMNS = ("part_id", "copy_id", "result_key", "content_hash")
 """A claim's columns that are its Part's: sent once per Part, as the dictionary of an Arrow dictionary column."""
@@ -70,10 +71,11 @@ CLAIM_PART_COLUMNS = ("part_id", "copy_id", "result_key", "content_hash")
 class FileRows:
     """Row tuples per table for one source file, ready to become Arrow batches."""
 
-    def __init__(self, source_path: str, source_sha256: str, ingested_at: datetime) -> None:
-        self.source_path = source_path
-        self.source_sha256 = source_sha256
-        self.source_dir = os.path.dirname(source_path)
+    def __init__(self, version: SourceVersion, ingested_at: datetime) -> None:
+        self.source_path = version.path
+        self.source_sha256 = version.sha256
+        self.key = version.key
+        self.source_dir = os.path.dirname(version.path)
         self.ingested_at = ingested_at
         self.rows: dict[str, list[tuple]] = defaultdict(list)
         self.claims: dict[str, list] = {"pointer": [], "value": [], "literal": [], "part": []}
@@ -81,7 +83,7 @@ class FileRows:
         self.locators: dict[str, str] = {}
 
     def record_id(self, record: Record, sha256: str) -> str:
-        return key_hash(self.source_path, record.locator, sha256)
+        return key_hash(self.key, record.locator, sha256)
 
     def add_record(self, record: Record, record_id: str, sha256: str, status: str, reason: str | None) -> None:
         self.locators[record_id] = record.locator
@@ -98,7 +100,7 @@ class FileRows:
             self.add_error(record_id, error)
 
     def add_copy(self, copy: StoredCopy) -> None:
-        copy_id = key_hash(self.source_path, copy.key)
+        copy_id = key_hash(self.key, copy.key)
         claim_keys: set[tuple[str, str]] = set()
         for ordinal, located in enumerate(copy.located_parts()):
             self._add_part(copy, copy_id, ordinal, located, claim_keys)
@@ -151,7 +153,7 @@ class FileRows:
         interfaces = _array(card.get("supportedInterfaces") or card.get("supported_interfaces"))
         first = interfaces[0] if interfaces and isinstance(interfaces[0], dict) else {}
         self.rows["agent_cards"].append((
-            key_hash(self.source_path, record_id), record_id, _id(card.get("name")),
+            key_hash(self.key, record_id), record_id, _id(card.get("name")),
             _id(card.get("url") or first.get("url")),
             any(isinstance(e, dict) and e.get("uri") == EXTENSION_URI for e in extensions),
             MEDIA_TYPE in modes, dumps(card)))
@@ -180,7 +182,8 @@ class FileRows:
 
     def _table(self, schema: pa.Schema, columns: dict[str, Any], length: int) -> pa.Table:
         """An Arrow batch of `schema`'s columns: the given ones, plus the file's constant columns."""
-        constants = {"source_path": self.source_path, "source_dir": self.source_dir}
+        constants = {"source_path": self.source_path, "source_dir": self.source_dir,
+                     "source_sha256": self.source_sha256}
         arrays, fields = [], []
         for field in schema:
             values = columns.get(field.name)

@@ -24,7 +24,7 @@ from .rows import INDEX_TABLES
 
 DERIVED = INDEX_TABLES[1:]
 SOURCE_COLUMNS = ("path", "sha256", "size", "container", "compression", "records", "quarantined", "recognised",
-                  "ingested_at")
+                  "ingested_at", "lineage", "alias_of")
 
 
 COMMIT_ATTEMPTS = 10
@@ -39,10 +39,11 @@ class CommitConflict(RuntimeError):
 
 
 def write_files(con: duckdb.DuckDBPyConnection, files: list,
-                on_retry: Callable[[Exception], None] | None = None) -> list[int | None]:
-    """Write prepared files (each with `.tables` and `.source_row`) in one transaction; returns how
-    many (non-filler) records each added, or None for a file version that another writer stored
-    first. Falls back to one transaction per file on failure; `on_retry` hears of each commit retry."""
+                on_retry: Callable[[Exception], None] | None = None) -> list[int | str]:
+    """Write prepared files (each with `.tables`, `.source_row` and `.version`) in one transaction;
+    returns how many (non-filler) records each added, or, for bytes that another writer stored first,
+    the path they are stored at (for another path than the file's, the file is recorded as its alias).
+    Falls back to one transaction per file on failure; `on_retry` hears of each commit retry."""
     if len(files) > 1:
         try:
             return _retried(con, files, on_retry)
@@ -55,7 +56,7 @@ def is_conflict(exc: Exception) -> bool:
     return isinstance(exc, duckdb.TransactionException) or bool(_CONFLICT.search(str(exc)))
 
 
-def _retried(con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable | None) -> list[int | None]:
+def _retried(con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable | None) -> list[int | str]:
     for attempt in range(COMMIT_ATTEMPTS):
         try:
             return _transaction(con, files)
@@ -72,7 +73,7 @@ def _retried(con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable | N
     raise AssertionError("unreachable")
 
 
-def _transaction(con: duckdb.DuckDBPyConnection, files: list) -> list[int | None]:
+def _transaction(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
     con.execute("BEGIN TRANSACTION")
     try:
         counts = _write(con, files)
@@ -83,49 +84,76 @@ def _transaction(con: duckdb.DuckDBPyConnection, files: list) -> list[int | None
     return counts
 
 
-def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | None]:
-    paths = [prepared.source_row["path"] for prepared in files]
-    known = con.execute(
-        f"SELECT DISTINCT path, sha256 FROM sources WHERE list_contains({STRINGS}, path)", [strings(paths)]).fetchall()
-    stored = set(known)
-    stored_first = [(prepared.source_row["path"], prepared.source_row["sha256"]) in stored for prepared in files]
-    files = [prepared for prepared, skip in zip(files, stored_first) if not skip]
-    paths = [prepared.source_row["path"] for prepared in files]
-    seen = {path for path, _sha256 in known} & set(paths)
-    if seen:
+def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
+    """Write the files' rows, their `sources` rows last: those are the commit marker, so a version whose
+    `sources` row is missing was never committed, whatever else of it a crash left behind."""
+    stored = _stored(con, [prepared.version.sha256 for prepared in files])
+    results: list[int | str] = []
+    to_write, aliases = [], []
+    for prepared in files:
+        version = prepared.version
+        paths = stored.get(version.sha256, [])
+        first_path = version.path if version.path in paths else paths[0] if paths and version.size else None
+        if first_path is None:
+            to_write.append(prepared)
+        elif first_path != version.path:
+            aliases.append(alias_row(prepared.source_row, first_path))
+        results.append(first_path)
+    replaced = [(p.version.path, p.version.replaces) for p in to_write if p.version.replaces]
+    if replaced:
+        paths, versions = strings(sorted({path for path, _ in replaced})), strings(f"{p}\x1f{r}" for p, r in replaced)
         for name in DERIVED:
-            con.execute(f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path)", [strings(sorted(seen))])
-    counts = []
+            con.execute(f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path) "
+                        f"AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)", [paths, versions])
+    counts = iter([_insert_records(con, prepared) for prepared in to_write])
     batches: dict = defaultdict(list)
-    for prepared, path in zip(files, paths):
-        tables = dict(prepared.tables)
-        records = tables.pop("records", None)
-        counts.append(_insert_records(con, path, records, path in seen) if records is not None else 0)
-        for name, table in tables.items():
-            batches[name].append(table)
+    for prepared in to_write:
+        for name, table in prepared.tables:
+            if name != "records":
+                batches[name].append(table)
     for name, tables in batches.items():
         con.register("_batch", pa.concat_tables(tables))
         con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
         con.unregister("_batch")
-    if files:
+    insert_sources(con, [prepared.source_row for prepared in to_write] + aliases)
+    return [next(counts) if first_path is None else first_path for first_path in results]
+
+
+def alias_row(row: dict, first_path: str) -> dict:
+    """The `sources` row of a path holding bytes stored already at `first_path`."""
+    return {**row, "alias_of": first_path}
+
+
+def insert_sources(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    if rows:
         placeholders = ", ".join("?" for _ in SOURCE_COLUMNS)
         con.executemany(f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",
-                        [[prepared.source_row[k] for k in SOURCE_COLUMNS] for prepared in files])
-    written = iter(counts)
-    return [None if skip else next(written) for skip in stored_first]
+                        [[row[k] for k in SOURCE_COLUMNS] for row in rows])
 
 
-def _insert_records(con: duckdb.DuckDBPyConnection, path: str, table: pa.Table, seen: bool) -> int:
-    """Insert a file's records; for a path seen before, an anti-join skips those already stored."""
+def _stored(con: duckdb.DuckDBPyConnection, shas: list[str]) -> dict[str, list[str]]:
+    """The paths each of these contents is stored at, first stored first (another writer may have stored
+    it since this one looked)."""
+    return dict(con.execute(
+        f"SELECT sha256, list(path ORDER BY ingested_at, path) FROM sources WHERE alias_of IS NULL "
+        f"AND list_contains({STRINGS}, sha256) GROUP BY sha256", [strings(sorted(set(shas)))]).fetchall())
+
+
+def _insert_records(con: duckdb.DuckDBPyConnection, prepared) -> int:
+    """Insert a file's records; for a version extending a stored one, an anti-join skips the records
+    stored already (their ids are the same: one lineage hashes ids with one key)."""
+    table = dict(prepared.tables).get("records")
+    if table is None:
+        return 0
     con.register("_records", table)
     try:
-        if not seen:
+        if not prepared.version.replaces:
             con.execute("INSERT INTO records BY NAME SELECT * FROM _records")
             return table.num_rows - table.column("kind").to_pylist().count("filler")
         con.execute(
             "CREATE OR REPLACE TEMP TABLE _new AS SELECT b.* FROM _records b ANTI JOIN "
             "(SELECT record_id FROM records WHERE source_path = ?) r USING (record_id)",
-            [path],
+            [prepared.version.path],
         )
         inserted = con.execute("SELECT count(*) FROM _new WHERE kind <> 'filler'").fetchone()[0]
         con.execute("INSERT INTO records BY NAME SELECT * FROM _new")

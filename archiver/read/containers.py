@@ -56,23 +56,33 @@ class SourceFile:
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
 
-    def fingerprint(self) -> tuple[str, int]:
-        """SHA-256 and size of the bytes as stored on disk (compressed, if they are).
+    def fingerprint(self, prefix: int | None = None) -> tuple[str, int, str | None]:
+        """SHA-256 and size of the bytes as stored on disk (compressed, if they are), and the SHA-256 of
+        their first `prefix` bytes (None when asked for none, or when the file is shorter): whether the
+        file extends a version stored before is known from one read.
 
         A path that cannot be read (vanished, a dangling symlink or a loop, not a regular file,
         no permission) is fingerprinted as empty and marked `unreadable`: it becomes one
         quarantined record naming why, and the ingest goes on.
         """
         digest, size = hashlib.sha256(), 0
+        head = hashlib.sha256() if prefix is not None else None
+        head_sha256 = None
         try:
             with self.open() as handle:
                 while chunk := handle.read(1 << 20):
                     digest.update(chunk)
+                    if head is not None and head_sha256 is None:
+                        head.update(chunk[: max(0, prefix - size)])
+                        if size + len(chunk) >= prefix:
+                            head_sha256 = head.hexdigest()
                     size += len(chunk)
         except OSError as exc:
             self.unreadable = f"cannot read the file: {exc.strerror or exc}"
-            return hashlib.sha256(b"").hexdigest(), 0
-        return digest.hexdigest(), size
+            return hashlib.sha256(b"").hexdigest(), 0, None
+        if head is not None and head_sha256 is None and size >= prefix:  # prefix == 0, or an empty file
+            head_sha256 = head.hexdigest()
+        return digest.hexdigest(), size, head_sha256
 
 
 def _file_type(mode: int) -> str:

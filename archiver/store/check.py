@@ -1,9 +1,11 @@
-"""The archive's integrity: every index row rests on stored raw records, no file is half ingested.
+"""The archive's integrity: every index row rests on stored raw records, no file is half ingested,
+the same bytes are stored once.
 
 Each check is one query returning offending rows; a clean archive returns none. Ingest writes a
-file's records, its index rows and its `sources` row in one transaction, with one `ingested_at`
-for all of them, so a record whose (path, ingested_at) names no `sources` row was written by no
-committed ingest.
+file version's records and index rows, each naming the version (`source_sha256`), and its `sources`
+row last, in one transaction: a row whose version has no `sources` row was written by no committed
+ingest (opening the archive for writing removes such rows, see `heal`; the removals are listed by
+`healings`).
 """
 from __future__ import annotations
 
@@ -22,30 +24,40 @@ class Check:
     sql: str  # rows: (an example naming one offender, ...)
 
 
+_LINEAGE_RECORDS = """
+    SELECT r.*, v.lineage FROM records r JOIN sources v ON v.path = r.source_path AND v.sha256 = r.source_sha256"""
+"""Records with the lineage of the version that stored them."""
+
 CHECKS = (
     Check("record-bytes", "stored records whose bytes no longer match their SHA-256",
           "SELECT source_path || ': ' || locator FROM records WHERE sha256 <> sha256(raw)"),
     Check("duplicate-record", "record ids stored more than once",
           "SELECT record_id || ' (' || count(*) || 'x)' FROM records GROUP BY record_id HAVING count(*) > 1"),
-    Check("half-ingested", "records written by no committed ingest (a half-ingested file)", """
-          SELECT r.source_path || ': ' || count(*) || ' records' FROM records r
-          WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.path = r.source_path AND s.ingested_at = r.ingested_at)
-          GROUP BY r.source_path"""),
-    Check("missing-records", "source files with fewer stored records than their ingest counted", """
-          SELECT s.path || ': ' || s.records || ' counted, ' || count(r.record_id) || ' stored' FROM sources s
-          LEFT JOIN records r ON r.source_path = s.path AND r.kind <> 'filler' AND r.ingested_at <= s.ingested_at
-          GROUP BY s.path, s.sha256, s.records HAVING count(r.record_id) < s.records"""),
-    Check("missing-quarantine", "source files with fewer quarantined records than their ingest counted", """
-          SELECT s.path || ': ' || s.quarantined || ' counted, ' || count(r.record_id) || ' stored' FROM sources s
-          LEFT JOIN records r ON r.source_path = s.path AND r.status = 'quarantined'
-                             AND r.ingested_at <= s.ingested_at
-          GROUP BY s.path, s.sha256, s.quarantined HAVING count(r.record_id) < s.quarantined"""),
+    Check("missing-records", "source versions with fewer stored records than their ingest counted", f"""
+          SELECT s.path || ': ' || s.records || ' counted, ' || count(r.record_id) || ' stored'
+          FROM sources s LEFT JOIN ({_LINEAGE_RECORDS}) r
+            ON r.source_path = s.path AND r.lineage = s.lineage AND r.kind <> 'filler' AND r.ingested_at <= s.ingested_at
+          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.records HAVING count(r.record_id) < s.records"""),
+    Check("missing-quarantine", "source versions with fewer quarantined records than their ingest counted", f"""
+          SELECT s.path || ': ' || s.quarantined || ' counted, ' || count(r.record_id) || ' stored'
+          FROM sources s LEFT JOIN ({_LINEAGE_RECORDS}) r
+            ON r.source_path = s.path AND r.lineage = s.lineage AND r.status = 'quarantined'
+           AND r.ingested_at <= s.ingested_at
+          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.quarantined HAVING count(r.record_id) < s.quarantined"""),
+    Check("duplicate-content", "the same bytes stored as several source versions (their results count twice)", """
+          SELECT sha256 || ': ' || string_agg(DISTINCT path, ', ' ORDER BY path) FROM sources
+          WHERE alias_of IS NULL AND size > 0 GROUP BY sha256 HAVING count(DISTINCT path) > 1"""),
+    Check("alias-target", "path aliases naming bytes the archive does not store", """
+          SELECT a.path || ' -> ' || a.alias_of FROM sources a WHERE a.alias_of IS NOT NULL AND NOT EXISTS (
+              SELECT 1 FROM sources s WHERE s.alias_of IS NULL AND s.sha256 = a.sha256)"""),
     Check("duplicate-source", "source file versions recorded more than once",
           "SELECT path || ' ' || sha256 FROM sources GROUP BY path, sha256 HAVING count(*) > 1"),
-    *(Check(f"{table}-without-source", f"paths with {table} rows but no committed ingest", f"""
-          SELECT source_path || ': ' || count(*) || ' rows' FROM {table}
-          WHERE source_path NOT IN (SELECT path FROM sources) GROUP BY source_path""")
-      for table in ("results", "parts", "citations", "claims", "agent_cards", "rpc_errors")),
+    *(Check(f"uncommitted-{table}", f"{table} rows of file versions no committed ingest recorded", f"""
+          SELECT t.source_path || ': ' || count(*) || ' rows' FROM {table} t
+          WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.path = t.source_path AND s.sha256 = t.source_sha256
+                            AND s.alias_of IS NULL)
+          GROUP BY t.source_path""")
+      for table in ("records", "results", "parts", "citations", "claims", "agent_cards", "rpc_errors")),
     Check("result-records", "stored copies naming a raw record that is not stored", """
           SELECT r.source_path || ': ' || coalesce(r.task_id, r.message_id, r.copy_id) FROM results r
           WHERE len(coalesce(r.record_ids, [])) = 0 OR EXISTS (
@@ -90,6 +102,14 @@ class Problem:
         shown = "; ".join(self.examples)
         more = f"; and {self.count - len(self.examples)} more" if self.count > len(self.examples) else ""
         return f"{self.check}: {self.count} {self.what}: {shown}{more}"
+
+
+def healings(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """What opening the archive for writing removed (rows of uncommitted versions), one line each."""
+    return [f"{at:%Y-%m-%d %H:%M:%S%z}: removed {rows} {table} rows of {path} ({(sha256 or '')[:12]}), "
+            "written by no committed ingest"
+            for at, table, path, sha256, rows in con.execute(
+                "SELECT healed_at, table_name, source_path, source_sha256, rows FROM healed ORDER BY ALL").fetchall()]
 
 
 def check(con: duckdb.DuckDBPyConnection) -> list[Problem]:

@@ -50,6 +50,10 @@ class Source(SQLModel, table=True):
     quarantined: int | None = _big()
     recognised: int | None = _big()
     ingested_at: datetime | None = _moment()
+    lineage: str | None = None
+    """The first version of the chain of versions, each extending the one before, that this one ends."""
+    alias_of: str | None = None
+    """For a path holding bytes stored already at another path: that path (the alias adds nothing else)."""
 
 
 class RawRecord(SQLModel, table=True):
@@ -68,6 +72,7 @@ class RawRecord(SQLModel, table=True):
     status: str
     reason: str | None = None
     ingested_at: datetime | None = _moment()
+    source_sha256: str | None = None
 
 
 class StoredCopy(SQLModel, table=True):
@@ -89,6 +94,7 @@ class StoredCopy(SQLModel, table=True):
     record_ids: list[str] | None = _strings()
     claims: int | None = None
     """Distinct claims (Part content, pointer) this copy holds."""
+    source_sha256: str | None = None
 
 
 class IndexedPart(SQLModel, table=True):
@@ -112,6 +118,7 @@ class IndexedPart(SQLModel, table=True):
     file: dict | list | None = _json()
     metadata_: dict | None = Field(default=None, sa_column=Column("metadata", JSON))
     is_citation: bool
+    source_sha256: str | None = None
 
 
 class Citation(SQLModel, table=True):
@@ -137,6 +144,7 @@ class Citation(SQLModel, table=True):
     valid: bool
     problems: list[str] | None = _strings()
     inferred: bool
+    source_sha256: str | None = None
 
 
 class Claim(SQLModel, table=True):
@@ -150,6 +158,7 @@ class Claim(SQLModel, table=True):
     literal: str
     content_hash: str | None = None
     """The content hash of the claim's Part: with result_key and pointer, the claim's key."""
+    source_sha256: str | None = None
 
 
 class AgentCard(SQLModel, table=True):
@@ -163,6 +172,7 @@ class AgentCard(SQLModel, table=True):
     declares_extension: bool
     lists_media_type: bool
     card: dict | None = _json()
+    source_sha256: str | None = None
 
 
 class RpcError(SQLModel, table=True):
@@ -174,6 +184,18 @@ class RpcError(SQLModel, table=True):
     rpc_id: str | None = None
     code: str | None = None
     message: str | None = None
+    source_sha256: str | None = None
+
+
+class Healed(SQLModel, table=True):
+    """Index rows that opening the archive for writing removed: written by no committed ingest."""
+
+    __tablename__ = "healed"
+    healed_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=False))
+    table_name: str = Field(primary_key=True)
+    source_path: str | None = None
+    source_sha256: str | None = None
+    rows: int = Field(sa_column=Column(BigInteger, nullable=False))
 
 
 BULK_TABLES = (RawRecord, StoredCopy, IndexedPart, Citation, Claim, AgentCard, RpcError)
@@ -200,4 +222,4 @@ class Verdict(SQLModel, table=True):
     data_layer_sha256: str | None = None
 
 
-BULK_TABLES = (*BULK_TABLES, Verdict)
+BULK_TABLES = (*BULK_TABLES, Verdict, Healed)

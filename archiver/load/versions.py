@@ -1,0 +1,70 @@
+"""Which source versions the archive holds: what a listed file is, found in a few queries.
+
+See `archiver.read.version` for the model: a version is its bytes; the same bytes at another path are
+an alias; at one path, bytes extending the stored version replace it, other bytes are a new lineage.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from ..read.version import SourceVersion, version_key
+from ..store.params import STRINGS, strings
+
+
+@dataclass(frozen=True)
+class Latest:
+    """The latest stored version at a path, and the first lineage ever stored there."""
+
+    sha256: str
+    size: int
+    lineage: str
+    first_lineage: str
+
+
+def latest_at(con: duckdb.DuckDBPyConnection, paths: list[str]) -> dict[str, Latest]:
+    """The latest stored (not alias) version at each of `paths` that has one."""
+    if not paths:
+        return {}
+    rows = con.execute(f"""
+        SELECT path, arg_max(sha256, ingested_at), arg_max(size, ingested_at),
+               arg_max(coalesce(lineage, sha256), ingested_at), arg_min(coalesce(lineage, sha256), ingested_at)
+        FROM sources WHERE alias_of IS NULL AND list_contains({STRINGS}, path) GROUP BY path""",
+        [strings(sorted(set(paths)))]).fetchall()
+    return {path: Latest(sha256, size or 0, lineage, first) for path, sha256, size, lineage, first in rows}
+
+
+def recorded(con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple]:
+    """(records, container) of the (path, sha256) pairs recorded already, as versions or aliases."""
+    if not keys:
+        return {}
+    rows = con.execute(
+        "SELECT path, sha256, any_value(records), any_value(container) FROM sources "
+        f"WHERE list_contains({STRINGS}, path) GROUP BY path, sha256", [strings(sorted({path for path, _ in keys}))]
+    ).fetchall()
+    return {(path, sha256): (records, container) for path, sha256, records, container in rows}
+
+
+def stored_contents(con: duckdb.DuckDBPyConnection, shas: list[str]) -> dict[str, tuple[str, dict]]:
+    """For each of `shas` stored as a version: the first path it was stored at, and its sources row."""
+    if not shas:
+        return {}
+    cursor = con.execute(f"""
+        SELECT * FROM sources WHERE alias_of IS NULL AND list_contains({STRINGS}, sha256)
+        QUALIFY row_number() OVER (PARTITION BY sha256 ORDER BY ingested_at, path) = 1""",
+        [strings(sorted(set(shas)))])
+    names = [d[0] for d in cursor.description]
+    found = [dict(zip(names, row)) for row in cursor.fetchall()]
+    return {row["sha256"]: (row["path"], row) for row in found}
+
+
+def new_version(path: str, sha256: str, size: int, head_sha256: str | None, latest: Latest | None,
+                may_extend: bool = True) -> SourceVersion:
+    """The version a file not yet recorded is: an extension of `latest` (the version stored at its
+    path) when its first bytes are that version's, else the first version of a new lineage."""
+    if latest is not None and may_extend and head_sha256 == latest.sha256:
+        return SourceVersion(path, sha256, size, latest.lineage,
+                             version_key(path, latest.lineage, latest.first_lineage), replaces=latest.sha256)
+    first = latest.first_lineage if latest is not None else None
+    return SourceVersion(path, sha256, size, sha256, version_key(path, sha256, first))

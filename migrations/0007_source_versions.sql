@@ -1,0 +1,56 @@
+-- Sources by content. A source version is its bytes (SHA-256); every index row names the version that
+-- wrote it (`source_sha256`), so that a rewritten file adds a version beside the earlier one instead of
+-- replacing it, and so that rows of a version whose `sources` row never committed can be found and
+-- removed (a commit group's `sources` rows are written last: they are its commit marker).
+--   sources.lineage   the first version of a chain of versions that each extend the one before (a
+--                     growing log); a later version of the chain replaces the earlier one's index rows.
+--   sources.alias_of  for a path found holding bytes already stored at another path: that path. An
+--                     alias row adds nothing else to the index.
+-- Archives made before: every version at a path was one chain (each replaced the one before), so a
+-- path's lineage is its first version; index rows belong to the path's latest version; records to the
+-- version ingested with them.
+ALTER TABLE sources ADD COLUMN lineage VARCHAR;
+ALTER TABLE sources ADD COLUMN alias_of VARCHAR;
+ALTER TABLE records ADD COLUMN source_sha256 VARCHAR;
+ALTER TABLE results ADD COLUMN source_sha256 VARCHAR;
+ALTER TABLE parts ADD COLUMN source_sha256 VARCHAR;
+ALTER TABLE citations ADD COLUMN source_sha256 VARCHAR;
+ALTER TABLE claims ADD COLUMN source_sha256 VARCHAR;
+ALTER TABLE agent_cards ADD COLUMN source_sha256 VARCHAR;
+ALTER TABLE rpc_errors ADD COLUMN source_sha256 VARCHAR;
+
+-- What opening an archive for writing removed: index rows of file versions that no committed ingest
+-- recorded (a storage engine may replay a killed transaction's large appends without the rest).
+CREATE TABLE healed (
+    healed_at TIMESTAMPTZ NOT NULL,
+    table_name VARCHAR NOT NULL,
+    source_path VARCHAR,
+    source_sha256 VARCHAR,
+    rows BIGINT NOT NULL
+);
+
+UPDATE sources SET lineage = f.sha256
+FROM (SELECT path, arg_min(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) f
+WHERE f.path = sources.path;
+
+UPDATE records SET source_sha256 = s.sha256
+FROM sources s WHERE s.path = records.source_path AND s.ingested_at = records.ingested_at;
+
+UPDATE results SET source_sha256 = l.sha256
+FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
+WHERE l.path = results.source_path;
+UPDATE parts SET source_sha256 = l.sha256
+FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
+WHERE l.path = parts.source_path;
+UPDATE citations SET source_sha256 = l.sha256
+FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
+WHERE l.path = citations.source_path;
+UPDATE claims SET source_sha256 = l.sha256
+FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
+WHERE l.path = claims.source_path;
+UPDATE agent_cards SET source_sha256 = l.sha256
+FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
+WHERE l.path = agent_cards.source_path;
+UPDATE rpc_errors SET source_sha256 = l.sha256
+FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
+WHERE l.path = rpc_errors.source_path;
