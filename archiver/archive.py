@@ -9,7 +9,7 @@ import duckdb
 from .store import migrations
 from .store.backend import Location, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
-from .store.heal import heal
+from .store.heal import heal, recovering
 
 STAT_QUERIES = {
     "sources": "SELECT count(DISTINCT path) FROM sources WHERE alias_of IS NULL",
@@ -49,15 +49,17 @@ class Archive:
         location = locate(path, data_path)
         if read_only:
             con = connect(location, read_only=True, wait=wait)
-            if upgrade and retry_busy(migrations.pending, con):
+            if upgrade and (retry_busy(migrations.pending, con) or recovering(location)):
                 con.close()
                 cls.open(path, wait=wait, data_path=data_path).close()
                 con = connect(location, read_only=True, wait=wait)
             return cls(con, location.url, location)
+        replayed = recovering(location)
         con = connect(location, wait=wait)
         if upgrade:
-            retry_busy(migrations.upgrade, con)
-            retry_busy(heal, con)
+            applied = retry_busy(migrations.upgrade, con)
+            if replayed or applied:
+                retry_busy(heal, con)
         return cls(con, location.url, location)
 
     def close(self) -> None:

@@ -81,8 +81,9 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
 
 
 def render_summary(summary) -> str:
+    aliased = f", {summary.files_aliased} the same bytes as a stored file" if summary.files_aliased else ""
     lines = [
-        (f"files {summary.files} ({summary.files_unchanged} unchanged)  records {summary.records}  "
+        (f"files {summary.files} ({summary.files_unchanged} unchanged{aliased})  records {summary.records}  "
          f"duplicates skipped {summary.duplicates_skipped}  quarantined {summary.quarantined}"),
         (f"archive now holds: tasks {summary.tasks}  results {summary.results} ({summary.copies} stored copies)  "
          f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims}  "

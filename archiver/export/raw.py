@@ -2,8 +2,11 @@
 
 A source's records cover its (decompressed) bytes contiguously, blank lines and
 keep-alive comments included as `filler` records, so concatenating them in `seq`
-order gives the file back. Where a file was ingested in several versions (it
-grew, or changed), the latest record at each position is taken.
+order gives the file back. A lineage of versions (a log that grew) comes back as
+its latest version: the latest record at each position of the lineage. A path
+rewritten with other bytes holds several lineages: each comes back whole, the
+latest at the path, earlier ones beside it as `name@<first 12 hex of the
+lineage>.ext`.
 """
 from __future__ import annotations
 
@@ -20,8 +23,9 @@ import orjson
 from ..query.filters import Filters
 
 _LATEST = """
-    SELECT * FROM records
-    QUALIFY row_number() OVER (PARTITION BY source_path, seq ORDER BY ingested_at DESC, record_id) = 1
+    SELECT r.*, v.lineage FROM records r JOIN sources v ON v.path = r.source_path AND v.sha256 = r.source_sha256
+    QUALIFY row_number() OVER (PARTITION BY r.source_path, v.lineage, r.seq
+                               ORDER BY r.ingested_at DESC, r.record_id) = 1
 """
 
 
@@ -49,13 +53,13 @@ def jsonl(con: duckdb.DuckDBPyConnection, sql: str, params: list, out, batch_siz
     """One JSON object per record, in ingest order; `raw` holds its bytes as text (`raw_base64` when
     they are not UTF-8)."""
     cursor = con.cursor().execute(
-        f"SELECT source_path, seq, locator, kind, status, reason, sha256, raw FROM ({sql}) "
-        "ORDER BY ingested_at, source_path, seq", params)
+        f"SELECT source_path, source_sha256, seq, locator, kind, status, reason, sha256, raw FROM ({sql}) "
+        "ORDER BY ingested_at, source_path, lineage, seq", params)
     count = 0
     while batch := cursor.fetchmany(batch_size):
-        for source_path, seq, locator, kind, status, reason, sha256, raw in batch:
-            entry = {"source_path": source_path, "seq": seq, "locator": locator, "kind": kind,
-                     "status": status, "reason": reason, "sha256": sha256}
+        for source_path, source_sha256, seq, locator, kind, status, reason, sha256, raw in batch:
+            entry = {"source_path": source_path, "source_sha256": source_sha256, "seq": seq, "locator": locator,
+                     "kind": kind, "status": status, "reason": reason, "sha256": sha256}
             raw = bytes(raw or b"")
             try:
                 entry["raw"] = raw.decode("utf-8")
@@ -77,20 +81,28 @@ def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: 
     """Re-create each selected source under `directory`, at its path relative to the sources' common
     directory. Gzip sources come back decompressed (".gz" dropped); SQLite task stores as SQLite
     files whose rows read back identically."""
-    paths = [row[0] for row in con.execute(
-        f"SELECT DISTINCT source_path FROM ({sql}) ORDER BY 1", params).fetchall()]
-    root = _common_dir(paths)
+    lineages = con.execute(f"""
+        SELECT l.source_path, l.lineage, v.compression, v.container,
+               l.lineage = last(l.lineage) OVER (PARTITION BY l.source_path ORDER BY v.first_at
+                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS latest
+        FROM (SELECT DISTINCT source_path, lineage FROM ({sql})) l
+        JOIN (SELECT path, lineage, arg_max(compression, ingested_at) AS compression,
+                     arg_max(container, ingested_at) AS container, min(ingested_at) AS first_at
+              FROM sources WHERE alias_of IS NULL GROUP BY path, lineage) v
+          ON v.path = l.source_path AND v.lineage = l.lineage
+        ORDER BY l.source_path, v.first_at""", params).fetchall()
+    root = _common_dir([path for path, *_ in lineages])
     made = []
-    for path in paths:
-        compression, container = con.execute(
-            "SELECT compression, container FROM sources WHERE path = ? ORDER BY ingested_at DESC LIMIT 1",
-            [path]).fetchone() or (None, None)
+    for path, lineage, compression, container, latest in lineages:
         records = con.cursor().execute(
-            f"SELECT seq, locator, kind, raw FROM ({sql}) WHERE source_path = ? ORDER BY seq", [*params, path])
+            f"SELECT seq, locator, kind, raw FROM ({sql}) WHERE source_path = ? AND lineage = ? ORDER BY seq",
+            [*params, path, lineage])
         target = Path(directory, _relative(path, root))
         whole_file = compression == "gzip" and container == "unreadable"
         if compression == "gzip" and not whole_file and target.suffix == ".gz":
             target = target.with_suffix("")
+        if not latest:
+            target = target.with_name(f"{target.stem}@{lineage[:12]}{target.suffix}")
         target.parent.mkdir(parents=True, exist_ok=True)
         count = (_write_sqlite if container == "sqlite" else _write_bytes)(records, target)
         made.append(ExportedFile(path, str(target), count))

@@ -4,13 +4,17 @@ Several files may share one transaction (a commit costs an fsync and may checkpo
 is never split across transactions; if a shared transaction fails, its files are written again one
 transaction each, so only the file at fault is lost to the error.
 
+Each transaction writes its files' `sources` rows last: they are the commit marker (see `store.heal`).
+
 On a lake that several writers share, a commit may conflict with another writer's (DuckLake checks
 at commit, the catalog database may be busy): the transaction is retried with exponential backoff.
 """
 from __future__ import annotations
 
+import os
 import random
 import re
+import signal
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -81,7 +85,18 @@ def _transaction(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]
     except BaseException:
         rollback(con)
         raise
+    reached("commit")
     return counts
+
+
+KILL_AT = "ARCHIVER_KILL_AT"
+"""Fault injection for crash tests: the write step after which the process kills itself with SIGKILL
+(`records`, `index`, `sources` or `commit`), so that a test lands a kill inside each step, not by timing."""
+
+
+def reached(step: str) -> None:
+    if os.environ.get(KILL_AT) == step:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
@@ -106,6 +121,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
             con.execute(f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path) "
                         f"AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)", [paths, versions])
     counts = iter([_insert_records(con, prepared) for prepared in to_write])
+    reached("records")
     batches: dict = defaultdict(list)
     for prepared in to_write:
         for name, table in prepared.tables:
@@ -115,7 +131,9 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
         con.register("_batch", pa.concat_tables(tables))
         con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
         con.unregister("_batch")
+    reached("index")
     insert_sources(con, [prepared.source_row for prepared in to_write] + aliases)
+    reached("sources")
     return [next(counts) if first_path is None else first_path for first_path in results]
 
 

@@ -5,16 +5,21 @@ index rows, so a version with no `sources` row was never committed. DuckDB is ex
 transaction whole, but large appends are written to the database file before COMMIT, and a storage
 engine that replays them after a crash (DuckDB's open pull request #25931, "Fix uncommitted data
 recovered accidentally", describes such a case) would leave rows that belong to no committed version:
-counted twice once the file is ingested again. Every write-open looks for them and removes them, and
-records what it removed in `healed` (`db check` names it, `stats` counts it).
+counted twice once the file is ingested again. So an open that finds such a replay pending (a WAL
+left by a process that did not close the archive) removes them, as does the open that upgrades the
+schema (archives made before the commit marker), and records what it removed in `healed` (`db check`
+names it, `stats` counts it). A clean archive is not scanned: at 10M claims the scan costs about 2 s.
+Only a DuckDB file replays a WAL; a DuckLake commits through its catalog in one transaction.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import duckdb
 
 from ..load.rows import INDEX_TABLES
+from .backend import Location
 from .migrations import rollback
 
 _ORPHANS = """
@@ -34,6 +39,12 @@ class Healed:
     def __str__(self) -> str:
         version = f" ({self.source_sha256[:12]})" if self.source_sha256 else ""
         return f"{self.source_path}{version}: {self.rows} {self.table} rows"
+
+
+def recovering(location: Location) -> bool:
+    """Whether opening the archive will replay a WAL: a process wrote to it and did not close it (a
+    process that holds it still keeps every other one out, so one that got in finds a dead writer's)."""
+    return not location.is_lake and os.path.exists(location.url + ".wal")
 
 
 def orphans(con: duckdb.DuckDBPyConnection) -> list[Healed]:
