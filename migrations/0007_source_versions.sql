@@ -54,3 +54,22 @@ WHERE l.path = agent_cards.source_path;
 UPDATE rpc_errors SET source_sha256 = l.sha256
 FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
 WHERE l.path = rpc_errors.source_path;
+
+-- Archives made before stored the same bytes found at two paths twice, and counted their results twice.
+-- A path whose one version holds the bytes of another path's one version, stored first, becomes that
+-- path's alias, and its rows go (the bytes stay stored under the first path).
+CREATE TEMP TABLE _aliases AS
+SELECT s.path, f.path AS first_path FROM sources s
+JOIN (SELECT sha256, arg_min(path, ingested_at) AS path FROM sources WHERE size > 0 GROUP BY sha256
+      HAVING count(DISTINCT path) > 1) f ON f.sha256 = s.sha256 AND f.path <> s.path
+WHERE (SELECT count(*) FROM sources o WHERE o.path = s.path) = 1
+  AND (SELECT count(*) FROM sources o WHERE o.path = f.path) = 1;
+DELETE FROM records WHERE source_path IN (SELECT path FROM _aliases);
+DELETE FROM results WHERE source_path IN (SELECT path FROM _aliases);
+DELETE FROM parts WHERE source_path IN (SELECT path FROM _aliases);
+DELETE FROM citations WHERE source_path IN (SELECT path FROM _aliases);
+DELETE FROM claims WHERE source_path IN (SELECT path FROM _aliases);
+DELETE FROM agent_cards WHERE source_path IN (SELECT path FROM _aliases);
+DELETE FROM rpc_errors WHERE source_path IN (SELECT path FROM _aliases);
+UPDATE sources SET alias_of = a.first_path FROM _aliases a WHERE a.path = sources.path;
+DROP TABLE _aliases;

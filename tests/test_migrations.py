@@ -82,6 +82,25 @@ def test_an_archive_of_the_first_version_upgrades_in_place_with_its_data(tmp_pat
         assert again.healings() == [] and again.stats() == expected
 
 
+def test_an_old_archive_that_stored_a_copy_twice_keeps_it_once(tmp_path, write):
+    path = str(tmp_path / "old.duckdb")
+    source = write("a/old.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(3)])
+    copy = write("b/old.jsonl", open(source, "rb").read())
+    expected = first_version_archive(path, source, tmp_path)
+    with Archive.open(path, upgrade=False) as old:  # as the first version stored the copy: all over again
+        for table in ("records", "results", "parts", "citations", "claims"):
+            old.con.execute(f"INSERT INTO {table} SELECT * REPLACE (? AS source_path) FROM {table}", [copy])
+        old.con.execute("INSERT INTO sources SELECT * REPLACE (? AS path, ingested_at + INTERVAL 1 SECOND AS ingested_at) "
+                        "FROM sources", [copy])
+        assert rows(old, "SELECT count(*) FROM results") == [(2 * expected["copies"],)]
+    with Archive.open(path) as upgraded:
+        assert upgraded.stats() == {**expected, "paths_aliased": 1}
+        assert rows(upgraded, "SELECT path, alias_of FROM sources ORDER BY path") == [(source, None),
+                                                                                    (copy, source)]
+        assert upgraded.check() == []
+        assert upgraded.ingest([copy]).files_unchanged == 1
+
+
 def test_cli_db_current_and_upgrade(tmp_path):
     from click.testing import CliRunner
 
