@@ -203,3 +203,15 @@ def test_db_check_finds_rows_of_uncommitted_versions(tmp_path, write):
         archive.con.execute("INSERT INTO claims SELECT * REPLACE ('f' || right(source_sha256, 63) AS source_sha256) "
                             "FROM claims")
         assert sorted(p.check for p in archive.check()) == ["duplicate-claim", "uncommitted-claims"]
+
+
+def test_the_audit_of_a_copied_folder_finds_what_its_files_hold(tmp_path, samples_copy):
+    moved = tmp_path / "moved"
+    shutil.copytree(samples_copy, moved)
+    with Archive.open(str(tmp_path / "a.duckdb")) as archive:
+        archive.ingest([str(samples_copy)])
+        archive.ingest([str(moved)])
+        original = sorted((f.rule, f.result_key) for f in archive.audit(source=str(samples_copy)).findings)
+        assert original
+        assert sorted((f.rule, f.result_key) for f in archive.audit(source=str(moved)).findings) == original
+        assert sorted((f.rule, f.result_key) for f in archive.audit().findings) == original

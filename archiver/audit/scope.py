@@ -25,13 +25,13 @@ _GLOB_CHARS = frozenset("*?[")
 COPIES = """
 CREATE OR REPLACE TEMP TABLE audit_copies AS
 SELECT x.copy_id
-FROM (SELECT r.copy_id, r.result_key, r.task_id, r.timestamp, r.source_path, a.agent
+FROM (SELECT r.copy_id, r.result_key, r.task_id, r.timestamp, r.source_path, r.source_sha256, a.agent
       FROM results r JOIN result_agents a ON a.copy_id = r.copy_id) x
 WHERE {where}"""
 
 CARDS = """
 CREATE OR REPLACE TEMP TABLE audit_cards AS
-SELECT x.card_id FROM (SELECT card_id, source_path, name AS agent FROM agent_cards) x WHERE {where}"""
+SELECT x.card_id FROM (SELECT card_id, source_path, source_sha256, name AS agent FROM agent_cards) x WHERE {where}"""
 
 RECORDS = """
 CREATE OR REPLACE TEMP TABLE audit_records AS
@@ -106,18 +106,27 @@ class Scope:
         return conditions
 
     def _sources(self) -> list[tuple[str, list]]:
+        """Rows stored from the given paths, or stored under another path from the same bytes (a path
+        alias: a copied, moved or symlinked dump is audited as the files it holds)."""
         if not self.sources:
             return []
-        alternatives, params = [], []
-        for given in self.sources:
-            pattern, is_glob = source_pattern(given)
-            if is_glob:
-                alternatives.append("x.source_path GLOB ?")
-                params.append(pattern)
-            else:
-                alternatives.append("(x.source_path = ? OR starts_with(x.source_path, ?))")
-                params += [pattern, pattern.rstrip("/") + "/"]
-        return [("(" + " OR ".join(alternatives) + ")", params)]
+        direct, params = _path_match("x.source_path", self.sources)
+        aliased, alias_params = _path_match("a.path", self.sources)
+        return [(f"({direct} OR EXISTS (SELECT 1 FROM sources a WHERE a.alias_of = x.source_path "
+                 f"AND a.sha256 = x.source_sha256 AND {aliased}))", params + alias_params)]
+
+
+def _path_match(column: str, given: tuple[str, ...]) -> tuple[str, list]:
+    alternatives, params = [], []
+    for value in given:
+        pattern, is_glob = source_pattern(value)
+        if is_glob:
+            alternatives.append(f"{column} GLOB ?")
+            params.append(pattern)
+        else:
+            alternatives.append(f"({column} = ? OR starts_with({column}, ?))")
+            params += [pattern, pattern.rstrip("/") + "/"]
+    return "(" + " OR ".join(alternatives) + ")", params
 
 
 def source_pattern(given: str) -> tuple[str, bool]:
