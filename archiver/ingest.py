@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from .load.rows import arrow_schemas
 from .load import versions
+from .load.rows import arrow_schemas
 from .load.writer import alias_row, insert_sources, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read.containers import SourceFile

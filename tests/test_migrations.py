@@ -1,6 +1,8 @@
 """The schema comes only from migrations, matches the SQLModel models, and upgrades in place."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy import JSON, BigInteger, Boolean, Date, DateTime, Float, Integer, LargeBinary, String
 from sqlalchemy.types import ARRAY, TypeDecorator
@@ -85,7 +87,7 @@ def test_an_archive_of_the_first_version_upgrades_in_place_with_its_data(tmp_pat
 def test_an_old_archive_that_stored_a_copy_twice_keeps_it_once(tmp_path, write):
     path = str(tmp_path / "old.duckdb")
     source = write("a/old.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(3)])
-    copy = write("b/old.jsonl", open(source, "rb").read())
+    copy = write("b/old.jsonl", Path(source).read_bytes())
     expected = first_version_archive(path, source, tmp_path)
     with Archive.open(path, upgrade=False) as old:  # as the first version stored the copy: all over again
         for table in ("records", "results", "parts", "citations", "claims"):

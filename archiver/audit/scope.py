@@ -112,8 +112,9 @@ class Scope:
             return []
         direct, params = _path_match("x.source_path", self.sources)
         aliased, alias_params = _path_match("a.path", self.sources)
-        return [(f"({direct} OR EXISTS (SELECT 1 FROM sources a WHERE a.alias_of = x.source_path "
-                 f"AND a.sha256 = x.source_sha256 AND {aliased}))", params + alias_params)]
+        condition = (f"({direct} OR EXISTS (SELECT 1 FROM sources a WHERE a.alias_of = x.source_path "
+                     f"AND a.sha256 = x.source_sha256 AND {aliased}))")
+        return [(condition, params + alias_params)]
 
 
 def _path_match(column: str, given: tuple[str, ...]) -> tuple[str, list]:
