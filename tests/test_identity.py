@@ -215,3 +215,20 @@ def test_the_audit_of_a_copied_folder_finds_what_its_files_hold(tmp_path, sample
         assert original
         assert sorted((f.rule, f.result_key) for f in archive.audit(source=str(moved)).findings) == original
         assert sorted((f.rule, f.result_key) for f in archive.audit().findings) == original
+
+
+def test_a_log_seen_at_two_mounts_is_counted_once_as_it_grows(archive, write):
+    """One log on a share mounted at two paths: the second path is an alias while the bytes agree, and
+    when it is read grown first, its new version takes over the aliased version's results."""
+    mount_a = write("mnt-a/app.log.jsonl", lines("t1"))
+    mount_b = write("mnt-b/app.log.jsonl", lines("t1"))
+    archive.ingest([mount_a])
+    assert archive.ingest([mount_b]).files_aliased == 1
+    for path in (mount_b, mount_a):  # the log grows; the writer of mount b sees it first
+        with open(path, "ab") as handle:
+            handle.write(lines("t2"))
+    archive.ingest([mount_b])
+    assert archive.ingest([mount_a]).files_aliased == 1
+    assert task_ids(archive) == ["t1", "t2"]
+    assert archive.stats()["copies"] == 2
+    assert archive.check() == []

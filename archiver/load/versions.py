@@ -15,24 +15,27 @@ from ..store.params import STRINGS, strings
 
 @dataclass(frozen=True)
 class Latest:
-    """The latest stored version at a path, and the first lineage ever stored there."""
+    """The latest version recorded at a path: stored there, or an alias of bytes stored at `stored_at`;
+    and the first lineage ever stored at the path (None when it holds aliases only)."""
 
     sha256: str
     size: int
     lineage: str
-    first_lineage: str
+    stored_at: str
+    first_lineage: str | None
 
 
 def latest_at(con: duckdb.DuckDBPyConnection, paths: list[str]) -> dict[str, Latest]:
-    """The latest stored (not alias) version at each of `paths` that has one."""
+    """The latest version recorded at each of `paths` that has one."""
     if not paths:
         return {}
     rows = con.execute(f"""
         SELECT path, arg_max(sha256, ingested_at), arg_max(size, ingested_at),
-               arg_max(coalesce(lineage, sha256), ingested_at), arg_min(coalesce(lineage, sha256), ingested_at)
-        FROM sources WHERE alias_of IS NULL AND list_contains({STRINGS}, path) GROUP BY path""",
+               arg_max(coalesce(lineage, sha256), ingested_at), arg_max(coalesce(alias_of, path), ingested_at),
+               arg_min(coalesce(lineage, sha256), ingested_at) FILTER (WHERE alias_of IS NULL)
+        FROM sources WHERE list_contains({STRINGS}, path) GROUP BY path""",
         [strings(sorted(set(paths)))]).fetchall()
-    return {path: Latest(sha256, size or 0, lineage, first) for path, sha256, size, lineage, first in rows}
+    return {path: Latest(*values[:2], values[2] or 0, *values[3:]) for path, *values in rows}
 
 
 def recorded(con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple]:
@@ -61,10 +64,12 @@ def stored_contents(con: duckdb.DuckDBPyConnection, shas: list[str]) -> dict[str
 
 def new_version(path: str, sha256: str, size: int, head_sha256: str | None, latest: Latest | None,
                 may_extend: bool = True) -> SourceVersion:
-    """The version a file not yet recorded is: an extension of `latest` (the version stored at its
+    """The version a file not yet recorded is: an extension of `latest` (the version recorded at its
     path) when its first bytes are that version's, else the first version of a new lineage."""
-    if latest is not None and may_extend and head_sha256 == latest.sha256:
-        return SourceVersion(path, sha256, size, latest.lineage,
-                             version_key(path, latest.lineage, latest.first_lineage), replaces=latest.sha256)
     first = latest.first_lineage if latest is not None else None
-    return SourceVersion(path, sha256, size, sha256, version_key(path, sha256, first))
+    if latest is None or not may_extend or head_sha256 != latest.sha256:
+        return SourceVersion(path, sha256, size, sha256, version_key(path, sha256, first))
+    replaces = (latest.stored_at, latest.sha256)
+    if latest.stored_at != path:  # the path held an alias: the lineage starts here, the aliased rows give way
+        return SourceVersion(path, sha256, size, sha256, version_key(path, sha256, first), replaces)
+    return SourceVersion(path, sha256, size, latest.lineage, version_key(path, latest.lineage, first), replaces)

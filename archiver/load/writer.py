@@ -114,7 +114,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
         elif first_path != version.path:
             aliases.append(alias_row(prepared.source_row, first_path))
         results.append(first_path)
-    replaced = [(p.version.path, p.version.replaces) for p in to_write if p.version.replaces]
+    replaced = [p.version.replaces for p in to_write if p.version.replaces]
     if replaced:
         paths, versions = strings(sorted({path for path, _ in replaced})), strings(f"{p}\x1f{r}" for p, r in replaced)
         for name in DERIVED:
@@ -165,7 +165,7 @@ def _insert_records(con: duckdb.DuckDBPyConnection, prepared) -> int:
         return 0
     con.register("_records", table)
     try:
-        if not prepared.version.replaces:
+        if not prepared.version.extends_here:
             con.execute("INSERT INTO records BY NAME SELECT * FROM _records")
             return table.num_rows - table.column("kind").to_pylist().count("filler")
         con.execute(
