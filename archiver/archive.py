@@ -41,7 +41,9 @@ class Archive:
     @classmethod
     def open(cls, path: str | None = None, read_only: bool = False, wait: float = DEFAULT_WAIT_SECONDS,
              upgrade: bool = True, data_path: str | None = None) -> Archive:
-        """Open (creating if need be) and bring the schema up to date, unless `upgrade` is False.
+        """Open (creating if need be), bring the schema up to date and remove what a killed writer's replay
+        left of uncommitted versions (`store.heal`; a read-only open heals through a short write-open
+        first), unless `upgrade` is False.
 
         `path`: a DuckDB file, or a lake: `ducklake:postgres:dbname=... host=...`, `ducklake:sqlite:PATH`
         or `ducklake:PATH` (default $ARCHIVER_DB, else ./archive.duckdb); `data_path`: where a new lake
