@@ -395,13 +395,9 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
     """
     import duckdb
 
-    from .query.readonly import NotReadOnly
-
     with open_archive(db, wait, read_only=True) as archive:
         try:
             write_rows(archive.sql(statement), fmt)
-        except NotReadOnly as exc:
-            raise click.ClickException(str(exc)) from None
         except duckdb.Error as exc:
             raise click.ClickException(" ".join(str(exc).split())) from None
 

@@ -20,8 +20,8 @@ _WHAT = {
 }
 
 
-_EXTENSION = re.compile(r"requires the extension (\w+)|exists in the (\w+) extension|Extension \"?(\w+)\"? not found"
-                        r"|required extension '(\w+)'", re.IGNORECASE)
+_EXTENSION = re.compile(r"requires the extension (\w+)|exists in the (\w+) extension", re.IGNORECASE)
+"""DuckDB's words for a file (a URL) or a function that an extension it has not loaded would handle."""
 
 
 class NotReadOnly(ArchiverError, ValueError):
