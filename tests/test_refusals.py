@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from archiver.archive import Archive
 from archiver.cli import main
+from archiver.errors import ArchiverError
 from archiver.load.writer import is_conflict
 from archiver.store.migrations import available
 
@@ -114,6 +115,33 @@ def test_damaged_archive(good, inputs, damage, command):
     line = one_line_error(result)
     assert str(good) in line and "damaged" in line and "backup" in line
     assert snapshot(good.parent) == before
+
+
+def opens(path: Path) -> bool:
+    try:
+        Archive.open(str(path), read_only=True).close()
+    except ArchiverError:
+        return False
+    return True
+
+
+def test_damage_found_after_opening_is_one_line_too(good):
+    """A corrupt block that the open does not read, met by a query later: one line as well."""
+    data = good.read_bytes()
+    block, first = 262144, 12288
+    met_later = 0
+    for start in range(first, len(data) - 200, block):
+        good.write_bytes(data[:start + 100] + b"\xab" * 64 + data[start + 164:])
+        if not opens(good):
+            continue
+        result = run("audit", "--format", "json", "--fail-on", "never", "--db", str(good))
+        if result.exit_code == 0:
+            continue
+        assert result.exit_code == 1
+        line = one_line_error(result)
+        assert str(good) in line and "damaged" in line
+        met_later += 1
+    assert met_later
 
 
 @contextlib.contextmanager
