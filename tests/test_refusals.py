@@ -8,6 +8,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -97,6 +98,13 @@ def test_sqlite_db_does_not_reach_for_an_extension(tmp_path, monkeypatch):
     line = one_line_error(result)
     assert "sqlite_scanner" not in line and "download" not in line.lower()
     assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").rglob("*.duckdb_extension"))
+    process = subprocess.run([sys.executable, "-m", "archiver", "ingest", str(path), "--db", str(path)],
+                             capture_output=True, text=True, check=False)
+    assert process.returncode == 1 and process.stdout == ""
+    expected = (f"Error: {path}: is a SQLite database, not an archive; pass --db an archive file, or a new path "
+                f"to create one (to ingest an A2A task store: archiver ingest {path}; a lake with a SQLite "
+                f"catalog: --db ducklake:sqlite:{path})")
+    assert process.stderr.splitlines() == [expected]
 
 
 @pytest.mark.parametrize("damage", ["truncated", "short", "corrupt"])
