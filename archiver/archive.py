@@ -1,15 +1,18 @@
 """The Python API: everything the CLI does, an `Archive` does."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from typing import Self
 
 import duckdb
 
 from .store import migrations
-from .store.backend import Location, locate
+from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
 from .store.heal import heal, recovering
+from .store.refusals import ArchiveUnusable, explain
 
 STAT_QUERIES = {
     "sources": "SELECT count(DISTINCT path) FROM sources WHERE alias_of IS NULL",
@@ -30,13 +33,46 @@ STAT_QUERIES = {
 }
 
 
+def _refuse_newer(con: duckdb.DuckDBPyConnection, location: Location) -> None:
+    """Close `con` and raise `SchemaTooNew` when the archive's schema is newer than this program's."""
+    try:
+        retry_busy(lambda checked: migrations.refuse_newer(checked, location.describe()), con)
+    except BaseException:
+        con.close()
+        raise
+
+
+def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> None:
+    """Apply pending migrations, and heal what a killed writer's replay left of uncommitted versions
+    (`store.heal`) when a WAL was replayed or the schema upgraded; close `con` if that fails (a full
+    disk, another writer's lock)."""
+    try:
+        applied = retry_busy(migrations.upgrade, con)
+        if replayed or applied:
+            retry_busy(heal, con)
+    except BaseException:
+        with suppress(duckdb.Error):
+            con.close()
+        raise
+
+
+def _remove(location: Location) -> None:
+    """Remove an archive file this process made, and its WAL, when it came to hold nothing."""
+    for leftover in (location.catalog_path, location.catalog_path + ".wal"):
+        with suppress(FileNotFoundError):
+            os.remove(leftover)
+
+
 class Archive:
     """An open archive: one DuckDB connection, the schema at the current version."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: str, location: Location | None = None) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: str, location: Location | None = None,
+                 created: bool = False) -> None:
         self.con = con
         self.path = path
         self.location = location or locate(path)
+        self.created = created  # this open made the archive file
+        self._discard_if_empty = False
 
     @classmethod
     def open(cls, path: str | None = None, read_only: bool = False, wait: float = DEFAULT_WAIT_SECONDS,
@@ -47,25 +83,44 @@ class Archive:
 
         `path`: a DuckDB file, or a lake: `ducklake:postgres:dbname=... host=...`, `ducklake:sqlite:PATH`
         or `ducklake:PATH` (default $ARCHIVER_DB, else ./archive.duckdb); `data_path`: where a new lake
-        keeps its Parquet files (default $ARCHIVER_DATA_PATH; beside a file catalog if unset)."""
+        keeps its Parquet files (default $ARCHIVER_DATA_PATH; beside a file catalog if unset).
+        An archive whose schema is newer than this program's migrations is refused (`SchemaTooNew`),
+        except by a read-only open without `upgrade` (`archiver db current`)."""
         location = locate(path, data_path)
         if read_only:
             con = connect(location, read_only=True, wait=wait)
+            if upgrade:
+                _refuse_newer(con, location)
             if upgrade and (retry_busy(migrations.pending, con) or recovering(location)):
                 con.close()
                 cls.open(path, wait=wait, data_path=data_path).close()
                 con = connect(location, read_only=True, wait=wait)
             return cls(con, location.url, location)
         replayed = recovering(location)
-        con = connect(location, wait=wait)
-        if upgrade:
-            applied = retry_busy(migrations.upgrade, con)
-            if replayed or applied:
-                retry_busy(heal, con)
-        return cls(con, location.url, location)
+        created = not location.is_lake and not exists(location)
+        try:
+            con = connect(location, wait=wait)
+            _refuse_newer(con, location)
+            if upgrade:
+                _upgraded(con, replayed)
+        except (duckdb.Error, ArchiveUnusable):  # not ArchiveBusy: then the file is another process's
+            if created:
+                _remove(location)
+            raise
+        return cls(con, location.url, location, created)
 
     def close(self) -> None:
+        """Close; an archive this open created and an ingest left empty is removed first, while this
+        process still holds it, so no other process can have opened it meanwhile."""
+        if self._discard_if_empty and self._holds_no_source():
+            _remove(self.location)
         self.con.close()
+
+    def _holds_no_source(self) -> bool:
+        try:
+            return self.con.execute("SELECT count(*) FROM sources").fetchone()[0] == 0
+        except duckdb.Error:
+            return False
 
     def __enter__(self) -> Self:
         return self
@@ -74,13 +129,23 @@ class Archive:
         self.close()
 
     def ingest(self, paths: Iterable[str], on_file: Callable | None = None, workers: int | None = None):
-        """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1)."""
+        """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1).
+
+        An ingest into an archive this open created that stores no source (a missing path, an empty folder,
+        a full disk) leaves no archive file behind when the archive is closed. A DuckDB error that is a
+        trouble of the archive file (a full disk, no permission to write) is raised as `ArchiveUnusable`."""
         from .ingest import ingest
         from .store.claims import claims_for
 
         claims = claims_for(self.con, self.location)
+        self._discard_if_empty = self.created
         try:
             return ingest(self.con, paths, on_file, workers, claims)
+        except duckdb.Error as exc:
+            refusal = None if self.location.is_lake else explain(exc, self.path)
+            if refusal is not None:
+                raise refusal from exc
+            raise
         finally:
             if claims is not None:
                 claims.close()
@@ -192,10 +257,13 @@ class Archive:
         setting raises `NotReadOnly`."""
         from .query import Rows
         from .query.output import stream
-        from .query.readonly import read_only_statement
+        from .query.readonly import needs_extension, read_only_statement
 
         cursor = self.con.cursor()
-        cursor.execute(read_only_statement(cursor, statement), params or [])
+        try:
+            cursor.execute(read_only_statement(cursor, statement), params or [])
+        except duckdb.Error as exc:
+            raise needs_extension(exc) or exc
         fields = tuple(d[0] for d in cursor.description)
         return Rows(fields, fields, stream(cursor))
 

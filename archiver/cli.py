@@ -29,13 +29,45 @@ def data_path_option() -> str | None:
 
 
 def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: bool = True):
+    """The archive `--db` names; what goes wrong with it (here or later) is told by `ArchiverGroup`."""
     from .archive import Archive
-    from .store.connection import ArchiveBusy, BackendError
 
-    try:
-        return Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=data_path_option())
-    except (ArchiveBusy, BackendError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from None
+    ctx = click.get_current_context(silent=True)
+    if ctx:
+        ctx.meta["archiver.db"] = db
+    return Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=data_path_option())
+
+
+class ArchiverGroup(click.Group):
+    """The one handler of errors a user can cause: each becomes one line and exit status 1 (click's
+    usage errors: 2), never a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            line = refusal(exc, ctx.meta.get("archiver.db"))
+            if line is None:
+                raise
+            raise click.ClickException(line) from None
+
+
+def refusal(exc: Exception, db: str | None) -> str | None:
+    """The line that tells the user about `exc`: an `ArchiverError`'s message, or a DuckDB error that is
+    a trouble of the archive file (damaged, a full disk) found after it was opened; None for a bug."""
+    from .errors import ArchiverError
+
+    if isinstance(exc, ArchiverError):
+        return str(exc)
+    duckdb = sys.modules.get("duckdb")
+    if duckdb is None or not isinstance(exc, duckdb.Error):
+        return None
+    from .store.backend import locate
+    from .store.refusals import explain
+
+    location = locate(db)
+    explained = None if location.is_lake else explain(exc, location.url)
+    return str(explained) if explained else None
 
 
 def emit_json(value) -> None:
@@ -44,7 +76,7 @@ def emit_json(value) -> None:
     click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str).decode())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ArchiverGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="archiver")
 def main() -> None:
     """Archive A2A transcripts and hold their Citations v1 claims to account."""
@@ -59,7 +91,8 @@ def main() -> None:
 def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None) -> None:
     """Ingest files, directories, globs or - (stdin) into the archive.
 
-    Exit status 1 when any record was quarantined (the good records are stored).
+    Exit status 1 when any record was quarantined (the good records are stored), and when no transcript
+    was found at all (an empty folder, no A2A object recognised in any file).
     """
     from .ingest import default_workers
     from .progress import Progress
@@ -73,11 +106,14 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
         click.echo(f"quarantined: {problem}", err=True)
     for path in summary.unrecognised_files:
         click.secho(f"warning: {path}: no A2A object recognised in this file", fg="yellow", err=True)
+    if summary.found_nothing:
+        click.secho(f"warning: no transcript found in {summary.files} file{'s' * (summary.files != 1)} "
+                    f"under {', '.join(paths)}", fg="yellow", err=True)
     if as_json:
         emit_json(summary.as_dict())
     else:
         click.echo(render_summary(summary))
-    sys.exit(1 if summary.quarantined else 0)
+    sys.exit(1 if summary.quarantined or summary.found_nothing else 0)
 
 
 def render_summary(summary) -> str:
@@ -360,13 +396,9 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
     """
     import duckdb
 
-    from .query.readonly import NotReadOnly
-
     with open_archive(db, wait, read_only=True) as archive:
         try:
             write_rows(archive.sql(statement), fmt)
-        except NotReadOnly as exc:
-            raise click.ClickException(str(exc)) from None
         except duckdb.Error as exc:
             raise click.ClickException(" ".join(str(exc).split())) from None
 

@@ -57,6 +57,11 @@ class IngestSummary:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def found_nothing(self) -> bool:
+        """No file at all, or none but files in which no A2A object was recognised: nothing to archive."""
+        return self.files == 0 or len(self.unrecognised_files) == self.files
+
 
 IGNORE_FILE = ".archiverignore"
 

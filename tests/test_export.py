@@ -1,8 +1,11 @@
 """archiver export: raw records byte for byte (JSON Lines or re-created files), and Parquet."""
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
+import re
+import shutil
 import sqlite3
 from itertools import pairwise
 from pathlib import Path
@@ -16,7 +19,7 @@ from archiver.archive import Archive
 from archiver.cli import main
 from archiver.export.raw import raw_entries
 
-from .lineage_data import build, task
+from .lineage_data import SANTE, build, task
 from .transcripts import SAMPLES, citation, v1_task
 
 SSE = (
@@ -121,14 +124,15 @@ def test_cli_export(archive, inputs, tmp_path):
     assert result.exit_code == 2 and "--raw or --format parquet" in result.output
 
 
-def test_parquet_partitioned_by_study(archive, inputs, tmp_path):
+def test_parquet_partitioned_by_study_key(archive, inputs, tmp_path):
     archive.ingest(inputs, workers=1)
     archive.close()
     db, out = str(tmp_path / "archive.duckdb"), tmp_path / "pq"
     result = CliRunner().invoke(main, ["export", "--format", "parquet", str(out), "--db", db])
     assert result.exit_code == 0, result.output
-    studies = {p.name for p in (out / "claim_citations").iterdir()}
-    assert "study=%3Cscript%3Ealert%281%29%3C%2Fscript%3E" in studies and "study=__HIVE_DEFAULT_PARTITION__" in studies
+    keys = {p.name for p in (out / "claim_citations").iterdir()}
+    assert "study_key=etude-sante-2026_3bd7fecc" in keys and "study_key=__HIVE_DEFAULT_PARTITION__" in keys
+    assert all(re.fullmatch(r"study_key=([a-z0-9-]+_[0-9a-f]{8}|__HIVE_DEFAULT_PARTITION__)", key) for key in keys)
     con = duckdb.connect()
     with Archive.open(db, read_only=True) as opened:
         for table in ("citations", "claim_citations"):
@@ -138,6 +142,58 @@ def test_parquet_partitioned_by_study(archive, inputs, tmp_path):
         for table in ("results", "parts", "claims", "sources", "agent_cards", "rpc_errors"):
             assert con.execute(f"SELECT count(*) FROM '{out}/{table}.parquet'").fetchone() == opened.con.execute(
                 f"SELECT count(*) FROM {table}").fetchone()
+
+
+@pytest.fixture
+def exported(archive, inputs, tmp_path) -> Path:
+    """The `inputs` archive's index exported as Parquet."""
+    archive.ingest(inputs, workers=1)
+    archive.export(str(tmp_path / "pq"), fmt="parquet")
+    return tmp_path / "pq"
+
+
+def rows_of_study(rows: list[dict]) -> list[tuple]:
+    """The claim lineage rows of the non-ASCII study, comparable across readers."""
+    return sorted((r["study"], r["study_key"], r["result_key"], r["pointer"], r["citation_hash"]) for r in rows
+                  if r["study"] == SANTE["study"])
+
+
+def test_parquet_readers_agree_on_a_non_ascii_study(exported):
+    import polars
+    import pyarrow.dataset
+
+    table = str(exported / "claim_citations")
+    by_duckdb = duckdb.connect().execute(
+        f"SELECT * FROM read_parquet('{table}/**/*.parquet', hive_partitioning = true) WHERE study = ?",
+        [SANTE["study"]])
+    by_duckdb = [dict(zip([d[0] for d in by_duckdb.description], row)) for row in by_duckdb.fetchall()]
+    by_pyarrow = pyarrow.dataset.dataset(table, format="parquet", partitioning="hive").to_table().to_pylist()
+    by_polars = polars.read_parquet(f"{table}/**/*.parquet", hive_partitioning=True).to_dicts()
+    expected = rows_of_study(by_duckdb)
+    assert expected and expected == rows_of_study(by_pyarrow) == rows_of_study(by_polars)
+    assert {r["study_key"] for r in by_pyarrow if r["study"] is None} == {None}
+    assert {r["study_key"] for r in by_polars if r["study"] is None} == {None}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("java") is None or importlib.util.find_spec("pyspark") is None,
+                    reason="needs Java and pyspark (pip install 'archiver[spark]')")
+def test_spark_reads_the_parquet_export_alike(exported):
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+             .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
+    try:
+        frame = spark.read.parquet(str(exported / "claim_citations"))
+        by_spark = [row.asDict() for row in frame.where(frame.study == SANTE["study"]).collect()]
+        nulls = {row.study_key for row in frame.where(frame.study.isNull()).collect()}
+    finally:
+        spark.stop()
+    by_duckdb = duckdb.connect().execute(
+        f"SELECT * FROM read_parquet('{exported}/claim_citations/**/*.parquet', hive_partitioning = true)")
+    by_duckdb = [dict(zip([d[0] for d in by_duckdb.description], row)) for row in by_duckdb.fetchall()]
+    assert rows_of_study(by_spark) and rows_of_study(by_spark) == rows_of_study(by_duckdb)
+    assert nulls == {None}
 
 
 @pytest.mark.skipif(not (SAMPLES / "manifest.json").exists(), reason="sample_transcripts/manifest.json not generated")

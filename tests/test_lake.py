@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 from click.testing import CliRunner
 
@@ -328,3 +329,16 @@ def test_walk_through_from_one_file_to_a_postgres_lake(postgres, tmp_path, monke
     run("export", "--format", "parquet", "parquet-out/")                        # 6. for engines without DuckLake
     assert (tmp_path / "parquet-out" / "claim_citations").is_dir()
     assert list((tmp_path / "lake-data").rglob("*.parquet"))                    # the lake's own Parquet files
+
+
+def test_lake_connections_are_offline_and_locked(lake):
+    """DuckLake and its catalog's scanner load while the lake opens; then no extension loads by itself."""
+    db, data = lake
+    with Archive.open(db, data_path=data) as archive:
+        settings = dict(archive.con.execute(
+            "SELECT name, value FROM duckdb_settings() WHERE name IN "
+            "('autoinstall_known_extensions', 'autoload_known_extensions', 'lock_configuration')").fetchall())
+        assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false",
+                            "lock_configuration": "true"}
+        with pytest.raises(duckdb.InvalidInputException, match="locked"):
+            archive.con.execute("SET autoload_known_extensions = true")

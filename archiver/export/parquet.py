@@ -1,4 +1,10 @@
-"""The index as Parquet, for DuckDB, Spark or Trino: tables with a study are partitioned by it."""
+"""The index as Parquet, for DuckDB, Spark or Trino: tables with a study are partitioned by its key.
+
+Hive-style readers disagree on partition folder names that need escaping: DuckDB, pyarrow and polars
+URL-decode `study=%C3%89tude…`, Spark reads the UTF-8 bytes as Latin-1. So the folders are named by
+`study_key`, an ASCII slug of the study plus a short hash of it (`etude-sante-2026_3bd7fecc`), which no
+reader decodes, and the study itself stays a column of the files.
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,11 +13,16 @@ import duckdb
 
 PARTITIONED = ("citations", "claim_citations")
 PLAIN = ("sources", "results", "parts", "claims", "agent_cards", "rpc_errors")
+SLUG_LENGTH = 40
+STUDY_KEY = (f"coalesce(nullif(trim(left(regexp_replace(lower(strip_accents(study)), '[^a-z0-9]+', '-', 'g'), "
+             f"{SLUG_LENGTH}), '-'), ''), 'study') || '_' || left(sha256(study), 8)")
+"""SQL of the partition key: ASCII letters, digits and '-' from the study, '_', then 8 hex digits of the
+SHA-256 of its UTF-8 (so studies whose slugs agree get different folders); NULL for no study."""
 
 
 def export_parquet(con: duckdb.DuckDBPyConnection, directory: str) -> dict[str, str]:
     """Write every index table under `directory`; returns {table: path}. Citations and the
-    claims-with-citations view go to hive partitions `study=<name>/` (absent study: __HIVE_DEFAULT_PARTITION__)."""
+    claims-with-citations view go to hive partitions `study_key=<key>/` (no study: __HIVE_DEFAULT_PARTITION__)."""
     root = Path(directory)
     root.mkdir(parents=True, exist_ok=True)
     written = {}
@@ -21,8 +32,8 @@ def export_parquet(con: duckdb.DuckDBPyConnection, directory: str) -> dict[str, 
         written[name] = str(target)
     for name in PARTITIONED:
         target = root / name
-        con.execute(f"COPY (SELECT * FROM {name}) TO {_literal(target)} "
-                    "(FORMAT parquet, PARTITION_BY (study), OVERWRITE_OR_IGNORE)")
+        con.execute(f"COPY (SELECT *, {STUDY_KEY} AS study_key FROM {name}) TO {_literal(target)} "
+                    "(FORMAT parquet, PARTITION_BY (study_key), OVERWRITE_OR_IGNORE)")
         written[name] = str(target)
     return written
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from ..store.migrations import rollback
 from ..store.params import STRINGS, strings
+from ..store.refusals import storage_failure
 from .rows import INDEX_TABLES
 
 DERIVED = INDEX_TABLES[1:]
@@ -57,6 +58,9 @@ def write_files(con: duckdb.DuckDBPyConnection, files: list,
 
 
 def is_conflict(exc: Exception) -> bool:
+    """A commit another writer got in the way of: retried. A disk that refuses to store is no conflict."""
+    if storage_failure(exc):
+        return False
     return isinstance(exc, duckdb.TransactionException) or bool(_CONFLICT.search(str(exc)))
 
 

@@ -5,6 +5,8 @@ import re
 
 import duckdb
 
+from ..errors import ArchiverError
+
 _EXPLAIN = re.compile(r"^\s*explain\s+(analy[sz]e\s+)?", re.IGNORECASE)
 _WHAT = {
     "INSERT": "inserts rows", "UPDATE": "updates rows", "DELETE": "deletes rows", "MERGE_INTO": "merges rows",
@@ -18,7 +20,11 @@ _WHAT = {
 }
 
 
-class NotReadOnly(ValueError):
+_EXTENSION = re.compile(r"requires the extension (\w+)|exists in the (\w+) extension", re.IGNORECASE)
+"""DuckDB's words for a file (a URL) or a function that an extension it has not loaded would handle."""
+
+
+class NotReadOnly(ArchiverError, ValueError):
     """A statement that would change the archive, its connection, or files and extensions around it."""
 
 
@@ -41,3 +47,14 @@ def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
         what = _WHAT.get(kind, f"is a {kind} statement")
         raise NotReadOnly(f"refused: this statement {what}; `archiver sql` runs read-only SELECT queries only")
     return sql
+
+
+def needs_extension(exc: duckdb.Error) -> NotReadOnly | None:
+    """The refusal of a SELECT that needs an extension DuckDB would otherwise fetch or load (httpfs for a
+    URL, a scanner for another database's file); None for any other error."""
+    found = _EXTENSION.search(str(exc))
+    if found is None:
+        return None
+    name = next(group for group in found.groups() if group)
+    return NotReadOnly(f"refused: this statement needs DuckDB's {name} extension; `archiver sql` never installs or "
+                       "loads extensions, so nothing reaches the network (local CSV, Parquet and JSON files can be read)")

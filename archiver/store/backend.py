@@ -4,7 +4,11 @@ file; data as Parquet under a data path). Chosen here, and only here, from `--db
 A lake is opened as DuckDB's own database path `ducklake:...`, so the lake is the connection's default
 catalog: every query, view, cursor and migration runs on it unchanged. DuckLake and the scanners of
 its catalog load offline from the `duckdb-extension-*` wheels (`pip install 'archiver[lake]'`), which
-are installed into a user-local extension directory; DuckDB never fetches an extension.
+are installed into a user-local extension directory.
+
+Every connection is offline: DuckDB never installs an extension by itself, loads one by itself only while
+a lake is being opened (from that directory), and once open its configuration is locked but for the few
+settings the archiver itself adjusts, so no statement can turn either back on. Nothing reaches the network.
 """
 from __future__ import annotations
 
@@ -15,13 +19,15 @@ from pathlib import Path
 
 import duckdb
 
+from ..errors import ArchiverError
+
 DEFAULT_DB = "archive.duckdb"
 LAKE_PREFIX = "ducklake:"
 LAKE_EXTRA = "pip install 'archiver[lake]'"
 _SCANNERS = {"postgres": ("postgres", "postgres_scanner"), "sqlite": ("sqlite", "sqlite_scanner")}
 
 
-class BackendError(RuntimeError):
+class BackendError(ArchiverError, RuntimeError):
     """The archive's location cannot be used as given (a missing extension wheel, a data path)."""
 
 
@@ -82,12 +88,31 @@ def exists(location: Location) -> bool | None:
     return path.exists() and (not location.is_lake or path.stat().st_size > 0)
 
 
-def config(location: Location) -> dict:
-    """DuckDB settings for opening `location`: for a lake, extensions from the local directory only."""
-    if not location.is_lake:
-        return {}
+ADJUSTABLE = ("memory_limit", "threads", "checkpoint_threshold", "enable_progress_bar")
+"""Settings the archiver changes on an open connection (an ingest's writer settings, a quiet progress
+bar); they stay adjustable when the configuration is locked, and none of them reaches outside."""
+
+
+def config(location: Location | None = None) -> dict:
+    """DuckDB settings for a connection: extensions never installed by DuckDB itself, and loaded by
+    itself only while a lake is opened (`ducklake:` needs DuckLake before any statement can load it)."""
     return {"extension_directory": extension_directory(), "autoinstall_known_extensions": False,
-            "autoload_known_extensions": True}
+            "autoload_known_extensions": bool(location and location.is_lake), "allowed_configs": list(ADJUSTABLE)}
+
+
+def lock(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """No more extension loading by DuckDB itself, no progress bar (the archiver reports its own; DuckDB's
+    would cut into output), and a configuration no statement can change but for `ADJUSTABLE`."""
+    con.execute("SET autoload_known_extensions = false")
+    con.execute("SET enable_progress_bar = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+def offline_connection() -> duckdb.DuckDBPyConnection:
+    """An in-memory connection, offline and locked like the archive's (the verify worker reads data
+    layer files with it: local CSV, Parquet and DuckDB files need no extension)."""
+    return lock(duckdb.connect(config=config()))
 
 
 def extension_directory() -> str:
@@ -127,6 +152,7 @@ def install_extensions(con: duckdb.DuckDBPyConnection, needed: list[tuple[str, s
     os.makedirs(directory, exist_ok=True)
     con.execute(f"SET extension_directory = {literal(directory)}")
     con.execute("SET autoinstall_known_extensions = false")
+    con.execute("SET autoload_known_extensions = false")
     installed = dict(con.execute(
         "SELECT extension_name, installed_from FROM duckdb_extensions() WHERE installed").fetchall())
     for package, name in needed:
@@ -143,7 +169,7 @@ def installed(location: Location) -> bool:
 
 
 def install(location: Location) -> None:
-    with duckdb.connect() as con:
+    with duckdb.connect(config=config()) as con:
         install_extensions(con, extensions(location))
 
 
@@ -160,9 +186,7 @@ def create_lake(location: Location) -> None:
 
 def open_database(location: Location, read_only: bool) -> duckdb.DuckDBPyConnection:
     """One DuckDB connection whose default catalog is the archive (the file, or the lake)."""
-    con = duckdb.connect(location.url, read_only=read_only, config=config(location))
-    con.execute("SET enable_progress_bar = false")  # archiver reports its own; DuckDB's would cut into output
-    return con
+    return lock(duckdb.connect(location.url, read_only=read_only, config=config(location)))
 
 
 def literal(text: str) -> str:

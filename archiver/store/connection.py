@@ -6,7 +6,9 @@ import time
 
 import duckdb
 
+from ..errors import ArchiverError
 from .backend import DEFAULT_DB, BackendError, Location, create_lake, exists, install, installed, locate, open_database
+from .refusals import NoArchive, explain, refuse_non_archive
 
 __all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusy", "BackendError", "archive_path", "connect"]
 
@@ -17,7 +19,7 @@ _NO_LAKE = re.compile(r"data_path is not set|ducklake_metadata.*does not exist|r
                       re.IGNORECASE | re.DOTALL)
 
 
-class ArchiveBusy(RuntimeError):
+class ArchiveBusy(ArchiverError, RuntimeError):
     """Another process holds the archive for longer than we were allowed to wait."""
 
 
@@ -31,7 +33,9 @@ def connect(path: str | Location, read_only: bool = False, wait: float = DEFAULT
     holds it."""
     location = path if isinstance(path, Location) else locate(path)
     if read_only and exists(location) is False:
-        raise FileNotFoundError(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
+        raise NoArchive(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
+    if not location.is_lake:
+        refuse_non_archive(location.catalog_path)
     if location.is_lake and not installed(location):
         install(location)
     deadline = time.monotonic() + max(wait, 0.0)
@@ -69,10 +73,10 @@ def _explain(exc: duckdb.Error, location: Location, read_only: bool) -> None:
     if _LOCK.search(str(exc)):
         return
     if location.is_lake and read_only and _NO_LAKE.search(str(exc)):
-        raise FileNotFoundError(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
+        raise NoArchive(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
     if location.is_lake:
         raise BackendError(f"{location.describe()}: {' '.join(str(exc).split())}") from None
-    raise exc
+    raise explain(exc, location.url) or exc
 
 
 def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusy:

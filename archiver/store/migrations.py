@@ -8,6 +8,8 @@ from pathlib import Path
 
 import duckdb
 
+from ..errors import ArchiverError
+
 _NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
 _BOOKKEEPING = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -51,6 +53,18 @@ def current_version(con: duckdb.DuckDBPyConnection) -> int:
     if not exists:
         return 0
     return con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+
+
+class SchemaTooNew(ArchiverError):
+    """The archive was migrated by a newer archiver: this one does not know its tables and must not write."""
+
+
+def refuse_newer(con: duckdb.DuckDBPyConnection, where: str) -> None:
+    """Raise `SchemaTooNew` when the archive's schema is past this program's last migration."""
+    have, known = current_version(con), max(m.version for m in available())
+    if have > known:
+        raise SchemaTooNew(f"{where}: the archive's schema is at version {have}, newer than this archiver's "
+                           f"(version {known}); use a newer archiver (pip install --upgrade archiver)")
 
 
 def pending(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Migration]:

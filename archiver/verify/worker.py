@@ -122,11 +122,13 @@ def serve(conn) -> None:
 def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[str, str]:
     import duckdb
 
+    from ..store.backend import offline_connection
+
     try:
         function = _function(extractor, functions)
     except Exception as exc:  # noqa: BLE001  (a declared module that fails to import is reported)
         return FAILED, f"the extractor could not be loaded: {_one_line(exc)}"
-    con = duckdb.connect()
+    con = offline_connection()
     try:
         try:
             relation = _relation(con, table)
