@@ -22,6 +22,7 @@ from collections.abc import Callable
 import duckdb
 import pyarrow as pa
 
+from ..errors import ArchiverError
 from ..store.migrations import rollback
 from ..store.params import STRINGS, strings
 from ..store.refusals import storage_failure
@@ -39,7 +40,7 @@ _CONFLICT = re.compile(r"conflict|database is locked|busy|could not serialize|de
                        r"duplicate key value violates unique constraint \"ducklake_", re.IGNORECASE)
 
 
-class CommitConflict(RuntimeError):
+class CommitConflict(ArchiverError):
     """A commit still conflicted with other writers after every retry; nothing of its files was stored."""
 
 
