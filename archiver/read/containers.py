@@ -201,9 +201,17 @@ def _guarded(records: Iterator[Record], source: SourceFile) -> Iterator[Record]:
 
 
 def _whole_unreadable(source: SourceFile, reason: str) -> Iterator[Record]:
-    with source.open() as handle:
-        raw = handle.read()
-    yield Record(0, "file", raw, "unreadable", byte_offset=0, error=reason)
+    yield whole_file(source, reason)
+
+
+def whole_file(source: SourceFile, reason: str) -> Record:
+    """The file as stored (compressed, if it is) as one unreadable record: empty if it cannot be read."""
+    try:
+        with source.open() as handle:
+            raw = handle.read()
+    except OSError:
+        raw = b""
+    return Record(0, "file", raw, "unreadable", byte_offset=0, error=reason)
 
 
 def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
