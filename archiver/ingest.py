@@ -21,7 +21,7 @@ import duckdb
 from .load.rows import arrow_schemas
 from .load.writer import write_files
 from .prepare import FileOutcome, PreparedFile, prepare
-from .read.containers import SourceFile
+from .read.containers import SourceFile, shown
 from .store.claims import Claims
 from .store.params import STRINGS, strings
 
@@ -69,14 +69,14 @@ def expand(paths: Iterable[str]) -> Iterator[SourceFile]:
             continue
         matches = sorted(glob.glob(given, recursive=True)) if glob.has_magic(given) else [given]
         if not matches:
-            raise FileNotFoundError(f"{given}: no such file or directory")
+            raise FileNotFoundError(f"{shown(given)}: no such file or directory")
         for match in matches:
             if os.path.isdir(match):
                 yield from _walk(match)
             elif os.path.exists(match):
-                yield SourceFile(os.path.abspath(match))
+                yield SourceFile.on_disk(match)
             else:
-                raise FileNotFoundError(f"{match}: no such file or directory")
+                raise FileNotFoundError(f"{shown(match)}: no such file or directory")
 
 
 def _walk(top: str) -> Iterator[SourceFile]:
@@ -90,7 +90,7 @@ def _walk(top: str) -> Iterator[SourceFile]:
         for name in sorted(files):
             path = os.path.join(root, name)
             if not name.startswith(".") and not _ignored(path, inherited, folder=False):
-                yield SourceFile(os.path.abspath(path))
+                yield SourceFile.on_disk(path)
 
 
 def _ignore_rules(folder: str) -> list[str]:

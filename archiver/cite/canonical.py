@@ -47,7 +47,7 @@ def canonical_json(value: Any) -> bytes:
     return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
 
 
-def json_text(value: Any) -> str:
+def compact_json(value: Any) -> str:
     """Compact JSON text of a decoded value in orjson's form, whatever its depth; integers beyond
     64 bits are written exactly."""
     try:

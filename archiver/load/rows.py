@@ -10,7 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..cite.canonical import content_hash, json_text, key_hash
+from ..cite.canonical import compact_json, content_hash, key_hash
 from ..cite.citations import EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
 from ..cite.claims import numeric_leaves
 from ..read.records import Record
@@ -28,7 +28,7 @@ def arrow_schemas(con) -> dict[str, pa.Schema]:
 
 def dumps(value: Any) -> str | None:
     """JSON text of a decoded value, however deep; integers beyond 64 bits are kept exactly."""
-    return None if value is None else json_text(value)
+    return None if value is None else compact_json(value)
 
 
 def _array(value: Any) -> list:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+from urllib.parse import quote
 
 import orjson
 
@@ -43,12 +44,25 @@ class SourceFile:
     path: str  # as archived: absolute, or "<stdin>"
     data: bytes | None = None  # content given in memory (stdin)
     unreadable: str | None = None  # why the path could not be read, once `fingerprint` found it so
+    location: str | None = None  # the path to open, where it differs from `path` (a name not in UTF-8)
+
+    @classmethod
+    def on_disk(cls, path: str) -> SourceFile:
+        """The file at a filesystem path. A name that is not valid UTF-8 is archived with each byte that
+        is not written as a \\xNN escape (b"bad\\xff.jsonl" as "bad\\\\xff.jsonl"); the file itself is read."""
+        location = os.path.abspath(path)
+        archived = shown(location)
+        return cls(archived, location=None if archived == location else location)
+
+    @property
+    def fs_path(self) -> str:
+        return self.location or self.path
 
     def open(self) -> BinaryIO:
         """The bytes on disk; OSError for a path that is not a regular file (a FIFO would block)."""
         if self.data is not None:
             return io.BytesIO(self.data)
-        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(self.fs_path, os.O_RDONLY | os.O_NONBLOCK)
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             os.close(fd)
@@ -73,6 +87,11 @@ class SourceFile:
             self.unreadable = f"cannot read the file: {exc.strerror or exc}"
             return hashlib.sha256(b"").hexdigest(), 0
         return digest.hexdigest(), size
+
+
+def shown(path: str) -> str:
+    """A filesystem path as text: bytes of its name that are not UTF-8 as \\xNN escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _file_type(mode: int) -> str:
@@ -160,8 +179,8 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
     if source.unreadable is not None:
         return "unreadable", None, iter([Record(0, "file", b"", "unreadable", error=source.unreadable)])
     try:
-        if source.data is None and _is_sqlite(source.path):
-            return "sqlite", None, read_sqlite(source.path)
+        if source.data is None and _is_sqlite(source):
+            return "sqlite", None, read_sqlite(source)
         stream, compression = open_content(source)
     except OSError as exc:  # gone since it was fingerprinted
         return "unreadable", None, iter([Record(0, "file", b"", "unreadable",
@@ -180,8 +199,8 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
     return container, compression, _guarded(reader(stream), source)
 
 
-def _is_sqlite(path: str) -> bool:
-    with SourceFile(path).open() as handle:
+def _is_sqlite(source: SourceFile) -> bool:
+    with source.open() as handle:
         return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 
 
@@ -288,10 +307,10 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
             yield emit()
 
 
-def read_sqlite(path: str) -> Iterator[Record]:
+def read_sqlite(source: SourceFile) -> Iterator[Record]:
     """Rows of the A2A SDK's task store (`tasks`, or any table shaped like it)."""
     try:
-        con = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+        con = sqlite3.connect(f"file:{quote(os.fsencode(Path(source.fs_path).resolve()))}?mode=ro", uri=True)
         try:
             tables = _task_tables(con)
             if not tables:
@@ -308,7 +327,7 @@ def read_sqlite(path: str) -> Iterator[Record]:
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
-        yield from _whole_unreadable(SourceFile(path), f"SQLite file is not a readable task store: {exc}")
+        yield from _whole_unreadable(source, f"SQLite file is not a readable task store: {exc}")
 
 
 def _task_tables(con: sqlite3.Connection) -> list[str]:

@@ -103,3 +103,50 @@ def test_cli_over_a_directory_of_bad_files_reports_each_on_one_line(tmp_path):
         f"quarantined: {top}/pipe: file: cannot read the file: not a regular file (a FIFO)",
     ]
     assert '"tasks": 3' in result.stdout
+
+
+def test_a_file_name_that_is_not_utf8_is_ingested_under_an_escaped_name(archive, tmp_path):
+    """The real bytes are read; the name is archived with its undecodable bytes written as \\xNN."""
+    top = folder(tmp_path)
+    (tmp_path / "dump" / os.fsdecode(b"b\xff\xfe.jsonl")).write_bytes(good(2) + b"\n")
+    summary = ingest(archive, str(top))
+    escaped = f"{top}/b\\xff\\xfe.jsonl"
+    assert (summary.files, summary.quarantined) == (3, 0)
+    assert rows(archive, "SELECT path FROM sources ORDER BY path") == [
+        (str(top / "a.jsonl"),), (escaped,), (str(top / "c.jsonl"),)]
+    assert tasks(archive, escaped) == ["t2"]
+    assert ingest(archive, str(top)).files_unchanged == 3  # the same name every run: unchanged, skipped
+    real = os.fsdecode(os.fsencode(top) + b"/b\xff\xfe.jsonl")
+    named = ingest(archive, real)  # named, not walked
+    assert (named.files, named.files_unchanged) == (1, 1)
+    by_real, by_escaped = (archive.audit(source=given).summary for given in (real, escaped))
+    assert by_real == by_escaped and (by_real["results"], by_real["filters"]["source"]) == (1, [escaped])
+
+
+def test_sqlite_stores_under_names_sqlite_uris_would_misread(archive, tmp_path):
+    """An undecodable byte, "#", "?" and "%" in a task store's path: its rows are read all the same."""
+    from tests.test_ingest import make_task_store
+
+    names = [os.fsdecode(b"t\xff.db"), "t#1.db", "t?x=1.db", "t%41.db"]
+    for name in names:
+        make_task_store(tmp_path / name)
+    summary = ingest(archive, *(str(tmp_path / name) for name in names))
+    assert (summary.files, summary.records, summary.quarantined) == (4, 12, 0)
+    assert rows(archive, "SELECT path, recognised FROM sources ORDER BY path") == sorted(
+        (str(tmp_path / name).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), 3)
+        for name in names)
+
+
+def test_cli_over_a_directory_with_an_undecodable_name(tmp_path):
+    top = folder(tmp_path)
+    (top / os.fsdecode(b"b\xff.jsonl")).write_bytes(good(2)[:40] + b"\n")
+    result = CliRunner().invoke(main, ["ingest", str(top), "--db", str(tmp_path / "a.duckdb")])
+    assert result.exit_code == 1, result.output
+    assert [line for line in result.stderr.splitlines() if line.startswith("quarantined:")] == [
+        f"quarantined: {top}/b\\xff.jsonl: line 1: invalid JSON: unexpected end of data: line 2 column 1 (char 41)"]
+
+
+def test_a_missing_undecodable_name_is_named_with_escapes(tmp_path):
+    missing = os.fsdecode(os.fsencode(tmp_path) + b"/gone\xff.jsonl")
+    result = CliRunner().invoke(main, ["ingest", missing, "--db", str(tmp_path / "a.duckdb")])
+    assert result.exit_code == 1 and result.stderr == f"Error: {tmp_path}/gone\\xff.jsonl: no such file or directory\n"

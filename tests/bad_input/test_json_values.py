@@ -72,7 +72,7 @@ def test_deep_json_is_written_as_orjson_writes_it_shallow(value):
     for _ in range(300):
         deep = [deep]
     assert canonical.canonical_json(deep) == b"[" * 300 + canonical.canonical_json(value) + b"]" * 300
-    assert canonical.json_text(deep) == "[" * 300 + canonical.json_text(value) + "]" * 300
+    assert canonical.compact_json(deep) == "[" * 300 + canonical.compact_json(value) + "]" * 300
     assert canonical.canonical_json({"b": deep, "a": 1.0}) == b'{"a":1,"b":' + canonical.canonical_json(deep) + b"}"
 
 
