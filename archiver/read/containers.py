@@ -154,7 +154,7 @@ def detect(head: bytes, name: str) -> str:
     if not stripped:
         return "empty"
     if b"\x00" in text[:4096]:
-        return "binary"
+        return _lines_around_nul(text, sse=stripped.startswith(SSE_FIELDS))
     if stripped.startswith(SSE_FIELDS):
         return "sse"
     lower = name.lower().removesuffix(".gz")
@@ -164,6 +164,19 @@ def detect(head: bytes, name: str) -> str:
     if newline and rest.strip() and _is_json(first):
         return "jsonl"
     return "json"
+
+
+def _lines_around_nul(text: bytes, sse: bool) -> str:
+    """A NUL byte is never JSON, so a head holding one is a single document only if it is no document at
+    all: "binary", unless a line of it (an SSE `data:` line, in a capture) is JSON: then the NUL is
+    a bad record among good ones, and only its record is quarantined. Only an object or an array counts:
+    a binary file may well hold a line "1"."""
+    for line in text.splitlines():
+        if sse:
+            line = line[len(b"data:"):] if line.startswith(b"data:") else b""
+        if line.strip()[:1] in (b"{", b"[") and _is_json(line):
+            return "sse" if sse else "jsonl"
+    return "binary"
 
 
 def _is_json(text: bytes) -> bool:
