@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import io
 import os
+import re
 import sqlite3
 import stat
 import zlib
@@ -281,7 +282,8 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
     """Server-Sent Events: a record per event (its lines through the blank line that ends it).
 
     `data:` lines of one event are joined with "\\n"; comments, `event:`, `id:`
-    and `retry:` lines are kept in the raw bytes. An event without data is filler.
+    and `retry:` lines are kept in the raw bytes. An event without data is filler. Lines end in
+    CRLF, LF or a bare CR, as the spec allows; line numbers count them so.
     """
     seq, block, data, start_line, start_offset = 0, [], [], 1, 0
     event_number = 0
@@ -299,7 +301,7 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
         return record
 
     with stream:
-        for number, offset, line in _lines(stream):
+        for number, offset, line in _sse_lines(stream):
             if not block:
                 start_line, start_offset = number, offset
                 if number == 1 and line.startswith(BOM):
@@ -318,6 +320,25 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
                 block, data = [], []
         if block:
             yield emit()
+
+
+_SSE_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+"""One SSE line and its terminator: CRLF, LF or a bare CR."""
+
+
+def _sse_lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, byte offset, line with its terminator) as the SSE spec ends lines: CRLF, LF or CR.
+
+    The stream's LF-ended lines are split at any bare CR; a CRLF never straddles two of them.
+    """
+    number, offset = 0, 0
+    for chunk in stream:
+        cr = chunk.find(b"\r")
+        lines = [chunk] if cr == -1 or cr == len(chunk) - 2 and chunk.endswith(b"\r\n") else _SSE_LINE.findall(chunk)
+        for line in lines:
+            number += 1
+            yield number, offset, line
+            offset += len(line)
 
 
 def read_sqlite(source: SourceFile) -> Iterator[Record]:

@@ -177,3 +177,26 @@ def test_a_binary_file_with_a_number_on_a_line_is_still_binary(archive, write):
     path = write("blob.jsonl", content)
     summary = ingest(archive, path)
     assert_quarantine(archive, summary, path, [("file", "not JSON, JSON Lines, SSE or SQLite (binary)")])
+
+
+def test_bare_cr_sse_capture_is_read_event_by_event(archive, write):
+    """The SSE spec ends a line with CRLF, LF or a bare CR; the raw bytes are kept exactly."""
+    content = event(good(1), b"\r") + b": ping\r\r" + event(good(2), b"\r")
+    path = write("cr.sse", content)
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert rows(archive, "SELECT locator, kind, line, byte_offset FROM records ORDER BY seq") == [
+        ("event 1 (line 1)", "json", 1, 0), ("line 3", "filler", 3, len(event(good(1)))),
+        ("event 2 (line 5)", "json", 5, len(event(good(1))) + 8)]
+    assert stored_bytes(archive, path) == content
+
+
+def test_sse_capture_mixing_cr_crlf_and_lf(archive, write):
+    content = (b"event: message\r" + event(good(1), b"\r") + b"id: 2\r\n" + event(good(2), b"\r\n")
+               + event(good(3), b"\n") + b"data: " + good(4) + b"\r\n\r" + b"data: " + good(5)[:30] + b"\r")
+    path = write("mixed-cr.sse", content)
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [
+        ("event 5 (line 11)", "invalid JSON: unexpected end of data: line 1 column 31 (char 30)")])
+    assert tasks(archive, path) == ["t1", "t2", "t3", "t4"]
+    assert stored_bytes(archive, path) == content
