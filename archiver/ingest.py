@@ -22,6 +22,7 @@ from .load.rows import arrow_schemas
 from .load.writer import write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read.containers import SourceFile, shown
+from .store.backend import archive_files
 from .store.claims import Claims
 from .store.params import STRINGS, strings
 
@@ -48,6 +49,8 @@ class IngestSummary:
     claimed_elsewhere: list[str] = field(default_factory=list)
     claims_taken_over: list[str] = field(default_factory=list)
     commit_retries: int = 0
+    archive_files_skipped: int = 0
+    """Paths that reached the archive's own files (its database, .wal, a lake's Parquet files): never read."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -184,8 +187,12 @@ def ingest(
 def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Callable | None, workers: int | None,
             claims: Claims | None, summary: IngestSummary) -> None:
     schemas = arrow_schemas(con)
+    own = archive_files(con)
     listed: dict[tuple[str, str], tuple] = {}
     for source in expand(paths):
+        if source.data is None and own.holds(source.fs_path):
+            summary.archive_files_skipped += 1
+            continue
         sha256, size = source.fingerprint()
         listed.setdefault((source.path, sha256), (source, sha256, size, schemas))
     known = _known(con, list(listed))

@@ -6,11 +6,14 @@ a file removed between the directory listing and its reading.
 """
 from __future__ import annotations
 
+import json
 import os
 
+import pytest
 from click.testing import CliRunner
 
 from archiver import ingest as ingest_module
+from archiver.archive import Archive
 from archiver.cli import main
 from tests.transcripts import rows
 
@@ -150,3 +153,55 @@ def test_a_missing_undecodable_name_is_named_with_escapes(tmp_path):
     missing = os.fsdecode(os.fsencode(tmp_path) + b"/gone\xff.jsonl")
     result = CliRunner().invoke(main, ["ingest", missing, "--db", str(tmp_path / "a.duckdb")])
     assert result.exit_code == 1 and result.stderr == f"Error: {tmp_path}/gone\\xff.jsonl: no such file or directory\n"
+
+
+def sources_of(db: str) -> list[str]:
+    with Archive.open(db, read_only=True) as opened:
+        return [path for (path,) in rows(opened, "SELECT DISTINCT path FROM sources ORDER BY path")]
+
+
+def test_an_archive_inside_the_ingested_folder_never_ingests_itself(tmp_path, monkeypatch):
+    """`cd dumps && archiver ingest .` twice: the .duckdb and its .wal are not sources, nothing grows."""
+    top = folder(tmp_path)
+    monkeypatch.chdir(top)
+    first = CliRunner().invoke(main, ["ingest", ".", "--db", "archive.duckdb", "--json"])
+    second = CliRunner().invoke(main, ["ingest", ".", "--db", "archive.duckdb", "--json"])
+    assert (first.exit_code, second.exit_code) == (0, 0), first.output + second.output
+    assert json.loads(second.stdout)["files_unchanged"] == 2
+    assert json.loads(second.stdout)["archive_files_skipped"] >= 1  # archive.duckdb, and its .wal if there is one
+    assert sources_of(str(top / "archive.duckdb")) == [str(top / "a.jsonl"), str(top / "c.jsonl")]
+    plain = CliRunner().invoke(main, ["ingest", "archive.duckdb", "--db", "archive.duckdb"])
+    assert "skipped 1 paths to the archive's own files" in plain.stdout.splitlines()
+
+
+def test_the_archive_is_not_ingested_through_links_globs_or_relative_paths(archive, tmp_path):
+    top = folder(tmp_path)
+    own = tmp_path / "archive.duckdb"
+    os.symlink(own, top / "link.duckdb")
+    os.link(own, top / "hard.duckdb")
+    os.symlink(tmp_path, top / "up")  # a directory symlink named explicitly is walked
+    (top / "notes.wal").write_bytes(good(3) + b"\n")  # a .wal that is not the archive's is read
+    summary = ingest(archive, str(top), str(top / "*"), f"{top}/../archive.duckdb", str(top / "up" / "archive.duckdb"),
+                     f"{own}.wal", str(top / "up"))
+    assert sorted({path for (path,) in rows(archive, "SELECT path FROM sources")}) == sorted(
+        [str(top / "a.jsonl"), str(top / "c.jsonl"), str(top / "notes.wal"),
+         str(top / "up" / "dump" / "a.jsonl"), str(top / "up" / "dump" / "c.jsonl"),
+         str(top / "up" / "dump" / "notes.wal")])
+    assert summary.archive_files_skipped >= 7
+
+
+@pytest.mark.parametrize("catalog", ["ducklake:", "ducklake:sqlite:"])
+def test_a_lake_inside_the_ingested_folder_never_ingests_itself(tmp_path, monkeypatch, catalog):
+    """Its catalog file, the catalog's .wal, the .claims file and the Parquet files of its data path."""
+    pytest.importorskip("duckdb_extension_ducklake", reason="the lake extras are not installed")
+    top = folder(tmp_path)
+    (top / "c.jsonl").write_bytes(b"".join(good(number) + b"\n" for number in range(2, 40)))  # past inlining
+    monkeypatch.chdir(top)
+    db = f"{catalog}lake.catalog"
+    for _run in range(2):
+        with Archive.open(db) as lake:
+            summary = lake.ingest(["."], workers=1)
+            paths = [path for (path,) in rows(lake, "SELECT DISTINCT path FROM sources ORDER BY path")]
+    assert any(name.endswith(".parquet") for _root, _dirs, files in os.walk(top) for name in files)
+    assert paths == [str(top / "a.jsonl"), str(top / "c.jsonl")]
+    assert summary.files_unchanged == 2 and summary.archive_files_skipped >= 2
