@@ -37,12 +37,18 @@ def _long_digits(payload: bytes) -> bool:
 
 
 def _exact(payload: bytes) -> Any:
-    """The standard library's reading, which recurses: a payload nested near orjson's 1024 levels can
-    exhaust Python's recursion limit, and is refused by its depth."""
+    """The standard library's reading. It recurses: a payload nested near orjson's 1024 levels can
+    exhaust Python's recursion limit, and is refused by its depth. It accepts a lone surrogate escape
+    ("\\ud800"), which orjson refuses and no UTF-8 text can hold: refused too."""
     try:
-        return json.loads(payload, parse_constant=_refuse_constant, parse_float=_finite_float)
+        value = json.loads(payload, parse_constant=_refuse_constant, parse_float=_finite_float)
+        if b"\\ud" in payload or b"\\uD" in payload:
+            json.dumps(value, ensure_ascii=False).encode()
     except RecursionError:
         raise InvalidJSON(f"JSON nested too deeply ({nesting_depth(payload)} levels)") from None
+    except UnicodeEncodeError:
+        raise InvalidJSON("invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)") from None
+    return value
 
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')

@@ -136,6 +136,17 @@ def test_a_lone_surrogate_escape_is_quarantined(archive, write):
     assert tasks(archive, path) == ["t3"]
 
 
+def test_a_lone_surrogate_read_by_the_exact_reader_is_quarantined(archive, write):
+    """A number orjson refuses sends the line to the standard library, which accepts "\\ud800": refused there
+    too, as the line alone (it cannot become UTF-8 text)."""
+    line = with_data(2, b'{"huge": 1' + b"0" * 400 + b', "label": "\\ud800", "pair": "\\ud83d\\ude00"}')
+    path = write("surrogate-big.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [
+        ("line 2", "invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)")])
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
 def test_duplicate_keys_last_wins_and_raw_keeps_both(archive, write):
     line = with_data(2, b'{"share": 0.1, "share": 0.42}')
     path = write("dup.jsonl", good(1) + b"\n" + line + b"\n")
