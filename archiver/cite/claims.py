@@ -21,21 +21,21 @@ def numeric_leaves(data: Any) -> list[tuple[str, int | float]]:
     if type(data) is int or type(data) is float:
         return [("", data)]
     found: list[tuple[str, int | float]] = []
-    stack = [("", _entries(data))] if type(data) is dict or type(data) is list else []
+    stack = [("", entries(data))] if type(data) is dict or type(data) is list else []
     while stack:
-        pointer, entries = stack[-1]
-        for key, value in entries:
+        pointer, open_entries = stack[-1]
+        for key, value in open_entries:
             kind = type(value)
             if kind is int or kind is float:
                 found.append((f"{pointer}/{escape_token(key) if type(key) is str else key}", value))
             elif kind is dict or kind is list:
-                stack.append((f"{pointer}/{escape_token(key) if type(key) is str else key}", _entries(value)))
+                stack.append((f"{pointer}/{escape_token(key) if type(key) is str else key}", entries(value)))
                 break
         else:
             stack.pop()
     return found
 
 
-def _entries(container: dict | list) -> Iterator[tuple[Any, Any]]:
+def entries(container: dict | list) -> Iterator[tuple[Any, Any]]:
     """(key, value) of an object, (index, value) of an array."""
     return iter(container.items()) if type(container) is dict else enumerate(container)
