@@ -35,7 +35,7 @@ def canonical_json(value: Any) -> bytes:
     """Sorted-key JSON with integral floats written as integers.
 
     Fast path: output in which `_REWRITTEN` finds nothing needs no rewriting. A value orjson refuses
-    (nested past its 255 levels, integers beyond 64 bits) is written by `_encoded`, with the same bytes
+    (nested past the 254 levels it writes, integers beyond 64 bits) is written by `_encoded`, with the same bytes
     orjson writes for the same normal value.
     """
     try:

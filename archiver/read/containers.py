@@ -49,8 +49,8 @@ class SourceFile:
 
     @classmethod
     def on_disk(cls, path: str) -> SourceFile:
-        """The file at a filesystem path. A name that is not valid UTF-8 is archived with each byte that
-        is not written as a \\xNN escape (b"bad\\xff.jsonl" as "bad\\\\xff.jsonl"); the file itself is read."""
+        """The file at a filesystem path. A name that is not valid UTF-8 is archived with each undecodable
+        byte written as a \\xNN escape (b"bad\\xff.jsonl" as "bad\\\\xff.jsonl"); the file itself is read."""
         location = os.path.abspath(path)
         archived = shown(location)
         return cls(archived, location=None if archived == location else location)
@@ -334,8 +334,8 @@ def _sse_lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
     number, offset = 0, 0
     for chunk in stream:
         cr = chunk.find(b"\r")
-        lines = [chunk] if cr == -1 or cr == len(chunk) - 2 and chunk.endswith(b"\r\n") else _SSE_LINE.findall(chunk)
-        for line in lines:
+        one_line = cr == -1 or (cr == len(chunk) - 2 and chunk.endswith(b"\r\n"))
+        for line in [chunk] if one_line else _SSE_LINE.findall(chunk):
             number += 1
             yield number, offset, line
             offset += len(line)
