@@ -17,7 +17,7 @@ import orjson
 
 from .load.rows import FileRows
 from .read.containers import SourceFile, read_records, whole_file
-from .read.decode import decode
+from .read.decode import decode, nesting_depth
 from .read.records import Record
 from .understand.assemble import FileAssembly
 from .understand.dialects import NotUnderstood, events_of, task_of_store_row
@@ -75,11 +75,21 @@ def _events(record: Record) -> tuple[Any, list]:
     try:
         value = record.value if record.kind == "row" else decode(record.payload)
         events = [task_of_store_row(value)] if record.kind == "row" else events_of(value)
-    except (ValueError, RecursionError, TypeError):
+    except RecursionError:
+        raise NotUnderstood(f"JSON nested too deeply ({_depth(record)} levels)") from None
+    except (ValueError, TypeError):
         raise
     except Exception as exc:
         raise NotUnderstood(_one_line(exc)) from exc
     return (value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None), events
+
+
+def _depth(record: Record) -> int:
+    """How deep a record's JSON nests; a task-store row's, as deep as its deepest JSON column."""
+    if record.kind == "row":
+        return max((nesting_depth(cell.encode()) for cell in record.value.values() if isinstance(cell, str)),
+                   default=0)
+    return nesting_depth(record.payload)
 
 
 def _one_line(exc: BaseException) -> str:

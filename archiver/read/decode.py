@@ -45,7 +45,7 @@ def _exact(payload: bytes) -> Any:
         if b"\\ud" in payload or b"\\uD" in payload:
             json.dumps(value, ensure_ascii=False).encode()
     except RecursionError:
-        raise InvalidJSON(f"JSON nested too deeply ({_nesting_depth(payload)} levels)") from None
+        raise InvalidJSON(f"JSON nested too deeply ({nesting_depth(payload)} levels)") from None
     except UnicodeEncodeError:
         raise InvalidJSON("invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)") from None
     return value
@@ -56,7 +56,7 @@ _NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
 _DEPTH_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
-def _nesting_depth(payload: bytes) -> int:
+def nesting_depth(payload: bytes) -> int:
     """How many arrays and objects deep the JSON text nests, brackets inside strings not counted."""
     brackets = _STRING.sub(b"", payload).translate(None, _NOT_BRACKETS)
     return max(accumulate(_DEPTH_STEP[byte] for byte in brackets), default=0)
