@@ -76,7 +76,7 @@ def expand(paths: Iterable[str]) -> Iterator[SourceFile]:
         for match in matches:
             if os.path.isdir(match):
                 yield from _walk(match)
-            elif os.path.exists(match):
+            elif os.path.lexists(match):  # a dangling symlink too: quarantined as unreadable, as in a walk
                 yield SourceFile.on_disk(match)
             else:
                 raise FileNotFoundError(f"{shown(match)}: no such file or directory")

@@ -205,3 +205,16 @@ def test_a_lake_inside_the_ingested_folder_never_ingests_itself(tmp_path, monkey
     assert any(name.endswith(".parquet") for _root, _dirs, files in os.walk(top) for name in files)
     assert paths == [str(top / "a.jsonl"), str(top / "c.jsonl")]
     assert summary.files_unchanged == 2 and summary.archive_files_skipped >= 2
+
+
+def test_a_glob_matching_a_dangling_symlink_and_a_loop_quarantines_them(archive, tmp_path):
+    """As in a directory walk: a glob's match that cannot be read is quarantined; the run goes on."""
+    top = folder(tmp_path)
+    os.symlink(tmp_path / "gone.jsonl", top / "b.jsonl")
+    os.symlink(top / "d.jsonl", top / "d.jsonl")
+    summary = ingest(archive, str(top / "*.jsonl"))
+    assert_quarantine(archive, summary, str(top / "b.jsonl"), [
+        ("file", "cannot read the file: No such file or directory")])
+    assert_quarantine(archive, summary, str(top / "d.jsonl"), [
+        ("file", "cannot read the file: Too many levels of symbolic links")])
+    assert tasks(archive, str(top / "a.jsonl")) == ["t1"] and tasks(archive, str(top / "c.jsonl")) == ["t2"]
