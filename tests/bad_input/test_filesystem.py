@@ -218,3 +218,22 @@ def test_a_glob_matching_a_dangling_symlink_and_a_loop_quarantines_them(archive,
     assert_quarantine(archive, summary, str(top / "d.jsonl"), [
         ("file", "cannot read the file: Too many levels of symbolic links")])
     assert tasks(archive, str(top / "a.jsonl")) == ["t1"] and tasks(archive, str(top / "c.jsonl")) == ["t2"]
+
+
+def test_hostile_inputs_prepared_by_worker_processes_store_everything(tmp_path):
+    """Enough input for the worker pool: an undecodable name, a Part 1000 deep and a bare-CR capture,
+    each prepared in a worker process, all stored."""
+    from .test_json_values import with_data
+
+    top = tmp_path / "dump"
+    top.mkdir()
+    lines = b"".join(good(number) + b"\n" for number in range(10, 3000))  # 1.8 MB a file: past POOL_MIN_BYTES
+    (top / os.fsdecode(b"b\xff.jsonl")).write_bytes(lines)
+    (top / "deep.jsonl").write_bytes(with_data(2, b'{"a":' * 1000 + b"1" + b"}" * 1000) + b"\n" + lines)
+    (top / "cr.sse").write_bytes(b"".join(b"data: " + good(number) + b"\r\r" for number in range(3000, 6000)))
+    db = str(tmp_path / "a.duckdb")
+    result = CliRunner().invoke(main, ["ingest", str(top), "--db", db, "--workers", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    with Archive.open(db, read_only=True) as opened:
+        assert rows(opened, "SELECT path, records, quarantined FROM sources ORDER BY path") == [
+            (f"{top}/b\\xff.jsonl", 2990, 0), (f"{top}/cr.sse", 3000, 0), (f"{top}/deep.jsonl", 2991, 0)]
