@@ -34,17 +34,26 @@ def _normal(value: Any) -> Any:
 def canonical_json(value: Any) -> bytes:
     """Sorted-key JSON with integral floats written as integers.
 
-    Fast path: output in which `_REWRITTEN` finds nothing needs no rewriting. A value orjson refuses
-    (nested past the 254 levels it writes, integers beyond 64 bits) is written by `_encoded`, with the same bytes
-    orjson writes for the same normal value.
+    Fast path: output in which `_REWRITTEN` finds nothing needs no rewriting. A value nested past the
+    254 levels orjson writes is written by `_encoded`, to the bytes orjson would write without that limit.
     """
     try:
-        dumped = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return _encoded(value, _canonical_leaf, sort_keys=True)
+        dumped = _sorted_json(value)
+    except TypeError:  # integers beyond 64 bits
+        dumped = b"0.0"
     if b".0" not in dumped or not _REWRITTEN.search(dumped):
         return dumped
-    return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
+    try:
+        return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
+    except (TypeError, RecursionError):  # nested past what orjson writes, or past Python's recursion
+        return _encoded(value, _canonical_leaf, sort_keys=True)
+
+
+def _sorted_json(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # nested too deep for orjson; an integer beyond 64 bits raises again, from its leaf
+        return _encoded(value, orjson.dumps, sort_keys=True)
 
 
 def compact_json(value: Any) -> str:
