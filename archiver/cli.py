@@ -125,6 +125,8 @@ def render_summary(summary) -> str:
          f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims}  "
          f"agent cards {summary.agent_cards}  error responses {summary.error_responses}"),
     ]
+    if summary.archive_files_skipped:
+        lines.append(f"skipped {summary.archive_files_skipped} paths to the archive's own files")
     if summary.claimed_elsewhere or summary.claims_taken_over or summary.commit_retries:
         lines.append(f"other writers: {len(summary.claimed_elsewhere)} files claimed by them, "
                      f"{len(summary.claims_taken_over)} claims taken over, {summary.commit_retries} commit retries")

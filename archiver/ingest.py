@@ -23,8 +23,9 @@ from .load import versions
 from .load.rows import arrow_schemas
 from .load.writer import alias_row, insert_sources, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
-from .read.containers import SourceFile
+from .read.containers import SourceFile, shown
 from .read.version import SourceVersion
+from .store.backend import archive_files
 from .store.claims import Claims
 from .store.migrations import rollback
 
@@ -53,6 +54,8 @@ class IngestSummary:
     claimed_elsewhere: list[str] = field(default_factory=list)
     claims_taken_over: list[str] = field(default_factory=list)
     commit_retries: int = 0
+    archive_files_skipped: int = 0
+    """Paths that reached the archive's own files (its database, .wal, a lake's Parquet files): never read."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -79,14 +82,14 @@ def expand(paths: Iterable[str]) -> Iterator[SourceFile]:
             continue
         matches = sorted(glob.glob(given, recursive=True)) if glob.has_magic(given) else [given]
         if not matches:
-            raise FileNotFoundError(f"{given}: no such file or directory")
+            raise FileNotFoundError(f"{shown(given)}: no such file or directory")
         for match in matches:
             if os.path.isdir(match):
                 yield from _walk(match)
-            elif os.path.exists(match):
-                yield SourceFile(os.path.abspath(match))
+            elif os.path.lexists(match):  # a dangling symlink too: quarantined as unreadable, as in a walk
+                yield SourceFile.on_disk(match)
             else:
-                raise FileNotFoundError(f"{match}: no such file or directory")
+                raise FileNotFoundError(f"{shown(match)}: no such file or directory")
 
 
 def _walk(top: str) -> Iterator[SourceFile]:
@@ -100,7 +103,7 @@ def _walk(top: str) -> Iterator[SourceFile]:
         for name in sorted(files):
             path = os.path.join(root, name)
             if not name.startswith(".") and not _ignored(path, inherited, folder=False):
-                yield SourceFile(os.path.abspath(path))
+                yield SourceFile.on_disk(path)
 
 
 def _ignore_rules(folder: str) -> list[str]:
@@ -194,7 +197,14 @@ def ingest(
 def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Callable | None, workers: int | None,
             claims: Claims | None, summary: IngestSummary) -> None:
     schemas = arrow_schemas(con)
-    listed, aliases = _versions(con, list(expand(paths)), summary, on_file)
+    own = archive_files(con)
+    sources = []
+    for source in expand(paths):
+        if source.data is None and own.holds(source.fs_path):
+            summary.archive_files_skipped += 1
+        else:
+            sources.append(source)
+    listed, aliases = _versions(con, sources, summary, on_file)
     work = [(source, version, schemas) for source, version in listed]
 
     def admit(item: tuple) -> bool:

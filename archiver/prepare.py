@@ -11,12 +11,13 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 
 from .load.rows import FileRows
-from .read.containers import SourceFile, read_records
-from .read.decode import decode
+from .read.containers import SourceFile, read_records, whole_file
+from .read.decode import decode, nesting_depth
 from .read.records import Record
 from .read.version import SourceVersion
 from .understand.assemble import FileAssembly
@@ -53,22 +54,46 @@ def index_file(source: SourceFile, version: SourceVersion, records: Iterator[Rec
             continue
         outcome.records += 1
         try:
-            if record.kind == "unreadable":
-                raise NotUnderstood(record.error)
-            value = record.value if record.kind == "row" else decode(record.payload)
-            events = [task_of_store_row(value)] if record.kind == "row" else events_of(value)
-            rpc_id = value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None
+            rpc_id, events = _events(record)
             assembly.add(record_id, rpc_id, events)
         except (ValueError, RecursionError, TypeError) as exc:
-            reason = _one_line(exc)
-            rows.add_record(record, record_id, raw_sha256, "quarantined", reason)
-            outcome.quarantined += 1
-            outcome.problems.append(f"{source.path}: {record.locator}: {reason}")
+            _quarantine(rows, outcome, record, raw_sha256, _one_line(exc))
             continue
         rows.add_record(record, record_id, raw_sha256, "ok", None)
         outcome.recognised += 1
     rows.add_assembly(assembly)
     return rows, outcome
+
+
+def _quarantine(rows: FileRows, outcome: FileOutcome, record: Record, raw_sha256: str, reason: str) -> None:
+    rows.add_record(record, rows.record_id(record, raw_sha256), raw_sha256, "quarantined", reason)
+    outcome.quarantined += 1
+    outcome.problems.append(f"{outcome.path}: {record.locator}: {reason}")
+
+
+def _events(record: Record) -> tuple[Any, list]:
+    """The JSON-RPC id and the A2A events of one record; ValueError when it holds none, whatever failed
+    (this touches nothing shared yet, so the record alone is refused)."""
+    if record.kind == "unreadable":
+        raise NotUnderstood(record.error)
+    try:
+        value = record.value if record.kind == "row" else decode(record.payload)
+        events = [task_of_store_row(value)] if record.kind == "row" else events_of(value)
+    except RecursionError:
+        raise NotUnderstood(f"JSON nested too deeply ({_depth(record)} levels)") from None
+    except (ValueError, TypeError):
+        raise
+    except Exception as exc:
+        raise NotUnderstood(_one_line(exc)) from exc
+    return (value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None), events
+
+
+def _depth(record: Record) -> int:
+    """How deep a record's JSON nests; a task-store row's, as deep as its deepest JSON column."""
+    if record.kind == "row":
+        return max((nesting_depth(cell.encode()) for cell in record.value.values() if isinstance(cell, str)),
+                   default=0)
+    return nesting_depth(record.payload)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -77,7 +102,18 @@ def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     if isinstance(exc, orjson.JSONDecodeError) or type(exc) is json.JSONDecodeError:
         text = f"invalid JSON: {text}"
+    elif not isinstance(exc, (ValueError, TypeError)):
+        text = f"internal error ({type(exc).__name__}: {text})"
     return text[:300]
+
+
+def _quarantined_whole(source: SourceFile, version: SourceVersion, now: datetime, reason: str
+                       ) -> tuple[FileRows, FileOutcome]:
+    """The rows of a file quarantined whole, made without the readers and assembly that failed on it."""
+    rows, outcome = FileRows(version, now), FileOutcome(source.path, records=1)
+    record = whole_file(source, reason)
+    _quarantine(rows, outcome, record, hashlib.sha256(record.raw).hexdigest(), reason)
+    return rows, outcome
 
 
 @dataclass
@@ -91,12 +127,22 @@ class PreparedFile:
 
 
 def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> PreparedFile:
-    """Read, understand and index one source file (runs in a worker process)."""
+    """Read, understand and index one source file (runs in a worker process).
+
+    An exception no record caught quarantines the file, kept whole as one record: one file's
+    surprise never stops the others from being stored.
+    """
     now = datetime.now(UTC)
-    container, compression, records = read_records(source)
-    rows, outcome = index_file(source, version, records, now)
+    try:
+        container, compression, records = read_records(source)
+        rows, outcome = index_file(source, version, records, now)
+        tables = list(rows.tables(schemas))
+    except Exception as exc:  # noqa: BLE001 - one file's surprise must not stop the others
+        container, compression = "unreadable", None
+        rows, outcome = _quarantined_whole(source, version, now, f"the file could not be prepared: {_one_line(exc)}")
+        tables = list(rows.tables(schemas))
     outcome.container = container
-    return PreparedFile(outcome, list(rows.tables(schemas)), {
+    return PreparedFile(outcome, tables, {
         "path": source.path, "sha256": version.sha256, "size": version.size, "container": container,
         "compression": compression, "records": outcome.records, "quarantined": outcome.quarantined,
         "recognised": outcome.recognised, "ingested_at": now, "lineage": version.lineage, "alias_of": None,

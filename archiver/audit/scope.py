@@ -16,6 +16,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from ..query.filters import Filters, Strings
+from ..read.containers import shown
 
 if TYPE_CHECKING:
     import duckdb
@@ -64,7 +65,7 @@ class Scope:
             return value.isoformat() if isinstance(value, (date, datetime)) else list(value)
 
         return {"agent": plain(self.agent), "study": plain(self.study), "since": plain(self.since),
-                "until": plain(self.until), "source": list(self.sources)}
+                "until": plain(self.until), "source": [shown(given) for given in self.sources]}
 
     def materialize(self, con: duckdb.DuckDBPyConnection) -> None:
         """(Re)create the scope tables and the `audit_copy_in_scope` macro on this connection."""
@@ -134,11 +135,12 @@ def source_pattern(given: str) -> tuple[str, bool]:
     """A --source value as stored paths are written (absolute), and whether it is a glob.
 
     A relative value is taken from the working directory; a plain path matches that file or
-    anything under that directory; a glob starting with `*` is used as given.
+    anything under that directory; a glob starting with `*` is used as given. Bytes of a name that
+    are not UTF-8 are written as ingest archived them (\\xNN).
     """
     if given in ("-", "<stdin>"):
         return "<stdin>", False
     is_glob = any(char in _GLOB_CHARS for char in given)
     if is_glob and given.startswith("*"):
-        return given, True
-    return os.path.abspath(given), is_glob
+        return shown(given), True
+    return shown(os.path.abspath(given)), is_glob

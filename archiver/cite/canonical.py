@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -33,15 +34,82 @@ def _normal(value: Any) -> Any:
 def canonical_json(value: Any) -> bytes:
     """Sorted-key JSON with integral floats written as integers.
 
-    Fast path: output in which `_REWRITTEN` finds nothing needs no rewriting.
+    Fast path: output in which `_REWRITTEN` finds nothing needs no rewriting. A value nested past the
+    254 levels orjson writes is written by `_encoded`, to the bytes orjson would write without that limit.
     """
     try:
-        dumped = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        dumped = _sorted_json(value)
     except TypeError:  # integers beyond 64 bits
         dumped = b"0.0"
     if b".0" not in dumped or not _REWRITTEN.search(dumped):
         return dumped
-    return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
+    try:
+        return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
+    except (TypeError, RecursionError):  # nested past what orjson writes, or past Python's recursion
+        return _encoded(value, _canonical_leaf, sort_keys=True)
+
+
+def _sorted_json(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # nested too deep for orjson; an integer beyond 64 bits raises again, from its leaf
+        return _encoded(value, orjson.dumps, sort_keys=True)
+
+
+def compact_json(value: Any) -> str:
+    """Compact JSON text of a decoded value in orjson's form, whatever its depth; integers beyond
+    64 bits are written exactly."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return _encoded(value, _plain_leaf, sort_keys=False).decode()
+
+
+def _plain_leaf(value: Any) -> bytes:
+    if type(value) is int and not -2**63 <= value < 2**64:
+        return str(value).encode()
+    return orjson.dumps(value)
+
+
+def _canonical_leaf(value: Any) -> bytes:
+    return orjson.dumps(_normal(value))
+
+
+def _encoded(value: Any, leaf: Callable[[Any], bytes], sort_keys: bool) -> bytes:
+    """orjson's compact output, built with a work list instead of recursion, so no depth is too deep.
+
+    The work list holds values still to write and, as `bytes`, text already made (a decoded value
+    holds no bytes); containers are opened into it in reverse so that it pops in document order.
+    """
+    out: list[bytes] = []
+    work: list[Any] = [value]
+    while work:
+        item = work.pop()
+        if type(item) is bytes:
+            out.append(item)
+        elif isinstance(item, dict):
+            items = sorted(item.items(), key=_key) if sort_keys else list(item.items())
+            work.append(b"}")
+            for index in range(len(items) - 1, -1, -1):
+                key, inner = items[index]
+                work += [inner, orjson.dumps(str(key)) + b":"]
+                if index:
+                    work.append(b",")
+            out.append(b"{")
+        elif isinstance(item, (list, tuple)):
+            work.append(b"]")
+            for index in range(len(item) - 1, -1, -1):
+                work.append(item[index])
+                if index:
+                    work.append(b",")
+            out.append(b"[")
+        else:
+            out.append(leaf(item))
+    return b"".join(out)
+
+
+def _key(item: tuple[Any, Any]) -> str:
+    return str(item[0])
 
 
 def content_hash(value: Any) -> str:

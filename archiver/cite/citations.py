@@ -5,9 +5,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-import orjson
-
-from .canonical import content_hash
+from .canonical import compact_json, content_hash
 
 MEDIA_TYPE = "application/vnd.upperhand.citations+json"
 EXTENSION_URI = "https://standards.upperhandai.com/ext/citations/v1"
@@ -76,7 +74,7 @@ def citation_of(data: Any, media_type: str | None) -> Citation | None:
     citation.weight = _optional_string(data, "weight", problems)
     citation.warnings = _warnings(data.get("warnings"), problems)
     extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
-    citation.extra = orjson.dumps(extra).decode() if extra else None
+    citation.extra = compact_json(extra) if extra else None
     citation.citation_hash = content_hash({k: data.get(k) for k in sorted(KNOWN_KEYS)})
     return citation
 
@@ -153,8 +151,7 @@ def _warnings(value: Any, problems: list[str]) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
         problems.append("warnings is not an array of strings")
-        return [w if isinstance(w, str) else orjson.dumps(w).decode() for w in value] if isinstance(
-            value, list) else [orjson.dumps(value).decode()]
+        return [w if isinstance(w, str) else compact_json(w) for w in value] if isinstance(value, list) else [compact_json(value)]
     return value
 
 

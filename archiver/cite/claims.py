@@ -1,6 +1,7 @@
 """Claims: the numeric leaves of quantitative data, addressed by RFC 6901 JSON Pointer."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -11,23 +12,30 @@ def escape_token(token: str) -> str:
 
 
 def numeric_leaves(data: Any) -> list[tuple[str, int | float]]:
-    """Every int or float leaf (never a bool, never a numeric-looking string) with its pointer."""
+    """Every int or float leaf (never a bool, never a numeric-looking string) with its pointer, in document
+    order.
+
+    A stack of open containers stands in for recursion, so data nested as deep as a JSON decoder accepts
+    (1024 levels) is walked, and as fast as the recursive walk.
+    """
+    if type(data) is int or type(data) is float:
+        return [("", data)]
     found: list[tuple[str, int | float]] = []
-    _collect(data, "", found)
+    stack = [("", entries(data))] if type(data) is dict or type(data) is list else []
+    while stack:
+        pointer, open_entries = stack[-1]
+        for key, value in open_entries:
+            kind = type(value)
+            if kind is int or kind is float:
+                found.append((f"{pointer}/{escape_token(key) if type(key) is str else key}", value))
+            elif kind is dict or kind is list:
+                stack.append((f"{pointer}/{escape_token(key) if type(key) is str else key}", entries(value)))
+                break
+        else:
+            stack.pop()
     return found
 
 
-def _collect(data: Any, pointer: str, found: list) -> None:
-    kind = type(data)
-    if kind is int or kind is float:
-        found.append((pointer, data))
-    elif kind is dict:
-        for key, value in data.items():
-            inner = type(value)
-            if inner is int or inner is float or inner is dict or inner is list:
-                _collect(value, f"{pointer}/{escape_token(key if type(key) is str else str(key))}", found)
-    elif kind is list:
-        for index, value in enumerate(data):
-            inner = type(value)
-            if inner is int or inner is float or inner is dict or inner is list:
-                _collect(value, f"{pointer}/{index}", found)
+def entries(container: dict | list) -> Iterator[tuple[Any, Any]]:
+    """(key, value) of an object, (index, value) of an array."""
+    return iter(container.items()) if type(container) is dict else enumerate(container)

@@ -1,7 +1,6 @@
 """The rows one source file contributes to each table of the index."""
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from collections.abc import Iterator
@@ -9,10 +8,9 @@ from datetime import datetime
 from itertools import repeat
 from typing import Any
 
-import orjson
 import pyarrow as pa
 
-from ..cite.canonical import content_hash, key_hash
+from ..cite.canonical import compact_json, content_hash, key_hash
 from ..cite.citations import EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
 from ..cite.claims import numeric_leaves
 from ..read.records import Record
@@ -30,13 +28,8 @@ def arrow_schemas(con) -> dict[str, pa.Schema]:
 
 
 def dumps(value: Any) -> str | None:
-    """JSON text of a decoded value; integers beyond 64 bits are kept exactly."""
-    if value is None:
-        return None
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return json.dumps(value, ensure_ascii=False)
+    """JSON text of a decoded value, however deep; integers beyond 64 bits are kept exactly."""
+    return None if value is None else compact_json(value)
 
 
 def _array(value: Any) -> list:

@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import io
 import os
+import re
 import sqlite3
 import stat
 import zlib
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+from urllib.parse import quote
 
 import orjson
 
@@ -43,12 +45,25 @@ class SourceFile:
     path: str  # as archived: absolute, or "<stdin>"
     data: bytes | None = None  # content given in memory (stdin)
     unreadable: str | None = None  # why the path could not be read, once `fingerprint` found it so
+    location: str | None = None  # the path to open, where it differs from `path` (a name not in UTF-8)
+
+    @classmethod
+    def on_disk(cls, path: str) -> SourceFile:
+        """The file at a filesystem path. A name that is not valid UTF-8 is archived with each undecodable
+        byte written as a \\xNN escape (b"bad\\xff.jsonl" as "bad\\\\xff.jsonl"); the file itself is read."""
+        location = os.path.abspath(path)
+        archived = shown(location)
+        return cls(archived, location=None if archived == location else location)
+
+    @property
+    def fs_path(self) -> str:
+        return self.location or self.path
 
     def open(self) -> BinaryIO:
         """The bytes on disk; OSError for a path that is not a regular file (a FIFO would block)."""
         if self.data is not None:
             return io.BytesIO(self.data)
-        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(self.fs_path, os.O_RDONLY | os.O_NONBLOCK)
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             os.close(fd)
@@ -83,6 +98,11 @@ class SourceFile:
         if head is not None and head_sha256 is None and size >= prefix:  # prefix == 0, or an empty file
             head_sha256 = head.hexdigest()
         return digest.hexdigest(), size, head_sha256
+
+
+def shown(path: str) -> str:
+    """A filesystem path as text: bytes of its name that are not UTF-8 as \\xNN escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _file_type(mode: int) -> str:
@@ -145,7 +165,7 @@ def detect(head: bytes, name: str) -> str:
     if not stripped:
         return "empty"
     if b"\x00" in text[:4096]:
-        return "binary"
+        return _lines_around_nul(text, sse=stripped.startswith(SSE_FIELDS))
     if stripped.startswith(SSE_FIELDS):
         return "sse"
     lower = name.lower().removesuffix(".gz")
@@ -155,6 +175,19 @@ def detect(head: bytes, name: str) -> str:
     if newline and rest.strip() and _is_json(first):
         return "jsonl"
     return "json"
+
+
+def _lines_around_nul(text: bytes, sse: bool) -> str:
+    """A NUL byte is never JSON, so a head holding one is a single document only if it is no document at
+    all: "binary", unless a line of it (an SSE `data:` line, in a capture) is JSON: then the NUL is
+    a bad record among good ones, and only its record is quarantined. Only an object or an array counts:
+    a binary file may well hold a line "1"."""
+    for line in text.splitlines():
+        if sse:
+            line = line[len(b"data:"):] if line.startswith(b"data:") else b""
+        if line.strip()[:1] in (b"{", b"[") and _is_json(line):
+            return "sse" if sse else "jsonl"
+    return "binary"
 
 
 def _is_json(text: bytes) -> bool:
@@ -170,8 +203,8 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
     if source.unreadable is not None:
         return "unreadable", None, iter([Record(0, "file", b"", "unreadable", error=source.unreadable)])
     try:
-        if source.data is None and _is_sqlite(source.path):
-            return "sqlite", None, read_sqlite(source.path)
+        if source.data is None and _is_sqlite(source):
+            return "sqlite", None, read_sqlite(source)
         stream, compression = open_content(source)
     except OSError as exc:  # gone since it was fingerprinted
         return "unreadable", None, iter([Record(0, "file", b"", "unreadable",
@@ -190,8 +223,8 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
     return container, compression, _guarded(reader(stream), source)
 
 
-def _is_sqlite(path: str) -> bool:
-    with SourceFile(path).open() as handle:
+def _is_sqlite(source: SourceFile) -> bool:
+    with source.open() as handle:
         return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 
 
@@ -211,9 +244,17 @@ def _guarded(records: Iterator[Record], source: SourceFile) -> Iterator[Record]:
 
 
 def _whole_unreadable(source: SourceFile, reason: str) -> Iterator[Record]:
-    with source.open() as handle:
-        raw = handle.read()
-    yield Record(0, "file", raw, "unreadable", byte_offset=0, error=reason)
+    yield whole_file(source, reason)
+
+
+def whole_file(source: SourceFile, reason: str) -> Record:
+    """The file as stored (compressed, if it is) as one unreadable record: empty if it cannot be read."""
+    try:
+        with source.open() as handle:
+            raw = handle.read()
+    except OSError:
+        raw = b""
+    return Record(0, "file", raw, "unreadable", byte_offset=0, error=reason)
 
 
 def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
@@ -251,7 +292,8 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
     """Server-Sent Events: a record per event (its lines through the blank line that ends it).
 
     `data:` lines of one event are joined with "\\n"; comments, `event:`, `id:`
-    and `retry:` lines are kept in the raw bytes. An event without data is filler.
+    and `retry:` lines are kept in the raw bytes. An event without data is filler. Lines end in
+    CRLF, LF or a bare CR, as the spec allows; line numbers count them so.
     """
     seq, block, data, start_line, start_offset = 0, [], [], 1, 0
     event_number = 0
@@ -269,7 +311,7 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
         return record
 
     with stream:
-        for number, offset, line in _lines(stream):
+        for number, offset, line in _sse_lines(stream):
             if not block:
                 start_line, start_offset = number, offset
                 if number == 1 and line.startswith(BOM):
@@ -290,10 +332,29 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
             yield emit()
 
 
-def read_sqlite(path: str) -> Iterator[Record]:
+_SSE_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+"""One SSE line and its terminator: CRLF, LF or a bare CR."""
+
+
+def _sse_lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, byte offset, line with its terminator) as the SSE spec ends lines: CRLF, LF or CR.
+
+    The stream's LF-ended lines are split at any bare CR; a CRLF never straddles two of them.
+    """
+    number, offset = 0, 0
+    for chunk in stream:
+        cr = chunk.find(b"\r")
+        one_line = cr == -1 or (cr == len(chunk) - 2 and chunk.endswith(b"\r\n"))
+        for line in [chunk] if one_line else _SSE_LINE.findall(chunk):
+            number += 1
+            yield number, offset, line
+            offset += len(line)
+
+
+def read_sqlite(source: SourceFile) -> Iterator[Record]:
     """Rows of the A2A SDK's task store (`tasks`, or any table shaped like it)."""
     try:
-        con = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+        con = sqlite3.connect(f"file:{quote(os.fsencode(Path(source.fs_path).resolve()))}?mode=ro", uri=True)
         try:
             tables = _task_tables(con)
             if not tables:
@@ -310,7 +371,7 @@ def read_sqlite(path: str) -> Iterator[Record]:
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
-        yield from _whole_unreadable(SourceFile(path), f"SQLite file is not a readable task store: {exc}")
+        yield from _whole_unreadable(source, f"SQLite file is not a readable task store: {exc}")
 
 
 def _task_tables(con: sqlite3.Connection) -> list[str]:

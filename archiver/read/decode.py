@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from itertools import accumulate
 from typing import Any
 
 import orjson
@@ -35,7 +37,29 @@ def _long_digits(payload: bytes) -> bool:
 
 
 def _exact(payload: bytes) -> Any:
-    return json.loads(payload, parse_constant=_refuse_constant, parse_float=_finite_float)
+    """The standard library's reading. It recurses: a payload nested near orjson's 1024 levels can
+    exhaust Python's recursion limit, and is refused by its depth. It accepts a lone surrogate escape
+    ("\\ud800"), which orjson refuses and no UTF-8 text can hold: refused too."""
+    try:
+        value = json.loads(payload, parse_constant=_refuse_constant, parse_float=_finite_float)
+        if b"\\ud" in payload or b"\\uD" in payload:
+            json.dumps(value, ensure_ascii=False).encode()
+    except RecursionError:
+        raise InvalidJSON(f"JSON nested too deeply ({nesting_depth(payload)} levels)") from None
+    except UnicodeEncodeError:
+        raise InvalidJSON("invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)") from None
+    return value
+
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+_DEPTH_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def nesting_depth(payload: bytes) -> int:
+    """How many arrays and objects deep the JSON text nests, brackets inside strings not counted."""
+    brackets = _STRING.sub(b"", payload).translate(None, _NOT_BRACKETS)
+    return max(accumulate(_DEPTH_STEP[byte] for byte in brackets), default=0)
 
 
 def _decode_refused(payload: bytes, exc: orjson.JSONDecodeError) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from ..cite.claims import entries, escape_token
 from ..query.transcript import CitationView, PartView, ResultView
 
 
@@ -71,17 +72,29 @@ def _item(part: PartView, result: ResultView, by_hash: dict[str, CitationView]) 
     return Item("other", text=f"{part.kind} part")
 
 
-def scalar_leaves(data: Any, pointer: str = "") -> Iterator[tuple[str, str, bool]]:
-    """(JSON Pointer, JSON literal, is a number) for every scalar, in document order."""
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from scalar_leaves(value, f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}")
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from scalar_leaves(value, f"{pointer}/{index}")
-    else:
-        is_number = isinstance(data, (int, float)) and not isinstance(data, bool)
-        yield pointer, literal_of(data), is_number
+def scalar_leaves(data: Any) -> Iterator[tuple[str, str, bool]]:
+    """(JSON Pointer, JSON literal, is a number) for every scalar, in document order.
+
+    A stack of open containers stands in for recursion: a Part may nest as deep as ingest stores it.
+    """
+    if not isinstance(data, (dict, list)):
+        yield "", literal_of(data), _is_number(data)
+        return
+    stack = [("", entries(data))]
+    while stack:
+        pointer, open_entries = stack[-1]
+        for key, value in open_entries:
+            inner = f"{pointer}/{escape_token(str(key))}"
+            if isinstance(value, (dict, list)):
+                stack.append((inner, entries(value)))
+                break
+            yield inner, literal_of(value), _is_number(value)
+        else:
+            stack.pop()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def literal_of(value: Any) -> str:

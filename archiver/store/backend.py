@@ -189,6 +189,72 @@ def open_database(location: Location, read_only: bool) -> duckdb.DuckDBPyConnect
     return lock(duckdb.connect(location.url, read_only=read_only, config=config(location)))
 
 
+CLAIMS_SUFFIX = ".claims"
+"""A SQLite catalog's claims live in the SQLite file `<catalog>.claims` beside it."""
+
+SIDE_FILES = ("", ".wal", ".tmp", "-wal", "-shm", "-journal")
+"""What DuckDB (`.wal`, `.tmp`) and SQLite (`-wal`, `-shm`, `-journal`) keep beside a database file."""
+
+
+@dataclass(frozen=True)
+class ArchiveFiles:
+    """The files the open archive is made of, wherever they sit: ingest never reads them as input, or an
+    archive inside the folder it ingests would store itself and grow on every run."""
+
+    names: frozenset[str]
+    """Absolute paths, as given and resolved, of its database files and the files beside them."""
+    inodes: frozenset[tuple[int, int]]
+    """(device, inode) of those that exist: a hard link or a symlink to one is the same file."""
+    folders: tuple[str, ...]
+    """Its folders (a lake's data path, DuckDB's spill folder) that exist, as given and resolved, ending in "/"."""
+
+    def holds(self, path: str) -> bool:
+        """Whether the absolute `path` reaches one of the archive's files, by any link."""
+        if path in self.names or path.startswith(self.folders):
+            return True
+        try:
+            status = os.stat(path)
+        except OSError:
+            return False
+        if (status.st_dev, status.st_ino) in self.inodes:
+            return True
+        if not self.folders:
+            return False
+        real = os.path.realpath(path)
+        return real in self.names or real.startswith(self.folders)
+
+
+def archive_files(con: duckdb.DuckDBPyConnection) -> ArchiveFiles:
+    """The archive's own files, as the open connection names them: its database or catalog file and
+    what sits beside it (`.wal`, `.claims`, ...), its spill folder and a lake's local data path."""
+    path, kind = con.execute(
+        "SELECT path, type FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+    databases, folders = [], [con.execute("SELECT current_setting('temp_directory')").fetchone()[0]]
+    if kind == "ducklake":
+        catalog = path.removeprefix("sqlite:").removeprefix("duckdb:")
+        databases += [] if catalog.startswith("postgres:") else [catalog, catalog + CLAIMS_SUFFIX]
+        folders.append(con.execute("SELECT data_path FROM ducklake_settings(current_database())").fetchone()[0])
+    elif path:
+        databases.append(path)
+    names = {os.path.abspath(database + side) for database in databases for side in SIDE_FILES}
+    names |= {os.path.realpath(name) for name in names}
+    local = [os.path.abspath(folder) for folder in folders if folder and "://" not in folder]
+    existing = {found for folder in local for found in (folder, os.path.realpath(folder)) if os.path.isdir(found)}
+    return ArchiveFiles(frozenset(names), frozenset(_inodes(names)),
+                        tuple(sorted(folder.rstrip(os.sep) + os.sep for folder in existing)))
+
+
+def _inodes(paths: set[str]) -> set[tuple[int, int]]:
+    found = set()
+    for path in paths:
+        try:
+            status = os.stat(path)
+        except OSError:
+            continue
+        found.add((status.st_dev, status.st_ino))
+    return found
+
+
 def literal(text: str) -> str:
     """A SQL string literal (ATTACH, INSTALL and SET take no bound parameters)."""
     return "'" + text.replace("'", "''") + "'"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from .backend import Location, literal
+from .backend import CLAIMS_SUFFIX, Location, literal
 
 LEASE_SECONDS = 15 * 60
 TABLE = "archiver_claims"
@@ -186,7 +186,7 @@ class _PostgreSQL(_Runner):
 def claims_for(con: duckdb.DuckDBPyConnection, location: Location) -> Claims | None:
     """Claims for a lake that admits several writers; None where one writer at a time is all there is."""
     if location.catalog == "sqlite":
-        return Claims(_SQLite(location.catalog_path + ".claims"))
+        return Claims(_SQLite(location.catalog_path + CLAIMS_SUFFIX))
     if location.catalog == "postgres":
         return Claims(_PostgreSQL(con, location.catalog_path))
     return None

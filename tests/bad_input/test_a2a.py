@@ -108,3 +108,45 @@ def test_agent_card_with_fields_of_the_wrong_shape(archive, write):
     assert summary.quarantined == 0
     assert rows(archive, "SELECT name, url, declares_extension, lists_media_type FROM agent_cards") == [
         ("Hostile", None, False, False)]
+
+
+def test_a_surprise_reading_one_record_quarantines_that_record(archive, write, monkeypatch):
+    """Fault injection: any exception understanding a record (a reader's bug) refuses that record alone."""
+    from archiver import prepare
+
+    understood = prepare.events_of
+
+    def events_of(value):
+        if b'"t2"' in orjson.dumps(value):
+            raise KeyError("boom")
+        return understood(value)
+
+    monkeypatch.setattr(prepare, "events_of", events_of)
+    path = write("surprise.jsonl", good(1) + b"\n" + good(2) + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [("line 2", "internal error (KeyError: 'boom')")])
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
+def test_a_surprise_preparing_one_file_quarantines_that_file_whole(archive, write, monkeypatch):
+    """Fault injection: an exception outside any one record quarantines the file, its bytes kept whole,
+    and the other files are stored."""
+    from archiver.load.rows import FileRows
+
+    assemble = FileRows.add_assembly
+
+    def add_assembly(self, assembly):
+        if self.source_path.endswith("bad.jsonl"):
+            raise RuntimeError("boom")
+        return assemble(self, assembly)
+
+    monkeypatch.setattr(FileRows, "add_assembly", add_assembly)
+    content = good(1) + b"\n" + good(2) + b"\n"
+    path, neighbour = write("bad.jsonl", content), write("fine.jsonl", good(3) + b"\n")
+    summary = ingest(archive, path, neighbour)
+    assert_quarantine(archive, summary, path, [
+        ("file", "the file could not be prepared: internal error (RuntimeError: boom)")])
+    assert quarantined_raw(archive, path) == [content]
+    assert tasks(archive, path) == [] and tasks(archive, neighbour) == ["t3"]
+    assert rows(archive, "SELECT container, records, quarantined FROM sources WHERE path = ?", [path]) == [
+        ("unreadable", 1, 1)]

@@ -4,7 +4,11 @@ from __future__ import annotations
 import hashlib
 
 import orjson
+import pytest
+from hypothesis import example, given, settings
 
+from archiver.cite import canonical
+from tests.test_properties import json_values
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
 
 from .cases import assert_quarantine, good, ingest, quarantined_raw, tasks
@@ -34,6 +38,57 @@ def test_objects_nested_100000_deep_inside_a_part(archive, write):
     summary = ingest(archive, path)
     assert_quarantine(archive, summary, path, [  # orjson's depth limit: 1024 levels in all
         ("line 2", "invalid JSON: depth limit exceeded: line 1 column 5305 (char 5304)")])
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
+@pytest.mark.parametrize("depth", [254, 1000])
+def test_a_part_nested_past_orjsons_writing_limit_is_stored(archive, write, depth):
+    """orjson reads 1024 levels but writes 254: the Part's hash and JSON text are written without it."""
+    deep = b'{"a":' * depth + b"1" + b"}" * depth
+    path = write("deep.jsonl", good(1) + b"\n" + with_data(2, deep) + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2", "t3"]
+    assert rows(archive, "SELECT data FROM parts WHERE result_key = 'task:t2' AND kind = 'data' AND NOT is_citation"
+                ) == [(deep.decode(),)]
+    assert rows(archive, "SELECT pointer, literal FROM claims WHERE result_key = 'task:t2'") == [("/a" * depth, "1")]
+    assert f"   {'/a' * depth} = 1\n" in archive.render("t2")  # `show` walks the Part as deep as it is stored
+
+
+def test_an_agent_card_nested_1000_deep_is_stored(archive, write):
+    card = {"name": "deep agent", "url": "http://agent", "capabilities": {"extensions": [], "x": 0}, "skills": []}
+    deep = b"[" * 1000 + b"]" * 1000
+    path = write("card.jsonl", orjson.dumps(card).replace(b'"x":0', b'"x":' + deep) + b"\n" + good(2) + b"\n")
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t2"]
+    assert rows(archive, "SELECT name, json_extract(card, '$.capabilities.x') = ? FROM agent_cards", [deep.decode()]
+                ) == [("deep agent", True)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+@example(2**63)
+@example({"n": 2**64, "f": 4210.0, "big": -(2**63) - 1})
+@example([1e16, 1e300, -0.0, 5e-324, "é", {"": None}])
+def test_deep_json_is_written_as_orjson_writes_it_shallow(value):
+    """The bytes of a value nested 300 levels down are the shallow value's, bracketed: what orjson writes
+    (or would, but for its depth limit), so no content hash of what it could write changes."""
+    deep = value
+    for _ in range(300):
+        deep = [deep]
+    assert canonical.canonical_json(deep) == b"[" * 300 + canonical.canonical_json(value) + b"]" * 300
+    assert canonical.compact_json(deep) == "[" * 300 + canonical.compact_json(value) + "]" * 300
+    rewritten = orjson.dumps(canonical._normal(value), option=orjson.OPT_SORT_KEYS)  # "1.0" beside it: the normal form
+    assert canonical.canonical_json({"b": deep, "a": 1.0}) == b'{"a":1,"b":' + b"[" * 300 + rewritten + b"]" * 300 + b"}"
+
+
+def test_nesting_too_deep_for_the_exact_reader_is_quarantined_with_its_depth(archive, write):
+    """An integer beyond 64 bits is read by the standard library, which recurses: past Python's limit
+    the record is refused by its depth, and the file's other records are stored."""
+    deep = b'{"a":' * 1010 + b"18446744073709551616" + b"}" * 1010
+    line = with_data(2, deep)
+    path = write("deep-big.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)  # 1010 levels in the Part, 7 around it: response, result, task, artifacts, ...
+    assert_quarantine(archive, summary, path, [("line 2", "JSON nested too deeply (1017 levels)")])
     assert tasks(archive, path) == ["t1", "t3"]
 
 
@@ -84,6 +139,26 @@ def test_a_lone_surrogate_escape_is_quarantined(archive, write):
     assert_quarantine(archive, summary, path, [
         ("line 1", f"invalid JSON: no low surrogate in string: line 1 column {column} (char {column - 1})")])
     assert tasks(archive, path) == ["t3"]
+
+
+def test_a_task_id_nested_1000_deep_is_quarantined_with_its_depth(archive, write):
+    """An id is text: one nested past Python's recursion cannot be made text, and its record is refused."""
+    line = good(2).replace(b'"id":"t2"', b'"id":' + b"[" * 1000 + b'"t2"' + b"]" * 1000)
+    path = write("deep-id.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [("line 2", "JSON nested too deeply (1003 levels)")])  # in response, result, task
+    assert tasks(archive, path) == ["t1", "t3"]
+
+
+def test_a_lone_surrogate_read_by_the_exact_reader_is_quarantined(archive, write):
+    """A number orjson refuses sends the line to the standard library, which accepts "\\ud800": refused there
+    too, as the line alone (it cannot become UTF-8 text)."""
+    line = with_data(2, b'{"huge": 1' + b"0" * 400 + b', "label": "\\ud800", "pair": "\\ud83d\\ude00"}')
+    path = write("surrogate-big.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [
+        ("line 2", "invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)")])
+    assert tasks(archive, path) == ["t1", "t3"]
 
 
 def test_duplicate_keys_last_wins_and_raw_keeps_both(archive, write):

@@ -135,3 +135,68 @@ def test_binary_file_is_quarantined_whole_next_to_a_good_file(archive, write):
     assert_quarantine(archive, summary, path, [("file", "not JSON, JSON Lines, SSE or SQLite (binary)")])
     assert quarantined_raw(archive, path) == [content]
     assert tasks(archive, neighbour) == ["t1"]
+
+
+def test_a_nul_byte_in_a_json_line_quarantines_that_line_only(archive, write):
+    bad = good(2).replace(b"W6", b"W\x006")
+    content = good(1) + b"\n" + bad + b"\n" + good(3) + b"\n"
+    path = write("nul.jsonl", content)
+    summary = ingest(archive, path)
+    column = bad.index(b"\x00") + 1
+    assert_quarantine(archive, summary, path, [
+        ("line 2", f"invalid JSON: unexpected control character in string: line 1 column {column} (char {column - 1})")])
+    assert quarantined_raw(archive, path) == [bad + b"\n"]
+    assert tasks(archive, path) == ["t1", "t3"]
+    assert stored_bytes(archive, path) == content
+
+
+def test_a_nul_byte_first_in_an_unnamed_json_lines_file(archive, write):
+    """No .jsonl name, the first line the bad one: the JSON lines after it still make it JSON Lines."""
+    content = b"\x00\x00" + good(1) + b"\n" + good(2) + b"\n"
+    path = write("capture.log", content)
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [
+        ("line 1", "invalid JSON: unexpected character, expected a JSON value: line 1 column 1 (char 0)")])
+    assert tasks(archive, path) == ["t2"] and stored_bytes(archive, path) == content
+
+
+def test_a_nul_byte_in_an_sse_event_quarantines_that_event_only(archive, write):
+    bad = good(2).replace(b"W6", b"W\x006")
+    content = event(good(1)) + event(bad) + event(good(3))
+    path = write("nul.sse", content)
+    summary = ingest(archive, path)
+    column = bad.index(b"\x00") + 1
+    assert_quarantine(archive, summary, path, [(
+        "event 2 (line 3)",
+        f"invalid JSON: unexpected control character in string: line 1 column {column} (char {column - 1})")])
+    assert tasks(archive, path) == ["t1", "t3"] and stored_bytes(archive, path) == content
+
+
+def test_a_binary_file_with_a_number_on_a_line_is_still_binary(archive, write):
+    content = bytes(range(256)) + b"\n1\n" + bytes(range(256))
+    path = write("blob.jsonl", content)
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [("file", "not JSON, JSON Lines, SSE or SQLite (binary)")])
+
+
+def test_bare_cr_sse_capture_is_read_event_by_event(archive, write):
+    """The SSE spec ends a line with CRLF, LF or a bare CR; the raw bytes are kept exactly."""
+    content = event(good(1), b"\r") + b": ping\r\r" + event(good(2), b"\r")
+    path = write("cr.sse", content)
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert rows(archive, "SELECT locator, kind, line, byte_offset FROM records ORDER BY seq") == [
+        ("event 1 (line 1)", "json", 1, 0), ("line 3", "filler", 3, len(event(good(1)))),
+        ("event 2 (line 5)", "json", 5, len(event(good(1))) + 8)]
+    assert stored_bytes(archive, path) == content
+
+
+def test_sse_capture_mixing_cr_crlf_and_lf(archive, write):
+    content = (b"event: message\r" + event(good(1), b"\r") + b"id: 2\r\n" + event(good(2), b"\r\n")
+               + event(good(3), b"\n") + b"data: " + good(4) + b"\r\n\r" + b"data: " + good(5)[:30] + b"\r")
+    path = write("mixed-cr.sse", content)
+    summary = ingest(archive, path)
+    assert_quarantine(archive, summary, path, [
+        ("event 5 (line 11)", "invalid JSON: unexpected end of data: line 1 column 31 (char 30)")])
+    assert tasks(archive, path) == ["t1", "t2", "t3", "t4"]
+    assert stored_bytes(archive, path) == content
