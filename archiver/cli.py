@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -62,9 +63,10 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
     Exit status 1 when any record was quarantined (the good records are stored).
     """
     from .ingest import default_workers
+    from .interrupts import stopped_by_signals
     from .progress import Progress
 
-    with open_archive(db, wait) as archive, Progress() as progress:
+    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress() as progress:
         try:
             summary = archive.ingest(paths, on_file=progress.update, workers=workers or default_workers())
         except FileNotFoundError as exc:
@@ -78,6 +80,21 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
     else:
         click.echo(render_summary(summary))
     sys.exit(1 if summary.quarantined else 0)
+
+
+@contextmanager
+def ended_by_signals():
+    """An interrupted run ends with one line (what it committed) and 128 + the signal's number."""
+    from .interrupts import Interrupted, as_interrupted
+
+    try:
+        yield
+    except BaseException as exc:
+        stopped = as_interrupted(exc)
+        if not isinstance(stopped, Interrupted):
+            raise
+        click.echo(str(stopped), err=True)
+        sys.exit(stopped.exit_code)
 
 
 def render_summary(summary) -> str:
