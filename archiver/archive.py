@@ -65,17 +65,19 @@ class Archive:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def ingest(self, paths: Iterable[str], on_file: Callable | None = None, workers: int | None = None):
-        """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1)."""
+    def ingest(self, paths: Iterable[str], on_file: Callable | None = None, workers: int | None = None,
+               wait_for_writers: bool = False):
+        """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1). On a lake that
+        several writers share, `wait_for_writers` waits out files another live writer is ingesting."""
         from .ingest import ingest
-        from .store.claims import claims_for
+        from .store.leases import leases_for
 
-        claims = claims_for(self.con, self.location)
+        leases = leases_for(self.con, self.location)
         try:
-            return ingest(self.con, paths, on_file, workers, claims)
+            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers)
         finally:
-            if claims is not None:
-                claims.close()
+            if leases is not None:
+                leases.close()
 
     def copy_to(self, target: str, data_path: str | None = None, wait: float = DEFAULT_WAIT_SECONDS) -> dict:
         """Copy every table into the archive `target` (a file or a lake, created if need be, holding no

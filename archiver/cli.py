@@ -57,10 +57,16 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Parsing processes (default: one per core, at most 8).")
-def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None) -> None:
+@click.option("--wait-for-writers", is_flag=True,
+              help="On a lake of several writers: wait for files another live writer is ingesting (until it "
+                   "commits them, or dies and this run takes them over) instead of leaving them unstored.")
+def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None,
+           wait_for_writers: bool) -> None:
     """Ingest files, directories, globs or - (stdin) into the archive.
 
-    Exit status 1 when any record was quarantined (the good records are stored).
+    Exit status 1 when any record was quarantined (the good records are stored), or when files were
+    left unstored because another writer of the lake was ingesting them (see --wait-for-writers).
+    SIGINT (Ctrl-C) or SIGTERM stops it within seconds, keeping what was committed: exit status 130 or 143.
     """
     from .ingest import default_workers
     from .interrupts import stopped_by_signals
@@ -68,18 +74,21 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
 
     with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress() as progress:
         try:
-            summary = archive.ingest(paths, on_file=progress.update, workers=workers or default_workers())
+            summary = archive.ingest(paths, on_file=progress.update, workers=workers or default_workers(),
+                                     wait_for_writers=wait_for_writers)
         except FileNotFoundError as exc:
             raise click.ClickException(str(exc)) from None
     for problem in summary.problems:
         click.echo(f"quarantined: {problem}", err=True)
     for path in summary.unrecognised_files:
         click.secho(f"warning: {path}: no A2A object recognised in this file", fg="yellow", err=True)
+    for file in summary.not_stored:
+        click.echo(f"not stored: {file}; ingest again, or use --wait-for-writers", err=True)
     if as_json:
         emit_json(summary.as_dict())
     else:
         click.echo(render_summary(summary))
-    sys.exit(1 if summary.quarantined else 0)
+    sys.exit(1 if summary.quarantined or summary.not_stored else 0)
 
 
 @contextmanager
@@ -105,9 +114,10 @@ def render_summary(summary) -> str:
          f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims}  "
          f"agent cards {summary.agent_cards}  error responses {summary.error_responses}"),
     ]
-    if summary.claimed_elsewhere or summary.claims_taken_over or summary.commit_retries:
-        lines.append(f"other writers: {len(summary.claimed_elsewhere)} files claimed by them, "
-                     f"{len(summary.claims_taken_over)} claims taken over, {summary.commit_retries} commit retries")
+    if summary.claimed_elsewhere or summary.leases_taken_over or summary.commit_retries:
+        lines.append(f"other writers: {len(summary.claimed_elsewhere)} files leased by them "
+                     f"({len(summary.not_stored)} not stored), {len(summary.leases_taken_over)} leases taken over, "
+                     f"{summary.commit_retries} commit retries")
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ import fnmatch
 import glob
 import os
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -21,7 +22,7 @@ from .load.rows import arrow_schemas
 from .load.writer import write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read.containers import SourceFile
-from .store.claims import Claims
+from .store.leases import Holder, Leases
 from .store.params import STRINGS, strings
 from .workers import worker_pool
 
@@ -46,7 +47,9 @@ class IngestSummary:
     unrecognised_files: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     claimed_elsewhere: list[str] = field(default_factory=list)
-    claims_taken_over: list[str] = field(default_factory=list)
+    not_stored: list[str] = field(default_factory=list)
+    """Files left unstored because another live writer of the lake holds them (also in `claimed_elsewhere`)."""
+    leases_taken_over: list[str] = field(default_factory=list)
     commit_retries: int = 0
 
     def as_dict(self) -> dict:
@@ -131,7 +134,7 @@ def default_workers() -> int:
 
 def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -> Iterator[PreparedFile]:
     """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead.
-    `admit` is asked just before a file is prepared (it claims the file on a lake of many writers)."""
+    `admit` is asked just before a file is prepared (it leases the file on a lake of many writers)."""
     admitted = (item for item in work if admit(item))
     if workers <= 1 or len(work) < 2 or sum(size for _, _, size, _ in work) < POOL_MIN_BYTES:
         for item in admitted:
@@ -156,13 +159,16 @@ def ingest(
     paths: Iterable[str],
     on_file: Callable[[FileOutcome], None] | None = None,
     workers: int | None = None,
-    claims: Claims | None = None,
+    leases: Leases | None = None,
+    wait_for_writers: bool = False,
 ) -> IngestSummary:
     """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed (in `workers`
     processes when there is enough input) and written by this process, each file atomically.
 
-    With `claims` (a lake that several writers share), each file is claimed before it is prepared;
-    a file another writer holds is skipped and reported in `claimed_elsewhere`.
+    With `leases` (a lake that several writers share), each file is leased before it is prepared; a file
+    another writer stored is skipped and reported in `claimed_elsewhere`, and so is one another live writer
+    is ingesting, which is also listed in `not_stored`, unless `wait_for_writers`: then this run waits
+    until that writer commits it, or dies and this run takes it over.
 
     Worker processes are started with the forkserver method, so a script calling this with
     workers > 1 needs the usual `if __name__ == "__main__":` guard.
@@ -171,7 +177,7 @@ def ingest(
     _limit_memory(con, 0)
     try:
         with _writer_settings(con):
-            _ingest(con, paths, on_file, workers, claims, summary)
+            _ingest(con, paths, on_file, workers, leases, summary, wait_for_writers)
     except BaseException as exc:
         stopped = as_interrupted(exc)
         if isinstance(stopped, Interrupted):
@@ -180,9 +186,9 @@ def ingest(
             raise stopped from None
         raise
     finally:
-        if claims is not None:
-            claims.release()
-            summary.claims_taken_over = list(claims.taken_over)
+        if leases is not None:
+            leases.release()
+            summary.leases_taken_over = list(leases.taken_over)
     _count_index(con, summary)
     return summary
 
@@ -204,7 +210,7 @@ def _committed(summary: IngestSummary) -> str:
 
 
 def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Callable | None, workers: int | None,
-            claims: Claims | None, summary: IngestSummary) -> None:
+            leases: Leases | None, summary: IngestSummary, wait_for_writers: bool) -> None:
     schemas = arrow_schemas(con)
     listed: dict[tuple[str, str], tuple] = {}
     for source in expand(paths):
@@ -219,26 +225,51 @@ def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Calla
         else:
             work.append(item)
 
+    held: dict[str, tuple[tuple, Holder]] = {}
+
     def admit(item: tuple) -> bool:
-        holder = claims.take(item[0].path, item[1]) if claims is not None else None
-        if holder is not None:
+        holder = leases.take(item[0].path, item[1]) if leases is not None else None
+        if holder is not None and holder.committed:
             _tally(summary, FileOutcome(item[0].path, elsewhere=holder.describe()), on_file)
+        elif holder is not None:
+            held[item[0].path] = (item, holder)
         return holder is None
 
+    _store(con, work, workers or 1, admit, summary, on_file, leases)
+    delay = WRITERS_POLL_SECONDS
+    while held and wait_for_writers:
+        time.sleep(delay)
+        delay = min(2 * delay, WRITERS_POLL_MAX_SECONDS)
+        again = [item for item, _holder in held.values()]
+        held.clear()
+        _store(con, again, workers or 1, admit, summary, on_file, leases)
+    for path, (_item, holder) in held.items():
+        summary.not_stored.append(f"{path}: {holder.describe()}")
+        _tally(summary, FileOutcome(path, elsewhere=holder.describe()), on_file)
+
+
+WRITERS_POLL_SECONDS = 0.5
+WRITERS_POLL_MAX_SECONDS = 5.0
+"""How often a run that waits for other writers looks again at the files they hold."""
+
+
+def _store(con: duckdb.DuckDBPyConnection, work: list[tuple], workers: int, admit: Callable[[tuple], bool],
+           summary: IngestSummary, on_file: Callable | None, leases: Leases | None) -> None:
+    """Prepare and commit the admitted files of `work`, in commit groups."""
     group: list[PreparedFile] = []
     try:
-        for prepared in _prepared(work, workers or 1, admit):
+        for prepared in _prepared(work, workers, admit):
             group.append(prepared)
             if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
-                _commit(con, group, summary, on_file, claims)
-        _commit(con, group, summary, on_file, claims)
+                _commit(con, group, summary, on_file, leases)
+        _commit(con, group, summary, on_file, leases)
     except BaseException:
-        _tally_landed(con, group, summary, on_file, claims)
+        _tally_landed(con, group, summary, on_file, leases)
         raise
 
 
 def _tally_landed(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: IngestSummary,
-                  on_file: Callable | None, claims: Claims | None) -> None:
+                  on_file: Callable | None, leases: Leases | None) -> None:
     """Count the files of a commit cut short that landed all the same: an interrupt that arrives as COMMIT
     finishes is raised after it, and what the run says it committed must be what the archive holds."""
     keys = [(p.source_row["path"], p.source_row["sha256"]) for p in group]
@@ -248,8 +279,8 @@ def _tally_landed(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], sum
         return
     for prepared in [p for p, key in zip(group, keys) if key in landed]:
         prepared.outcome.new_records = prepared.outcome.records
-        if claims is not None:
-            claims.done(prepared.source_row["path"], prepared.source_row["sha256"])
+        if leases is not None:
+            leases.done(prepared.source_row["sha256"])
         _tally(summary, prepared.outcome, on_file)
 
 
@@ -269,12 +300,13 @@ GROUP_RECORDS = 20_000
 
 
 def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: IngestSummary,
-            on_file: Callable | None, claims: Claims | None = None) -> None:
-    if claims is not None:
-        for prepared in [p for p in group if not claims.confirm(p.source_row["path"], p.source_row["sha256"])]:
+            on_file: Callable | None, leases: Leases | None = None) -> None:
+    if leases is not None:
+        for prepared in [p for p in group if not leases.confirm(p.source_row["sha256"])]:
             group.remove(prepared)
-            _tally(summary, FileOutcome(prepared.outcome.path, elsewhere="its claim was taken over by another "
-                                        "writer while this one prepared it"), on_file)
+            why = "its lease was taken over by another writer while this one prepared it"
+            summary.not_stored.append(f"{prepared.outcome.path}: {why}")
+            _tally(summary, FileOutcome(prepared.outcome.path, elsewhere=why), on_file)
     if not group:
         return
 
@@ -288,8 +320,8 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
             prepared.outcome = FileOutcome(prepared.outcome.path, elsewhere="already stored by another writer")
         else:
             prepared.outcome.new_records = new
-            if claims is not None:
-                claims.done(prepared.source_row["path"], prepared.source_row["sha256"])
+            if leases is not None:
+                leases.done(prepared.source_row["sha256"])
         _tally(summary, prepared.outcome, on_file)
         group.remove(prepared)
 

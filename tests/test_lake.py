@@ -227,7 +227,7 @@ def _corpus(root: Path, folders: int = 6, files: int = 6) -> list[Path]:
 
 def _writer(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "archiver", "ingest", *map(str, paths), "--db", db,
-                             "--data-path", data, "--json", "--wait", "60"],
+                             "--data-path", data, "--json", "--wait", "60", "--wait-for-writers"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=os.environ.copy())
 
 
@@ -261,8 +261,8 @@ def test_concurrent_writers_store_each_file_once(shared_lake, tmp_path):
           f"commit retries {[s['commit_retries'] for s in summaries]}")
 
 
-def test_a_claim_of_a_dead_writer_is_taken_over_after_the_lease(shared_lake, tmp_path, monkeypatch):
-    from archiver.store.claims import claims_for
+def test_a_lease_of_a_live_writer_is_taken_over_after_the_lease(shared_lake, tmp_path, monkeypatch):
+    from archiver.store.leases import leases_for
 
     db, data = shared_lake
     path = tmp_path / "in" / "one.jsonl"
@@ -270,18 +270,19 @@ def test_a_claim_of_a_dead_writer_is_taken_over_after_the_lease(shared_lake, tmp
     path.write_text(json.dumps(jsonrpc_result({"task": v1_task("t-dead", v1_cited_parts())})) + "\n")
     sha = __import__("hashlib").sha256(path.read_bytes()).hexdigest()
     with Archive.open(db, data_path=data) as archive:
-        dead = claims_for(archive.con, archive.location)
-        assert dead.take(str(path), sha) is None  # a writer that claims, then dies
-        live = claims_for(archive.con, archive.location)
+        silent = leases_for(archive.con, archive.location)
+        assert silent.take(str(path), sha) is None  # a writer that leases, then hangs (its process lives on)
+        live = leases_for(archive.con, archive.location)
         holder = live.take(str(path), sha)
-        assert holder is not None and holder.writer == dead.writer and not holder.committed
+        assert holder is not None and holder.writer == silent.writer and not holder.committed
         summary = archive.ingest([str(path)])
         assert summary.claimed_elsewhere and summary.records == 0
-        monkeypatch.setenv("ARCHIVER_CLAIM_LEASE", "0")
+        assert summary.not_stored == [f"{path}: {holder.describe()}"]
+        monkeypatch.setenv("ARCHIVER_LEASE_SECONDS", "0")
         summary = archive.ingest([str(path)])
         assert summary.claimed_elsewhere == [] and summary.records == 1
-        assert summary.claims_taken_over and dead.writer in summary.claims_taken_over[0]
-        assert not dead.confirm(str(path), sha)  # the dead writer, were it only slow, would now drop the file
+        assert summary.leases_taken_over and silent.writer in summary.leases_taken_over[0]
+        assert not silent.confirm(sha)  # the silent writer, were it only slow, would now drop the file
         assert archive.stats()["sources"] == 1
 
 
