@@ -72,7 +72,7 @@ class Archive:
         from .ingest import ingest
         from .store.leases import leases_for
 
-        leases = leases_for(self.con, self.location)
+        leases = leases_for(self.location)
         try:
             return ingest(self.con, paths, on_file, workers, leases, wait_for_writers)
         finally:
@@ -231,4 +231,18 @@ class Archive:
         every index row rests on a stored raw record, no file is half ingested, counts agree."""
         from .store.check import check
 
-        return check(self.con)
+        problems = check(self.con)
+        if self.location.is_lake:
+            from .store.lake import problems as lake_problems
+
+            problems += lake_problems(self.con, self.location)
+        return problems
+
+    def cleanup(self):
+        """On a lake: remove the leases of dead writers and the Parquet files its catalog does not list (a
+        `store.lake.Cleanup`); None for a single DuckDB file, where a dead writer leaves nothing behind."""
+        if not self.location.is_lake:
+            return None
+        from .store.lake import cleanup
+
+        return cleanup(self.con, self.location)

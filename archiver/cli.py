@@ -455,3 +455,23 @@ def check_command(db: str | None, wait: float) -> None:
         sys.exit(1)
     click.echo(f"ok: {counts['sources']} sources, {counts['records']} records, {counts['copies']} stored copies, "
                f"{counts['parts']} parts, {counts['citations']} citations, {counts['claims']} claims")
+
+
+@db_group.command("cleanup")
+@db_options
+def cleanup_command(db: str | None, wait: float) -> None:
+    """On a lake: remove what writers that died left behind: their uncommitted file leases and the Parquet
+    files the catalog does not list (while another writer is ingesting, only files older than the lease)."""
+    with open_archive(db, wait) as archive:
+        done = archive.cleanup()
+    if done is None:
+        click.echo("nothing to clean up: a single DuckDB file keeps nothing outside its transactions")
+        return
+    for lease in done.leases_expired:
+        click.echo(f"released lease: {lease}")
+    for path in done.orphans_deleted + done.old_files_deleted:
+        click.echo(f"deleted: {path}")
+    if done.orphans_kept:
+        click.echo(f"note: {done.orphans_kept}", err=True)
+    click.echo(f"{len(done.leases_expired)} leases released, "
+               f"{len(done.orphans_deleted) + len(done.old_files_deleted)} files deleted")

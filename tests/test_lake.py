@@ -270,9 +270,9 @@ def test_a_lease_of_a_live_writer_is_taken_over_after_the_lease(shared_lake, tmp
     path.write_text(json.dumps(jsonrpc_result({"task": v1_task("t-dead", v1_cited_parts())})) + "\n")
     sha = __import__("hashlib").sha256(path.read_bytes()).hexdigest()
     with Archive.open(db, data_path=data) as archive:
-        silent = leases_for(archive.con, archive.location)
+        silent = leases_for(archive.location)
         assert silent.take(str(path), sha) is None  # a writer that leases, then hangs (its process lives on)
-        live = leases_for(archive.con, archive.location)
+        live = leases_for(archive.location)
         holder = live.take(str(path), sha)
         assert holder is not None and holder.writer == silent.writer and not holder.committed
         summary = archive.ingest([str(path)])
@@ -329,3 +329,161 @@ def test_walk_through_from_one_file_to_a_postgres_lake(postgres, tmp_path, monke
     run("export", "--format", "parquet", "parquet-out/")                        # 6. for engines without DuckLake
     assert (tmp_path / "parquet-out" / "claim_citations").is_dir()
     assert list((tmp_path / "lake-data").rglob("*.parquet"))                    # the lake's own Parquet files
+
+
+# --- leases of dead writers, interrupted lake ingests, check and cleanup ------------------------------------
+
+def _one_file(tmp_path: Path, name: str = "one.jsonl", task: str = "t-lease") -> tuple[Path, str]:
+    path = tmp_path / "in" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(jsonrpc_result({"task": v1_task(task, v1_cited_parts())})) + "\n")
+    return path, __import__("hashlib").sha256(path.read_bytes()).hexdigest()
+
+
+def _holder(db: str, data: str, path: Path, sha: str, seconds: float) -> subprocess.Popen:
+    """Another writer process that leases `path` and holds it for `seconds`, then ends without releasing it
+    (as a killed writer would)."""
+    code = ("import os, sys, time\nfrom archiver.archive import Archive\nfrom archiver.store.leases import leases_for\n"
+            f"a = Archive.open({db!r}, data_path={data!r})\nleases = leases_for(a.location)\n"
+            f"assert leases.take({str(path)!r}, {sha!r}) is None\nprint('held', flush=True)\n"
+            f"time.sleep({seconds})\nos._exit(0)")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                              env=os.environ.copy())
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def _leases(db: str, data: str | None = None):
+    from archiver.store.leases import leases_for
+
+    archive = Archive.open(db, data_path=data)
+    return archive, leases_for(archive.location)
+
+
+def test_a_lease_of_a_dead_process_on_this_host_is_taken_over_at_once(shared_lake, tmp_path):
+    db, data = shared_lake
+    path, sha = _one_file(tmp_path)
+    holder = _holder(db, data, path, sha, 0)
+    holder.wait(timeout=60)
+    with Archive.open(db, data_path=data) as archive:
+        summary = archive.ingest([str(path)])
+    assert summary.records == 1 and summary.not_stored == [] and summary.claimed_elsewhere == []
+    assert len(summary.leases_taken_over) == 1 and "whose process has ended" in summary.leases_taken_over[0]
+    assert f":{holder.pid}:" in summary.leases_taken_over[0]
+
+
+def test_a_reused_pid_is_not_taken_for_the_writer_that_held_the_lease(shared_lake, tmp_path):
+    db, data = shared_lake
+    path, sha = _one_file(tmp_path)
+    archive, earlier = _leases(db, data)
+    with archive:
+        earlier.started = "another-boot:1"  # a writer that had this very pid before it was reused (by us)
+        assert earlier.take(str(path), sha) is None
+        summary = archive.ingest([str(path)])
+    assert summary.records == 1 and "whose process has ended" in summary.leases_taken_over[0]
+
+
+def test_leases_are_keyed_on_content_not_path(shared_lake, tmp_path):
+    db, data = shared_lake
+    first, sha = _one_file(tmp_path, "mount-a.jsonl")
+    second, same = _one_file(tmp_path, "mount-b.jsonl")
+    assert sha == same
+    archive, one = _leases(db, data)
+    with archive:
+        assert one.take(str(first), sha) is None
+        other = _leases(db, data)[1]
+        holder = other.take(str(second), sha)
+        assert holder is not None and holder.writer == one.writer and holder.path == str(first)
+
+
+def test_files_held_by_a_live_writer_fail_the_run_unless_it_waits_for_writers(shared_lake, tmp_path):
+    db, data = shared_lake
+    path, sha = _one_file(tmp_path)
+    holder = _holder(db, data, path, sha, 8)
+    try:
+        result = CliRunner().invoke(main, ["ingest", str(path), "--db", db])
+        assert result.exit_code == 1, result.output
+        assert f"not stored: {path}: being ingested by writer " in result.output
+        assert "use --wait-for-writers" in result.output
+        waited = CliRunner().invoke(main, ["ingest", str(path), "--db", db, "--wait-for-writers", "--json"])
+        assert waited.exit_code == 0, waited.output
+        assert holder.poll() is not None  # it waited for the holder to die, then took the file over
+    finally:
+        holder.kill()
+        holder.wait()
+    summary = json.loads(waited.stdout)
+    assert summary["records"] == 1 and summary["not_stored"] == [] and len(summary["leases_taken_over"]) == 1
+
+
+def _lake_ingest(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", (  # one file per commit group, so a kill lands between commits
+        "import archiver.ingest as i; i.GROUP_RECORDS = 1; from archiver.cli import main; main(prog_name='archiver')"),
+        "ingest", *map(str, paths), "--db", db, "--data-path", data], cwd=ROOT, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, env=os.environ.copy(), start_new_session=True)
+
+
+def _catalog_leases(db: str):
+    """The lake's leases read without opening the lake (whose SQLite catalog a reader would hold locked)."""
+    from archiver.store.leases import leases_for
+
+    return leases_for(locate(db))
+
+
+def _wait_for_commits(db: str, process: subprocess.Popen, count: int) -> None:
+    leases = _catalog_leases(db)
+    deadline = time.monotonic() + 120
+    while len(leases.runner.query("SELECT sha256 FROM archiver_leases WHERE committed_at IS NOT NULL")) < count:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
+        time.sleep(0.02)
+    leases.close()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_rerun_after_a_stopped_lake_ingest_stores_every_file(shared_lake, tmp_path, signum):
+    db, data = shared_lake
+    batches = _corpus(tmp_path / "in")
+    Archive.open(db, data_path=data).close()
+    first = _lake_ingest(db, data, batches)
+    _wait_for_commits(db, first, 1)
+    first.send_signal(signum)
+    _out, err = first.communicate(timeout=60)
+    assert first.returncode == (-signum if signum == signal.SIGKILL else 143), err
+    leases = _catalog_leases(db)
+    held = leases.held()
+    leases.close()
+    if signum == signal.SIGTERM:
+        assert held == [], "an ingest stopped by SIGTERM releases its leases"
+        assert err.startswith("interrupted by SIGTERM: committed ") and err.count("\n") == 1, err
+    rerun = CliRunner().invoke(main, ["ingest", *map(str, batches), "--db", db, "--json"])
+    assert rerun.exit_code == 0, rerun.output
+    summary = json.loads(rerun.stdout)
+    assert summary["not_stored"] == [] and summary["claimed_elsewhere"] == []
+    assert stored(db)[0]["sources"] == 6 * 7
+    checked = CliRunner().invoke(main, ["db", "check", "--db", db])
+    if signum == signal.SIGKILL:  # a commit killed halfway leaves its Parquet files, and nothing else
+        assert all(line.startswith(("problem: orphan-file: ", "1 integrity problems"))
+                   for line in checked.output.splitlines()), checked.output
+        run("db", "cleanup", "--db", db)
+        checked = CliRunner().invoke(main, ["db", "check", "--db", db])
+    assert checked.exit_code == 0, checked.output
+
+
+def test_db_check_names_held_leases_and_unlisted_files_and_cleanup_removes_them(shared_lake, tmp_path):
+    db, data = shared_lake
+    run("ingest", str(SAMPLES), "--db", db, "--data-path", data)
+    path, sha = _one_file(tmp_path)
+    _holder(db, data, path, sha, 0).wait(timeout=60)  # a writer that died holding a lease
+    parquet = min(Path(data).rglob("*.parquet"))
+    stray = parquet.with_name("ducklake-stray.parquet")
+    shutil.copy(parquet, stray)  # as a commit that never finished leaves its files
+    checked = CliRunner().invoke(main, ["db", "check", "--db", db])
+    assert checked.exit_code == 1
+    assert "problem: held-lease: 1 file leases not committed" in checked.output
+    assert f"{path}: writer " in checked.output and "its process has ended" in checked.output
+    assert "problem: orphan-file: 1 Parquet files under the data path that the catalog does not list" \
+        in checked.output
+    assert str(stray) in checked.output
+    cleaned = run("db", "cleanup", "--db", db)
+    assert f"released lease: {path}: writer " in cleaned and f"deleted: {stray}" in cleaned
+    assert not stray.exists() and parquet.exists()
+    assert run("db", "check", "--db", db).startswith("ok: ")

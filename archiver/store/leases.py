@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import duckdb
 
 from ..processes import alive, start_time
-from .backend import Location, literal
+from .backend import Location, extensions, install_extensions, literal
 
 LEASE_SECONDS = 15 * 60
 TABLE = "archiver_leases"
@@ -190,7 +190,8 @@ class _SQLite(_Runner):
 
 
 class _PostgreSQL(_Runner):
-    """Through DuckDB's postgres extension (already loaded for the lake): no Python driver needed."""
+    """Through DuckDB's postgres extension (installed for the lake): no Python driver needed. On a DuckDB
+    connection of its own, so that a lake opened read-only (as `db check` opens it) can still see leases."""
 
     now = "now()"
     age = "extract(epoch FROM now() - leased_at)"
@@ -200,11 +201,10 @@ class _PostgreSQL(_Runner):
               "committed_at timestamptz)")
     ALIAS = "archiver_catalog"
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, dsn: str) -> None:
-        self.cursor = con.cursor()
-        attached = {name for (name,) in self.cursor.execute("SELECT database_name FROM duckdb_databases()").fetchall()}
-        if self.ALIAS not in attached:
-            self.cursor.execute(f"ATTACH {literal(dsn)} AS {self.ALIAS} (TYPE postgres)")
+    def __init__(self, location: Location) -> None:
+        self.cursor = duckdb.connect()
+        install_extensions(self.cursor, extensions(location))
+        self.cursor.execute(f"ATTACH {literal(location.catalog_path)} AS {self.ALIAS} (TYPE postgres)")
 
     def setup(self) -> None:
         try:
@@ -223,10 +223,10 @@ class _PostgreSQL(_Runner):
         self.cursor.close()
 
 
-def leases_for(con: duckdb.DuckDBPyConnection, location: Location) -> Leases | None:
+def leases_for(location: Location) -> Leases | None:
     """Leases for a lake that admits several writers; None where one writer at a time is all there is."""
     if location.catalog == "sqlite":
         return Leases(_SQLite(location.catalog_path + ".leases"))
     if location.catalog == "postgres":
-        return Leases(_PostgreSQL(con, location.catalog_path))
+        return Leases(_PostgreSQL(location))
     return None
