@@ -487,3 +487,21 @@ def test_db_check_names_held_leases_and_unlisted_files_and_cleanup_removes_them(
     assert f"released lease: {path}: writer " in cleaned and f"deleted: {stray}" in cleaned
     assert not stray.exists() and parquet.exists()
     assert run("db", "check", "--db", db).startswith("ok: ")
+
+
+def test_four_writers_creating_one_new_lake_at_once_all_succeed(shared_lake, tmp_path):
+    db, data = shared_lake
+    paths = [_one_file(tmp_path, f"w{n}.jsonl", f"t-create-{n}")[0] for n in range(4)]
+    starter = tmp_path / "go"
+    code = ("import os, sys, time\nfrom archiver.cli import main\n"
+            f"while not os.path.exists({str(starter)!r}): time.sleep(0.005)\n"
+            "main(sys.argv[1:], prog_name='archiver')")
+    writers = [subprocess.Popen([sys.executable, "-c", code, "ingest", str(path), "--db", db, "--data-path", data,
+                                 "--wait", "60"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=os.environ.copy()) for path in paths]
+    time.sleep(1.5)  # every interpreter up and waiting
+    starter.touch()
+    outputs = [writer.communicate(timeout=300) for writer in writers]
+    assert [writer.returncode for writer in writers] == [0, 0, 0, 0], [err for _out, err in outputs]
+    assert stored(db)[0]["sources"] == 4
+    assert run("db", "check", "--db", db).startswith("ok: ")
