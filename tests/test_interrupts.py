@@ -103,7 +103,7 @@ def test_a_signal_stops_the_ingest_within_two_seconds_saying_what_it_committed(c
         os.killpg(process.pid, signum)  # as a terminal's Ctrl-C does: the whole foreground group
     else:
         os.kill(process.pid, signum)  # as `kill` or a service manager does: the ingest alone
-    assert process.wait(timeout=30) == 128 + signum
+    assert process.wait(timeout=30) == 128 + signum, err.read_text()
     elapsed = time.monotonic() - sent
     assert elapsed < STOP_SECONDS, f"stopped {elapsed:.2f}s after {signum.name}"
     lines = err.read_text().splitlines()
