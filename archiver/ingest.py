@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 
 import duckdb
 
-from .interrupts import Interrupted, as_interrupted
+from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load.rows import arrow_schemas
 from .load.writer import write_files
 from .prepare import FileOutcome, PreparedFile, prepare
@@ -178,6 +178,7 @@ def ingest(
     try:
         with _writer_settings(con):
             _ingest(con, paths, on_file, workers, leases, summary, wait_for_writers)
+        stop_if_received()
     except BaseException as exc:
         stopped = as_interrupted(exc)
         if isinstance(stopped, Interrupted):
@@ -259,6 +260,7 @@ def _store(con: duckdb.DuckDBPyConnection, work: list[tuple], workers: int, admi
     group: list[PreparedFile] = []
     try:
         for prepared in _prepared(work, workers, admit):
+            stop_if_received()
             group.append(prepared)
             if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
                 _commit(con, group, summary, on_file, leases)
@@ -324,6 +326,7 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
                 leases.done(prepared.source_row["sha256"])
         _tally(summary, prepared.outcome, on_file)
         group.remove(prepared)
+    stop_if_received()
 
 
 WRITER_SETTINGS = {"threads": "1", "checkpoint_threshold": "1GB"}

@@ -2,8 +2,9 @@
 
 The first signal raises `Interrupted` in the main thread wherever it is, so the code in flight unwinds
 through its own cleanup: the open transaction rolls back, lake leases are released, parsing workers are
-killed. DuckDB turns a signal that arrives during a query into an error of its own ("Query interrupted"),
-so what is raised is judged by `received()`, not by its type. A second signal, while that cleanup runs,
+killed. DuckDB turns a signal that arrives during a query into an error of its own ("Query interrupted"), or
+lets the statement complete, so what is raised is judged by `received()`, not by its type, and the run
+also calls `stop_if_received()` between its steps. A second signal, while that cleanup runs,
 ends the process at once: the archive stays consistent (an uncommitted transaction is never replayed) and
 whatever the cleanup had not done yet is what a kill leaves, which the next run repairs.
 """
@@ -43,6 +44,13 @@ _at_exit: list[Callable[[], None]] = []
 def received() -> int | None:
     """The signal that interrupted this run, if one did."""
     return _received[0] if _received else None
+
+
+def stop_if_received() -> None:
+    """Raise `Interrupted` if a signal came: DuckDB may swallow the one raised in its handler (a signal
+    during an Arrow scan ends in a completed statement), so the run looks again at its safe points."""
+    if _received:
+        raise Interrupted(_received[0])
 
 
 def as_interrupted(exc: BaseException) -> BaseException:
