@@ -12,7 +12,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, field
 
 import duckdb
@@ -259,11 +259,12 @@ def _store(con: duckdb.DuckDBPyConnection, work: list[tuple], workers: int, admi
     """Prepare and commit the admitted files of `work`, in commit groups."""
     group: list[PreparedFile] = []
     try:
-        for prepared in _prepared(work, workers, admit):
-            stop_if_received()
-            group.append(prepared)
-            if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
-                _commit(con, group, summary, on_file, leases)
+        with closing(_prepared(work, workers, admit)) as files:  # closed at once on an error: workers killed
+            for prepared in files:
+                stop_if_received()
+                group.append(prepared)
+                if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
+                    _commit(con, group, summary, on_file, leases)
         _commit(con, group, summary, on_file, leases)
     except BaseException:
         _tally_landed(con, group, summary, on_file, leases)

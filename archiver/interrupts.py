@@ -90,5 +90,6 @@ def stopped_by_signals() -> Iterator[None]:
     try:
         yield
     finally:
-        for signum, handler in before.items():
-            signal.signal(signum, handler)
+        if not _received:  # once interrupted, a second signal still exits at once, even while Python exits
+            for signum, handler in before.items():
+                signal.signal(signum, handler)

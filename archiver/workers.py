@@ -110,7 +110,7 @@ class WorkerPool:
 def _serve(connection: Connection, parent: int, started: str | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with(parent, started)
-    while (call := connection.recv()) is not None:
+    while (call := _next_call(connection)) is not None:
         func, args = call
         try:
             answer = (True, func(*args))
@@ -120,6 +120,14 @@ def _serve(connection: Connection, parent: int, started: str | None) -> None:
             connection.send(answer)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             connection.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+def _next_call(connection: Connection) -> tuple | None:
+    """The next call; None when told to stop, or when the ingest is gone (its end of the pipe closed)."""
+    try:
+        return connection.recv()
+    except EOFError:
+        return None
 
 
 @contextmanager

@@ -107,7 +107,7 @@ def test_a_signal_stops_the_ingest_within_two_seconds_saying_what_it_committed(c
     elapsed = time.monotonic() - sent
     assert elapsed < STOP_SECONDS, f"stopped {elapsed:.2f}s after {signum.name}"
     lines = err.read_text().splitlines()
-    assert len(lines) == 1, lines
+    assert len(lines) == 1, "\n".join(lines)
     said = COMMITTED.match(lines[0])
     assert said and said.group(1) == signum.name, lines
     assert_all_gone(process.pid)
@@ -128,7 +128,9 @@ def test_a_second_ctrl_c_exits_at_once(corpus, tmp_path):
     time.sleep(0.02)
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGINT)
-    assert process.wait(timeout=30) == 130
+    # 130 from the handler, or death by SIGINT itself once Python has reset its handlers on the way out:
+    # a shell reports both as 130
+    assert process.wait(timeout=30) in (130, -signal.SIGINT), err.read_text()
     assert time.monotonic() - sent < STOP_SECONDS
     assert "Traceback" not in err.read_text()
     assert_all_gone(process.pid)
