@@ -384,6 +384,21 @@ def test_a_reused_pid_is_not_taken_for_the_writer_that_held_the_lease(shared_lak
     assert summary.records == 1 and "whose process has ended" in summary.leases_taken_over[0]
 
 
+def test_a_lease_of_another_host_waits_for_the_lease_even_if_its_pid_is_free_here(shared_lake, tmp_path,
+                                                                                   monkeypatch):
+    db, data = shared_lake
+    path, sha = _one_file(tmp_path)
+    archive, remote = _leases(db, data)
+    with archive:
+        remote.host, remote.pid = "another-host", 4_000_000  # no such pid here: it names a process over there
+        assert remote.take(str(path), sha) is None
+        summary = archive.ingest([str(path)])
+        assert summary.records == 0 and len(summary.not_stored) == 1
+        monkeypatch.setenv("ARCHIVER_LEASE_SECONDS", "0")
+        summary = archive.ingest([str(path)])
+    assert summary.records == 1 and "silent for" in summary.leases_taken_over[0]
+
+
 def test_leases_are_keyed_on_content_not_path(shared_lake, tmp_path):
     db, data = shared_lake
     first, sha = _one_file(tmp_path, "mount-a.jsonl")
