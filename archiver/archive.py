@@ -128,27 +128,29 @@ class Archive:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def ingest(self, paths: Iterable[str], on_file: Callable | None = None, workers: int | None = None):
-        """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1).
+    def ingest(self, paths: Iterable[str], on_file: Callable | None = None, workers: int | None = None,
+               wait_for_writers: bool = False):
+        """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1). On a lake that
+        several writers share, `wait_for_writers` waits out files another live writer is ingesting.
 
         An ingest into an archive this open created that stores no source (a missing path, an empty folder,
         a full disk) leaves no archive file behind when the archive is closed. A DuckDB error that is a
         trouble of the archive file (a full disk, no permission to write) is raised as `ArchiveUnusable`."""
         from .ingest import ingest
-        from .store.claims import claims_for
+        from .store.leases import leases_for
 
-        claims = claims_for(self.con, self.location)
+        leases = leases_for(self.location)
         self._discard_if_empty = self.created
         try:
-            return ingest(self.con, paths, on_file, workers, claims)
+            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers)
         except duckdb.Error as exc:
             refusal = None if self.location.is_lake else explain(exc, self.path)
             if refusal is not None:
                 raise refusal from exc
             raise
         finally:
-            if claims is not None:
-                claims.close()
+            if leases is not None:
+                leases.close()
 
     def copy_to(self, target: str, data_path: str | None = None, wait: float = DEFAULT_WAIT_SECONDS) -> dict:
         """Copy every table into the archive `target` (a file or a lake, created if need be, holding no
@@ -305,7 +307,21 @@ class Archive:
         every index row rests on a stored raw record, no file is half ingested, counts agree."""
         from .store.check import check
 
-        return check(self.con)
+        problems = check(self.con)
+        if self.location.is_lake:
+            from .store.lake import problems as lake_problems
+
+            problems += lake_problems(self.con, self.location)
+        return problems
+
+    def cleanup(self):
+        """On a lake: remove the leases of dead writers and the Parquet files its catalog does not list (a
+        `store.lake.Cleanup`); None for a single DuckDB file, where a dead writer leaves nothing behind."""
+        if not self.location.is_lake:
+            return None
+        from .store.lake import cleanup
+
+        return cleanup(self.con, self.location)
 
     def healings(self) -> list[str]:
         """What opening this archive for writing removed: rows of file versions no ingest committed."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -88,18 +89,26 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Parsing processes (default: one per core, at most 8).")
-def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None) -> None:
+@click.option("--wait-for-writers", is_flag=True,
+              help="On a lake of several writers: wait for files another live writer is ingesting (until it "
+                   "commits them, or dies and this run takes them over) instead of leaving them unstored.")
+def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None,
+           wait_for_writers: bool) -> None:
     """Ingest files, directories, globs or - (stdin) into the archive.
 
-    Exit status 1 when any record was quarantined (the good records are stored), and when no transcript
-    was found at all (an empty folder, no A2A object recognised in any file).
+    Exit status 1 when any record was quarantined (the good records are stored), when no transcript
+    was found at all (an empty folder, no A2A object recognised in any file), or when files were left
+    unstored because another writer of the lake was ingesting them (see --wait-for-writers).
+    SIGINT (Ctrl-C) or SIGTERM stops it within seconds, keeping what was committed: exit status 130 or 143.
     """
     from .ingest import default_workers
+    from .interrupts import stopped_by_signals
     from .progress import Progress
 
-    with open_archive(db, wait) as archive, Progress() as progress:
+    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress() as progress:
         try:
-            summary = archive.ingest(paths, on_file=progress.update, workers=workers or default_workers())
+            summary = archive.ingest(paths, on_file=progress.update, workers=workers or default_workers(),
+                                     wait_for_writers=wait_for_writers)
         except FileNotFoundError as exc:
             raise click.ClickException(str(exc)) from None
     for problem in summary.problems:
@@ -109,11 +118,28 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
     if summary.found_nothing:
         click.secho(f"warning: no transcript found in {summary.files} file{'s' * (summary.files != 1)} "
                     f"under {', '.join(paths)}", fg="yellow", err=True)
+    for file in summary.not_stored:
+        click.echo(f"not stored: {file}; ingest again, or use --wait-for-writers", err=True)
     if as_json:
         emit_json(summary.as_dict())
     else:
         click.echo(render_summary(summary))
-    sys.exit(1 if summary.quarantined or summary.found_nothing else 0)
+    sys.exit(1 if summary.quarantined or summary.found_nothing or summary.not_stored else 0)
+
+
+@contextmanager
+def ended_by_signals():
+    """An interrupted run ends with one line (what it committed) and 128 + the signal's number."""
+    from .interrupts import Interrupted, as_interrupted
+
+    try:
+        yield
+    except BaseException as exc:
+        stopped = as_interrupted(exc)
+        if not isinstance(stopped, Interrupted):
+            raise
+        click.echo(str(stopped), err=True)
+        sys.exit(stopped.exit_code)
 
 
 def render_summary(summary) -> str:
@@ -127,9 +153,10 @@ def render_summary(summary) -> str:
     ]
     if summary.archive_files_skipped:
         lines.append(f"skipped {summary.archive_files_skipped} paths to the archive's own files")
-    if summary.claimed_elsewhere or summary.claims_taken_over or summary.commit_retries:
-        lines.append(f"other writers: {len(summary.claimed_elsewhere)} files claimed by them, "
-                     f"{len(summary.claims_taken_over)} claims taken over, {summary.commit_retries} commit retries")
+    if summary.claimed_elsewhere or summary.leases_taken_over or summary.commit_retries:
+        lines.append(f"other writers: {len(summary.claimed_elsewhere)} files leased by them "
+                     f"({len(summary.not_stored)} not stored), {len(summary.leases_taken_over)} leases taken over, "
+                     f"{summary.commit_retries} commit retries")
     return "\n".join(lines)
 
 
@@ -466,3 +493,23 @@ def check_command(db: str | None, wait: float) -> None:
         sys.exit(1)
     click.echo(f"ok: {counts['sources']} sources, {counts['records']} records, {counts['copies']} stored copies, "
                f"{counts['parts']} parts, {counts['citations']} citations, {counts['claims']} claims")
+
+
+@db_group.command("cleanup")
+@db_options
+def cleanup_command(db: str | None, wait: float) -> None:
+    """On a lake: remove what writers that died left behind: their uncommitted file leases and the Parquet
+    files the catalog does not list (while another writer is ingesting, only files older than the lease)."""
+    with open_archive(db, wait) as archive:
+        done = archive.cleanup()
+    if done is None:
+        click.echo("nothing to clean up: a single DuckDB file keeps nothing outside its transactions")
+        return
+    for lease in done.leases_expired:
+        click.echo(f"released lease: {lease}")
+    for path in done.orphans_deleted + done.old_files_deleted:
+        click.echo(f"deleted: {path}")
+    if done.orphans_kept:
+        click.echo(f"note: {done.orphans_kept}", err=True)
+    click.echo(f"{len(done.leases_expired)} leases released, "
+               f"{len(done.orphans_deleted) + len(done.old_files_deleted)} files deleted")

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import multiprocessing
 import os
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 import duckdb
 
+from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load import versions
 from .load.rows import arrow_schemas
 from .load.writer import alias_row, insert_sources, write_files
@@ -26,8 +26,9 @@ from .prepare import FileOutcome, PreparedFile, prepare
 from .read.containers import SourceFile, shown
 from .read.version import SourceVersion
 from .store.backend import archive_files
-from .store.claims import Claims
+from .store.leases import Holder, Leases
 from .store.migrations import rollback
+from .workers import worker_pool
 
 STDIN = "<stdin>"
 
@@ -52,7 +53,9 @@ class IngestSummary:
     unrecognised_files: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     claimed_elsewhere: list[str] = field(default_factory=list)
-    claims_taken_over: list[str] = field(default_factory=list)
+    not_stored: list[str] = field(default_factory=list)
+    """Files left unstored because another live writer of the lake holds them (also in `claimed_elsewhere`)."""
+    leases_taken_over: list[str] = field(default_factory=list)
     commit_retries: int = 0
     archive_files_skipped: int = 0
     """Paths that reached the archive's own files (its database, .wal, a lake's Parquet files): never read."""
@@ -144,14 +147,13 @@ def default_workers() -> int:
 
 def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -> Iterator[PreparedFile]:
     """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead.
-    `admit` is asked just before a file is prepared (it claims the file on a lake of many writers)."""
+    `admit` is asked just before a file is prepared (it leases the file on a lake of many writers)."""
     admitted = (item for item in work if admit(item))
     if workers <= 1 or len(work) < 2 or sum(version.size for _, version, _ in work) < POOL_MIN_BYTES:
         for item in admitted:
             yield prepare(*item)
         return
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with worker_pool(workers) as pool:
         window: deque = deque()
         ahead = 0
         for item in admitted:
@@ -170,13 +172,16 @@ def ingest(
     paths: Iterable[str],
     on_file: Callable[[FileOutcome], None] | None = None,
     workers: int | None = None,
-    claims: Claims | None = None,
+    leases: Leases | None = None,
+    wait_for_writers: bool = False,
 ) -> IngestSummary:
     """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed (in `workers`
     processes when there is enough input) and written by this process, each file atomically.
 
-    With `claims` (a lake that several writers share), each file is claimed before it is prepared;
-    a file another writer holds is skipped and reported in `claimed_elsewhere`.
+    With `leases` (a lake that several writers share), each file is leased before it is prepared; a file
+    another writer stored is skipped and reported in `claimed_elsewhere`, and so is one another live writer
+    is ingesting, which is also listed in `not_stored`, unless `wait_for_writers`: then this run waits
+    until that writer commits it, or dies and this run takes it over.
 
     Worker processes are started with the forkserver method, so a script calling this with
     workers > 1 needs the usual `if __name__ == "__main__":` guard.
@@ -185,17 +190,41 @@ def ingest(
     _limit_memory(con, 0)
     try:
         with _writer_settings(con):
-            _ingest(con, paths, on_file, workers, claims, summary)
+            _ingest(con, paths, on_file, workers, leases, summary, wait_for_writers)
+        stop_if_received()
+    except BaseException as exc:
+        stopped = as_interrupted(exc)
+        if isinstance(stopped, Interrupted):
+            stopped.progress = _committed(summary)
+            _skip_checkpoint(con)
+            raise stopped from None
+        raise
     finally:
-        if claims is not None:
-            claims.release()
-            summary.claims_taken_over = list(claims.taken_over)
+        if leases is not None:
+            leases.release()
+            summary.leases_taken_over = list(leases.taken_over)
     _count_index(con, summary)
     return summary
 
 
+def _skip_checkpoint(con: duckdb.DuckDBPyConnection) -> None:
+    """Leave the WAL for the next open to replay: checkpointing it as the archive closes takes seconds
+    (2.1 s after 56,000 records), and an interrupted run has to stop now."""
+    try:
+        con.execute("PRAGMA disable_checkpoint_on_shutdown")
+    except duckdb.Error:
+        pass
+
+
+def _committed(summary: IngestSummary) -> str:
+    """What an interrupted run had committed, for the one line it ends with."""
+    stored = summary.files - summary.files_unchanged - summary.files_aliased - len(summary.claimed_elsewhere)
+    return (f"committed {stored} files ({summary.records - summary.duplicates_skipped} new records) before "
+            "stopping; the files in flight were not stored (run the same command again to finish)")
+
+
 def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Callable | None, workers: int | None,
-            claims: Claims | None, summary: IngestSummary) -> None:
+            leases: Leases | None, summary: IngestSummary, wait_for_writers: bool) -> None:
     schemas = arrow_schemas(con)
     own = archive_files(con)
     sources = []
@@ -207,19 +236,66 @@ def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Calla
     listed, aliases = _versions(con, sources, summary, on_file)
     work = [(source, version, schemas) for source, version in listed]
 
+    held: dict[str, tuple[tuple, Holder]] = {}
+
     def admit(item: tuple) -> bool:
-        holder = claims.take(item[0].path, item[1].sha256) if claims is not None else None
-        if holder is not None:
-            _tally(summary, FileOutcome(item[0].path, elsewhere=holder.describe()), on_file)
+        holder = leases.take(item[0].path, item[1].sha256) if leases is not None else None
+        if holder is not None and holder.committed:  # another writer stored these bytes: an alias here
+            aliases.append((item[0], item[1].sha256, item[1].size))
+        elif holder is not None:
+            held[item[0].path] = (item, holder)
         return holder is None
 
-    group: list[PreparedFile] = []
-    for prepared in _prepared(work, workers or 1, admit):
-        group.append(prepared)
-        if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
-            _commit(con, group, summary, on_file, claims)
-    _commit(con, group, summary, on_file, claims)
+    _store(con, work, workers or 1, admit, summary, on_file, leases)
+    delay = WRITERS_POLL_SECONDS
+    while held and wait_for_writers:
+        time.sleep(delay)
+        delay = min(2 * delay, WRITERS_POLL_MAX_SECONDS)
+        again = [item for item, _holder in held.values()]
+        held.clear()
+        _store(con, again, workers or 1, admit, summary, on_file, leases)
+    for path, (_item, holder) in held.items():
+        summary.not_stored.append(f"{path}: {holder.describe()}")
+        _tally(summary, FileOutcome(path, elsewhere=holder.describe()), on_file)
     _record_aliases(con, aliases, summary, on_file)
+
+
+WRITERS_POLL_SECONDS = 0.5
+WRITERS_POLL_MAX_SECONDS = 5.0
+"""How often a run that waits for other writers looks again at the files they hold."""
+
+
+def _store(con: duckdb.DuckDBPyConnection, work: list[tuple], workers: int, admit: Callable[[tuple], bool],
+           summary: IngestSummary, on_file: Callable | None, leases: Leases | None) -> None:
+    """Prepare and commit the admitted files of `work`, in commit groups."""
+    group: list[PreparedFile] = []
+    try:
+        with closing(_prepared(work, workers, admit)) as files:  # closed at once on an error: workers killed
+            for prepared in files:
+                stop_if_received()
+                group.append(prepared)
+                if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
+                    _commit(con, group, summary, on_file, leases)
+        _commit(con, group, summary, on_file, leases)
+    except BaseException:
+        _tally_landed(con, group, summary, on_file, leases)
+        raise
+
+
+def _tally_landed(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: IngestSummary,
+                  on_file: Callable | None, leases: Leases | None) -> None:
+    """Count the files of a commit cut short that landed all the same: an interrupt that arrives as COMMIT
+    finishes is raised after it, and what the run says it committed must be what the archive holds."""
+    keys = [(p.source_row["path"], p.source_row["sha256"]) for p in group]
+    try:
+        landed = versions.recorded(con, keys)
+    except duckdb.Error:
+        return
+    for prepared in [p for p, key in zip(group, keys) if key in landed]:
+        prepared.outcome.new_records = prepared.outcome.records
+        if leases is not None:
+            leases.done(prepared.source_row["sha256"])
+        _tally(summary, prepared.outcome, on_file)
 
 
 def _versions(con: duckdb.DuckDBPyConnection, sources: list[SourceFile], summary: IngestSummary,
@@ -260,6 +336,9 @@ def _record_aliases(con: duckdb.DuckDBPyConnection, aliases: list[tuple], summar
                                         "which was not stored in this run"), on_file)
             continue
         first_path, row = contents[sha256]
+        if first_path == source.path:  # another writer stored it here first
+            _tally(summary, FileOutcome(source.path, elsewhere="already stored by another writer"), on_file)
+            continue
         rows.append(alias_row({**row, "path": source.path, "size": size, "ingested_at": datetime.now(UTC)},
                               first_path))
         _tally(summary, FileOutcome(source.path, row["container"], records=row["records"] or 0,
@@ -279,12 +358,13 @@ GROUP_RECORDS = 20_000
 
 
 def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: IngestSummary,
-            on_file: Callable | None, claims: Claims | None = None) -> None:
-    if claims is not None:
-        for prepared in [p for p in group if not claims.confirm(p.source_row["path"], p.source_row["sha256"])]:
+            on_file: Callable | None, leases: Leases | None = None) -> None:
+    if leases is not None:
+        for prepared in [p for p in group if not leases.confirm(p.source_row["sha256"])]:
             group.remove(prepared)
-            _tally(summary, FileOutcome(prepared.outcome.path, elsewhere="its claim was taken over by another "
-                                        "writer while this one prepared it"), on_file)
+            why = "its lease was taken over by another writer while this one prepared it"
+            summary.not_stored.append(f"{prepared.outcome.path}: {why}")
+            _tally(summary, FileOutcome(prepared.outcome.path, elsewhere=why), on_file)
     if not group:
         return
 
@@ -293,7 +373,7 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
     def retried(_exc: Exception) -> None:
         summary.commit_retries += 1
 
-    for prepared, new in zip(group, write_files(con, group, on_retry=retried)):
+    for prepared, new in zip(list(group), write_files(con, group, on_retry=retried)):
         path = prepared.outcome.path
         if new == path:
             prepared.outcome = FileOutcome(path, elsewhere="already stored by another writer")
@@ -302,10 +382,11 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
                                            alias_of=new)
         else:
             prepared.outcome.new_records = new
-        if claims is not None and new != path:
-            claims.done(path, prepared.source_row["sha256"])
+        if leases is not None and new != path:
+            leases.done(prepared.source_row["sha256"])
         _tally(summary, prepared.outcome, on_file)
-    group.clear()
+        group.remove(prepared)
+    stop_if_received()
 
 
 WRITER_SETTINGS = {"threads": "1", "checkpoint_threshold": "1GB"}

@@ -228,7 +228,7 @@ def _corpus(root: Path, folders: int = 6, files: int = 6) -> list[Path]:
 
 def _writer(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "archiver", "ingest", *map(str, paths), "--db", db,
-                             "--data-path", data, "--json", "--wait", "60"],
+                             "--data-path", data, "--json", "--wait", "60", "--wait-for-writers"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=os.environ.copy())
 
 
@@ -262,8 +262,8 @@ def test_concurrent_writers_store_each_file_once(shared_lake, tmp_path):
           f"commit retries {[s['commit_retries'] for s in summaries]}")
 
 
-def test_a_claim_of_a_dead_writer_is_taken_over_after_the_lease(shared_lake, tmp_path, monkeypatch):
-    from archiver.store.claims import claims_for
+def test_a_lease_of_a_live_writer_is_taken_over_after_the_lease(shared_lake, tmp_path, monkeypatch):
+    from archiver.store.leases import leases_for
 
     db, data = shared_lake
     path = tmp_path / "in" / "one.jsonl"
@@ -271,18 +271,20 @@ def test_a_claim_of_a_dead_writer_is_taken_over_after_the_lease(shared_lake, tmp
     path.write_text(json.dumps(jsonrpc_result({"task": v1_task("t-dead", v1_cited_parts())})) + "\n")
     sha = __import__("hashlib").sha256(path.read_bytes()).hexdigest()
     with Archive.open(db, data_path=data) as archive:
-        dead = claims_for(archive.con, archive.location)
-        assert dead.take(str(path), sha) is None  # a writer that claims, then dies
-        live = claims_for(archive.con, archive.location)
+        silent = leases_for(archive.location)
+        assert silent.take(str(path), sha) is None  # a writer that leases, then hangs (its process lives on)
+        live = leases_for(archive.location)
         holder = live.take(str(path), sha)
-        assert holder is not None and holder.writer == dead.writer and not holder.committed
+        assert holder is not None and holder.writer == silent.writer and not holder.committed
         summary = archive.ingest([str(path)])
         assert summary.claimed_elsewhere and summary.records == 0
-        monkeypatch.setenv("ARCHIVER_CLAIM_LEASE", "0")
+        assert len(summary.not_stored) == 1
+        assert summary.not_stored[0].startswith(f"{path}: being ingested by writer {silent.writer} (leased ")
+        monkeypatch.setenv("ARCHIVER_LEASE_SECONDS", "0")
         summary = archive.ingest([str(path)])
         assert summary.claimed_elsewhere == [] and summary.records == 1
-        assert summary.claims_taken_over and dead.writer in summary.claims_taken_over[0]
-        assert not dead.confirm(str(path), sha)  # the dead writer, were it only slow, would now drop the file
+        assert summary.leases_taken_over and silent.writer in summary.leases_taken_over[0]
+        assert not silent.confirm(sha)  # the silent writer, were it only slow, would now drop the file
         assert archive.stats()["sources"] == 1
 
 
@@ -342,3 +344,194 @@ def test_lake_connections_are_offline_and_locked(lake):
                             "lock_configuration": "true"}
         with pytest.raises(duckdb.InvalidInputException, match="locked"):
             archive.con.execute("SET autoload_known_extensions = true")
+
+
+# --- leases of dead writers, interrupted lake ingests, check and cleanup ------------------------------------
+
+def _one_file(tmp_path: Path, name: str = "one.jsonl", task: str = "t-lease") -> tuple[Path, str]:
+    path = tmp_path / "in" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(jsonrpc_result({"task": v1_task(task, v1_cited_parts())})) + "\n")
+    return path, __import__("hashlib").sha256(path.read_bytes()).hexdigest()
+
+
+def _holder(db: str, data: str, path: Path, sha: str, seconds: float) -> subprocess.Popen:
+    """Another writer process that leases `path` and holds it for `seconds`, then ends without releasing it
+    (as a killed writer would)."""
+    code = ("import os, sys, time\nfrom archiver.archive import Archive\nfrom archiver.store.leases import leases_for\n"
+            f"a = Archive.open({db!r}, data_path={data!r})\nleases = leases_for(a.location)\n"
+            f"assert leases.take({str(path)!r}, {sha!r}) is None\nprint('held', flush=True)\n"
+            f"time.sleep({seconds})\nos._exit(0)")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                              env=os.environ.copy())
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def _leases(db: str, data: str | None = None):
+    from archiver.store.leases import leases_for
+
+    archive = Archive.open(db, data_path=data)
+    return archive, leases_for(archive.location)
+
+
+def test_a_lease_of_a_dead_process_on_this_host_is_taken_over_at_once(shared_lake, tmp_path):
+    db, data = shared_lake
+    path, sha = _one_file(tmp_path)
+    holder = _holder(db, data, path, sha, 0)
+    holder.wait(timeout=60)
+    with Archive.open(db, data_path=data) as archive:
+        summary = archive.ingest([str(path)])
+    assert summary.records == 1 and summary.not_stored == [] and summary.claimed_elsewhere == []
+    assert len(summary.leases_taken_over) == 1 and "whose process has ended" in summary.leases_taken_over[0]
+    assert f":{holder.pid}:" in summary.leases_taken_over[0]
+
+
+def test_a_reused_pid_is_not_taken_for_the_writer_that_held_the_lease(shared_lake, tmp_path):
+    db, data = shared_lake
+    path, sha = _one_file(tmp_path)
+    archive, earlier = _leases(db, data)
+    with archive:
+        earlier.started = "another-boot:1"  # a writer that had this very pid before it was reused (by us)
+        assert earlier.take(str(path), sha) is None
+        summary = archive.ingest([str(path)])
+    assert summary.records == 1 and "whose process has ended" in summary.leases_taken_over[0]
+
+
+def test_a_lease_of_another_host_waits_for_the_lease_even_if_its_pid_is_free_here(shared_lake, tmp_path,
+                                                                                   monkeypatch):
+    db, data = shared_lake
+    path, sha = _one_file(tmp_path)
+    archive, remote = _leases(db, data)
+    with archive:
+        remote.host, remote.pid = "another-host", 4_000_000  # no such pid here: it names a process over there
+        assert remote.take(str(path), sha) is None
+        summary = archive.ingest([str(path)])
+        assert summary.records == 0 and len(summary.not_stored) == 1
+        monkeypatch.setenv("ARCHIVER_LEASE_SECONDS", "0")
+        summary = archive.ingest([str(path)])
+    assert summary.records == 1 and "silent for" in summary.leases_taken_over[0]
+
+
+def test_leases_are_keyed_on_content_not_path(shared_lake, tmp_path):
+    db, data = shared_lake
+    first, sha = _one_file(tmp_path, "mount-a.jsonl")
+    second, same = _one_file(tmp_path, "mount-b.jsonl")
+    assert sha == same
+    archive, one = _leases(db, data)
+    with archive:
+        assert one.take(str(first), sha) is None
+        other = _leases(db, data)[1]
+        holder = other.take(str(second), sha)
+        assert holder is not None and holder.writer == one.writer and holder.path == str(first)
+
+
+def test_files_held_by_a_live_writer_fail_the_run_unless_it_waits_for_writers(shared_lake, tmp_path):
+    db, data = shared_lake
+    path, sha = _one_file(tmp_path)
+    holder = _holder(db, data, path, sha, 8)
+    try:
+        result = CliRunner().invoke(main, ["ingest", str(path), "--db", db])
+        assert result.exit_code == 1, result.output
+        assert f"not stored: {path}: being ingested by writer " in result.output
+        assert "use --wait-for-writers" in result.output
+        waited = CliRunner().invoke(main, ["ingest", str(path), "--db", db, "--wait-for-writers", "--json"])
+        assert waited.exit_code == 0, waited.output
+        assert holder.poll() is not None  # it waited for the holder to die, then took the file over
+    finally:
+        holder.kill()
+        holder.wait()
+    summary = json.loads(waited.stdout)
+    assert summary["records"] == 1 and summary["not_stored"] == [] and len(summary["leases_taken_over"]) == 1
+
+
+def _lake_ingest(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", (  # one file per commit group, so a kill lands between commits
+        "import archiver.ingest as i; i.GROUP_RECORDS = 1; from archiver.cli import main; main(prog_name='archiver')"),
+        "ingest", *map(str, paths), "--db", db, "--data-path", data], cwd=ROOT, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, env=os.environ.copy(), start_new_session=True)
+
+
+def _catalog_leases(db: str):
+    """The lake's leases read without opening the lake (whose SQLite catalog a reader would hold locked)."""
+    from archiver.store.leases import leases_for
+
+    return leases_for(locate(db))
+
+
+def _wait_for_commits(db: str, process: subprocess.Popen, count: int) -> None:
+    leases = _catalog_leases(db)
+    deadline = time.monotonic() + 120
+    while len(leases.runner.query("SELECT sha256 FROM archiver_leases WHERE committed_at IS NOT NULL")) < count:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
+        time.sleep(0.02)
+    leases.close()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_rerun_after_a_stopped_lake_ingest_stores_every_file(shared_lake, tmp_path, signum):
+    db, data = shared_lake
+    batches = _corpus(tmp_path / "in")
+    Archive.open(db, data_path=data).close()
+    first = _lake_ingest(db, data, batches)
+    _wait_for_commits(db, first, 1)
+    first.send_signal(signum)
+    _out, err = first.communicate(timeout=60)
+    assert first.returncode == (-signum if signum == signal.SIGKILL else 143), err
+    leases = _catalog_leases(db)
+    held = leases.held()
+    leases.close()
+    if signum == signal.SIGTERM:
+        assert held == [], "an ingest stopped by SIGTERM releases its leases"
+        assert err.startswith("interrupted by SIGTERM: committed ") and err.count("\n") == 1, err
+    rerun = CliRunner().invoke(main, ["ingest", *map(str, batches), "--db", db, "--json"])
+    assert rerun.exit_code == 0, rerun.output
+    summary = json.loads(rerun.stdout)
+    assert summary["not_stored"] == [] and summary["claimed_elsewhere"] == []
+    assert stored(db)[0]["sources"] == 6 * 7
+    checked = CliRunner().invoke(main, ["db", "check", "--db", db])
+    if checked.exit_code and signum == signal.SIGKILL:  # a commit killed halfway leaves its Parquet files only
+        assert all(line.startswith(("problem: orphan-file: ", "1 integrity problems"))
+                   for line in checked.output.splitlines()), checked.output
+        run("db", "cleanup", "--db", db)
+        checked = CliRunner().invoke(main, ["db", "check", "--db", db])
+    assert checked.exit_code == 0, checked.output
+
+
+def test_db_check_names_held_leases_and_unlisted_files_and_cleanup_removes_them(shared_lake, tmp_path):
+    db, data = shared_lake
+    run("ingest", str(SAMPLES), "--db", db, "--data-path", data)
+    path, sha = _one_file(tmp_path)
+    _holder(db, data, path, sha, 0).wait(timeout=60)  # a writer that died holding a lease
+    parquet = min(Path(data).rglob("*.parquet"))
+    stray = parquet.with_name("ducklake-stray.parquet")
+    shutil.copy(parquet, stray)  # as a commit that never finished leaves its files
+    checked = CliRunner().invoke(main, ["db", "check", "--db", db])
+    assert checked.exit_code == 1
+    assert "problem: held-lease: 1 file leases not committed" in checked.output
+    assert f"{path}: writer " in checked.output and "its process has ended" in checked.output
+    assert "problem: orphan-file: 1 Parquet files under the data path that the catalog does not list" \
+        in checked.output
+    assert str(stray) in checked.output
+    cleaned = run("db", "cleanup", "--db", db)
+    assert f"released lease: {path}: writer " in cleaned and f"deleted: {stray}" in cleaned
+    assert not stray.exists() and parquet.exists()
+    assert run("db", "check", "--db", db).startswith("ok: ")
+
+
+def test_four_writers_creating_one_new_lake_at_once_all_succeed(shared_lake, tmp_path):
+    db, data = shared_lake
+    paths = [_one_file(tmp_path, f"w{n}.jsonl", f"t-create-{n}")[0] for n in range(4)]
+    starter = tmp_path / "go"
+    code = ("import os, sys, time\nfrom archiver.cli import main\n"
+            f"while not os.path.exists({str(starter)!r}): time.sleep(0.005)\n"
+            "main(sys.argv[1:], prog_name='archiver')")
+    writers = [subprocess.Popen([sys.executable, "-c", code, "ingest", str(path), "--db", db, "--data-path", data,
+                                 "--wait", "60"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=os.environ.copy()) for path in paths]
+    time.sleep(1.5)  # every interpreter up and waiting
+    starter.touch()
+    outputs = [writer.communicate(timeout=300) for writer in writers]
+    assert [writer.returncode for writer in writers] == [0, 0, 0, 0], [err for _out, err in outputs]
+    assert stored(db)[0]["sources"] == 4
+    assert run("db", "check", "--db", db).startswith("ok: ")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from archiver.cite.claims import numeric_leaves
 from archiver.load.rows import FileRows
-from archiver.read.version import SourceVersion
 from archiver.read.containers import SourceFile, read_records
+from archiver.read.version import SourceVersion
 from archiver.understand.assemble import FileAssembly
 from archiver.understand.dialects import NotUnderstood, events_of
 

@@ -103,6 +103,8 @@ def config(location: Location | None = None) -> dict:
 def lock(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """No more extension loading by DuckDB itself, no progress bar (the archiver reports its own; DuckDB's
     would cut into output), and a configuration no statement can change but for `ADJUSTABLE`."""
+    if con.execute("SELECT current_setting('lock_configuration')").fetchone()[0]:
+        return con  # another connection of this process to the same archive locked it already
     con.execute("SET autoload_known_extensions = false")
     con.execute("SET enable_progress_bar = false")
     con.execute("SET lock_configuration = true")
@@ -185,12 +187,23 @@ def create_lake(location: Location) -> None:
 
 
 def open_database(location: Location, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """One DuckDB connection whose default catalog is the archive (the file, or the lake)."""
-    return lock(duckdb.connect(location.url, read_only=read_only, config=config(location)))
+    """One DuckDB connection whose default catalog is the archive (the file, or the lake).
+
+    A process that holds the archive open already gets a connection to the same DuckDB instance
+    (DuckDB shares one per path), whose configuration is locked as it should be: it is asked to set
+    nothing then."""
+    try:
+        con = duckdb.connect(location.url, read_only=read_only, config=config(location))
+    except duckdb.InvalidInputException as exc:
+        if "configuration has been locked" not in str(exc):
+            raise
+        con = duckdb.connect(location.url, read_only=read_only,
+                             config={**config(location), "autoload_known_extensions": False})
+    return lock(con)
 
 
-CLAIMS_SUFFIX = ".claims"
-"""A SQLite catalog's claims live in the SQLite file `<catalog>.claims` beside it."""
+LEASES_SUFFIX = ".leases"
+"""A SQLite catalog's leases live in the SQLite file `<catalog>.leases` beside it."""
 
 SIDE_FILES = ("", ".wal", ".tmp", "-wal", "-shm", "-journal")
 """What DuckDB (`.wal`, `.tmp`) and SQLite (`-wal`, `-shm`, `-journal`) keep beside a database file."""
@@ -226,13 +239,13 @@ class ArchiveFiles:
 
 def archive_files(con: duckdb.DuckDBPyConnection) -> ArchiveFiles:
     """The archive's own files, as the open connection names them: its database or catalog file and
-    what sits beside it (`.wal`, `.claims`, ...), its spill folder and a lake's local data path."""
+    what sits beside it (`.wal`, `.leases`, ...), its spill folder and a lake's local data path."""
     path, kind = con.execute(
         "SELECT path, type FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
     databases, folders = [], [con.execute("SELECT current_setting('temp_directory')").fetchone()[0]]
     if kind == "ducklake":
         catalog = path.removeprefix("sqlite:").removeprefix("duckdb:")
-        databases += [] if catalog.startswith("postgres:") else [catalog, catalog + CLAIMS_SUFFIX]
+        databases += [] if catalog.startswith("postgres:") else [catalog, catalog + LEASES_SUFFIX]
         folders.append(con.execute("SELECT data_path FROM ducklake_settings(current_database())").fetchone()[0])
     elif path:
         databases.append(path)

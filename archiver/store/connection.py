@@ -13,7 +13,7 @@ from .refusals import NoArchive, explain, refuse_non_archive
 __all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusy", "BackendError", "archive_path", "connect"]
 
 DEFAULT_WAIT_SECONDS = 5.0
-_LOCK = re.compile(r"Could not set lock on file|Conflicting lock")
+_LOCK = re.compile(r"Could not set lock on file|Conflicting lock|database is locked")
 _PID = re.compile(r"\(PID (\d+)\)")
 _NO_LAKE = re.compile(r"data_path is not set|ducklake_metadata.*does not exist|relation .*ducklake\w* does not exist",
                       re.IGNORECASE | re.DOTALL)
@@ -44,16 +44,35 @@ def connect(path: str | Location, read_only: bool = False, wait: float = DEFAULT
     while True:
         try:
             return open_database(location, read_only)
-        except duckdb.Error as exc:
+        except duckdb.Error as error:
+            exc = error
             if location.is_lake and not read_only and not created and _NO_LAKE.search(str(exc)):
-                create_lake(location)
-                created = True
-                continue
-            _explain(exc, location, read_only)
+                raced = _create(location)
+                if raced is None:
+                    created = True
+                    continue
+                exc = raced
+            else:
+                _explain(exc, location, read_only)
             if time.monotonic() >= deadline:
                 raise _busy(exc, location, wait) from None
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
+
+
+_RACE = re.compile(r"already exists|duplicate key|database is locked|data_path is not set", re.IGNORECASE)
+
+
+def _create(location: Location) -> duckdb.Error | None:
+    """Create the lake: None once created; the error when another process was creating it at the same
+    moment (its tables already exist, or its catalog is locked), after which opening is tried again."""
+    try:
+        create_lake(location)
+    except duckdb.Error as exc:
+        if not _RACE.search(str(exc)):
+            raise BackendError(f"{location.describe()}: {' '.join(str(exc).split())}") from None
+        return exc
+    return None
 
 
 def retry_busy(func, con: duckdb.DuckDBPyConnection, attempts: int = 8):

@@ -1,0 +1,93 @@
+"""Processes on this host, told apart by pid and start time, and children that die with their parent.
+
+A pid alone names a process only while it lives: the kernel hands it out again, so whoever remembers a
+pid (a lake lease, a worker watching the ingest that started it) also remembers when that process
+started, and takes a live process with another start time for what it is: someone else.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import select
+import signal
+import threading
+from functools import cache
+
+PR_SET_PDEATHSIG = 1
+WATCH_SECONDS = 0.2
+"""How often a child without pidfd support looks whether its parent still lives."""
+
+
+@cache
+def _boot_id() -> str:
+    """This boot of the kernel: start times count from boot, so the same count after a reboot is another process."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""
+
+
+def start_time(pid: int) -> str | None:
+    """When `pid` started, as `<boot id>:<clock ticks since boot>` (field 22 of /proc/<pid>/stat); None when
+    the process is gone (a zombie included) or this system has no /proc."""
+    fields = _stat(pid)
+    if fields is None or fields[0] in (b"Z", b"X"):
+        return None
+    return f"{_boot_id()}:{int(fields[19])}"
+
+
+def _stat(pid: int) -> list[bytes] | None:
+    """The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    return stat[stat.rindex(b")") + 2:].split()
+
+
+def alive(pid: int, started: str | None) -> bool:
+    """Whether the process that was `pid`, started at `started` (None: unknown), still runs."""
+    if os.path.isdir("/proc"):
+        now = start_time(pid)
+        return now is not None and (started is None or now == started)
+    try:  # no /proc: the pid is all there is to go by
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def die_with(parent: int, started: str | None) -> None:
+    """Make this process end when `parent` does, SIGKILL of the parent included.
+
+    The kernel's parent-death signal covers the direct parent (for a forkserver worker, the forkserver);
+    a thread watching `parent` covers the process that asked for the work, which may be a grandparent."""
+    _parent_death_signal()
+    if not alive(parent, started):
+        os._exit(1)
+    threading.Thread(target=_watch, args=(parent, started), name="parent-watch", daemon=True).start()
+
+
+def _parent_death_signal() -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the watching thread alone
+
+
+def _watch(parent: int, started: str | None) -> None:
+    try:
+        handle = os.pidfd_open(parent)
+    except (AttributeError, OSError):
+        handle = None
+    if handle is not None and alive(parent, started):
+        select.select([handle], [], [])
+    else:
+        while alive(parent, started):
+            threading.Event().wait(WATCH_SECONDS)
+    os._exit(1)

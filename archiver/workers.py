@@ -1,0 +1,143 @@
+"""The parsing processes of an ingest: they never outlive it, and are killed rather than awaited.
+
+Each worker is a forkserver process fed one call at a time over its own pipe by the calling thread, with no
+helper threads. (`ProcessPoolExecutor` reads results on a thread of its own: when a worker is killed while
+sending a result, that thread waits forever for the rest of it, and the interpreter waits for that thread
+at exit.) Workers ignore the terminal's Ctrl-C (the ingest decides what a Ctrl-C means) and die with the
+ingest however it ends (see `processes.die_with`). They hold the forkserver's "alive" pipe and the
+resource tracker's pipe, so once they are gone those two helpers see end-of-file and exit too.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from multiprocessing.connection import Connection, wait
+
+from .interrupts import on_hard_exit
+from .processes import die_with, start_time
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended without answering (killed from outside, or out of memory)."""
+
+
+class Pending:
+    """The result of one call, once a worker has answered it."""
+
+    def __init__(self, pool: WorkerPool, number: int) -> None:
+        self.pool, self.number = pool, number
+
+    def result(self):
+        return self.pool.result(self.number)
+
+
+class WorkerPool:
+    """`workers` processes; `submit` queues a call, `Pending.result` waits for its answer."""
+
+    def __init__(self, workers: int) -> None:
+        context = multiprocessing.get_context("forkserver")
+        me = (os.getpid(), start_time(os.getpid()))
+        self.processes, self.idle = [], []
+        for _ in range(workers):
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(theirs, *me), daemon=True, name="archiver-worker")
+            process.start()
+            theirs.close()
+            self.processes.append(process)
+            self.idle.append(ours)
+        self.queued: deque[tuple[int, Callable, tuple]] = deque()
+        self.busy: dict[Connection, int] = {}
+        self.answers: dict[int, tuple[bool, object]] = {}
+        self.submitted = 0
+
+    def submit(self, func: Callable, *args) -> Pending:
+        self.queued.append((self.submitted, func, args))
+        self.submitted += 1
+        self._dispatch()
+        return Pending(self, self.submitted - 1)
+
+    def result(self, number: int):
+        while number not in self.answers:
+            for connection in wait(list(self.busy)):
+                self._receive(connection)
+            self._dispatch()
+        ok, value = self.answers.pop(number)
+        if not ok:
+            raise value
+        return value
+
+    def _dispatch(self) -> None:
+        while self.queued and self.idle:
+            connection = self.idle.pop()
+            number, func, args = self.queued.popleft()
+            connection.send((func, args))
+            self.busy[connection] = number
+
+    def _receive(self, connection: Connection) -> None:
+        number = self.busy.pop(connection)
+        try:
+            self.answers[number] = connection.recv()
+        except EOFError:
+            died = [p.exitcode for p in self.processes if not p.is_alive()]
+            raise WorkerDied(f"a parsing worker ended without answering (exit codes {died})") from None
+        self.idle.append(connection)
+
+    def close(self) -> None:
+        """Let idle workers finish; the ones still busy are killed."""
+        for connection in self.idle:
+            connection.send(None)
+        for process in self.processes:
+            process.join(timeout=5)
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL every worker and reap it: what they were preparing is lost anyway."""
+        for process in self.processes:
+            if process.is_alive():
+                process.kill()
+        for process in self.processes:
+            process.join(timeout=1)
+        for connection in self.idle + list(self.busy):
+            connection.close()
+        self.idle, self.busy = [], {}
+
+
+def _serve(connection: Connection, parent: int, started: str | None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with(parent, started)
+    while (call := _next_call(connection)) is not None:
+        func, args = call
+        try:
+            answer = (True, func(*args))
+        except Exception as exc:  # noqa: BLE001 (the caller re-raises it, as a future would)
+            answer = (False, exc)
+        try:
+            connection.send(answer)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            connection.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+def _next_call(connection: Connection) -> tuple | None:
+    """The next call; None when told to stop, or when the ingest is gone (its end of the pipe closed)."""
+    try:
+        return connection.recv()
+    except EOFError:
+        return None
+
+
+@contextmanager
+def worker_pool(workers: int) -> Iterator[WorkerPool]:
+    """A pool of `workers` processes; leaving the block by an exception (Ctrl-C included) kills them."""
+    pool = WorkerPool(workers)
+    with on_hard_exit(pool.kill):
+        try:
+            yield pool
+        except BaseException:
+            pool.kill()
+            raise
+    pool.close()
