@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 import duckdb
 
 from .load.rows import arrow_schemas
-from .load.writer import write_files
+from .load.writer import PENDING_BYTES, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read.containers import SourceFile
 from .store.claims import Claims
@@ -231,17 +231,23 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
     if claims is not None:
         for prepared in [p for p in group if not claims.confirm(p.source_row["path"], p.source_row["sha256"])]:
             group.remove(prepared)
+            prepared.discard()
             _tally(summary, FileOutcome(prepared.outcome.path, elsewhere="its claim was taken over by another "
                                         "writer while this one prepared it"), on_file)
     if not group:
         return
 
-    _limit_memory(con, sum(table.nbytes for prepared in group for _, table in prepared.tables))
+    _limit_memory(con, max(PENDING_BYTES, *(prepared.largest for prepared in group)))
 
     def retried(_exc: Exception) -> None:
         summary.commit_retries += 1
 
-    for prepared, new in zip(group, write_files(con, group, on_retry=retried)):
+    try:
+        written = write_files(con, group, on_retry=retried)
+    finally:
+        for prepared in group:
+            prepared.discard()
+    for prepared, new in zip(group, written):
         if new is None:
             prepared.outcome = FileOutcome(prepared.outcome.path, elsewhere="already stored by another writer")
         else:
@@ -274,7 +280,7 @@ def _writer_settings(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 
 def _limit_memory(con: duckdb.DuckDBPyConnection, batch_bytes: int) -> None:
-    """The buffer pool: the base limit, or three times what the next commit loads if that is more."""
+    """The buffer pool: the base limit, or three times the largest batch the next commit loads if that is more."""
     con.execute(f"SET memory_limit = '{max(INGEST_MEMORY_MB, 3 * batch_bytes // 2**20)}MB'")
 
 

@@ -18,6 +18,7 @@ from ..cite.claims import numeric_leaves
 from ..read.records import Record
 from ..understand.assemble import FileAssembly, StoredCopy
 from ..understand.model import ErrorResponse, Part
+from .spool import Spool
 
 INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_cards", "rpc_errors")
 """The tables ingest writes, raw records first."""
@@ -66,30 +67,58 @@ ingested_at) are added once per batch."""
 CLAIM_PART_COLUMNS = ("part_id", "copy_id", "result_key", "content_hash")
 """A claim's columns that are its Part's: sent once per Part, as the dictionary of an Arrow dictionary column."""
 
+BATCH_BYTES = 16 * 2**20
+BATCH_ROWS = 50_000
+"""Rows held before they become Arrow batches in the spool: about this many bytes of raw records and
+Part contents, or this many rows. One record or one result larger than this is one batch of its own."""
+
 
 class FileRows:
-    """Row tuples per table for one source file, ready to become Arrow batches."""
+    """Row tuples per table for one source file, ready to become Arrow batches.
 
-    def __init__(self, source_path: str, source_sha256: str, ingested_at: datetime) -> None:
+    With a `spool`, every `BATCH_BYTES` or `BATCH_ROWS` of rows are handed to it as Arrow batches
+    (typed by `schemas`) and let go: the rows of a file are never all in memory at once."""
+
+    def __init__(self, source_path: str, source_sha256: str, ingested_at: datetime,
+                 spool: Spool | None = None, schemas: dict[str, pa.Schema] | None = None) -> None:
         self.source_path = source_path
         self.source_sha256 = source_sha256
         self.source_dir = os.path.dirname(source_path)
         self.ingested_at = ingested_at
+        self.spool, self.schemas = spool, schemas
+        self.locators: dict[str, str] = {}
+        self._clear()
+
+    def _clear(self) -> None:
         self.rows: dict[str, list[tuple]] = defaultdict(list)
         self.claims: dict[str, list] = {"pointer": [], "value": [], "literal": [], "part": []}
         self.claim_parts: list[tuple[str, str, str, str]] = []
-        self.locators: dict[str, str] = {}
+        self.held_bytes = self.held_rows = 0
+
+    def _held(self, size: int, rows: int = 1) -> None:
+        """Count rows just added; past a batch's worth, hand them to the spool."""
+        self.held_bytes += size
+        self.held_rows += rows
+        if self.spool is not None and (self.held_bytes >= BATCH_BYTES or self.held_rows >= BATCH_ROWS):
+            self.hand_over()
+
+    def hand_over(self) -> None:
+        """Hand every row held to the spool as Arrow batches, and let them go."""
+        for name, table in self.tables(self.schemas):
+            self.spool.add(name, table)
+        self._clear()
 
     def record_id(self, record: Record, sha256: str) -> str:
         return key_hash(self.source_path, record.locator, sha256)
 
     def add_record(self, record: Record, record_id: str, sha256: str, status: str, reason: str | None) -> None:
-        self.locators[record_id] = record.locator
         self.rows["records"].append((record_id, record.seq, record.locator, record.line, record.byte_offset,
                                      record.kind, sha256, record.raw, status, reason))
+        self._held(len(record.raw))
 
     def add_assembly(self, assembly: FileAssembly) -> None:
         """The rows of everything one file's records assembled into: stored copies, agent cards, errors."""
+        self.locators = assembly.locators
         for copy in assembly.copies():
             self.add_copy(copy)
         for record_id, card in assembly.cards:
@@ -106,6 +135,7 @@ class FileRows:
             copy_id, copy.key, copy.kind, copy.task_id, copy.context_id, copy.message_id, copy.state, copy.terminal,
             copy.timestamp, self.locators.get(copy.record_ids[0]) if copy.record_ids else None, copy.record_ids,
             len(claim_keys)))
+        self._held(0)
 
     def _add_part(self, copy: StoredCopy, copy_id: str, ordinal: int, located, claim_keys: set) -> None:
         part: Part = located.part
@@ -114,12 +144,13 @@ class FileRows:
         citation = citation_of(part.data, part.media_type) if part.kind == "data" and is_result else None
         part_hash = content_hash({part.kind: _content(part)})
         artifact, message = located.artifact, located.message
+        data, file = dumps(part.data) if part.kind == "data" else None, dumps(part.file)
         self.rows["parts"].append((
             part_id, copy_id, copy.key, located.role, located.location,
             artifact.artifact_id if artifact else None, artifact.name if artifact else None,
             message.message_id if message else None, located.part_index, ordinal, part.kind, part.media_type,
-            part_hash, part.text, dumps(part.data) if part.kind == "data" else None, dumps(part.file),
-            dumps(part.metadata), citation is not None))
+            part_hash, part.text, data, file, dumps(part.metadata), citation is not None))
+        self.held_bytes += len(part.text or "") + len(data or "") + len(file or "")
         if citation is not None:
             self._add_citation(copy, copy_id, part_id, citation)
         elif part.kind == "data" and is_result:

@@ -96,23 +96,50 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | None]:
         for name in DERIVED:
             con.execute(f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path)", [strings(sorted(seen))])
     counts = []
-    batches: dict = defaultdict(list)
+    pending = _Pending(con)
     for prepared, path in zip(files, paths):
-        tables = dict(prepared.tables)
-        records = tables.pop("records", None)
-        counts.append(_insert_records(con, path, records, path in seen) if records is not None else 0)
-        for name, table in tables.items():
-            batches[name].append(table)
-    for name, tables in batches.items():
-        con.register("_batch", pa.concat_tables(tables))
-        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
-        con.unregister("_batch")
+        count = 0
+        for name, table in prepared.tables:
+            if name == "records":
+                count += _insert_records(con, path, table, path in seen)
+            else:
+                pending.add(name, table)
+        counts.append(count)
+    pending.flush()
     if files:
         placeholders = ", ".join("?" for _ in SOURCE_COLUMNS)
         con.executemany(f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",
                         [[prepared.source_row[k] for k in SOURCE_COLUMNS] for prepared in files])
     written = iter(counts)
     return [None if skip else next(written) for skip in stored_first]
+
+
+PENDING_BYTES = 32 * 2**20
+"""Batches of small files gathered into one insert per table (an insert has a fixed cost)."""
+
+
+class _Pending:
+    """Derived-table batches waiting to be inserted, a few MiB at a time: a large file's batches go in
+    as they come, small files' batches together."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.tables: dict[str, list[pa.Table]] = defaultdict(list)
+        self.bytes = 0
+
+    def add(self, name: str, table: pa.Table) -> None:
+        self.tables[name].append(table)
+        self.bytes += table.nbytes
+        if self.bytes >= PENDING_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        for name, tables in self.tables.items():
+            self.con.register("_batch", pa.concat_tables(tables))
+            self.con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
+            self.con.unregister("_batch")
+        self.tables.clear()
+        self.bytes = 0
 
 
 def _insert_records(con: duckdb.DuckDBPyConnection, path: str, table: pa.Table, seen: bool) -> int:

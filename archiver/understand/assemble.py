@@ -7,10 +7,13 @@ task in another file is another copy.
 """
 from __future__ import annotations
 
+import pickle
+import tempfile
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import IO, Any
 
 from ..cite.canonical import content_hash
 from .dialects import NotUnderstood
@@ -114,45 +117,93 @@ def _part_content(part: Part) -> Any:
     return [part.kind, part.text, part.data, part.file]
 
 
+HELD_BYTES = 32 * 2**20
+"""Record bytes whose tasks an assembly keeps in memory; past it, the tasks touched least recently are
+put aside in a temporary file until a later record touches them again or the file ends. Bounds the
+memory of one file's assembly whatever its size, and changes nothing in what it assembles."""
+
+
+class _Aside:
+    """Stored copies pickled to an anonymous temporary file, each read back at most once."""
+
+    def __init__(self) -> None:
+        self.file: IO[bytes] | None = None
+        self.places: dict[str, tuple[int, int, str | None]] = {}  # task id: offset, length, context id
+
+    def put(self, copy: StoredCopy) -> None:
+        if self.file is None:
+            self.file = tempfile.TemporaryFile(prefix="archiver-assembly-")  # noqa: SIM115 (closed by close())
+        self.file.seek(0, 2)
+        start = self.file.tell()
+        pickle.dump(copy, self.file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.places[copy.task_id] = (start, self.file.tell() - start, copy.context_id)
+
+    def take(self, task_id: str) -> StoredCopy:
+        start, length, _context = self.places.pop(task_id)
+        self.file.seek(start)
+        return pickle.loads(self.file.read(length))
+
+    def context_of(self, task_id: str) -> str | None:
+        return self.places[task_id][2]
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
 @dataclass
 class FileAssembly:
-    """Feeds on the decoded records of one file, in order; yields its stored copies."""
+    """Feeds on the decoded records of one file, in order; yields its stored copies.
+
+    Only the tasks of the last `held_bytes` of records stay in memory; the others wait in a
+    temporary file (a later record may still change any task, so none can be finished early)."""
 
     tasks: dict[str, StoredCopy] = field(default_factory=dict)
     loose_messages: list[tuple[str, Message]] = field(default_factory=list)
     requests: dict[Any, Message] = field(default_factory=dict)
     cards: list[tuple[str, dict]] = field(default_factory=list)
     errors: list[tuple[str, ErrorResponse]] = field(default_factory=list)
+    locators: dict[str, str] = field(default_factory=dict)
+    """Locators of the records that start a stored copy (a result names the record it was first seen in)."""
+    held_bytes: int = HELD_BYTES
+    order: list[str] = field(default_factory=list)  # task ids in the order first seen
+    _recent: OrderedDict = field(default_factory=OrderedDict)  # task id: record bytes, least recent first
+    _held: int = 0
+    _aside: _Aside = field(default_factory=_Aside)
 
-    def add(self, record_id: str, rpc_id: Any, events: list[Event]) -> None:
-        """Take one record's events; NotUnderstood, before any change, when they put a task seen
-        here in another context (a task id is unique to its context: the record is quarantined)."""
+    def add(self, record_id: str, rpc_id: Any, events: list[Event], locator: str | None = None,
+            size: int = 0) -> None:
+        """Take one record's events (`size` bytes of it); NotUnderstood, before any change, when they
+        put a task seen here in another context (a task id is unique to its context: the record is
+        quarantined)."""
         self._check_contexts(events)
         if not isinstance(rpc_id, (str, int, float)):  # JSON-RPC ids are strings or numbers
             rpc_id = None
+        touched: set[str] = set()
         for event in events:
             if isinstance(event, Task):
-                copy = self._task(event.task_id, event.context_id)
+                copy = self._task(event.task_id, event.context_id, record_id, locator)
                 copy.apply_task(event)
                 self._link_request(rpc_id, copy)
             elif isinstance(event, StatusUpdate):
-                copy = self._task(event.task_id, event.context_id)
+                copy = self._task(event.task_id, event.context_id, record_id, locator)
                 copy.apply_status(event)
             elif isinstance(event, ArtifactUpdate):
-                copy = self._task(event.task_id, event.context_id)
+                copy = self._task(event.task_id, event.context_id, record_id, locator)
                 copy.apply_artifact(event)
             elif isinstance(event, Message):
                 request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
                 if request is not None:
                     request.task_id = request.task_id or event.task_id
                     request.context_id = request.context_id or event.context_id
-                    self.loose_messages.append((record_id, request))
-                self.loose_messages.append((record_id, event))
+                    self._loose(record_id, locator, request)
+                self._loose(record_id, locator, event)
                 continue
             elif isinstance(event, Request):
                 if event.message is not None:
                     if event.message.task_id is not None:
-                        self.loose_messages.append((record_id, event.message))
+                        self._loose(record_id, locator, event.message)
                     elif isinstance(event.rpc_id, (str, int, float)):
                         self.requests[event.rpc_id] = event.message
                 continue
@@ -163,6 +214,24 @@ class FileAssembly:
                 self.errors.append((record_id, event))
                 continue
             copy.touch(record_id)
+            touched.add(copy.task_id)
+        self._hold(touched, size)
+
+    def _loose(self, record_id: str, locator: str | None, message: Message) -> None:
+        self.loose_messages.append((record_id, message))
+        if locator is not None:
+            self.locators[record_id] = locator
+
+    def _hold(self, touched: set[str], size: int) -> None:
+        """Count `size` against the tasks just touched; put the least recent aside past `held_bytes`."""
+        share = size // max(1, len(touched))
+        for task_id in touched:
+            self._recent[task_id] = self._recent.pop(task_id, 0) + share
+            self._held += share
+        while self._held > self.held_bytes and len(self._recent) > 1:
+            task_id, held = self._recent.popitem(last=False)
+            self._held -= held
+            self._aside.put(self.tasks.pop(task_id))
 
     def _check_contexts(self, events: list[Event]) -> None:
         contexts: dict[str, str | None] = {}  # what this record's earlier events said
@@ -172,8 +241,7 @@ class FileAssembly:
             if event.task_id in contexts:
                 known = contexts[event.task_id]
             else:
-                copy = self.tasks.get(event.task_id)
-                known = copy.context_id if copy is not None else None
+                known = self._context_of(event.task_id)
             if known is None:
                 contexts[event.task_id] = event.context_id
             elif known != event.context_id:
@@ -181,10 +249,28 @@ class FileAssembly:
                     f"task {event.task_id} was seen in context {known}; this record puts it in context "
                     f"{event.context_id}")
 
-    def _task(self, task_id: str, context_id: str | None) -> StoredCopy:
+    def _context_of(self, task_id: str) -> str | None:
         copy = self.tasks.get(task_id)
+        if copy is not None:
+            return copy.context_id
+        return self._aside.context_of(task_id) if task_id in self._aside.places else None
+
+    def _task(self, task_id: str, context_id: str | None, record_id: str = "", locator: str | None = None) -> StoredCopy:
+        copy = self._known(task_id)
         if copy is None:
             copy = self.tasks[task_id] = StoredCopy(f"task:{task_id}", "task", task_id, context_id)
+            self.order.append(task_id)
+            if locator is not None:
+                self.locators[record_id] = locator
+        return copy
+
+    def _known(self, task_id: str | None) -> StoredCopy | None:
+        """A task seen in this file, back in memory if it was put aside."""
+        if task_id is None:
+            return None
+        copy = self.tasks.get(task_id)
+        if copy is None and task_id in self._aside.places:
+            copy = self.tasks[task_id] = self._aside.take(task_id)
         return copy
 
     def _link_request(self, rpc_id: Any, copy: StoredCopy) -> None:
@@ -192,15 +278,15 @@ class FileAssembly:
         if request is not None:
             copy.add_message(request)
 
-    def copies(self) -> list[StoredCopy]:
-        """The file's stored copies: its tasks, then its standalone agent messages."""
+    def copies(self) -> Iterator[StoredCopy]:
+        """The file's stored copies: its tasks (in the order first seen), then its standalone agent
+        messages; one task at a time is read back from the tasks put aside."""
         standalone: dict[str, StoredCopy] = {}
         pending_user: dict[str | None, Message] = {}
+        to_tasks: dict[str, list[tuple[str, Message]]] = defaultdict(list)
         for record_id, message in self.loose_messages:
-            task = self.tasks.get(message.task_id) if message.task_id else None
-            if task is not None:
-                task.add_message(message)
-                task.touch(record_id)
+            if message.task_id and (message.task_id in self.tasks or message.task_id in self._aside.places):
+                to_tasks[message.task_id].append((record_id, message))
             elif message.role == "agent" and message.message_id is not None:
                 copy = standalone.get(message.message_id)
                 if copy is None:
@@ -215,4 +301,12 @@ class FileAssembly:
                 copy.touch(record_id)
             elif message.role == "user":
                 pending_user[message.context_id] = message
-        return [*self.tasks.values(), *standalone.values()]
+        for task_id in self.order:
+            task = self._known(task_id)
+            self.tasks.pop(task_id)
+            for record_id, message in to_tasks.pop(task_id, ()):
+                task.add_message(message)
+                task.touch(record_id)
+            yield task
+        self._aside.close()
+        yield from standalone.values()
