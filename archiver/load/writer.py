@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..store.migrations import rollback
 from ..store.params import STRINGS, strings
@@ -135,28 +136,26 @@ class _Pending:
 
     def flush(self) -> None:
         for name, tables in self.tables.items():
-            self.con.register("_batch", pa.concat_tables(tables))
-            self.con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
-            self.con.unregister("_batch")
+            _insert(self.con, name, pa.concat_tables(tables))
         self.tables.clear()
         self.bytes = 0
 
 
 def _insert_records(con: duckdb.DuckDBPyConnection, path: str, table: pa.Table, seen: bool) -> int:
-    """Insert a file's records; for a path seen before, an anti-join skips those already stored."""
-    con.register("_records", table)
-    try:
-        if not seen:
-            con.execute("INSERT INTO records BY NAME SELECT * FROM _records")
-            return table.num_rows - table.column("kind").to_pylist().count("filler")
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _new AS SELECT b.* FROM _records b ANTI JOIN "
-            "(SELECT record_id FROM records WHERE source_path = ?) r USING (record_id)",
-            [path],
-        )
-        inserted = con.execute("SELECT count(*) FROM _new WHERE kind <> 'filler'").fetchone()[0]
-        con.execute("INSERT INTO records BY NAME SELECT * FROM _new")
-        con.execute("DROP TABLE _new")
-        return inserted
-    finally:
-        con.unregister("_records")
+    """Insert a batch of a file's records; for a path seen before, those already stored are left out."""
+    if seen:
+        ids = table.column("record_id")
+        stored = con.execute(f"SELECT record_id FROM records WHERE source_path = ? "
+                             f"AND list_contains({STRINGS}, record_id)", [path, strings(ids.to_pylist())]).fetchall()
+        if stored:
+            table = table.filter(pc.invert(pc.is_in(ids, pa.array([i for i, in stored], pa.string()))))
+    _insert(con, "records", table)
+    return table.num_rows - table.column("kind").to_pylist().count("filler")
+
+
+def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
+    """Insert an Arrow batch into table `name`, its columns matched by name. Through a relation, not a
+    registered view: a view registered and dropped inside a transaction keeps its batch alive until the
+    commit, so every batch of a large file would stay in memory."""
+    columns = [duckdb.ColumnExpression(column) for column in con.table(name).columns]
+    con.from_arrow(table).select(*columns).insert_into(name)

@@ -117,31 +117,49 @@ def _part_content(part: Part) -> Any:
     return [part.kind, part.text, part.data, part.file]
 
 
-HELD_BYTES = 32 * 2**20
-"""Record bytes whose tasks an assembly keeps in memory; past it, the tasks touched least recently are
-put aside in a temporary file until a later record touches them again or the file ends. Bounds the
-memory of one file's assembly whatever its size, and changes nothing in what it assembles."""
+HELD_BYTES = 4 * 2**20
+"""Record bytes whose tasks an assembly keeps in memory (their objects take about ten times as much);
+past it, the tasks touched least recently are put aside in a temporary file until a later record
+touches them again or the file ends. Bounds the memory of one file's assembly whatever its size, and
+changes nothing in what it assembles."""
+
+LOOSE_BATCH = 1024
+"""Loose messages kept in memory before they join the others in the temporary file."""
 
 
 class _Aside:
-    """Stored copies pickled to an anonymous temporary file, each read back at most once."""
+    """Stored copies and loose messages pickled to an anonymous temporary file, read back once."""
 
     def __init__(self) -> None:
         self.file: IO[bytes] | None = None
         self.places: dict[str, tuple[int, int, str | None]] = {}  # task id: offset, length, context id
+        self.loose: list[tuple[int, int]] = []  # offset, length of each batch of loose messages
 
-    def put(self, copy: StoredCopy) -> None:
+    def _write(self, value: Any) -> tuple[int, int]:
         if self.file is None:
             self.file = tempfile.TemporaryFile(prefix="archiver-assembly-")  # noqa: SIM115 (closed by close())
         self.file.seek(0, 2)
         start = self.file.tell()
-        pickle.dump(copy, self.file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.places[copy.task_id] = (start, self.file.tell() - start, copy.context_id)
+        pickle.dump(value, self.file, protocol=pickle.HIGHEST_PROTOCOL)
+        return start, self.file.tell() - start
+
+    def _read(self, start: int, length: int) -> Any:
+        self.file.seek(start)
+        return pickle.loads(self.file.read(length))
+
+    def put(self, copy: StoredCopy) -> None:
+        self.places[copy.task_id] = (*self._write(copy), copy.context_id)
 
     def take(self, task_id: str) -> StoredCopy:
         start, length, _context = self.places.pop(task_id)
-        self.file.seek(start)
-        return pickle.loads(self.file.read(length))
+        return self._read(start, length)
+
+    def put_loose(self, messages: list[tuple[str, Message]]) -> None:
+        self.loose.append(self._write(messages))
+
+    def loose_batches(self) -> Iterator[list[tuple[str, Message]]]:
+        for start, length in self.loose:
+            yield self._read(start, length)
 
     def context_of(self, task_id: str) -> str | None:
         return self.places[task_id][2]
@@ -160,7 +178,8 @@ class FileAssembly:
     temporary file (a later record may still change any task, so none can be finished early)."""
 
     tasks: dict[str, StoredCopy] = field(default_factory=dict)
-    loose_messages: list[tuple[str, Message]] = field(default_factory=list)
+    loose: list[tuple[str, Message]] = field(default_factory=list)
+    """The latest loose messages (with the record each came in); the earlier ones are put aside."""
     requests: dict[Any, Message] = field(default_factory=dict)
     cards: list[tuple[str, dict]] = field(default_factory=list)
     errors: list[tuple[str, ErrorResponse]] = field(default_factory=list)
@@ -218,7 +237,10 @@ class FileAssembly:
         self._hold(touched, size)
 
     def _loose(self, record_id: str, locator: str | None, message: Message) -> None:
-        self.loose_messages.append((record_id, message))
+        self.loose.append((record_id, message))
+        if len(self.loose) >= LOOSE_BATCH:
+            self._aside.put_loose(self.loose)
+            self.loose = []
         if locator is not None:
             self.locators[record_id] = locator
 
@@ -278,13 +300,19 @@ class FileAssembly:
         if request is not None:
             copy.add_message(request)
 
+    def loose_messages(self) -> Iterator[tuple[str, Message]]:
+        """Messages outside any task event (with the record each came in), in the order they came."""
+        for batch in self._aside.loose_batches():
+            yield from batch
+        yield from self.loose
+
     def copies(self) -> Iterator[StoredCopy]:
         """The file's stored copies: its tasks (in the order first seen), then its standalone agent
         messages; one task at a time is read back from the tasks put aside."""
         standalone: dict[str, StoredCopy] = {}
         pending_user: dict[str | None, Message] = {}
         to_tasks: dict[str, list[tuple[str, Message]]] = defaultdict(list)
-        for record_id, message in self.loose_messages:
+        for record_id, message in self.loose_messages():
             if message.task_id and (message.task_id in self.tasks or message.task_id in self._aside.places):
                 to_tasks[message.task_id].append((record_id, message))
             elif message.role == "agent" and message.message_id is not None:
