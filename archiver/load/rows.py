@@ -68,7 +68,7 @@ CLAIM_PART_COLUMNS = ("part_id", "copy_id", "result_key", "content_hash")
 """A claim's columns that are its Part's: sent once per Part, as the dictionary of an Arrow dictionary column."""
 
 BATCH_BYTES = 16 * 2**20
-BATCH_ROWS = 50_000
+BATCH_ROWS = 20_000
 """Rows held before they become Arrow batches in the spool: about this many bytes of raw records and
 Part contents, or this many rows. One record or one result larger than this is one batch of its own."""
 
@@ -86,7 +86,6 @@ class FileRows:
         self.source_dir = os.path.dirname(source_path)
         self.ingested_at = ingested_at
         self.spool, self.schemas = spool, schemas
-        self.locators: dict[str, str] = {}
         self._clear()
 
     def _clear(self) -> None:
@@ -118,7 +117,6 @@ class FileRows:
 
     def add_assembly(self, assembly: FileAssembly) -> None:
         """The rows of everything one file's records assembled into: stored copies, agent cards, errors."""
-        self.locators = assembly.locators
         for copy in assembly.copies():
             self.add_copy(copy)
         for record_id, card in assembly.cards:
@@ -129,13 +127,13 @@ class FileRows:
     def add_copy(self, copy: StoredCopy) -> None:
         copy_id = key_hash(self.source_path, copy.key)
         claim_keys: set[tuple[str, str]] = set()
-        for ordinal, located in enumerate(copy.located_parts()):
-            self._add_part(copy, copy_id, ordinal, located, claim_keys)
+        ordinal_count = 0
+        for ordinal_count, located in enumerate(copy.located_parts(), start=1):
+            self._add_part(copy, copy_id, ordinal_count - 1, located, claim_keys)
         self.rows["results"].append((
             copy_id, copy.key, copy.kind, copy.task_id, copy.context_id, copy.message_id, copy.state, copy.terminal,
-            copy.timestamp, self.locators.get(copy.record_ids[0]) if copy.record_ids else None, copy.record_ids,
-            len(claim_keys)))
-        self._held(0)
+            copy.timestamp, copy.locator, copy.record_ids, len(claim_keys)))
+        self._held(0, 1 + ordinal_count + len(claim_keys))
 
     def _add_part(self, copy: StoredCopy, copy_id: str, ordinal: int, located, claim_keys: set) -> None:
         part: Part = located.part

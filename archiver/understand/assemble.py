@@ -8,12 +8,13 @@ task in another file is another copy.
 from __future__ import annotations
 
 import pickle
-import tempfile
+import sqlite3
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import IO, Any
+from itertools import chain
+from typing import Any
 
 from ..cite.canonical import content_hash
 from .dialects import NotUnderstood
@@ -55,12 +56,16 @@ class StoredCopy:
     artifacts: dict[str, Artifact] = field(default_factory=dict)
     messages: dict[str, Message] = field(default_factory=dict)
     record_ids: list[str] = field(default_factory=list)
+    locator: str | None = None
+    """Where the first of `record_ids` stands in the file."""
 
     @property
     def terminal(self) -> bool:
         return self.kind == "message" or self.state in TERMINAL_STATES
 
-    def touch(self, record_id: str) -> None:
+    def touch(self, record_id: str, locator: str | None = None) -> None:
+        if not self.record_ids:
+            self.locator = locator
         if not self.record_ids or self.record_ids[-1] != record_id:
             self.record_ids.append(record_id)
 
@@ -128,46 +133,61 @@ LOOSE_BATCH = 1024
 
 
 class _Aside:
-    """Stored copies and loose messages pickled to an anonymous temporary file, read back once."""
+    """Stored copies and loose messages put aside, pickled, in a private temporary SQLite database
+    (it finds one task among millions with no index in memory); each is read back once."""
 
     def __init__(self) -> None:
-        self.file: IO[bytes] | None = None
-        self.places: dict[str, tuple[int, int, str | None]] = {}  # task id: offset, length, context id
-        self.loose: list[tuple[int, int]] = []  # offset, length of each batch of loose messages
+        self.db: sqlite3.Connection | None = None
 
-    def _write(self, value: Any) -> tuple[int, int]:
-        if self.file is None:
-            self.file = tempfile.TemporaryFile(prefix="archiver-assembly-")  # noqa: SIM115 (closed by close())
-        self.file.seek(0, 2)
-        start = self.file.tell()
-        pickle.dump(value, self.file, protocol=pickle.HIGHEST_PROTOCOL)
-        return start, self.file.tell() - start
-
-    def _read(self, start: int, length: int) -> Any:
-        self.file.seek(start)
-        return pickle.loads(self.file.read(length))
+    def _open(self) -> sqlite3.Connection:
+        if self.db is None:
+            self.db = sqlite3.connect("")  # on disk, private, deleted when closed
+            self.db.executescript("""
+                PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+                CREATE TABLE tasks (task_id TEXT PRIMARY KEY, context_id TEXT, copy BLOB);
+                CREATE TABLE loose (messages BLOB);
+            """)
+        return self.db
 
     def put(self, copy: StoredCopy) -> None:
-        self.places[copy.task_id] = (*self._write(copy), copy.context_id)
+        self._open().execute("INSERT INTO tasks VALUES (?, ?, ?)",
+                             (copy.task_id, copy.context_id, pickle.dumps(copy, pickle.HIGHEST_PROTOCOL)))
 
-    def take(self, task_id: str) -> StoredCopy:
-        start, length, _context = self.places.pop(task_id)
-        return self._read(start, length)
+    def take(self, task_id: str) -> StoredCopy | None:
+        """The task put aside under `task_id`, no longer aside; None if there is none."""
+        if self.db is None:
+            return None
+        found = self.db.execute("SELECT copy FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+        if found is None:
+            return None
+        self.db.execute("DELETE FROM tasks WHERE task_id = ?", (task_id,))
+        return pickle.loads(found[0])
 
-    def put_loose(self, messages: list[tuple[str, Message]]) -> None:
-        self.loose.append(self._write(messages))
+    def context_of(self, task_id: str) -> tuple[bool, str | None]:
+        """Whether a task is aside, and its context."""
+        if self.db is None:
+            return False, None
+        found = self.db.execute("SELECT context_id FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+        return found is not None, found[0] if found else None
 
-    def loose_batches(self) -> Iterator[list[tuple[str, Message]]]:
-        for start, length in self.loose:
-            yield self._read(start, length)
+    def put_loose(self, messages: list) -> None:
+        self._open().execute("INSERT INTO loose VALUES (?)", (pickle.dumps(messages, pickle.HIGHEST_PROTOCOL),))
 
-    def context_of(self, task_id: str) -> str | None:
-        return self.places[task_id][2]
+    def loose_batches(self) -> Iterator[list]:
+        if self.db is not None:
+            for (messages,) in self.db.execute("SELECT messages FROM loose ORDER BY rowid"):
+                yield pickle.loads(messages)
+
+    def copies(self) -> Iterator[StoredCopy]:
+        """Every task still aside, one at a time."""
+        if self.db is not None:
+            for (copy,) in self.db.execute("SELECT copy FROM tasks"):
+                yield pickle.loads(copy)
 
     def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
-            self.file = None
+        if self.db is not None:
+            self.db.close()
+            self.db = None
 
 
 @dataclass
@@ -178,15 +198,13 @@ class FileAssembly:
     temporary file (a later record may still change any task, so none can be finished early)."""
 
     tasks: dict[str, StoredCopy] = field(default_factory=dict)
-    loose: list[tuple[str, Message]] = field(default_factory=list)
-    """The latest loose messages (with the record each came in); the earlier ones are put aside."""
+    loose: list[tuple[str, Message, str | None]] = field(default_factory=list)
+    """The latest loose messages (with the id and locator of the record each came in); the earlier
+    ones are put aside."""
     requests: dict[Any, Message] = field(default_factory=dict)
     cards: list[tuple[str, dict]] = field(default_factory=list)
     errors: list[tuple[str, ErrorResponse]] = field(default_factory=list)
-    locators: dict[str, str] = field(default_factory=dict)
-    """Locators of the records that start a stored copy (a result names the record it was first seen in)."""
     held_bytes: int = HELD_BYTES
-    order: list[str] = field(default_factory=list)  # task ids in the order first seen
     _recent: OrderedDict = field(default_factory=OrderedDict)  # task id: record bytes, least recent first
     _held: int = 0
     _aside: _Aside = field(default_factory=_Aside)
@@ -202,14 +220,14 @@ class FileAssembly:
         touched: set[str] = set()
         for event in events:
             if isinstance(event, Task):
-                copy = self._task(event.task_id, event.context_id, record_id, locator)
+                copy = self._task(event.task_id, event.context_id)
                 copy.apply_task(event)
                 self._link_request(rpc_id, copy)
             elif isinstance(event, StatusUpdate):
-                copy = self._task(event.task_id, event.context_id, record_id, locator)
+                copy = self._task(event.task_id, event.context_id)
                 copy.apply_status(event)
             elif isinstance(event, ArtifactUpdate):
-                copy = self._task(event.task_id, event.context_id, record_id, locator)
+                copy = self._task(event.task_id, event.context_id)
                 copy.apply_artifact(event)
             elif isinstance(event, Message):
                 request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
@@ -232,17 +250,15 @@ class FileAssembly:
             elif isinstance(event, ErrorResponse):
                 self.errors.append((record_id, event))
                 continue
-            copy.touch(record_id)
+            copy.touch(record_id, locator)
             touched.add(copy.task_id)
         self._hold(touched, size)
 
     def _loose(self, record_id: str, locator: str | None, message: Message) -> None:
-        self.loose.append((record_id, message))
+        self.loose.append((record_id, message, locator))
         if len(self.loose) >= LOOSE_BATCH:
             self._aside.put_loose(self.loose)
             self.loose = []
-        if locator is not None:
-            self.locators[record_id] = locator
 
     def _hold(self, touched: set[str], size: int) -> None:
         """Count `size` against the tasks just touched; put the least recent aside past `held_bytes`."""
@@ -253,7 +269,8 @@ class FileAssembly:
         while self._held > self.held_bytes and len(self._recent) > 1:
             task_id, held = self._recent.popitem(last=False)
             self._held -= held
-            self._aside.put(self.tasks.pop(task_id))
+            if isinstance(task_id, str):
+                self._aside.put(self.tasks.pop(task_id))
 
     def _check_contexts(self, events: list[Event]) -> None:
         contexts: dict[str, str | None] = {}  # what this record's earlier events said
@@ -275,24 +292,21 @@ class FileAssembly:
         copy = self.tasks.get(task_id)
         if copy is not None:
             return copy.context_id
-        return self._aside.context_of(task_id) if task_id in self._aside.places else None
+        return self._aside.context_of(task_id)[1] if isinstance(task_id, str) else None
 
-    def _task(self, task_id: str, context_id: str | None, record_id: str = "", locator: str | None = None) -> StoredCopy:
+    def _task(self, task_id: str, context_id: str | None) -> StoredCopy:
         copy = self._known(task_id)
         if copy is None:
             copy = self.tasks[task_id] = StoredCopy(f"task:{task_id}", "task", task_id, context_id)
-            self.order.append(task_id)
-            if locator is not None:
-                self.locators[record_id] = locator
         return copy
 
     def _known(self, task_id: str | None) -> StoredCopy | None:
         """A task seen in this file, back in memory if it was put aside."""
-        if task_id is None:
-            return None
         copy = self.tasks.get(task_id)
-        if copy is None and task_id in self._aside.places:
-            copy = self.tasks[task_id] = self._aside.take(task_id)
+        if copy is None and isinstance(task_id, str):
+            copy = self._aside.take(task_id)
+            if copy is not None:
+                self.tasks[task_id] = copy
         return copy
 
     def _link_request(self, rpc_id: Any, copy: StoredCopy) -> None:
@@ -300,8 +314,9 @@ class FileAssembly:
         if request is not None:
             copy.add_message(request)
 
-    def loose_messages(self) -> Iterator[tuple[str, Message]]:
-        """Messages outside any task event (with the record each came in), in the order they came."""
+    def loose_messages(self) -> Iterator[tuple[str, Message, str | None]]:
+        """Messages outside any task event (with the id and locator of the record each came in), in the
+        order they came."""
         for batch in self._aside.loose_batches():
             yield from batch
         yield from self.loose
@@ -311,10 +326,10 @@ class FileAssembly:
         messages; one task at a time is read back from the tasks put aside."""
         standalone: dict[str, StoredCopy] = {}
         pending_user: dict[str | None, Message] = {}
-        to_tasks: dict[str, list[tuple[str, Message]]] = defaultdict(list)
-        for record_id, message in self.loose_messages():
-            if message.task_id and (message.task_id in self.tasks or message.task_id in self._aside.places):
-                to_tasks[message.task_id].append((record_id, message))
+        to_tasks: dict[str, list[tuple[str, Message, str | None]]] = defaultdict(list)
+        for record_id, message, locator in self.loose_messages():
+            if message.task_id and (message.task_id in self.tasks or self._aside.context_of(message.task_id)[0]):
+                to_tasks[message.task_id].append((record_id, message, locator))
             elif message.role == "agent" and message.message_id is not None:
                 copy = standalone.get(message.message_id)
                 if copy is None:
@@ -326,15 +341,13 @@ class FileAssembly:
                     if question is not None:
                         copy.add_message(question)
                 copy.add_message(message)
-                copy.touch(record_id)
+                copy.touch(record_id, locator)
             elif message.role == "user":
                 pending_user[message.context_id] = message
-        for task_id in self.order:
-            task = self._known(task_id)
-            self.tasks.pop(task_id)
-            for record_id, message in to_tasks.pop(task_id, ()):
+        for task in chain([self.tasks.pop(task_id) for task_id in list(self.tasks)], self._aside.copies()):
+            for record_id, message, locator in to_tasks.pop(task.task_id, ()):
                 task.add_message(message)
-                task.touch(record_id)
+                task.touch(record_id, locator)
             yield task
         self._aside.close()
         yield from standalone.values()
