@@ -25,18 +25,60 @@ INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_car
 
 
 def arrow_schemas(con) -> dict[str, pa.Schema]:
-    """Arrow schemas of the index tables as the migrated archive declares them."""
-    return {name: con.execute(f"SELECT * FROM {name} LIMIT 0").arrow().schema for name in INDEX_TABLES}
+    """Arrow schemas of the index tables as the migrated archive declares them.
+
+    JSON columns are typed as Arrow's JSON extension: DuckDB takes such a value as it is, where a plain
+    string is parsed again to be checked (a 300 MB file Part asked for 1 GiB more to be stored)."""
+    return {name: _json_typed(con, name, con.execute(f"SELECT * FROM {name} LIMIT 0").arrow().schema)
+            for name in INDEX_TABLES}
 
 
-def dumps(value: Any) -> str | None:
-    """JSON text of a decoded value; integers beyond 64 bits are kept exactly."""
+def _json_typed(con, table: str, schema: pa.Schema) -> pa.Schema:
+    json_columns = {row[0] for row in con.execute(f"DESCRIBE {table}").fetchall() if row[1] == "JSON"}
+    return pa.schema([field.with_type(pa.json_(pa.string())) if field.name in json_columns else field
+                      for field in schema])
+
+
+def dumps(value: Any) -> bytes | str | None:
+    """JSON text of a decoded value (UTF-8 bytes as orjson writes them, which Arrow takes as they are);
+    integers beyond 64 bits are kept exactly."""
     if value is None:
         return None
     try:
-        return orjson.dumps(value).decode()
+        return orjson.dumps(value)
     except TypeError:
         return json.dumps(value, ensure_ascii=False)
+
+
+HUGE_VALUE = 4 * 2**20
+"""A value this large becomes an Arrow column without being copied (a 300 MB record or file Part would
+otherwise be in memory twice)."""
+
+
+def _column(values: list, type: pa.DataType) -> pa.Array | pa.ChunkedArray:
+    """`values` as an Arrow column of `type`; huge bytes values are wrapped, not copied."""
+    if not any(isinstance(value, bytes) and len(value) >= HUGE_VALUE for value in values):
+        return pa.array(values, type)
+    chunks, run = [], []
+    for value in values:
+        if isinstance(value, bytes) and len(value) >= HUGE_VALUE:
+            if run:
+                chunks.append(pa.array(run, type))
+                run = []
+            chunks.append(_wrapped(value, type))
+        else:
+            run.append(value)
+    if run:
+        chunks.append(pa.array(run, type))
+    return pa.chunked_array(chunks, type)
+
+
+def _wrapped(value: bytes, type: pa.DataType) -> pa.Array:
+    storage = type.storage_type if isinstance(type, pa.ExtensionType) else type
+    offsets = pa.array([0, len(value)], pa.int64() if pa.types.is_large_binary(storage)
+                       or pa.types.is_large_string(storage) else pa.int32())
+    array = pa.Array.from_buffers(storage, 1, [None, offsets.buffers()[1], pa.py_buffer(value)])
+    return pa.ExtensionArray.from_storage(type, array) if storage is not type else array
 
 
 def _array(value: Any) -> list:
@@ -111,6 +153,8 @@ class FileRows:
         return key_hash(self.source_path, record.locator, sha256)
 
     def add_record(self, record: Record, record_id: str, sha256: str, status: str, reason: str | None) -> None:
+        if len(record.raw) >= BATCH_BYTES and self.held_rows and self.spool is not None:
+            self.hand_over()  # a huge record travels in a batch of its own
         self.rows["records"].append((record_id, record.seq, record.locator, record.line, record.byte_offset,
                                      record.kind, sha256, record.raw, status, reason))
         self._held(len(record.raw))
@@ -219,7 +263,7 @@ class FileRows:
             elif field.name == "ingested_at":
                 values = pa.repeat(pa.scalar(self.ingested_at, field.type), length)
             elif not isinstance(values, pa.Array):
-                values = pa.array(values, field.type)
+                values = _column(values, field.type)
             arrays.append(values)
             fields.append(field.with_type(values.type))
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields))

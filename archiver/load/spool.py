@@ -39,7 +39,7 @@ class Spool:
             fd, self.path = tempfile.mkstemp(prefix="archiver-spool-", suffix=".arrows")
             os.close(fd)
         held, self.held, self._held_bytes = self.held + [(name, table)], [], 0
-        with open(self.path, "ab") as sink:
+        with pa.OSFile(self.path, "ab") as sink:  # Arrow's own file: a huge buffer is written, not copied
             for held_name, held_table in held:
                 start = sink.tell()
                 with pa.ipc.new_stream(sink, held_table.schema) as stream:

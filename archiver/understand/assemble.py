@@ -181,8 +181,10 @@ class _Aside:
     def copies(self) -> Iterator[StoredCopy]:
         """Every task still aside, one at a time."""
         if self.db is not None:
-            for (copy,) in self.db.execute("SELECT copy FROM tasks"):
-                yield pickle.loads(copy)
+            for row in self.db.execute("SELECT copy FROM tasks"):
+                copy = pickle.loads(row[0])
+                del row  # a huge task's pickle is not kept while its rows are made
+                yield copy
 
     def close(self) -> None:
         if self.db is not None:
@@ -269,7 +271,7 @@ class FileAssembly:
         while self._held > self.held_bytes and len(self._recent) > 1:
             task_id, held = self._recent.popitem(last=False)
             self._held -= held
-            if isinstance(task_id, str):
+            if isinstance(task_id, str) and held <= self.held_bytes:  # pickling a huge task would copy it twice
                 self._aside.put(self.tasks.pop(task_id))
 
     def _check_contexts(self, events: list[Event]) -> None:
