@@ -81,14 +81,15 @@ def gzip_bomb(path: Path, gigabytes: int) -> Path:
     return path
 
 
-def peak_of(path: Path, work: Path, timeout: float, python: str) -> tuple[float, int, int]:
+def peak_of(path: Path, work: Path, timeout: float, python: str, env: dict | None = None) -> tuple[float, int, int]:
     """Wall seconds, peak tree RSS in bytes and exit status of ingesting `path` into a new archive."""
     db = work / "memory.duckdb"
     for stale in work.glob("memory.duckdb*"):
         stale.unlink()
     command = [python, "-m", "archiver", "ingest", "--db", str(db), "--json", str(path)]
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+                               env=env)
     errors: list[bytes] = []
     reader = threading.Thread(target=lambda: errors.append(process.stderr.read()))
     reader.start()

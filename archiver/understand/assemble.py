@@ -128,6 +128,9 @@ past it, the tasks touched least recently are put aside in a temporary file unti
 touches them again or the file ends. Bounds the memory of one file's assembly whatever its size, and
 changes nothing in what it assembles."""
 
+KEPT_BYTES = 16 * 2**20
+"""A task touched by this many bytes of records is never put aside: pickling it would copy it twice."""
+
 LOOSE_BATCH = 1024
 """Loose messages kept in memory before they join the others in the temporary file."""
 
@@ -206,7 +209,7 @@ class FileAssembly:
     requests: dict[Any, Message] = field(default_factory=dict)
     cards: list[tuple[str, dict]] = field(default_factory=list)
     errors: list[tuple[str, ErrorResponse]] = field(default_factory=list)
-    held_bytes: int = HELD_BYTES
+    held_bytes: int = field(default_factory=lambda: HELD_BYTES)
     _recent: OrderedDict = field(default_factory=OrderedDict)  # task id: record bytes, least recent first
     _held: int = 0
     _aside: _Aside = field(default_factory=_Aside)
@@ -271,7 +274,7 @@ class FileAssembly:
         while self._held > self.held_bytes and len(self._recent) > 1:
             task_id, held = self._recent.popitem(last=False)
             self._held -= held
-            if isinstance(task_id, str) and held <= self.held_bytes:  # pickling a huge task would copy it twice
+            if isinstance(task_id, str) and held < KEPT_BYTES:
                 self._aside.put(self.tasks.pop(task_id))
 
     def _check_contexts(self, events: list[Event]) -> None:
