@@ -135,11 +135,13 @@ class FileRows:
         self.claims: dict[str, list] = {"pointer": [], "value": [], "literal": [], "part": []}
         self.claim_parts: list[tuple[str, str, str, str]] = []
         self.held_bytes = self.held_rows = 0
+        self.huge = False  # whether a value held is HUGE_VALUE or larger
 
     def _held(self, size: int, rows: int = 1) -> None:
         """Count rows just added; past a batch's worth, hand them to the spool."""
         self.held_bytes += size
         self.held_rows += rows
+        self.huge = self.huge or size >= HUGE_VALUE
         if self.spool is not None and (self.held_bytes >= BATCH_BYTES or self.held_rows >= BATCH_ROWS):
             self.hand_over()
 
@@ -193,6 +195,7 @@ class FileRows:
             message.message_id if message else None, located.part_index, ordinal, part.kind, part.media_type,
             part_hash, part.text, data, file, dumps(part.metadata), citation is not None))
         self.held_bytes += len(part.text or "") + len(data or "") + len(file or "")
+        self.huge = self.huge or max(len(data or ""), len(file or "")) >= HUGE_VALUE
         if citation is not None:
             self._add_citation(copy, copy_id, part_id, citation)
         elif part.kind == "data" and is_result:
@@ -263,7 +266,7 @@ class FileRows:
             elif field.name == "ingested_at":
                 values = pa.repeat(pa.scalar(self.ingested_at, field.type), length)
             elif not isinstance(values, pa.Array):
-                values = _column(values, field.type)
+                values = _column(values, field.type) if self.huge else pa.array(values, field.type)
             arrays.append(values)
             fields.append(field.with_type(values.type))
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
