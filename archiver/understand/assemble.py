@@ -124,15 +124,15 @@ def _part_content(part: Part) -> Any:
 
 HELD_BYTES = 4 * 2**20
 """Record bytes whose tasks an assembly keeps in memory (their objects take about ten times as much);
-past it, the tasks touched least recently are put aside in a temporary file until a later record
-touches them again or the file ends. Bounds the memory of one file's assembly whatever its size, and
+past it, the tasks touched least recently are put aside on disk until a later record touches them
+again or the file ends. Bounds the memory of one file's assembly whatever its size, and
 changes nothing in what it assembles."""
 
 KEPT_BYTES = 16 * 2**20
 """A task touched by this many bytes of records is never put aside: pickling it would copy it twice."""
 
 LOOSE_BATCH = 1024
-"""Loose messages kept in memory before they join the others in the temporary file."""
+"""Loose messages kept in memory before they join the others on disk."""
 
 
 class _Aside:
@@ -199,8 +199,8 @@ class _Aside:
 class FileAssembly:
     """Feeds on the decoded records of one file, in order; yields its stored copies.
 
-    Only the tasks of the last `held_bytes` of records stay in memory; the others wait in a
-    temporary file (a later record may still change any task, so none can be finished early)."""
+    Only the tasks of the last `held_bytes` of records stay in memory; the others wait on disk (a
+    later record may still change any task, so none can be finished early)."""
 
     tasks: dict[str, StoredCopy] = field(default_factory=dict)
     loose: list[tuple[str, Message, str | None]] = field(default_factory=list)
@@ -327,8 +327,8 @@ class FileAssembly:
         yield from self.loose
 
     def copies(self) -> Iterator[StoredCopy]:
-        """The file's stored copies: its tasks (in the order first seen), then its standalone agent
-        messages; one task at a time is read back from the tasks put aside."""
+        """The file's stored copies: its tasks (those in memory, then those put aside, read back one
+        at a time), then its standalone agent messages."""
         standalone: dict[str, StoredCopy] = {}
         pending_user: dict[str | None, Message] = {}
         to_tasks: dict[str, list[tuple[str, Message, str | None]]] = defaultdict(list)
