@@ -21,7 +21,7 @@ import duckdb
 from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load import versions
 from .load.rows import arrow_schemas
-from .load.writer import alias_row, insert_sources, write_files
+from .load.writer import PENDING_BYTES, alias_row, insert_sources, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read.containers import SourceFile, shown
 from .read.version import SourceVersion
@@ -362,18 +362,24 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
     if leases is not None:
         for prepared in [p for p in group if not leases.confirm(p.source_row["sha256"])]:
             group.remove(prepared)
+            prepared.discard()
             why = "its lease was taken over by another writer while this one prepared it"
             summary.not_stored.append(f"{prepared.outcome.path}: {why}")
             _tally(summary, FileOutcome(prepared.outcome.path, elsewhere=why), on_file)
     if not group:
         return
 
-    _limit_memory(con, sum(table.nbytes for prepared in group for _, table in prepared.tables))
+    _limit_memory(con, max(PENDING_BYTES, *(prepared.largest for prepared in group)))
 
     def retried(_exc: Exception) -> None:
         summary.commit_retries += 1
 
-    for prepared, new in zip(list(group), write_files(con, group, on_retry=retried)):
+    try:
+        written = write_files(con, group, on_retry=retried)
+    finally:
+        for prepared in group:
+            prepared.discard()
+    for prepared, new in zip(list(group), written):
         path = prepared.outcome.path
         if new == path:
             prepared.outcome = FileOutcome(path, elsewhere="already stored by another writer")
@@ -411,7 +417,7 @@ def _writer_settings(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 
 def _limit_memory(con: duckdb.DuckDBPyConnection, batch_bytes: int) -> None:
-    """The buffer pool: the base limit, or three times what the next commit loads if that is more."""
+    """The buffer pool: the base limit, or three times the largest batch the next commit loads if that is more."""
     con.execute(f"SET memory_limit = '{max(INGEST_MEMORY_MB, 3 * batch_bytes // 2**20)}MB'")
 
 

@@ -1,6 +1,10 @@
 """Prepare one source file for the writer: read its records, understand them, apply the Citations v1
 rules and turn its rows into Arrow batches.
 
+A file is streamed: its records are read one at a time, its rows handed to a spool a batch at a
+time, and its assembly keeps only recent tasks in memory; memory is bounded by the largest record,
+not by the size of the file.
+
 This is what ingest's worker processes run, so it imports no DuckDB (each worker would carry it in
 memory for nothing).
 """
@@ -16,6 +20,7 @@ from typing import Any
 import orjson
 
 from .load.rows import FileRows
+from .load.spool import Spool
 from .read.containers import SourceFile, read_records, whole_file
 from .read.decode import decode, nesting_depth
 from .read.records import Record
@@ -40,10 +45,11 @@ class FileOutcome:
     """Why another writer of the same lake has this file (it holds the claim, or stored it first)."""
 
 
-def index_file(source: SourceFile, version: SourceVersion, records: Iterator[Record], now: datetime
-               ) -> tuple[FileRows, FileOutcome]:
-    """Understand every record of one source; the rows it contributes and what happened."""
-    rows = FileRows(version, now)
+def index_file(source: SourceFile, version: SourceVersion, records: Iterator[Record], now: datetime,
+               spool: Spool | None = None, schemas: dict | None = None) -> tuple[FileRows, FileOutcome]:
+    """Understand every record of one source; the rows it contributes (handed to `spool` as they
+    come, when there is one) and what happened."""
+    rows = FileRows(version, now, spool, schemas)
     outcome = FileOutcome(source.path)
     assembly = FileAssembly()
     for record in records:
@@ -55,7 +61,7 @@ def index_file(source: SourceFile, version: SourceVersion, records: Iterator[Rec
         outcome.records += 1
         try:
             rpc_id, events = _events(record)
-            assembly.add(record_id, rpc_id, events)
+            assembly.add(record_id, rpc_id, events, record.locator, len(record.raw))
         except (ValueError, RecursionError, TypeError) as exc:
             _quarantine(rows, outcome, record, raw_sha256, _one_line(exc))
             continue
@@ -107,10 +113,10 @@ def _one_line(exc: BaseException) -> str:
     return text[:300]
 
 
-def _quarantined_whole(source: SourceFile, version: SourceVersion, now: datetime, reason: str
-                       ) -> tuple[FileRows, FileOutcome]:
+def _quarantined_whole(source: SourceFile, version: SourceVersion, now: datetime, reason: str, spool: Spool,
+                       schemas: dict) -> tuple[FileRows, FileOutcome]:
     """The rows of a file quarantined whole, made without the readers and assembly that failed on it."""
-    rows, outcome = FileRows(version, now), FileOutcome(source.path, records=1)
+    rows, outcome = FileRows(version, now, spool, schemas), FileOutcome(source.path, records=1)
     record = whole_file(source, reason)
     _quarantine(rows, outcome, record, hashlib.sha256(record.raw).hexdigest(), reason)
     return rows, outcome
@@ -118,12 +124,25 @@ def _quarantined_whole(source: SourceFile, version: SourceVersion, now: datetime
 
 @dataclass
 class PreparedFile:
-    """What a worker hands the writer for one source file: its outcome and its Arrow batches."""
+    """What a worker hands the writer for one source file: its outcome and its Arrow batches
+    (`tables`: (table name, Arrow table) pairs, iterable again and again, several per table for
+    a large file; `largest`: bytes of the largest)."""
 
     outcome: FileOutcome
-    tables: list
+    tables: Spool
     source_row: dict
     version: SourceVersion
+
+    @property
+    def largest(self) -> int:
+        if isinstance(self.tables, Spool):
+            return self.tables.largest
+        return max((table.nbytes for _, table in self.tables), default=0)
+
+    def discard(self) -> None:
+        """Let the batches go (their temporary file, for a large file) once the writer is done with them."""
+        if isinstance(self.tables, Spool):
+            self.tables.discard()
 
 
 def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> PreparedFile:
@@ -133,16 +152,23 @@ def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> Prepar
     surprise never stops the others from being stored.
     """
     now = datetime.now(UTC)
+    spool = Spool()
     try:
         container, compression, records = read_records(source)
-        rows, outcome = index_file(source, version, records, now)
-        tables = list(rows.tables(schemas))
+        rows, outcome = index_file(source, version, records, now, spool, schemas)
+        rows.hand_over()
     except Exception as exc:  # noqa: BLE001 - one file's surprise must not stop the others
+        spool.discard()
+        spool = Spool()
         container, compression = "unreadable", None
-        rows, outcome = _quarantined_whole(source, version, now, f"the file could not be prepared: {_one_line(exc)}")
-        tables = list(rows.tables(schemas))
+        reason = f"the file could not be prepared: {_one_line(exc)}"
+        rows, outcome = _quarantined_whole(source, version, now, reason, spool, schemas)
+        rows.hand_over()
+    except BaseException:
+        spool.discard()
+        raise
     outcome.container = container
-    return PreparedFile(outcome, tables, {
+    return PreparedFile(outcome, spool, {
         "path": source.path, "sha256": version.sha256, "size": version.size, "container": container,
         "compression": compression, "records": outcome.records, "quarantined": outcome.quarantined,
         "recognised": outcome.recognised, "ingested_at": now, "lineage": version.lineage, "alias_of": None,

@@ -56,13 +56,13 @@ def _sorted_json(value: Any) -> bytes:
         return _encoded(value, orjson.dumps, sort_keys=True)
 
 
-def compact_json(value: Any) -> str:
-    """Compact JSON text of a decoded value in orjson's form, whatever its depth; integers beyond
+def compact_json(value: Any) -> bytes:
+    """Compact JSON text (UTF-8) of a decoded value in orjson's form, whatever its depth; integers beyond
     64 bits are written exactly."""
     try:
-        return orjson.dumps(value).decode()
+        return orjson.dumps(value)
     except TypeError:
-        return _encoded(value, _plain_leaf, sort_keys=False).decode()
+        return _encoded(value, _plain_leaf, sort_keys=False)
 
 
 def _plain_leaf(value: Any) -> bytes:

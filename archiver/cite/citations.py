@@ -74,7 +74,7 @@ def citation_of(data: Any, media_type: str | None) -> Citation | None:
     citation.weight = _optional_string(data, "weight", problems)
     citation.warnings = _warnings(data.get("warnings"), problems)
     extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
-    citation.extra = compact_json(extra) if extra else None
+    citation.extra = compact_json(extra).decode() if extra else None
     citation.citation_hash = content_hash({k: data.get(k) for k in sorted(KNOWN_KEYS)})
     return citation
 
@@ -151,7 +151,8 @@ def _warnings(value: Any, problems: list[str]) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
         problems.append("warnings is not an array of strings")
-        return [w if isinstance(w, str) else compact_json(w) for w in value] if isinstance(value, list) else [compact_json(value)]
+        return [w if isinstance(w, str) else compact_json(w).decode() for w in value] if isinstance(value, list) else [
+            compact_json(value).decode()]
     return value
 
 

@@ -17,19 +17,62 @@ from ..read.records import Record
 from ..read.version import SourceVersion
 from ..understand.assemble import FileAssembly, StoredCopy
 from ..understand.model import ErrorResponse, Part
+from .spool import Spool
 
 INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_cards", "rpc_errors")
 """The tables ingest writes, raw records first."""
 
 
 def arrow_schemas(con) -> dict[str, pa.Schema]:
-    """Arrow schemas of the index tables as the migrated archive declares them."""
-    return {name: con.execute(f"SELECT * FROM {name} LIMIT 0").arrow().schema for name in INDEX_TABLES}
+    """Arrow schemas of the index tables as the migrated archive declares them.
+
+    JSON columns are typed as Arrow's JSON extension: DuckDB takes such a value as it is, where a plain
+    string is parsed again to be checked (a 300 MB file Part asked for 1 GiB more to be stored)."""
+    return {name: _json_typed(con, name, con.execute(f"SELECT * FROM {name} LIMIT 0").arrow().schema)
+            for name in INDEX_TABLES}
 
 
-def dumps(value: Any) -> str | None:
-    """JSON text of a decoded value, however deep; integers beyond 64 bits are kept exactly."""
+def _json_typed(con, table: str, schema: pa.Schema) -> pa.Schema:
+    json_columns = {row[0] for row in con.execute(f"DESCRIBE {table}").fetchall() if row[1] == "JSON"}
+    return pa.schema([field.with_type(pa.json_(pa.string())) if field.name in json_columns else field
+                      for field in schema])
+
+
+def dumps(value: Any) -> bytes | None:
+    """JSON text of a decoded value, however deep (UTF-8 bytes as orjson writes them, which Arrow takes
+    as they are); integers beyond 64 bits are kept exactly."""
     return None if value is None else compact_json(value)
+
+
+HUGE_VALUE = 4 * 2**20
+"""A value this large becomes an Arrow column without being copied (a 300 MB record or file Part would
+otherwise be in memory twice)."""
+
+
+def _column(values: list, type: pa.DataType) -> pa.Array | pa.ChunkedArray:
+    """`values` as an Arrow column of `type`; huge bytes values are wrapped, not copied."""
+    if not any(isinstance(value, bytes) and len(value) >= HUGE_VALUE for value in values):
+        return pa.array(values, type)
+    chunks, run = [], []
+    for value in values:
+        if isinstance(value, bytes) and len(value) >= HUGE_VALUE:
+            if run:
+                chunks.append(pa.array(run, type))
+                run = []
+            chunks.append(_wrapped(value, type))
+        else:
+            run.append(value)
+    if run:
+        chunks.append(pa.array(run, type))
+    return pa.chunked_array(chunks, type)
+
+
+def _wrapped(value: bytes, type: pa.DataType) -> pa.Array:
+    storage = type.storage_type if isinstance(type, pa.ExtensionType) else type
+    offsets = pa.array([0, len(value)], pa.int64() if pa.types.is_large_binary(storage)
+                       or pa.types.is_large_string(storage) else pa.int32())
+    array = pa.Array.from_buffers(storage, 1, [None, offsets.buffers()[1], pa.py_buffer(value)])
+    return pa.ExtensionArray.from_storage(type, array) if storage is not type else array
 
 
 def _array(value: Any) -> list:
@@ -60,28 +103,58 @@ source_sha256, ingested_at) are added once per batch."""
 CLAIM_PART_COLUMNS = ("part_id", "copy_id", "result_key", "content_hash")
 """A claim's columns that are its Part's: sent once per Part, as the dictionary of an Arrow dictionary column."""
 
+BATCH_BYTES = 16 * 2**20
+BATCH_ROWS = 20_000
+"""Rows held before they become Arrow batches in the spool: about this many bytes of raw records and
+Part contents, or this many rows. One record or one result larger than this is one batch of its own."""
+
 
 class FileRows:
-    """Row tuples per table for one source file, ready to become Arrow batches."""
+    """Row tuples per table for one source file, ready to become Arrow batches.
 
-    def __init__(self, version: SourceVersion, ingested_at: datetime) -> None:
+    With a `spool`, every `BATCH_BYTES` or `BATCH_ROWS` of rows are handed to it as Arrow batches
+    (typed by `schemas`) and let go: the rows of a file are never all in memory at once."""
+
+    def __init__(self, version: SourceVersion, ingested_at: datetime, spool: Spool | None = None,
+                 schemas: dict[str, pa.Schema] | None = None) -> None:
         self.source_path = version.path
         self.source_sha256 = version.sha256
         self.key = version.key
         self.source_dir = os.path.dirname(version.path)
         self.ingested_at = ingested_at
+        self.spool, self.schemas = spool, schemas
+        self._clear()
+
+    def _clear(self) -> None:
         self.rows: dict[str, list[tuple]] = defaultdict(list)
         self.claims: dict[str, list] = {"pointer": [], "value": [], "literal": [], "part": []}
         self.claim_parts: list[tuple[str, str, str, str]] = []
-        self.locators: dict[str, str] = {}
+        self.held_bytes = self.held_rows = 0
+        self.huge = False  # whether a value held is HUGE_VALUE or larger
+
+    def _held(self, size: int, rows: int = 1) -> None:
+        """Count rows just added; past a batch's worth, hand them to the spool."""
+        self.held_bytes += size
+        self.held_rows += rows
+        self.huge = self.huge or size >= HUGE_VALUE
+        if self.spool is not None and (self.held_bytes >= BATCH_BYTES or self.held_rows >= BATCH_ROWS):
+            self.hand_over()
+
+    def hand_over(self) -> None:
+        """Hand every row held to the spool as Arrow batches, and let them go."""
+        for name, table in self.tables(self.schemas):
+            self.spool.add(name, table)
+        self._clear()
 
     def record_id(self, record: Record, sha256: str) -> str:
         return key_hash(self.key, record.locator, sha256)
 
     def add_record(self, record: Record, record_id: str, sha256: str, status: str, reason: str | None) -> None:
-        self.locators[record_id] = record.locator
+        if len(record.raw) >= BATCH_BYTES and self.held_rows and self.spool is not None:
+            self.hand_over()  # a huge record travels in a batch of its own
         self.rows["records"].append((record_id, record.seq, record.locator, record.line, record.byte_offset,
                                      record.kind, sha256, record.raw, status, reason))
+        self._held(len(record.raw))
 
     def add_assembly(self, assembly: FileAssembly) -> None:
         """The rows of everything one file's records assembled into: stored copies, agent cards, errors."""
@@ -95,12 +168,13 @@ class FileRows:
     def add_copy(self, copy: StoredCopy) -> None:
         copy_id = key_hash(self.key, copy.key)
         claim_keys: set[tuple[str, str]] = set()
-        for ordinal, located in enumerate(copy.located_parts()):
-            self._add_part(copy, copy_id, ordinal, located, claim_keys)
+        ordinal_count = 0
+        for ordinal_count, located in enumerate(copy.located_parts(), start=1):
+            self._add_part(copy, copy_id, ordinal_count - 1, located, claim_keys)
         self.rows["results"].append((
             copy_id, copy.key, copy.kind, copy.task_id, copy.context_id, copy.message_id, copy.state, copy.terminal,
-            copy.timestamp, self.locators.get(copy.record_ids[0]) if copy.record_ids else None, copy.record_ids,
-            len(claim_keys)))
+            copy.timestamp, copy.locator, copy.record_ids, len(claim_keys)))
+        self._held(0, 1 + ordinal_count + len(claim_keys))
 
     def _add_part(self, copy: StoredCopy, copy_id: str, ordinal: int, located, claim_keys: set) -> None:
         part: Part = located.part
@@ -109,12 +183,14 @@ class FileRows:
         citation = citation_of(part.data, part.media_type) if part.kind == "data" and is_result else None
         part_hash = content_hash({part.kind: _content(part)})
         artifact, message = located.artifact, located.message
+        data, file = dumps(part.data) if part.kind == "data" else None, dumps(part.file)
         self.rows["parts"].append((
             part_id, copy_id, copy.key, located.role, located.location,
             artifact.artifact_id if artifact else None, artifact.name if artifact else None,
             message.message_id if message else None, located.part_index, ordinal, part.kind, part.media_type,
-            part_hash, part.text, dumps(part.data) if part.kind == "data" else None, dumps(part.file),
-            dumps(part.metadata), citation is not None))
+            part_hash, part.text, data, file, dumps(part.metadata), citation is not None))
+        self.held_bytes += len(part.text or "") + len(data or "") + len(file or "")
+        self.huge = self.huge or max(len(data or ""), len(file or "")) >= HUGE_VALUE
         if citation is not None:
             self._add_citation(copy, copy_id, part_id, citation)
         elif part.kind == "data" and is_result:
@@ -186,7 +262,7 @@ class FileRows:
             elif field.name == "ingested_at":
                 values = pa.repeat(pa.scalar(self.ingested_at, field.type), length)
             elif not isinstance(values, pa.Array):
-                values = pa.array(values, field.type)
+                values = _column(values, field.type) if self.huge else pa.array(values, field.type)
             arrays.append(values)
             fields.append(field.with_type(values.type))
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields))

@@ -21,8 +21,10 @@ from collections.abc import Callable
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import ArchiverError
+from ..read.version import SourceVersion
 from ..store.migrations import rollback
 from ..store.params import STRINGS, strings
 from ..store.refusals import storage_failure
@@ -125,21 +127,23 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
         for name in DERIVED:
             con.execute(f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path) "
                         f"AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)", [paths, versions])
-    counts = iter([_insert_records(con, prepared) for prepared in to_write])
-    reached("records")
-    batches: dict = defaultdict(list)
+    counts = []
+    pending = _Pending(con)
     for prepared in to_write:
+        count = 0
         for name, table in prepared.tables:
-            if name != "records":
-                batches[name].append(table)
-    for name, tables in batches.items():
-        con.register("_batch", pa.concat_tables(tables))
-        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
-        con.unregister("_batch")
+            if name == "records":
+                count += _insert_records(con, prepared.version, table)
+            else:
+                pending.add(name, table)
+        counts.append(count)
+    reached("records")
+    pending.flush()
     reached("index")
     insert_sources(con, [prepared.source_row for prepared in to_write] + aliases)
     reached("sources")
-    return [next(counts) if first_path is None else first_path for first_path in results]
+    written = iter(counts)
+    return [next(written) if first_path is None else first_path for first_path in results]
 
 
 def alias_row(row: dict, first_path: str) -> dict:
@@ -162,25 +166,49 @@ def _stored(con: duckdb.DuckDBPyConnection, shas: list[str]) -> dict[str, list[s
         f"AND list_contains({STRINGS}, sha256) GROUP BY sha256", [strings(sorted(set(shas)))]).fetchall())
 
 
-def _insert_records(con: duckdb.DuckDBPyConnection, prepared) -> int:
-    """Insert a file's records; for a version extending a stored one, an anti-join skips the records
-    stored already (their ids are the same: one lineage hashes ids with one key)."""
-    table = dict(prepared.tables).get("records")
-    if table is None:
-        return 0
-    con.register("_records", table)
-    try:
-        if not prepared.version.extends_here:
-            con.execute("INSERT INTO records BY NAME SELECT * FROM _records")
-            return table.num_rows - table.column("kind").to_pylist().count("filler")
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _new AS SELECT b.* FROM _records b ANTI JOIN "
-            "(SELECT record_id FROM records WHERE source_path = ?) r USING (record_id)",
-            [prepared.version.path],
-        )
-        inserted = con.execute("SELECT count(*) FROM _new WHERE kind <> 'filler'").fetchone()[0]
-        con.execute("INSERT INTO records BY NAME SELECT * FROM _new")
-        con.execute("DROP TABLE _new")
-        return inserted
-    finally:
-        con.unregister("_records")
+PENDING_BYTES = 32 * 2**20
+"""Batches of small files gathered into one insert per table (an insert has a fixed cost)."""
+
+
+class _Pending:
+    """Derived-table batches waiting to be inserted, a few MiB at a time: a large file's batches go in
+    as they come, small files' batches together."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.tables: dict[str, list[pa.Table]] = defaultdict(list)
+        self.bytes = 0
+
+    def add(self, name: str, table: pa.Table) -> None:
+        self.tables[name].append(table)
+        self.bytes += table.nbytes
+        if self.bytes >= PENDING_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        for name, tables in self.tables.items():
+            _insert(self.con, name, pa.concat_tables(tables))
+        self.tables.clear()
+        self.bytes = 0
+
+
+def _insert_records(con: duckdb.DuckDBPyConnection, version: SourceVersion, table: pa.Table) -> int:
+    """Insert a batch of a file's records; for a version extending one stored at its path, the records
+    stored already are left out (their ids are the same: one lineage hashes ids with one key)."""
+    if version.extends_here:
+        ids = table.column("record_id")
+        stored = con.execute(f"SELECT record_id FROM records WHERE source_path = ? "
+                             f"AND list_contains({STRINGS}, record_id)",
+                             [version.path, strings(ids.to_pylist())]).fetchall()
+        if stored:
+            table = table.filter(pc.invert(pc.is_in(ids, pa.array([i for i, in stored], pa.string()))))
+    _insert(con, "records", table)
+    return table.num_rows - table.column("kind").to_pylist().count("filler")
+
+
+def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
+    """Insert an Arrow batch into table `name`, its columns matched by name. Through a relation, not a
+    registered view: a view registered and dropped inside a transaction keeps its batch alive until the
+    commit, so every batch of a large file would stay in memory."""
+    columns = [duckdb.ColumnExpression(column) for column in con.table(name).columns]
+    con.from_arrow(table).select(*columns).insert_into(name)

@@ -30,7 +30,12 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 BOM = b"\xef\xbb\xbf"
 GZIP_LIMIT = int(os.environ.get("ARCHIVER_GZIP_LIMIT") or 8 * 1024**3)
 """Largest decompressed size accepted from one gzip file (bytes); beyond it the file is refused."""
-JSON_DOCUMENT_LIMIT = 1024**3
+RECORD_LIMIT = int(os.environ.get("ARCHIVER_RECORD_LIMIT") or 512 * 1024**2)
+"""Largest record read (a line, or a whole JSON document), in bytes: a longer one is passed over as it
+streams by, never held (a gzip bomb without newlines expands past it long before the gzip limit), and
+becomes an unreadable record naming the limit."""
+JSON_DOCUMENT_LIMIT = RECORD_LIMIT
+LINE_CHUNK = 1 << 20
 SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
 LINE_EXTENSIONS = (".jsonl", ".ndjson")
 HEAD_SIZE = 64 * 1024
@@ -257,12 +262,40 @@ def whole_file(source: SourceFile, reason: str) -> Record:
     return Record(0, "file", raw, "unreadable", byte_offset=0, error=reason)
 
 
-def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
-    """(line number, byte offset, line with its terminator)."""
-    offset = 0
-    for number, line in enumerate(stream, start=1):
+class LineTooLong(Exception):
+    """A line past RECORD_LIMIT: `length` bytes, passed over unread."""
+
+    def __init__(self, length: int) -> None:
+        super().__init__(f"a line of {length} bytes, past the record limit of {RECORD_LIMIT} bytes "
+                         f"(ARCHIVER_RECORD_LIMIT); its bytes are not stored")
+        self.length = length
+
+
+def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes | LineTooLong]]:
+    """(line number, byte offset, line with its terminator, or LineTooLong in its place)."""
+    offset, number = 0, 0
+    while line := stream.readline(LINE_CHUNK):
+        number += 1
+        if len(line) == LINE_CHUNK and not line.endswith(b"\n"):
+            line = _long_line(stream, line)
         yield number, offset, line
-        offset += len(line)
+        offset += line.length if isinstance(line, LineTooLong) else len(line)
+
+
+def _long_line(stream: BinaryIO, start: bytes) -> bytes | LineTooLong:
+    """The rest of a line longer than a chunk, read a chunk at a time; past RECORD_LIMIT the line is
+    read on to its end but let go."""
+    buffer = io.BytesIO()  # grows in place, and getvalue() hands over its bytes without a copy
+    buffer.write(start)
+    length, chunk = len(start), start
+    while chunk and not chunk.endswith(b"\n"):
+        chunk = stream.readline(LINE_CHUNK)
+        length += len(chunk)
+        if buffer is not None and length > RECORD_LIMIT:
+            buffer = None
+        elif buffer is not None:
+            buffer.write(chunk)
+    return buffer.getvalue() if buffer is not None else LineTooLong(length)
 
 
 def read_lines(stream: BinaryIO) -> Iterator[Record]:
@@ -270,6 +303,11 @@ def read_lines(stream: BinaryIO) -> Iterator[Record]:
     seq = 0
     with stream:
         for number, offset, line in _lines(stream):
+            if isinstance(line, LineTooLong):
+                yield Record(seq, f"line {number}", b"", "unreadable", line=number, byte_offset=offset,
+                             error=str(line))
+                seq += 1
+                continue
             body = line[len(BOM):] if number == 1 and line.startswith(BOM) else line
             kind = "json" if body.strip() else "filler"
             yield Record(seq, f"line {number}", line, kind, line=number, byte_offset=offset, payload=body)
@@ -312,6 +350,14 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
 
     with stream:
         for number, offset, line in _sse_lines(stream):
+            if isinstance(line, LineTooLong):
+                if block:
+                    yield emit()
+                    block, data = [], []
+                yield Record(seq, f"line {number}", b"", "unreadable", line=number, byte_offset=offset,
+                             error=str(line))
+                seq += 1
+                continue
             if not block:
                 start_line, start_offset = number, offset
                 if number == 1 and line.startswith(BOM):
@@ -336,13 +382,19 @@ _SSE_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 """One SSE line and its terminator: CRLF, LF or a bare CR."""
 
 
-def _sse_lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
-    """(line number, byte offset, line with its terminator) as the SSE spec ends lines: CRLF, LF or CR.
+def _sse_lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes | LineTooLong]]:
+    """(line number, byte offset, line with its terminator, or LineTooLong in its place) as the SSE spec
+    ends lines: CRLF, LF or CR.
 
     The stream's LF-ended lines are split at any bare CR; a CRLF never straddles two of them.
     """
     number, offset = 0, 0
-    for chunk in stream:
+    for _number, _offset, chunk in _lines(stream):
+        if isinstance(chunk, LineTooLong):
+            number += 1
+            yield number, offset, chunk
+            offset += chunk.length
+            continue
         cr = chunk.find(b"\r")
         one_line = cr == -1 or (cr == len(chunk) - 2 and chunk.endswith(b"\r\n"))
         for line in [chunk] if one_line else _SSE_LINE.findall(chunk):

@@ -7,9 +7,13 @@ task in another file is another copy.
 """
 from __future__ import annotations
 
+import pickle
+import sqlite3
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import Any
 
 from ..cite.canonical import content_hash
@@ -52,12 +56,16 @@ class StoredCopy:
     artifacts: dict[str, Artifact] = field(default_factory=dict)
     messages: dict[str, Message] = field(default_factory=dict)
     record_ids: list[str] = field(default_factory=list)
+    locator: str | None = None
+    """Where the first of `record_ids` stands in the file."""
 
     @property
     def terminal(self) -> bool:
         return self.kind == "message" or self.state in TERMINAL_STATES
 
-    def touch(self, record_id: str) -> None:
+    def touch(self, record_id: str, locator: str | None = None) -> None:
+        if not self.record_ids:
+            self.locator = locator
         if not self.record_ids or self.record_ids[-1] != record_id:
             self.record_ids.append(record_id)
 
@@ -114,22 +122,107 @@ def _part_content(part: Part) -> Any:
     return [part.kind, part.text, part.data, part.file]
 
 
+HELD_BYTES = 4 * 2**20
+"""Record bytes whose tasks an assembly keeps in memory (their objects take about ten times as much);
+past it, the tasks touched least recently are put aside on disk until a later record touches them
+again or the file ends. Bounds the memory of one file's assembly whatever its size, and
+changes nothing in what it assembles."""
+
+KEPT_BYTES = 16 * 2**20
+"""A task touched by this many bytes of records is never put aside: pickling it would copy it twice."""
+
+LOOSE_BATCH = 1024
+"""Loose messages kept in memory before they join the others on disk."""
+
+
+class _Aside:
+    """Stored copies and loose messages put aside, pickled, in a private temporary SQLite database
+    (it finds one task among millions with no index in memory); each is read back once."""
+
+    def __init__(self) -> None:
+        self.db: sqlite3.Connection | None = None
+
+    def _open(self) -> sqlite3.Connection:
+        if self.db is None:
+            self.db = sqlite3.connect("")  # on disk, private, deleted when closed
+            self.db.executescript("""
+                PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+                CREATE TABLE tasks (task_id TEXT PRIMARY KEY, context_id TEXT, copy BLOB);
+                CREATE TABLE loose (messages BLOB);
+            """)
+        return self.db
+
+    def put(self, copy: StoredCopy) -> None:
+        self._open().execute("INSERT INTO tasks VALUES (?, ?, ?)",
+                             (copy.task_id, copy.context_id, pickle.dumps(copy, pickle.HIGHEST_PROTOCOL)))
+
+    def take(self, task_id: str) -> StoredCopy | None:
+        """The task put aside under `task_id`, no longer aside; None if there is none."""
+        if self.db is None:
+            return None
+        found = self.db.execute("SELECT copy FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+        if found is None:
+            return None
+        self.db.execute("DELETE FROM tasks WHERE task_id = ?", (task_id,))
+        return pickle.loads(found[0])
+
+    def context_of(self, task_id: str) -> tuple[bool, str | None]:
+        """Whether a task is aside, and its context."""
+        if self.db is None:
+            return False, None
+        found = self.db.execute("SELECT context_id FROM tasks WHERE task_id = ?", (task_id,)).fetchone()
+        return found is not None, found[0] if found else None
+
+    def put_loose(self, messages: list) -> None:
+        self._open().execute("INSERT INTO loose VALUES (?)", (pickle.dumps(messages, pickle.HIGHEST_PROTOCOL),))
+
+    def loose_batches(self) -> Iterator[list]:
+        if self.db is not None:
+            for (messages,) in self.db.execute("SELECT messages FROM loose ORDER BY rowid"):
+                yield pickle.loads(messages)
+
+    def copies(self) -> Iterator[StoredCopy]:
+        """Every task still aside, one at a time."""
+        if self.db is not None:
+            for row in self.db.execute("SELECT copy FROM tasks"):
+                copy = pickle.loads(row[0])
+                del row  # a huge task's pickle is not kept while its rows are made
+                yield copy
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+
 @dataclass
 class FileAssembly:
-    """Feeds on the decoded records of one file, in order; yields its stored copies."""
+    """Feeds on the decoded records of one file, in order; yields its stored copies.
+
+    Only the tasks of the last `held_bytes` of records stay in memory; the others wait on disk (a
+    later record may still change any task, so none can be finished early)."""
 
     tasks: dict[str, StoredCopy] = field(default_factory=dict)
-    loose_messages: list[tuple[str, Message]] = field(default_factory=list)
+    loose: list[tuple[str, Message, str | None]] = field(default_factory=list)
+    """The latest loose messages (with the id and locator of the record each came in); the earlier
+    ones are put aside."""
     requests: dict[Any, Message] = field(default_factory=dict)
     cards: list[tuple[str, dict]] = field(default_factory=list)
     errors: list[tuple[str, ErrorResponse]] = field(default_factory=list)
+    held_bytes: int = field(default_factory=lambda: HELD_BYTES)
+    _recent: OrderedDict = field(default_factory=OrderedDict)  # task id: record bytes, least recent first
+    _held: int = 0
+    _aside: _Aside = field(default_factory=_Aside)
 
-    def add(self, record_id: str, rpc_id: Any, events: list[Event]) -> None:
-        """Take one record's events; NotUnderstood, before any change, when they put a task seen
-        here in another context (a task id is unique to its context: the record is quarantined)."""
+    def add(self, record_id: str, rpc_id: Any, events: list[Event], locator: str | None = None,
+            size: int = 0) -> None:
+        """Take one record's events (`size` bytes of it); NotUnderstood, before any change, when they
+        put a task seen here in another context (a task id is unique to its context: the record is
+        quarantined)."""
         self._check_contexts(events)
         if not isinstance(rpc_id, (str, int, float)):  # JSON-RPC ids are strings or numbers
             rpc_id = None
+        touched: set[str] = set()
         for event in events:
             if isinstance(event, Task):
                 copy = self._task(event.task_id, event.context_id)
@@ -146,13 +239,13 @@ class FileAssembly:
                 if request is not None:
                     request.task_id = request.task_id or event.task_id
                     request.context_id = request.context_id or event.context_id
-                    self.loose_messages.append((record_id, request))
-                self.loose_messages.append((record_id, event))
+                    self._loose(record_id, locator, request)
+                self._loose(record_id, locator, event)
                 continue
             elif isinstance(event, Request):
                 if event.message is not None:
                     if event.message.task_id is not None:
-                        self.loose_messages.append((record_id, event.message))
+                        self._loose(record_id, locator, event.message)
                     elif isinstance(event.rpc_id, (str, int, float)):
                         self.requests[event.rpc_id] = event.message
                 continue
@@ -162,7 +255,27 @@ class FileAssembly:
             elif isinstance(event, ErrorResponse):
                 self.errors.append((record_id, event))
                 continue
-            copy.touch(record_id)
+            copy.touch(record_id, locator)
+            touched.add(copy.task_id)
+        self._hold(touched, size)
+
+    def _loose(self, record_id: str, locator: str | None, message: Message) -> None:
+        self.loose.append((record_id, message, locator))
+        if len(self.loose) >= LOOSE_BATCH:
+            self._aside.put_loose(self.loose)
+            self.loose = []
+
+    def _hold(self, touched: set[str], size: int) -> None:
+        """Count `size` against the tasks just touched; put the least recent aside past `held_bytes`."""
+        share = size // max(1, len(touched))
+        for task_id in touched:
+            self._recent[task_id] = self._recent.pop(task_id, 0) + share
+            self._held += share
+        while self._held > self.held_bytes and len(self._recent) > 1:
+            task_id, held = self._recent.popitem(last=False)
+            self._held -= held
+            if isinstance(task_id, str) and held < KEPT_BYTES:
+                self._aside.put(self.tasks.pop(task_id))
 
     def _check_contexts(self, events: list[Event]) -> None:
         contexts: dict[str, str | None] = {}  # what this record's earlier events said
@@ -172,8 +285,7 @@ class FileAssembly:
             if event.task_id in contexts:
                 known = contexts[event.task_id]
             else:
-                copy = self.tasks.get(event.task_id)
-                known = copy.context_id if copy is not None else None
+                known = self._context_of(event.task_id)
             if known is None:
                 contexts[event.task_id] = event.context_id
             elif known != event.context_id:
@@ -181,10 +293,25 @@ class FileAssembly:
                     f"task {event.task_id} was seen in context {known}; this record puts it in context "
                     f"{event.context_id}")
 
-    def _task(self, task_id: str, context_id: str | None) -> StoredCopy:
+    def _context_of(self, task_id: str) -> str | None:
         copy = self.tasks.get(task_id)
+        if copy is not None:
+            return copy.context_id
+        return self._aside.context_of(task_id)[1] if isinstance(task_id, str) else None
+
+    def _task(self, task_id: str, context_id: str | None) -> StoredCopy:
+        copy = self._known(task_id)
         if copy is None:
             copy = self.tasks[task_id] = StoredCopy(f"task:{task_id}", "task", task_id, context_id)
+        return copy
+
+    def _known(self, task_id: str | None) -> StoredCopy | None:
+        """A task seen in this file, back in memory if it was put aside."""
+        copy = self.tasks.get(task_id)
+        if copy is None and isinstance(task_id, str):
+            copy = self._aside.take(task_id)
+            if copy is not None:
+                self.tasks[task_id] = copy
         return copy
 
     def _link_request(self, rpc_id: Any, copy: StoredCopy) -> None:
@@ -192,15 +319,22 @@ class FileAssembly:
         if request is not None:
             copy.add_message(request)
 
-    def copies(self) -> list[StoredCopy]:
-        """The file's stored copies: its tasks, then its standalone agent messages."""
+    def loose_messages(self) -> Iterator[tuple[str, Message, str | None]]:
+        """Messages outside any task event (with the id and locator of the record each came in), in the
+        order they came."""
+        for batch in self._aside.loose_batches():
+            yield from batch
+        yield from self.loose
+
+    def copies(self) -> Iterator[StoredCopy]:
+        """The file's stored copies: its tasks (those in memory, then those put aside, read back one
+        at a time), then its standalone agent messages."""
         standalone: dict[str, StoredCopy] = {}
         pending_user: dict[str | None, Message] = {}
-        for record_id, message in self.loose_messages:
-            task = self.tasks.get(message.task_id) if message.task_id else None
-            if task is not None:
-                task.add_message(message)
-                task.touch(record_id)
+        to_tasks: dict[str, list[tuple[str, Message, str | None]]] = defaultdict(list)
+        for record_id, message, locator in self.loose_messages():
+            if message.task_id and (message.task_id in self.tasks or self._aside.context_of(message.task_id)[0]):
+                to_tasks[message.task_id].append((record_id, message, locator))
             elif message.role == "agent" and message.message_id is not None:
                 copy = standalone.get(message.message_id)
                 if copy is None:
@@ -212,7 +346,13 @@ class FileAssembly:
                     if question is not None:
                         copy.add_message(question)
                 copy.add_message(message)
-                copy.touch(record_id)
+                copy.touch(record_id, locator)
             elif message.role == "user":
                 pending_user[message.context_id] = message
-        return [*self.tasks.values(), *standalone.values()]
+        for task in chain([self.tasks.pop(task_id) for task_id in list(self.tasks)], self._aside.copies()):
+            for record_id, message, locator in to_tasks.pop(task.task_id, ()):
+                task.add_message(message)
+                task.touch(record_id, locator)
+            yield task
+        self._aside.close()
+        yield from standalone.values()

@@ -1,0 +1,216 @@
+"""Bounded memory within a file: rows leave a worker a batch at a time, the assembly keeps only recent
+tasks, the writer holds one batch, and a record past the limit is never held; none of it changes what
+is stored."""
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import orjson
+import pyarrow as pa
+import pytest
+
+from archiver.load import rows as rows_module
+from archiver.load import spool as spool_module
+from archiver.load import writer as writer_module
+from archiver.load.rows import arrow_schemas
+from archiver.prepare import index_file, prepare
+from archiver.read import containers
+from archiver.read.containers import SourceFile, read_records
+from archiver.store import migrations
+from archiver.understand import assemble
+from benchmarks.memory import big_file, gzip_bomb, huge_line, peak_of
+from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_transcripts"
+
+
+@pytest.fixture(scope="module")
+def schemas() -> dict:
+    con = duckdb.connect()
+    migrations.upgrade(con)
+    return arrow_schemas(con)
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """Limits small enough that a sample file is split into many batches and its tasks put aside."""
+    monkeypatch.setattr(assemble, "HELD_BYTES", 1_000)
+    monkeypatch.setattr(assemble, "LOOSE_BATCH", 2)
+    monkeypatch.setattr(rows_module, "BATCH_BYTES", 2_000)
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 5)
+    monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
+    monkeypatch.setattr(writer_module, "PENDING_BYTES", 4_000)
+
+
+def indexed(path: str, schemas: dict, spool=None) -> dict[str, list]:
+    """Every row one file contributes, per table, in a stable order (its batches joined)."""
+    source = SourceFile(path)
+    _container, _compression, records = read_records(source)
+    file_rows, _outcome = index_file(source, "0" * 64, records, datetime(2026, 1, 1, tzinfo=UTC), spool, schemas)
+    if spool is not None:
+        file_rows.hand_over()
+    tables = list(spool) if spool is not None else list(file_rows.tables(schemas))
+    found: dict[str, list] = {}
+    for name, table in tables:
+        found.setdefault(name, []).extend(orjson.dumps(row, default=str) for row in table.to_pylist())
+    return {name: sorted(values) for name, values in found.items()}
+
+
+def sample_files() -> list[str]:
+    return sorted(str(p) for p in SAMPLES.rglob("*") if p.is_file() and p.suffix in (
+        ".jsonl", ".sse", ".json", ".gz", ".sqlite", ".log"))
+
+
+def test_streamed_rows_equal_whole_file_rows_on_every_sample(schemas, monkeypatch):
+    """With batches of 5 rows and 1 kB of tasks in memory, every sample yields the same rows as whole."""
+    whole = {path: indexed(path, schemas) for path in sample_files()}
+    monkeypatch.setattr(assemble, "HELD_BYTES", 1_000)
+    monkeypatch.setattr(assemble, "LOOSE_BATCH", 2)
+    monkeypatch.setattr(rows_module, "BATCH_BYTES", 2_000)
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 5)
+    monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
+    put_aside = []
+    real_put = assemble._Aside.put
+    monkeypatch.setattr(assemble._Aside, "put", lambda self, copy: (put_aside.append(copy.key), real_put(self, copy)))
+    batches = []
+    for path, expected in whole.items():
+        spool = spool_module.Spool()
+        try:
+            assert indexed(path, schemas, spool) == expected, path
+            batches.append(len(spool.index))
+        finally:
+            spool.discard()
+    assert sum(count >= 5 for count in batches) >= 10, batches
+    assert len(put_aside) >= 10
+
+
+def test_prepare_hands_rows_over_in_bounded_batches(schemas, tmp_path, monkeypatch):
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 100)
+    monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
+    path = tmp_path / "many.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())})) + b"\n"
+                              for i in range(1_000)))
+    prepared = prepare(SourceFile(str(path)), "0" * 64, path.stat().st_size, schemas)
+    try:
+        batches = list(prepared.tables)
+        assert all(table.num_rows <= 100 for _, table in batches)
+        assert sum(table.num_rows for name, table in batches if name == "records") == 1_000
+        assert sum(table.num_rows for name, table in batches if name == "results") == 1_000
+        assert [n for n, _ in prepared.tables] == [n for n, _ in batches]  # read again, the same batches
+        assert prepared.largest == max(table.nbytes for _, table in batches)
+        assert os.path.exists(prepared.tables.path)
+    finally:
+        prepared.discard()
+    assert not os.path.exists(prepared.tables.path or "/nonexistent")
+
+
+def test_writer_lets_each_batch_go_before_the_commit(archive, write, tiny, monkeypatch):
+    """Inserting through a registered view kept every batch alive until the commit (memory grew with
+    the file); through a relation, Arrow memory stays flat within one file's transaction."""
+    parts = [*v1_cited_parts(), {"text": "x" * 20_000}]
+    path = write("many.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", parts)}) for i in range(300)])
+    arrow_bytes = []
+    real_insert = writer_module._insert
+
+    def insert(con, name, table):
+        copy = table.take(pa.array(range(table.num_rows)))  # in Arrow's own memory pool, where it is counted
+        del table
+        real_insert(con, name, copy)
+        del copy
+        arrow_bytes.append(pa.total_allocated_bytes())
+
+    monkeypatch.setattr(writer_module, "_insert", insert)
+    archive.ingest([path], workers=1)
+    assert len(arrow_bytes) > 50
+    assert max(arrow_bytes[-10:]) < 2 * max(arrow_bytes[:10]) + 2**20
+    assert rows(archive, "SELECT count(*) FROM results") == [(300,)]
+
+
+def test_a_task_put_aside_is_taken_back_when_a_later_record_changes_it(archive, write, tiny):
+    """A stream whose completion comes after many other tasks' records: the task went aside, came back."""
+    first = [jsonrpc_result({"task": {"id": "late", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})]
+    others = [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(50)]
+    last = [jsonrpc_result({"statusUpdate": {"taskId": "late", "contextId": "c",
+                                             "status": {"state": "TASK_STATE_COMPLETED"}}})]
+    path = write("late.jsonl", first + others + last)
+    archive.ingest([path], workers=1)
+    assert rows(archive, "SELECT state, len(record_ids), locator FROM results WHERE task_id = 'late'") == [
+        ("completed", 2, "line 1")]
+    assert rows(archive, "SELECT count(*) FROM results") == [(51,)]
+
+
+def test_a_line_past_the_record_limit_is_passed_over_unheld(write, monkeypatch):
+    monkeypatch.setattr(containers, "RECORD_LIMIT", 3 * 2**20)
+    monkeypatch.setattr(containers, "LINE_CHUNK", 2**20)
+    good = orjson.dumps(jsonrpc_result({"task": v1_task("t", v1_cited_parts())})) + b"\n"
+    long_ok = b'{"x": "' + b"a" * (2 * 2**20) + b'"}\n'
+    too_long = b'{"x": "' + b"b" * (5 * 2**20) + b'"}\n'
+    path = write("long.jsonl", good + long_ok + too_long + good)
+    _container, _compression, records = read_records(SourceFile(path))
+    found = [(r.locator, r.kind, r.byte_offset, len(r.raw), r.error) for r in records]
+    assert found[:2] == [("line 1", "json", 0, len(good), None), ("line 2", "json", len(good), len(long_ok), None)]
+    assert found[2][:4] == ("line 3", "unreadable", len(good) + len(long_ok), 0)
+    assert f"a line of {len(too_long)} bytes, past the record limit of {3 * 2**20} bytes" in found[2][4]
+    assert found[3] == ("line 4", "json", len(good) + len(long_ok) + len(too_long), len(good), None)
+
+
+def test_a_huge_value_becomes_arrow_without_a_copy():
+    value = b"x" * (rows_module.HUGE_VALUE + 1)
+    column = rows_module._column([b"small", value, None], pa.json_(pa.string()))
+    assert column.to_pylist() == ["small", value.decode(), None]
+    huge_chunk = column.chunks[1].storage
+    assert huge_chunk.buffers()[2].address == pa.py_buffer(value).address
+
+
+def child_env(**limits: str) -> dict:
+    return {**os.environ, "PYTHONPATH": str(ROOT), **limits}
+
+
+def test_a_gzip_bomb_without_newlines_is_refused_while_streaming(tmp_path):
+    """1.25 GiB of spaces past a 1 GiB gzip limit, under a 16 MiB record limit: refused, and the line of
+    spaces is never held (it was, up to the gzip limit)."""
+    bomb = tmp_path / "bomb.jsonl.gz"
+    member = gzip.compress(b" " * 2**26, mtime=0)
+    bomb.write_bytes(gzip.compress(b'{"jsonrpc": "2.0", "id": 1, "result": {}}\n', mtime=0) + member * 20)
+    env = child_env(ARCHIVER_RECORD_LIMIT=str(16 * 2**20), ARCHIVER_GZIP_LIMIT=str(2**30))
+    _seconds, peak, status = peak_of(bomb, tmp_path, 120, sys.executable, env)
+    assert status == 1
+    con = duckdb.connect(str(tmp_path / "memory.duckdb"), read_only=True)
+    reasons = [reason for reason, in con.execute("SELECT reason FROM records WHERE status = 'quarantined'").fetchall()]
+    assert any("gzip expands past the limit" in reason for reason in reasons), reasons
+    assert peak < 400 * 2**20
+
+
+@pytest.mark.slow
+def test_a_200_mb_file_is_ingested_in_bounded_memory(tmp_path):
+    _seconds, peak, status = peak_of(big_file(tmp_path / "big.jsonl", 200), tmp_path, 900, sys.executable,
+                                    child_env())
+    assert status == 0
+    assert peak < 800 * 2**20  # the whole file prepared at once peaked at 2.7 GiB for 150 MB
+
+
+@pytest.mark.slow
+def test_a_300_mb_line_is_stored_within_a_gib_plus_the_record(tmp_path):
+    path = huge_line(tmp_path / "line.jsonl", 300)
+    _seconds, peak, status = peak_of(path, tmp_path, 900, sys.executable, child_env())
+    assert status == 0
+    con = duckdb.connect(str(tmp_path / "memory.duckdb"), read_only=True)
+    assert con.execute("SELECT max(octet_length(raw)) FROM records").fetchone()[0] > 300 * 2**20 - 2**20
+    assert con.execute("SELECT count(*) FROM parts WHERE kind = 'file'").fetchone()[0] == 1
+    assert peak < 2**30 + 300 * 2**20
+
+
+def test_benchmark_inputs_are_what_they_claim(tmp_path):
+    bomb = gzip_bomb(tmp_path / "bomb.jsonl.gz", 1)
+    with gzip.open(bomb) as handle:
+        lines = handle.read(2**16).rstrip(b" ")
+        handle.seek(len(lines) + 2**30 - 1)
+        assert handle.read(1) == b" " and handle.read(1) == b""
+    assert [orjson.loads(line)["jsonrpc"] for line in lines.splitlines()] == ["2.0", "2.0"]
+    assert bomb.stat().st_size < 2 * 2**20
