@@ -21,6 +21,7 @@ from archiver.load.rows import arrow_schemas
 from archiver.prepare import index_file, prepare
 from archiver.read import containers
 from archiver.read.containers import SourceFile, read_records
+from archiver.read.version import SourceVersion
 from archiver.store import migrations
 from archiver.understand import assemble
 from benchmarks.memory import big_file, gzip_bomb, huge_line, peak_of
@@ -52,7 +53,8 @@ def indexed(path: str, schemas: dict, spool=None) -> dict[str, list]:
     """Every row one file contributes, per table, in a stable order (its batches joined)."""
     source = SourceFile(path)
     _container, _compression, records = read_records(source)
-    file_rows, _outcome = index_file(source, "0" * 64, records, datetime(2026, 1, 1, tzinfo=UTC), spool, schemas)
+    version = SourceVersion(path, "0" * 64, 0, "0" * 64, path)
+    file_rows, _outcome = index_file(source, version, records, datetime(2026, 1, 1, tzinfo=UTC), spool, schemas)
     if spool is not None:
         file_rows.hand_over()
     tables = list(spool) if spool is not None else list(file_rows.tables(schemas))
@@ -96,7 +98,8 @@ def test_prepare_hands_rows_over_in_bounded_batches(schemas, tmp_path, monkeypat
     path = tmp_path / "many.jsonl"
     path.write_bytes(b"".join(orjson.dumps(jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())})) + b"\n"
                               for i in range(1_000)))
-    prepared = prepare(SourceFile(str(path)), "0" * 64, path.stat().st_size, schemas)
+    size = path.stat().st_size
+    prepared = prepare(SourceFile(str(path)), SourceVersion(str(path), "0" * 64, size, "0" * 64, str(path)), schemas)
     try:
         batches = list(prepared.tables)
         assert all(table.num_rows <= 100 for _, table in batches)
