@@ -18,14 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 from click.testing import CliRunner
 
 from archiver.archive import Archive
 from archiver.cli import main
 from archiver.store.backend import locate
-from tests.transcripts import SAMPLES, jsonrpc_result, v1_cited_parts, v1_task
+from tests.transcripts import SAMPLES, assert_offline_and_locked, jsonrpc_result, v1_cited_parts, v1_task
 
 pytest.importorskip("duckdb_extension_ducklake", reason="the lake extras are not installed: pip install '.[lake]'")
 
@@ -337,13 +336,7 @@ def test_lake_connections_are_offline_and_locked(lake):
     """DuckLake and its catalog's scanner load while the lake opens; then no extension loads by itself."""
     db, data = lake
     with Archive.open(db, data_path=data) as archive:
-        settings = dict(archive.con.execute(
-            "SELECT name, value FROM duckdb_settings() WHERE name IN "
-            "('autoinstall_known_extensions', 'autoload_known_extensions', 'lock_configuration')").fetchall())
-        assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false",
-                            "lock_configuration": "true"}
-        with pytest.raises(duckdb.InvalidInputException, match="locked"):
-            archive.con.execute("SET autoload_known_extensions = true")
+        assert_offline_and_locked(archive.con)
 
 
 # --- leases of dead writers, interrupted lake ingests, check and cleanup ------------------------------------

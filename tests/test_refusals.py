@@ -22,6 +22,7 @@ from archiver.load.writer import is_conflict
 from archiver.store.migrations import available
 
 from .lineage_data import build
+from .transcripts import assert_offline_and_locked
 
 NEWEST = max(m.version for m in available())
 
@@ -305,13 +306,7 @@ def test_disk_full_while_ingesting_into_an_archive(tmp_path, inputs, write):
 
 def test_connections_never_fetch_or_load_extensions_and_are_locked(good):
     with Archive.open(str(good), read_only=True) as archive:
-        settings = dict(archive.con.execute(
-            "SELECT name, value FROM duckdb_settings() WHERE name IN "
-            "('autoinstall_known_extensions', 'autoload_known_extensions', 'lock_configuration')").fetchall())
-        assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false",
-                            "lock_configuration": "true"}
-        with pytest.raises(duckdb.InvalidInputException, match="locked"):
-            archive.con.execute("SET autoinstall_known_extensions = true")
+        assert_offline_and_locked(archive.con)
 
 
 def test_verify_worker_connection_is_offline_and_locked():

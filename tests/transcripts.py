@@ -50,3 +50,18 @@ def jsonrpc_result(result: dict, rpc_id: int = 1) -> dict:
 
 def rows(archive, sql: str, params=None) -> list[tuple]:
     return archive.con.execute(sql, params or []).fetchall()
+
+
+def assert_offline_and_locked(con) -> None:
+    """A connection that fetches no extension, loads none by itself, and whose settings are locked."""
+    import duckdb
+    import pytest
+
+    settings = dict(con.execute(
+        "SELECT name, value FROM duckdb_settings() WHERE name IN "
+        "('autoinstall_known_extensions', 'autoload_known_extensions', 'lock_configuration')").fetchall())
+    assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false",
+                        "lock_configuration": "true"}
+    for setting in ("autoinstall_known_extensions", "autoload_known_extensions"):
+        with pytest.raises(duckdb.InvalidInputException, match="locked"):
+            con.execute(f"SET {setting} = true")
