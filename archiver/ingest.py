@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 import duckdb
 
 from .interrupts import Interrupted, as_interrupted, stop_if_received
-from .load import versions
+from .load import spool, versions
 from .load.rows import arrow_schemas
 from .load.writer import PENDING_BYTES, alias_row, insert_sources, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
@@ -187,6 +187,7 @@ def ingest(
     workers > 1 needs the usual `if __name__ == "__main__":` guard.
     """
     summary = IngestSummary()
+    spool.sweep()  # what killed ingests left in the temporary folder
     _limit_memory(con, 0)
     try:
         with _writer_settings(con):

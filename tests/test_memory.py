@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -217,3 +218,19 @@ def test_benchmark_inputs_are_what_they_claim(tmp_path):
         assert handle.read(1) == b" " and handle.read(1) == b""
     assert [orjson.loads(line)["jsonrpc"] for line in lines.splitlines()] == ["2.0", "2.0"]
     assert bomb.stat().st_size < 2 * 2**20
+
+
+def test_spool_files_of_dead_processes_are_swept_and_live_ones_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(spool_module.tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    dead = tmp_path / f"{spool_module.PREFIX}{gone.stdout.strip()}.x_1.abc{spool_module.SUFFIX}"
+    dead.write_bytes(b"left by a SIGKILL")
+    live = spool_module.Spool()
+    live.add("records", pa.table({"x": list(range(10))}))
+    monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
+    live.add("records", pa.table({"x": list(range(10))}))
+    assert live.path and os.path.dirname(live.path) == str(tmp_path)
+    assert spool_module.sweep() == 1
+    assert not dead.exists() and os.path.exists(live.path)
+    live.discard()

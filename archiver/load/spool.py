@@ -8,11 +8,14 @@ is written again) until `discard` deletes the file.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Iterator
 
 import pyarrow as pa
+
+from ..processes import alive, start_time
 
 MEMORY_BYTES = 16 * 2**20
 """Batches a spool keeps in memory before it moves them to a temporary file."""
@@ -21,6 +24,32 @@ COMPRESSED = pa.ipc.IpcWriteOptions(compression="lz4")
 COMPRESS_BYTES = 64 * 2**20
 """Batches up to this size are written LZ4-compressed (a 2 GB file's rows took 8.5 GB of disk
 uncompressed); a larger one, a huge record's, is written as it is, without a compressed copy in memory."""
+
+
+PREFIX, SUFFIX = "archiver-spool.", ".arrows"
+
+
+def _prefix() -> str:
+    """The spool files' name start: the process that makes them and its start time, so that a later
+    ingest can tell the files of a process that died (SIGKILL leaves them) from those of a live one."""
+    started = (start_time(os.getpid()) or "").replace(":", "_").replace(".", "_")
+    return f"{PREFIX}{os.getpid()}.{started}."
+
+
+def sweep() -> int:
+    """Remove the spool files that processes which died left in the temporary folder; how many."""
+    removed = 0
+    folder = tempfile.gettempdir()
+    for name in os.listdir(folder):
+        if not (name.startswith(PREFIX) and name.endswith(SUFFIX)):
+            continue
+        pid, _, started = name[len(PREFIX):].partition(".")
+        started = started.partition(".")[0].replace("_", ":") or None
+        if pid.isdigit() and not alive(int(pid), started):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(folder, name))
+                removed += 1
+    return removed
 
 
 class Spool:
@@ -41,7 +70,7 @@ class Spool:
             self._held_bytes += table.nbytes
             return
         if self.path is None:
-            fd, self.path = tempfile.mkstemp(prefix="archiver-spool-", suffix=".arrows")
+            fd, self.path = tempfile.mkstemp(prefix=_prefix(), suffix=SUFFIX)
             os.close(fd)
         held, self.held, self._held_bytes = self.held + [(name, table)], [], 0
         with pa.OSFile(self.path, "ab") as sink:  # Arrow's own file: a huge buffer is written, not copied

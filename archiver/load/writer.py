@@ -55,6 +55,8 @@ def write_files(con: duckdb.DuckDBPyConnection, files: list,
     if len(files) > 1:
         try:
             return _retried(con, files, on_retry)
+        except duckdb.InterruptException:
+            raise
         except duckdb.Error:
             pass
     return [count for prepared in files for count in _retried(con, [prepared], on_retry)]
