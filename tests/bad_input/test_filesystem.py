@@ -192,7 +192,7 @@ def test_the_archive_is_not_ingested_through_links_globs_or_relative_paths(archi
 
 @pytest.mark.parametrize("catalog", ["ducklake:", "ducklake:sqlite:"])
 def test_a_lake_inside_the_ingested_folder_never_ingests_itself(tmp_path, monkeypatch, catalog):
-    """Its catalog file, the catalog's .wal, the .claims file and the Parquet files of its data path."""
+    """Its catalog file, the catalog's .wal, the .leases file and the Parquet files of its data path."""
     pytest.importorskip("duckdb_extension_ducklake", reason="the lake extras are not installed")
     top = folder(tmp_path)
     (top / "c.jsonl").write_bytes(b"".join(good(number) + b"\n" for number in range(2, 40)))  # past inlining
