@@ -145,6 +145,7 @@ def ingest_process(db: str, folder: Path, kill_at: str | None = None) -> subproc
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=300, check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", STEPS)
 def test_a_kill_inside_each_write_step_leaves_a_consistent_archive(tmp_path, dumps, step):
     whole = str(tmp_path / "whole.duckdb")

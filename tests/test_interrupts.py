@@ -24,6 +24,9 @@ COMMITTED = re.compile(r"^interrupted by (SIGINT|SIGTERM): committed (\d+) files
                        r"stopping; the files in flight were not stored \(run the same command again to finish\)$")
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     """About 23 MB in 40 files: enough input for worker processes and several commit groups."""

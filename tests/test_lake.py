@@ -29,6 +29,7 @@ from tests.transcripts import SAMPLES, assert_offline_and_locked, jsonrpc_result
 pytest.importorskip("duckdb_extension_ducklake", reason="the lake extras are not installed: pip install '.[lake]'")
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.lake
 
 
 def _pg_bin() -> Path | None:

@@ -114,6 +114,7 @@ def test_prepare_hands_rows_over_in_bounded_batches(schemas, tmp_path, monkeypat
     assert not os.path.exists(prepared.tables.path or "/nonexistent")
 
 
+@pytest.mark.slow
 def test_writer_lets_each_batch_go_before_the_commit(archive, write, tiny, monkeypatch):
     """Inserting through a registered view kept every batch alive until the commit (memory grew with
     the file); through a relation, Arrow memory stays flat within one file's transaction."""
@@ -176,6 +177,7 @@ def child_env(**limits: str) -> dict:
     return {**os.environ, "PYTHONPATH": str(ROOT), **limits}
 
 
+@pytest.mark.slow
 def test_a_gzip_bomb_without_newlines_is_refused_while_streaming(tmp_path):
     """1.25 GiB of spaces past a 1 GiB gzip limit, under a 16 MiB record limit: refused, and the line of
     spaces is never held (it was, up to the gzip limit)."""
@@ -210,6 +212,7 @@ def test_a_300_mb_line_is_stored_within_a_gib_plus_the_record(tmp_path):
     assert peak < 2**30 + 300 * 2**20
 
 
+@pytest.mark.slow
 def test_benchmark_inputs_are_what_they_claim(tmp_path):
     bomb = gzip_bomb(tmp_path / "bomb.jsonl.gz", 1)
     with gzip.open(bomb) as handle:

@@ -95,6 +95,7 @@ def test_db_check_passes_on_a_clean_archive_and_names_every_kind_of_damage(tmp_p
 
 # --- crash safety ------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_loses_nothing_and_duplicates_nothing(corpus, uninterrupted, tmp_path):
     (expected, duration) = uninterrupted
     rng = random.Random(int(os.environ.get("ARCHIVER_CRASH_SEED", "6")))
@@ -128,6 +129,7 @@ def wide_corpus(folder: Path, files: int, tasks: int) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_sigkill_during_large_commits_leaves_no_row_of_an_uncommitted_version(tmp_path):
     """Kills land anywhere in an ingest of large commit groups; each killed archive, once opened, holds only
     committed versions (the open heals a torn replay), and finishing the ingest gives the uninterrupted
@@ -184,6 +186,7 @@ def halves(corpus: Path, tmp_path: Path) -> tuple[Path, Path]:
     return first, second
 
 
+@pytest.mark.slow
 def test_two_ingests_started_together_both_complete_with_correct_totals(corpus, tmp_path):
     first, second = halves(corpus, tmp_path)
     together = str(tmp_path / "together.duckdb")
@@ -200,6 +203,7 @@ def test_two_ingests_started_together_both_complete_with_correct_totals(corpus, 
     assert archiver("db", "check", "--db", together).returncode == 0
 
 
+@pytest.mark.slow
 def test_reads_during_an_ingest_wait_and_answer_or_say_the_archive_is_busy(corpus, uninterrupted, tmp_path):
     db = str(tmp_path / "busy.duckdb")
     Archive.open(db).close()

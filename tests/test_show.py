@@ -102,6 +102,7 @@ document.body.appendChild(report);
 </script>"""
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian package `chromium`)")
 def test_html_in_headless_chromium(lineage, tmp_path):
     import json

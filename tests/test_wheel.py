@@ -14,6 +14,7 @@ from tests.transcripts import ROOT, jsonrpc_result, v1_cited_parts, v1_task
 pytest.importorskip("hatchling", reason="building the wheel needs hatchling (pip install '.[test]')")
 
 
+@pytest.mark.slow
 def test_install_from_built_wheel_ingests(tmp_path, write):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",

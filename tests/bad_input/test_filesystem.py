@@ -190,6 +190,7 @@ def test_the_archive_is_not_ingested_through_links_globs_or_relative_paths(archi
     assert summary.archive_files_skipped >= 7
 
 
+@pytest.mark.lake
 @pytest.mark.parametrize("catalog", ["ducklake:", "ducklake:sqlite:"])
 def test_a_lake_inside_the_ingested_folder_never_ingests_itself(tmp_path, monkeypatch, catalog):
     """Its catalog file, the catalog's .wal, the .leases file and the Parquet files of its data path."""

@@ -170,6 +170,7 @@ def test_duplicate_keys_last_wins_and_raw_keeps_both(archive, write):
     assert rows(archive, "SELECT raw FROM records WHERE line = 2") == [(line + b"\n",)]
 
 
+@pytest.mark.slow
 def test_a_single_200_mb_line_is_stored_whole(archive, tmp_path):
     """Written in 1 MiB pieces; the test itself never holds the line."""
     path = tmp_path / "huge.jsonl"
