@@ -21,13 +21,12 @@ import duckdb
 from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load import spool, versions
 from .load.rows import arrow_schemas
-from .load.writer import PENDING_BYTES, alias_row, insert_sources, write_files
+from .load.writer import PENDING_BYTES, alias_row, write_aliases, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read.containers import SourceFile, shown
 from .read.version import SourceVersion
 from .store.backend import archive_files
 from .store.leases import Holder, Leases
-from .store.migrations import rollback
 from .workers import worker_pool
 
 STDIN = "<stdin>"
@@ -62,6 +61,10 @@ class IngestSummary:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def count_retry(self, _exc: Exception) -> None:
+        """Hears of a commit retried because another writer's got in the way."""
+        self.commit_retries += 1
 
     @property
     def found_nothing(self) -> bool:
@@ -330,28 +333,24 @@ def _record_aliases(con: duckdb.DuckDBPyConnection, aliases: list[tuple], summar
                     on_file: Callable | None) -> None:
     """Record each path whose bytes the archive holds at another path; nothing else is stored for it."""
     contents = versions.stored_contents(con, [sha256 for _, sha256, _ in aliases])
-    rows = []
+    rows, aliased = [], []
     for source, sha256, size in aliases:
         if sha256 not in contents:
             _tally(summary, FileOutcome(source.path, elsewhere="the same bytes were listed at another path, "
                                         "which was not stored in this run"), on_file)
             continue
-        first_path, row = contents[sha256]
-        if first_path == source.path:  # another writer stored it here first
+        stored = contents[sha256]
+        if any(row["path"] == source.path for row in stored):  # another writer stored it here first
             _tally(summary, FileOutcome(source.path, elsewhere="already stored by another writer"), on_file)
             continue
-        rows.append(alias_row({**row, "path": source.path, "size": size, "ingested_at": datetime.now(UTC)},
-                              first_path))
-        _tally(summary, FileOutcome(source.path, row["container"], records=row["records"] or 0,
-                                    alias_of=first_path), on_file)
-    if rows:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            insert_sources(con, rows)
-            con.execute("COMMIT")
-        except BaseException:
-            rollback(con)
-            raise
+        first = stored[0]
+        rows.append(alias_row({**first, "path": source.path, "size": size, "ingested_at": datetime.now(UTC)},
+                              first["path"]))
+        aliased.append(FileOutcome(source.path, first["container"], records=first["records"] or 0,
+                                   alias_of=first["path"]))
+    write_aliases(con, rows, summary.count_retry)
+    for outcome in aliased:
+        _tally(summary, outcome, on_file)
 
 
 GROUP_RECORDS = 20_000
@@ -372,11 +371,8 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
 
     _limit_memory(con, max(PENDING_BYTES, *(prepared.largest for prepared in group)))
 
-    def retried(_exc: Exception) -> None:
-        summary.commit_retries += 1
-
     try:
-        written = write_files(con, group, on_retry=retried)
+        written = write_files(con, group, on_retry=summary.count_retry)
     finally:
         for prepared in group:
             prepared.discard()

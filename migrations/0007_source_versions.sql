@@ -36,24 +36,14 @@ WHERE f.path = sources.path;
 UPDATE records SET source_sha256 = s.sha256
 FROM sources s WHERE s.path = records.source_path AND s.ingested_at = records.ingested_at;
 
-UPDATE results SET source_sha256 = l.sha256
-FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
-WHERE l.path = results.source_path;
-UPDATE parts SET source_sha256 = l.sha256
-FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
-WHERE l.path = parts.source_path;
-UPDATE citations SET source_sha256 = l.sha256
-FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
-WHERE l.path = citations.source_path;
-UPDATE claims SET source_sha256 = l.sha256
-FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
-WHERE l.path = claims.source_path;
-UPDATE agent_cards SET source_sha256 = l.sha256
-FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
-WHERE l.path = agent_cards.source_path;
-UPDATE rpc_errors SET source_sha256 = l.sha256
-FROM (SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path) l
-WHERE l.path = rpc_errors.source_path;
+CREATE TEMP TABLE _latest AS SELECT path, arg_max(sha256, ingested_at) AS sha256 FROM sources GROUP BY path;
+UPDATE results t SET source_sha256 = l.sha256 FROM _latest l WHERE l.path = t.source_path;
+UPDATE parts t SET source_sha256 = l.sha256 FROM _latest l WHERE l.path = t.source_path;
+UPDATE citations t SET source_sha256 = l.sha256 FROM _latest l WHERE l.path = t.source_path;
+UPDATE claims t SET source_sha256 = l.sha256 FROM _latest l WHERE l.path = t.source_path;
+UPDATE agent_cards t SET source_sha256 = l.sha256 FROM _latest l WHERE l.path = t.source_path;
+UPDATE rpc_errors t SET source_sha256 = l.sha256 FROM _latest l WHERE l.path = t.source_path;
+DROP TABLE _latest;
 
 -- Archives made before stored the same bytes found at two paths twice, and counted their results twice.
 -- A path whose one version holds the bytes of another path's one version, stored first, becomes that

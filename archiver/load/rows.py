@@ -15,12 +15,10 @@ from ..cite.citations import EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
 from ..cite.claims import numeric_leaves
 from ..read.records import Record
 from ..read.version import SourceVersion
+from ..store.tables import INDEX_TABLES
 from ..understand.assemble import FileAssembly, StoredCopy
 from ..understand.model import ErrorResponse, Part
 from .spool import Spool
-
-INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_cards", "rpc_errors")
-"""The tables ingest writes, raw records first."""
 
 
 def arrow_schemas(con) -> dict[str, pa.Schema]:

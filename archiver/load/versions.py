@@ -49,17 +49,20 @@ def recorded(con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]) -> dic
     return {(path, sha256): (records, container) for path, sha256, records, container in rows}
 
 
-def stored_contents(con: duckdb.DuckDBPyConnection, shas: list[str]) -> dict[str, tuple[str, dict]]:
-    """For each of `shas` stored as a version: the first path it was stored at, and its sources row."""
+def stored_contents(con: duckdb.DuckDBPyConnection, shas: list[str]) -> dict[str, list[dict]]:
+    """For each of `shas` stored as a version: the `sources` rows storing it, first stored first (the
+    path an alias names)."""
     if not shas:
         return {}
     cursor = con.execute(f"""
         SELECT * FROM sources WHERE alias_of IS NULL AND list_contains({STRINGS}, sha256)
-        QUALIFY row_number() OVER (PARTITION BY sha256 ORDER BY ingested_at, path) = 1""",
-        [strings(sorted(set(shas)))])
+        ORDER BY ingested_at, path""", [strings(sorted(set(shas)))])
     names = [d[0] for d in cursor.description]
-    found = [dict(zip(names, row)) for row in cursor.fetchall()]
-    return {row["sha256"]: (row["path"], row) for row in found}
+    found: dict[str, list[dict]] = {}
+    for row in cursor.fetchall():
+        stored = dict(zip(names, row))
+        found.setdefault(stored["sha256"], []).append(stored)
+    return found
 
 
 def new_version(path: str, sha256: str, size: int, head_sha256: str | None, latest: Latest | None,

@@ -18,6 +18,7 @@ import signal
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from typing import TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -28,9 +29,11 @@ from ..read.version import SourceVersion
 from ..store.migrations import rollback
 from ..store.params import STRINGS, strings
 from ..store.refusals import storage_failure
-from .rows import INDEX_TABLES
+from ..store.tables import INDEX_TABLES
+from .versions import stored_contents
 
 DERIVED = INDEX_TABLES[1:]
+T = TypeVar("T")
 SOURCE_COLUMNS = ("path", "sha256", "size", "container", "compression", "records", "quarantined", "recognised",
                   "ingested_at", "lineage", "alias_of")
 
@@ -54,12 +57,16 @@ def write_files(con: duckdb.DuckDBPyConnection, files: list,
     Falls back to one transaction per file on failure; `on_retry` hears of each commit retry."""
     if len(files) > 1:
         try:
-            return _retried(con, files, on_retry)
+            return _retried_files(con, files, on_retry)
         except duckdb.InterruptException:
             raise
         except duckdb.Error:
             pass
-    return [count for prepared in files for count in _retried(con, [prepared], on_retry)]
+    return [count for prepared in files for count in _retried_files(con, [prepared], on_retry)]
+
+
+def _retried_files(con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable | None) -> list[int | str]:
+    return _retried(con, lambda: _write(con, files), [prepared.source_row["path"] for prepared in files], on_retry)
 
 
 def is_conflict(exc: Exception) -> bool:
@@ -69,33 +76,42 @@ def is_conflict(exc: Exception) -> bool:
     return isinstance(exc, duckdb.TransactionException) or bool(_CONFLICT.search(str(exc)))
 
 
-def _retried(con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable | None) -> list[int | str]:
+def write_aliases(con: duckdb.DuckDBPyConnection, rows: list[dict],
+                  on_retry: Callable[[Exception], None] | None = None) -> None:
+    """Record paths holding bytes stored already at another path (`alias_row`s), in one transaction."""
+    if rows:
+        _retried(con, lambda: insert_sources(con, rows), [row["path"] for row in rows], on_retry)
+
+
+def _retried(con: duckdb.DuckDBPyConnection, write: Callable[[], T], paths: list[str],
+             on_retry: Callable | None) -> T:
+    """`write()` in a transaction, again with backoff while the commit conflicts with other writers."""
     for attempt in range(COMMIT_ATTEMPTS):
         try:
-            return _transaction(con, files)
+            return _transaction(con, write)
         except duckdb.Error as exc:
             if not is_conflict(exc):
                 raise
             if attempt == COMMIT_ATTEMPTS - 1:
-                paths = ", ".join(prepared.source_row["path"] for prepared in files)
-                raise CommitConflict(f"commit conflicted {COMMIT_ATTEMPTS} times, nothing stored of: {paths}; "
-                                     f"ingest again (last error: {' '.join(str(exc).split())})") from exc
+                raise CommitConflict(f"commit conflicted {COMMIT_ATTEMPTS} times, nothing stored of: "
+                                     f"{', '.join(paths)}; ingest again (last error: {' '.join(str(exc).split())})"
+                                     ) from exc
             if on_retry:
                 on_retry(exc)
             time.sleep(min(BACKOFF_MAX_SECONDS, BACKOFF_SECONDS * 2**attempt) * random.uniform(0.5, 1.5))
     raise AssertionError("unreachable")
 
 
-def _transaction(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
+def _transaction(con: duckdb.DuckDBPyConnection, write: Callable[[], T]) -> T:
     con.execute("BEGIN TRANSACTION")
     try:
-        counts = _write(con, files)
+        done = write()
         con.execute("COMMIT")
     except BaseException:
         rollback(con)
         raise
     reached("commit")
-    return counts
+    return done
 
 
 KILL_AT = "ARCHIVER_KILL_AT"
@@ -111,12 +127,12 @@ def reached(step: str) -> None:
 def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
     """Write the files' rows, their `sources` rows last: those are the commit marker, so a version whose
     `sources` row is missing was never committed, whatever else of it a crash left behind."""
-    stored = _stored(con, [prepared.version.sha256 for prepared in files])
+    stored = stored_contents(con, [prepared.version.sha256 for prepared in files])
     results: list[int | str] = []
     to_write, aliases = [], []
     for prepared in files:
         version = prepared.version
-        paths = stored.get(version.sha256, [])
+        paths = [row["path"] for row in stored.get(version.sha256, [])]
         first_path = version.path if version.path in paths else paths[0] if paths and version.size else None
         if first_path is None:
             to_write.append(prepared)
@@ -158,14 +174,6 @@ def insert_sources(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
         placeholders = ", ".join("?" for _ in SOURCE_COLUMNS)
         con.executemany(f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",
                         [[row[k] for k in SOURCE_COLUMNS] for row in rows])
-
-
-def _stored(con: duckdb.DuckDBPyConnection, shas: list[str]) -> dict[str, list[str]]:
-    """The paths each of these contents is stored at, first stored first (another writer may have stored
-    it since this one looked)."""
-    return dict(con.execute(
-        f"SELECT sha256, list(path ORDER BY ingested_at, path) FROM sources WHERE alias_of IS NULL "
-        f"AND list_contains({STRINGS}, sha256) GROUP BY sha256", [strings(sorted(set(shas)))]).fetchall())
 
 
 PENDING_BYTES = 32 * 2**20

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from .tables import INDEX_TABLES, UNCOMMITTED
+
 EXAMPLES = 5
 """Offending rows named per problem; the count covers them all."""
 
@@ -52,12 +54,9 @@ CHECKS = (
               SELECT 1 FROM sources s WHERE s.alias_of IS NULL AND s.sha256 = a.sha256)"""),
     Check("duplicate-source", "source file versions recorded more than once",
           "SELECT path || ' ' || sha256 FROM sources GROUP BY path, sha256 HAVING count(*) > 1"),
-    *(Check(f"uncommitted-{table}", f"{table} rows of file versions no committed ingest recorded", f"""
-          SELECT t.source_path || ': ' || count(*) || ' rows' FROM {table} t
-          WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.path = t.source_path AND s.sha256 = t.source_sha256
-                            AND s.alias_of IS NULL)
-          GROUP BY t.source_path""")
-      for table in ("records", "results", "parts", "citations", "claims", "agent_cards", "rpc_errors")),
+    *(Check(f"uncommitted-{table}", f"{table} rows of file versions no committed ingest recorded",
+            f"SELECT t.source_path || ': ' || count(*) || ' rows' FROM {table} t WHERE {UNCOMMITTED} GROUP BY t.source_path")
+      for table in INDEX_TABLES),
     Check("result-records", "stored copies naming a raw record that is not stored", """
           SELECT r.source_path || ': ' || coalesce(r.task_id, r.message_id, r.copy_id) FROM results r
           WHERE len(coalesce(r.record_ids, [])) = 0 OR EXISTS (

@@ -18,15 +18,11 @@ from dataclasses import dataclass
 
 import duckdb
 
-from ..load.rows import INDEX_TABLES
 from .backend import Location
 from .migrations import rollback
+from .tables import INDEX_TABLES, UNCOMMITTED
 
-_ORPHANS = """
-    SELECT t.source_path, t.source_sha256, count(*) FROM {table} t
-    WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.path = t.source_path AND s.sha256 = t.source_sha256
-                      AND s.alias_of IS NULL)
-    GROUP BY ALL ORDER BY ALL"""
+_ORPHANS = f"SELECT t.source_path, t.source_sha256, count(*) FROM {{table}} t WHERE {UNCOMMITTED} GROUP BY ALL ORDER BY ALL"
 
 
 @dataclass(frozen=True)
@@ -61,9 +57,7 @@ def heal(con: duckdb.DuckDBPyConnection) -> list[Healed]:
     con.execute("BEGIN TRANSACTION")
     try:
         for table in sorted({item.table for item in found}):
-            con.execute(f"""DELETE FROM {table} t WHERE NOT EXISTS (
-                SELECT 1 FROM sources s WHERE s.path = t.source_path AND s.sha256 = t.source_sha256
-                AND s.alias_of IS NULL)""")
+            con.execute(f"DELETE FROM {table} t WHERE {UNCOMMITTED}")
         con.executemany("INSERT INTO healed VALUES (now(), ?, ?, ?, ?)",
                         [[item.table, item.source_path, item.source_sha256, item.rows] for item in found])
         con.execute("COMMIT")
