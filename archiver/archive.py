@@ -1,4 +1,5 @@
 """The Python API: everything the CLI does, an `Archive` does."""
+
 from __future__ import annotations
 
 import os
@@ -66,8 +67,9 @@ def _remove(location: Location) -> None:
 class Archive:
     """An open archive: one DuckDB connection, the schema at the current version."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: str, location: Location | None = None,
-                 created: bool = False) -> None:
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, path: str, location: Location | None = None, created: bool = False
+    ) -> None:
         self.con = con
         self.path = path
         self.location = location or locate(path)
@@ -75,8 +77,14 @@ class Archive:
         self._discard_if_empty = False
 
     @classmethod
-    def open(cls, path: str | None = None, read_only: bool = False, wait: float = DEFAULT_WAIT_SECONDS,
-             upgrade: bool = True, data_path: str | None = None) -> Archive:
+    def open(
+        cls,
+        path: str | None = None,
+        read_only: bool = False,
+        wait: float = DEFAULT_WAIT_SECONDS,
+        upgrade: bool = True,
+        data_path: str | None = None,
+    ) -> Archive:
         """Open (creating if need be), bring the schema up to date and remove what a killed writer's replay
         left of uncommitted versions (`store.heal`; a read-only open heals through a short write-open
         first), unless `upgrade` is False.
@@ -128,8 +136,13 @@ class Archive:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def ingest(self, paths: Iterable[str], on_file: Callable | None = None, workers: int | None = None,
-               wait_for_writers: bool = False):
+    def ingest(
+        self,
+        paths: Iterable[str],
+        on_file: Callable | None = None,
+        workers: int | None = None,
+        wait_for_writers: bool = False,
+    ):
         """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1). On a lake that
         several writers share, `wait_for_writers` waits out files another live writer is ingesting.
 
@@ -175,10 +188,19 @@ class Archive:
 
         cursor = self.con.execute("SELECT * FROM sources ORDER BY path, ingested_at")
         names = [d[0] for d in cursor.description]
-        return [Source(**dict(zip(names, row))) for row in cursor.fetchall()]
+        return [Source(**dict(zip(names, row, strict=False))) for row in cursor.fetchall()]
 
-    def audit(self, rules=(), exclude_rules=(), agent=None, study=None, since=None, until=None, source=(),
-              min_base: float = 30):
+    def audit(
+        self,
+        rules=(),
+        exclude_rules=(),
+        agent=None,
+        study=None,
+        since=None,
+        until=None,
+        source=(),
+        min_base: float = 30,
+    ):
         """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
 
         `rules`/`exclude_rules` are rule ids. `agent`, `study`, `since`, `until` filter as the query
@@ -199,8 +221,12 @@ class Archive:
 
         query = QUERIES[name](Filters.of(**filters), order_by=order_by, limit=limit)
         cursor = self.con.cursor()
-        return Rows(query.fields, query.table_fields, executed(cursor, query.sql, query.params),
-                    json=lambda fmt: json_text(cursor, query.sql, query.params, query.fields, fmt))
+        return Rows(
+            query.fields,
+            query.table_fields,
+            executed(cursor, query.sql, query.params),
+            json=lambda fmt: json_text(cursor, query.sql, query.params, query.fields, fmt),
+        )
 
     def claims(self, order_by: str | None = None, limit: int | None = None, **filters):
         """One dict per claim and citation it rests on (claims deduplicated across stored copies).
@@ -279,12 +305,15 @@ class Archive:
         beside = self.location.catalog_path if self.location.catalog != "postgres" else None
         path = path or (find_beside(beside) if beside else None)
         if path is None:
-            raise DataLayerError(f"no data layer given and none beside {self.path} (looked for "
-                                 "<archive stem>.datalayer.toml and archiver-data-layer.toml)")
+            raise DataLayerError(
+                f"no data layer given and none beside {self.path} (looked for "
+                "<archive stem>.datalayer.toml and archiver-data-layer.toml)"
+            )
         return DataLayer.load(path)
 
-    def verify(self, data_layer: str | None = None, tolerance: float | None = None, timeout: float | None = None,
-               **filters):
+    def verify(
+        self, data_layer: str | None = None, tolerance: float | None = None, timeout: float | None = None, **filters
+    ):
         """Re-derive the claims of every matching citation from the data layer and record a verdict for
         each (reproduced, differs, not-rerunnable); a `VerifyReport`. Filters as for `claims`."""
         from .query.filters import Filters

@@ -1,4 +1,5 @@
 """The command line: a thin face over `archiver.Archive`. Heavy modules load lazily."""
+
 from __future__ import annotations
 
 import sys
@@ -6,11 +7,15 @@ from contextlib import contextmanager
 
 import click
 
-DB_HELP = ("Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
-           "or ducklake:PATH (default: $ARCHIVER_DB, else ./archive.duckdb).")
+DB_HELP = (
+    "Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
+    "or ducklake:PATH (default: $ARCHIVER_DB, else ./archive.duckdb)."
+)
 WAIT_HELP = "Seconds to wait while another process holds the archive."
-DATA_PATH_HELP = ("Where a new lake keeps its Parquet files: a folder or object-store URL (default: "
-                  "$ARCHIVER_DATA_PATH, else beside a SQLite or DuckDB catalog).")
+DATA_PATH_HELP = (
+    "Where a new lake keeps its Parquet files: a folder or object-store URL (default: "
+    "$ARCHIVER_DATA_PATH, else beside a SQLite or DuckDB catalog)."
+)
 
 
 def _remember_data_path(ctx: click.Context, _param, value: str | None) -> None:
@@ -18,8 +23,14 @@ def _remember_data_path(ctx: click.Context, _param, value: str | None) -> None:
 
 
 def db_options(func):
-    func = click.option("--data-path", envvar="ARCHIVER_DATA_PATH", default=None, expose_value=False,
-                        callback=_remember_data_path, help=DATA_PATH_HELP)(func)
+    func = click.option(
+        "--data-path",
+        envvar="ARCHIVER_DATA_PATH",
+        default=None,
+        expose_value=False,
+        callback=_remember_data_path,
+        help=DATA_PATH_HELP,
+    )(func)
     func = click.option("--wait", type=float, default=5.0, show_default=True, help=WAIT_HELP)(func)
     return click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)(func)
 
@@ -87,13 +98,18 @@ def main() -> None:
 @click.argument("paths", nargs=-1, required=True)
 @db_options
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@click.option("--workers", type=click.IntRange(1, 64), default=None,
-              help="Parsing processes (default: one per core, at most 8).")
-@click.option("--wait-for-writers", is_flag=True,
-              help="On a lake of several writers: wait for files another live writer is ingesting (until it "
-                   "commits them, or dies and this run takes them over) instead of leaving them unstored.")
-def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None,
-           wait_for_writers: bool) -> None:
+@click.option(
+    "--workers", type=click.IntRange(1, 64), default=None, help="Parsing processes (default: one per core, at most 8)."
+)
+@click.option(
+    "--wait-for-writers",
+    is_flag=True,
+    help="On a lake of several writers: wait for files another live writer is ingesting (until it "
+    "commits them, or dies and this run takes them over) instead of leaving them unstored.",
+)
+def ingest(
+    paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None, wait_for_writers: bool
+) -> None:
     """Ingest files, directories, globs or - (stdin) into the archive.
 
     Exit status 1 when any record was quarantined (the good records are stored), when no transcript
@@ -107,8 +123,9 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
 
     with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress() as progress:
         try:
-            summary = archive.ingest(paths, on_file=progress.update, workers=workers or default_workers(),
-                                     wait_for_writers=wait_for_writers)
+            summary = archive.ingest(
+                paths, on_file=progress.update, workers=workers or default_workers(), wait_for_writers=wait_for_writers
+            )
         except FileNotFoundError as exc:
             raise click.ClickException(str(exc)) from None
     for problem in summary.problems:
@@ -116,8 +133,12 @@ def ingest(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, w
     for path in summary.unrecognised_files:
         click.secho(f"warning: {path}: no A2A object recognised in this file", fg="yellow", err=True)
     if summary.found_nothing:
-        click.secho(f"warning: no transcript found in {summary.files} file{'s' * (summary.files != 1)} "
-                    f"under {', '.join(paths)}", fg="yellow", err=True)
+        click.secho(
+            f"warning: no transcript found in {summary.files} file{'s' * (summary.files != 1)} "
+            f"under {', '.join(paths)}",
+            fg="yellow",
+            err=True,
+        )
     for file in summary.not_stored:
         click.echo(f"not stored: {file}; ingest again, or use --wait-for-writers", err=True)
     if as_json:
@@ -145,18 +166,24 @@ def ended_by_signals():
 def render_summary(summary) -> str:
     aliased = f", {summary.files_aliased} the same bytes as a stored file" if summary.files_aliased else ""
     lines = [
-        (f"files {summary.files} ({summary.files_unchanged} unchanged{aliased})  records {summary.records}  "
-         f"duplicates skipped {summary.duplicates_skipped}  quarantined {summary.quarantined}"),
-        (f"archive now holds: tasks {summary.tasks}  results {summary.results} ({summary.copies} stored copies)  "
-         f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims}  "
-         f"agent cards {summary.agent_cards}  error responses {summary.error_responses}"),
+        (
+            f"files {summary.files} ({summary.files_unchanged} unchanged{aliased})  records {summary.records}  "
+            f"duplicates skipped {summary.duplicates_skipped}  quarantined {summary.quarantined}"
+        ),
+        (
+            f"archive now holds: tasks {summary.tasks}  results {summary.results} ({summary.copies} stored copies)  "
+            f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims}  "
+            f"agent cards {summary.agent_cards}  error responses {summary.error_responses}"
+        ),
     ]
     if summary.archive_files_skipped:
         lines.append(f"skipped {summary.archive_files_skipped} paths to the archive's own files")
     if summary.claimed_elsewhere or summary.leases_taken_over or summary.commit_retries:
-        lines.append(f"other writers: {len(summary.claimed_elsewhere)} files leased by them "
-                     f"({len(summary.not_stored)} not stored), {len(summary.leases_taken_over)} leases taken over, "
-                     f"{summary.commit_retries} commit retries")
+        lines.append(
+            f"other writers: {len(summary.claimed_elsewhere)} files leased by them "
+            f"({len(summary.not_stored)} not stored), {len(summary.leases_taken_over)} leases taken over, "
+            f"{summary.commit_retries} commit retries"
+        )
     return "\n".join(lines)
 
 
@@ -200,8 +227,12 @@ def upgrade(db: str | None, wait: float) -> None:
 
 
 @db_group.command("copy")
-@click.option("--to", "target", required=True, help="The archive to copy into (a file or ducklake:...); it must "
-                                                     "hold no sources yet.")
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    help="The archive to copy into (a file or ducklake:...); it must hold no sources yet.",
+)
 @click.option("--to-data-path", help="Where the target lake keeps its Parquet files, when it is new.")
 @db_options
 def copy_command(target: str, to_data_path: str | None, db: str | None, wait: float) -> None:
@@ -218,10 +249,21 @@ def copy_command(target: str, to_data_path: str | None, db: str | None, wait: fl
 
 @main.command()
 @db_options
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl", "sarif"]), default="table",
-              show_default=True, help="Output format; sarif for code hosts.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "never"]), default="error", show_default=True,
-              help="Exit 1 when a finding at or above this severity exists.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "jsonl", "sarif"]),
+    default="table",
+    show_default=True,
+    help="Output format; sarif for code hosts.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "never"]),
+    default="error",
+    show_default=True,
+    help="Exit 1 when a finding at or above this severity exists.",
+)
 @click.option("--rule", "rules", multiple=True, metavar="RULE", help="Run only this rule (repeatable).")
 @click.option("--exclude-rule", "exclude_rules", multiple=True, metavar="RULE", help="Skip this rule (repeatable).")
 @click.option("--agent", multiple=True, help="Agent name (from its agent card). Exact, or a glob with *.")
@@ -229,11 +271,27 @@ def copy_command(target: str, to_data_path: str | None, db: str | None, wait: fl
 @click.option("--since", help="Task time at or after (ISO date or timestamp).")
 @click.option("--until", help="Task time at or before (a bare date includes that day).")
 @click.option("--source", "sources", multiple=True, help="Only this source file, directory or glob (repeatable).")
-@click.option("--min-base", type=click.IntRange(min=1), default=30, show_default=True,
-              help="small-base fires for a base.n below this.")
-def audit(db: str | None, wait: float, fmt: str, fail_on: str, rules: tuple[str, ...],
-          exclude_rules: tuple[str, ...], agent: tuple[str, ...], study: tuple[str, ...], since: str | None,
-          until: str | None, sources: tuple[str, ...], min_base: int) -> None:
+@click.option(
+    "--min-base",
+    type=click.IntRange(min=1),
+    default=30,
+    show_default=True,
+    help="small-base fires for a base.n below this.",
+)
+def audit(
+    db: str | None,
+    wait: float,
+    fmt: str,
+    fail_on: str,
+    rules: tuple[str, ...],
+    exclude_rules: tuple[str, ...],
+    agent: tuple[str, ...],
+    study: tuple[str, ...],
+    since: str | None,
+    until: str | None,
+    sources: tuple[str, ...],
+    min_base: int,
+) -> None:
     """Find uncited results, invalid, untyped or dropped citations, lost Parts and unreadable records.
 
     Exit status 1 when a finding at or above --fail-on exists, 0 otherwise: `archiver ingest dumps/ &&
@@ -270,11 +328,18 @@ OUTPUT_FORMATS = ("table", "json", "jsonl", "csv")
 
 def filter_options(func):
     """The lineage filters, combinable; repeat an option for any of several values."""
-    for name, help_text in reversed((
-        ("study", "Study name."), ("period", "Period (wave, date range, version)."),
-        ("column", "Source column."), ("table", "Source table."), ("function", "Source function."),
-        ("weight", "Weight column."), ("agent", "Agent name (from its agent card)."), ("task", "Task id."),
-    )):
+    for name, help_text in reversed(
+        (
+            ("study", "Study name."),
+            ("period", "Period (wave, date range, version)."),
+            ("column", "Source column."),
+            ("table", "Source table."),
+            ("function", "Source function."),
+            ("weight", "Weight column."),
+            ("agent", "Agent name (from its agent card)."),
+            ("task", "Task id."),
+        )
+    ):
         func = click.option(f"--{name}", multiple=True, help=help_text + " Exact, or a glob with *.")(func)
     options = (
         click.option("--since", help="Task time at or after (ISO date or timestamp)."),
@@ -283,8 +348,11 @@ def filter_options(func):
         click.option("--min-n", type=float, help="Smallest base n."),
         click.option("--max-n", type=float, help="Largest base n."),
         click.option("--valid/--invalid", default=None, help="Only valid (or invalid) citations."),
-        click.option("--inferred/--typed", default=None,
-                     help="Only type-lost probable citations (or only those with their media type)."),
+        click.option(
+            "--inferred/--typed",
+            default=None,
+            help="Only type-lost probable citations (or only those with their media type).",
+        ),
     )
     for option in reversed(options):
         func = option(func)
@@ -292,15 +360,22 @@ def filter_options(func):
 
 
 def output_options(func):
-    func = click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS),
-                        help="Output format (default: table on a terminal, else jsonl).")(func)
+    func = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(OUTPUT_FORMATS),
+        help="Output format (default: table on a terminal, else jsonl).",
+    )(func)
     func = click.option("--limit", type=click.IntRange(min=0), help="At most this many rows.")(func)
     return click.option("--order-by", help="Field(s) to sort by: field, -field or 'field desc', comma-separated.")(func)
 
 
 def lineage_filters(options: dict) -> dict:
-    return {name: (list(value) if isinstance(value, tuple) else value) for name, value in options.items()
-            if value is not None and value != ()}
+    return {
+        name: (list(value) if isinstance(value, tuple) else value)
+        for name, value in options.items()
+        if value is not None and value != ()
+    }
 
 
 def write_rows(rows, fmt: str | None) -> None:
@@ -377,10 +452,18 @@ def show(ident: str, fmt: str, output: str | None, db, wait) -> None:
 @main.command()
 @click.argument("destination", required=False)
 @click.option("--raw", is_flag=True, help="Raw records byte for byte: JSON Lines to DESTINATION (or stdout).")
-@click.option("--files", "files_dir", type=click.Path(file_okay=False),
-              help="With --raw: re-create the original files under this directory instead.")
-@click.option("--format", "fmt", type=click.Choice(("parquet",)),
-              help="parquet: the index tables under DESTINATION, partitioned by study.")
+@click.option(
+    "--files",
+    "files_dir",
+    type=click.Path(file_okay=False),
+    help="With --raw: re-create the original files under this directory instead.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("parquet",)),
+    help="parquet: the index tables under DESTINATION, partitioned by study.",
+)
 @click.option("--source", "sources", multiple=True, help="Only records from these source paths (globs allowed).")
 @filter_options
 @db_options
@@ -415,8 +498,12 @@ def export(destination, raw, files_dir, fmt, sources, db, wait, **filters) -> No
 
 @main.command("sql")
 @click.argument("statement")
-@click.option("--format", "fmt", type=click.Choice(OUTPUT_FORMATS),
-              help="Output format (default: table on a terminal, else jsonl).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(OUTPUT_FORMATS),
+    help="Output format (default: table on a terminal, else jsonl).",
+)
 @db_options
 def sql_command(statement: str, fmt: str | None, db, wait) -> None:
     """Run one read-only SELECT over the archive (tables and views: see the README, "SQL views").
@@ -436,17 +523,32 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
 
 
 @main.command()
-@click.option("--data-layer", "data_layer", type=click.Path(dir_okay=False),
-              help="The data layer file (default: <archive stem>.datalayer.toml beside the archive, else "
-                   "archiver-data-layer.toml in the archive's folder).")
+@click.option(
+    "--data-layer",
+    "data_layer",
+    type=click.Path(dir_okay=False),
+    help="The data layer file (default: <archive stem>.datalayer.toml beside the archive, else "
+    "archiver-data-layer.toml in the archive's folder).",
+)
 @click.option("--status", is_flag=True, help="Show the latest stored verdicts and which are stale; run nothing.")
-@click.option("--tolerance", type=click.FloatRange(min=0), help="Relative tolerance (default: the data layer's, "
-                                                                  "else 1e-9). Counts compare exactly.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per extractor run "
-                                                                               "(default: the data layer's, else 60).")
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    help="Relative tolerance (default: the data layer's, else 1e-9). Counts compare exactly.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds per extractor run (default: the data layer's, else 60).",
+)
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "jsonl")), default="table", show_default=True)
-@click.option("--fail-on", type=click.Choice(["differs", "not-rerunnable", "never"]), default="differs",
-              show_default=True, help="Exit 1 when a verdict this bad (not-rerunnable includes differs) exists.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["differs", "not-rerunnable", "never"]),
+    default="differs",
+    show_default=True,
+    help="Exit 1 when a verdict this bad (not-rerunnable includes differs) exists.",
+)
 @filter_options
 @db_options
 def verify(data_layer, status, tolerance, timeout, fmt, fail_on, db, wait, **filters) -> None:
@@ -491,8 +593,10 @@ def check_command(db: str | None, wait: float) -> None:
     if problems:
         click.echo(f"{len(problems)} integrity problems", err=True)
         sys.exit(1)
-    click.echo(f"ok: {counts['sources']} sources, {counts['records']} records, {counts['copies']} stored copies, "
-               f"{counts['parts']} parts, {counts['citations']} citations, {counts['claims']} claims")
+    click.echo(
+        f"ok: {counts['sources']} sources, {counts['records']} records, {counts['copies']} stored copies, "
+        f"{counts['parts']} parts, {counts['citations']} citations, {counts['claims']} claims"
+    )
 
 
 @db_group.command("cleanup")
@@ -511,5 +615,7 @@ def cleanup_command(db: str | None, wait: float) -> None:
         click.echo(f"deleted: {path}")
     if done.orphans_kept:
         click.echo(f"note: {done.orphans_kept}", err=True)
-    click.echo(f"{len(done.leases_expired)} leases released, "
-               f"{len(done.orphans_deleted) + len(done.old_files_deleted)} files deleted")
+    click.echo(
+        f"{len(done.leases_expired)} leases released, "
+        f"{len(done.orphans_deleted) + len(done.old_files_deleted)} files deleted"
+    )

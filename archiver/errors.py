@@ -3,6 +3,7 @@
 Each message is one line that names the file (or the input) and says what to do; the command line
 prints it as it is and exits 1, with no traceback. Subclasses say which kind of refusal it is.
 """
+
 from __future__ import annotations
 
 

@@ -3,6 +3,7 @@
 One source file at a time, each committed atomically; unchanged files are
 skipped by their SHA-256, changed or grown ones add only their new records.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -12,7 +13,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
@@ -102,10 +103,15 @@ def _walk(top: str) -> Iterator[SourceFile]:
     rules: dict[str, list[str]] = {}
     for root, dirs, files in os.walk(top, followlinks=False):
         rules[root] = _ignore_rules(root)
-        inherited = [(base, pattern) for base, patterns in rules.items()
-                     if root == base or root.startswith(base.rstrip(os.sep) + os.sep) for pattern in patterns]
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                         and not _ignored(os.path.join(root, d), inherited, folder=True))
+        inherited = [
+            (base, pattern)
+            for base, patterns in rules.items()
+            if root == base or root.startswith(base.rstrip(os.sep) + os.sep)
+            for pattern in patterns
+        ]
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and not _ignored(os.path.join(root, d), inherited, folder=True)
+        )
         for name in sorted(files):
             path = os.path.join(root, name)
             if not name.startswith(".") and not _ignored(path, inherited, folder=False):
@@ -214,21 +220,28 @@ def ingest(
 def _skip_checkpoint(con: duckdb.DuckDBPyConnection) -> None:
     """Leave the WAL for the next open to replay: checkpointing it as the archive closes takes seconds
     (2.1 s after 56,000 records), and an interrupted run has to stop now."""
-    try:
+    with suppress(duckdb.Error):
         con.execute("PRAGMA disable_checkpoint_on_shutdown")
-    except duckdb.Error:
-        pass
 
 
 def _committed(summary: IngestSummary) -> str:
     """What an interrupted run had committed, for the one line it ends with."""
     stored = summary.files - summary.files_unchanged - summary.files_aliased - len(summary.claimed_elsewhere)
-    return (f"committed {stored} files ({summary.records - summary.duplicates_skipped} new records) before "
-            "stopping; the files in flight were not stored (run the same command again to finish)")
+    return (
+        f"committed {stored} files ({summary.records - summary.duplicates_skipped} new records) before "
+        "stopping; the files in flight were not stored (run the same command again to finish)"
+    )
 
 
-def _ingest(con: duckdb.DuckDBPyConnection, paths: Iterable[str], on_file: Callable | None, workers: int | None,
-            leases: Leases | None, summary: IngestSummary, wait_for_writers: bool) -> None:
+def _ingest(
+    con: duckdb.DuckDBPyConnection,
+    paths: Iterable[str],
+    on_file: Callable | None,
+    workers: int | None,
+    leases: Leases | None,
+    summary: IngestSummary,
+    wait_for_writers: bool,
+) -> None:
     schemas = arrow_schemas(con)
     own = archive_files(con)
     sources = []
@@ -269,8 +282,15 @@ WRITERS_POLL_MAX_SECONDS = 5.0
 """How often a run that waits for other writers looks again at the files they hold."""
 
 
-def _store(con: duckdb.DuckDBPyConnection, work: list[tuple], workers: int, admit: Callable[[tuple], bool],
-           summary: IngestSummary, on_file: Callable | None, leases: Leases | None) -> None:
+def _store(
+    con: duckdb.DuckDBPyConnection,
+    work: list[tuple],
+    workers: int,
+    admit: Callable[[tuple], bool],
+    summary: IngestSummary,
+    on_file: Callable | None,
+    leases: Leases | None,
+) -> None:
     """Prepare and commit the admitted files of `work`, in commit groups."""
     group: list[PreparedFile] = []
     try:
@@ -286,8 +306,13 @@ def _store(con: duckdb.DuckDBPyConnection, work: list[tuple], workers: int, admi
         raise
 
 
-def _tally_landed(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: IngestSummary,
-                  on_file: Callable | None, leases: Leases | None) -> None:
+def _tally_landed(
+    con: duckdb.DuckDBPyConnection,
+    group: list[PreparedFile],
+    summary: IngestSummary,
+    on_file: Callable | None,
+    leases: Leases | None,
+) -> None:
     """Count the files of a commit cut short that landed all the same: an interrupt that arrives as COMMIT
     finishes is raised after it, and what the run says it committed must be what the archive holds."""
     keys = [(p.source_row["path"], p.source_row["sha256"]) for p in group]
@@ -295,15 +320,16 @@ def _tally_landed(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], sum
         landed = versions.recorded(con, keys)
     except duckdb.Error:
         return
-    for prepared in [p for p, key in zip(group, keys) if key in landed]:
+    for prepared in [p for p, key in zip(group, keys, strict=False) if key in landed]:
         prepared.outcome.new_records = prepared.outcome.records
         if leases is not None:
             leases.done(prepared.source_row["sha256"])
         _tally(summary, prepared.outcome, on_file)
 
 
-def _versions(con: duckdb.DuckDBPyConnection, sources: list[SourceFile], summary: IngestSummary,
-              on_file: Callable | None) -> tuple[list[tuple[SourceFile, SourceVersion]], list[tuple]]:
+def _versions(
+    con: duckdb.DuckDBPyConnection, sources: list[SourceFile], summary: IngestSummary, on_file: Callable | None
+) -> tuple[list[tuple[SourceFile, SourceVersion]], list[tuple]]:
     """Sort the listed files: versions recorded already (tallied as unchanged), bytes stored already
     at another path or listed twice (aliases, recorded after the run's commits), and versions to store.
     An empty or unreadable file has no content to count twice, so it is never an alias."""
@@ -324,30 +350,45 @@ def _versions(con: duckdb.DuckDBPyConnection, sources: list[SourceFile], summary
             aliases.append((source, sha256, size))
         else:
             first_paths.setdefault(sha256, source.path)
-            work.append((source, versions.new_version(source.path, sha256, size, head, latest.get(source.path),
-                                                      may_extend=source.path != STDIN)))
+            work.append(
+                (
+                    source,
+                    versions.new_version(
+                        source.path, sha256, size, head, latest.get(source.path), may_extend=source.path != STDIN
+                    ),
+                )
+            )
     return work, aliases
 
 
-def _record_aliases(con: duckdb.DuckDBPyConnection, aliases: list[tuple], summary: IngestSummary,
-                    on_file: Callable | None) -> None:
+def _record_aliases(
+    con: duckdb.DuckDBPyConnection, aliases: list[tuple], summary: IngestSummary, on_file: Callable | None
+) -> None:
     """Record each path whose bytes the archive holds at another path; nothing else is stored for it."""
     contents = versions.stored_contents(con, [sha256 for _, sha256, _ in aliases])
     rows, aliased = [], []
     for source, sha256, size in aliases:
         if sha256 not in contents:
-            _tally(summary, FileOutcome(source.path, elsewhere="the same bytes were listed at another path, "
-                                        "which was not stored in this run"), on_file)
+            _tally(
+                summary,
+                FileOutcome(
+                    source.path,
+                    elsewhere="the same bytes were listed at another path, which was not stored in this run",
+                ),
+                on_file,
+            )
             continue
         stored = contents[sha256]
         if any(row["path"] == source.path for row in stored):  # another writer stored it here first
             _tally(summary, FileOutcome(source.path, elsewhere="already stored by another writer"), on_file)
             continue
         first = stored[0]
-        rows.append(alias_row({**first, "path": source.path, "size": size, "ingested_at": datetime.now(UTC)},
-                              first["path"]))
-        aliased.append(FileOutcome(source.path, first["container"], records=first["records"] or 0,
-                                   alias_of=first["path"]))
+        rows.append(
+            alias_row({**first, "path": source.path, "size": size, "ingested_at": datetime.now(UTC)}, first["path"])
+        )
+        aliased.append(
+            FileOutcome(source.path, first["container"], records=first["records"] or 0, alias_of=first["path"])
+        )
     write_aliases(con, rows, summary.count_retry)
     for outcome in aliased:
         _tally(summary, outcome, on_file)
@@ -357,8 +398,13 @@ GROUP_RECORDS = 20_000
 """Files are committed together until they hold this many records (a file is never split)."""
 
 
-def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: IngestSummary,
-            on_file: Callable | None, leases: Leases | None = None) -> None:
+def _commit(
+    con: duckdb.DuckDBPyConnection,
+    group: list[PreparedFile],
+    summary: IngestSummary,
+    on_file: Callable | None,
+    leases: Leases | None = None,
+) -> None:
     if leases is not None:
         for prepared in [p for p in group if not leases.confirm(p.source_row["sha256"])]:
             group.remove(prepared)
@@ -376,13 +422,14 @@ def _commit(con: duckdb.DuckDBPyConnection, group: list[PreparedFile], summary: 
     finally:
         for prepared in group:
             prepared.discard()
-    for prepared, new in zip(list(group), written):
+    for prepared, new in zip(list(group), written, strict=False):
         path = prepared.outcome.path
         if new == path:
             prepared.outcome = FileOutcome(path, elsewhere="already stored by another writer")
         elif isinstance(new, str):
-            prepared.outcome = FileOutcome(path, prepared.outcome.container, records=prepared.outcome.records,
-                                           alias_of=new)
+            prepared.outcome = FileOutcome(
+                path, prepared.outcome.container, records=prepared.outcome.records, alias_of=new
+            )
         else:
             prepared.outcome.new_records = new
         if leases is not None and new != path:
@@ -442,8 +489,16 @@ def _tally(summary: IngestSummary, outcome: FileOutcome, on_file: Callable | Non
 
 def _count_index(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None:
     """Totals of the archive's index after the run."""
-    (summary.tasks, summary.results, summary.copies, summary.parts, summary.citations, summary.claims,
-     summary.agent_cards, summary.error_responses) = con.execute("""
+    (
+        summary.tasks,
+        summary.results,
+        summary.copies,
+        summary.parts,
+        summary.citations,
+        summary.claims,
+        summary.agent_cards,
+        summary.error_responses,
+    ) = con.execute("""
         SELECT (SELECT count(DISTINCT task_id) FROM results WHERE kind = 'task'),
                (SELECT count(DISTINCT result_key) FROM results),
                (SELECT count(*) FROM results),

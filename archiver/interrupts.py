@@ -8,6 +8,7 @@ also calls `stop_if_received()` between its steps. A second signal, while that c
 ends the process at once: the archive stays consistent (an uncommitted transaction is never replayed) and
 whatever the cleanup had not done yet is what a kill leaves, which the next run repairs.
 """
+
 from __future__ import annotations
 
 import os

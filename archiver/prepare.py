@@ -8,6 +8,7 @@ not by the size of the file.
 This is what ingest's worker processes run, so it imports no DuckDB (each worker would carry it in
 memory for nothing).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,8 +46,14 @@ class FileOutcome:
     """Why another writer of the same lake has this file (it holds the claim, or stored it first)."""
 
 
-def index_file(source: SourceFile, version: SourceVersion, records: Iterator[Record], now: datetime,
-               spool: Spool | None = None, schemas: dict | None = None) -> tuple[FileRows, FileOutcome]:
+def index_file(
+    source: SourceFile,
+    version: SourceVersion,
+    records: Iterator[Record],
+    now: datetime,
+    spool: Spool | None = None,
+    schemas: dict | None = None,
+) -> tuple[FileRows, FileOutcome]:
     """Understand every record of one source; the rows it contributes (handed to `spool` as they
     come, when there is one) and what happened."""
     rows = FileRows(version, now, spool, schemas)
@@ -97,8 +104,7 @@ def _events(record: Record) -> tuple[Any, list]:
 def _depth(record: Record) -> int:
     """How deep a record's JSON nests; a task-store row's, as deep as its deepest JSON column."""
     if record.kind == "row":
-        return max((nesting_depth(cell.encode()) for cell in record.value.values() if isinstance(cell, str)),
-                   default=0)
+        return max((nesting_depth(cell.encode()) for cell in record.value.values() if isinstance(cell, str)), default=0)
     return nesting_depth(record.payload)
 
 
@@ -113,8 +119,9 @@ def _one_line(exc: BaseException) -> str:
     return text[:300]
 
 
-def _quarantined_whole(source: SourceFile, version: SourceVersion, now: datetime, reason: str, spool: Spool,
-                       schemas: dict) -> tuple[FileRows, FileOutcome]:
+def _quarantined_whole(
+    source: SourceFile, version: SourceVersion, now: datetime, reason: str, spool: Spool, schemas: dict
+) -> tuple[FileRows, FileOutcome]:
     """The rows of a file quarantined whole, made without the readers and assembly that failed on it."""
     rows, outcome = FileRows(version, now, spool, schemas), FileOutcome(source.path, records=1)
     record = whole_file(source, reason)
@@ -157,7 +164,7 @@ def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> Prepar
         container, compression, records = read_records(source)
         rows, outcome = index_file(source, version, records, now, spool, schemas)
         rows.hand_over()
-    except Exception as exc:  # noqa: BLE001 - one file's surprise must not stop the others
+    except Exception as exc:
         spool.discard()
         spool = Spool()
         container, compression = "unreadable", None
@@ -168,8 +175,21 @@ def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> Prepar
         spool.discard()
         raise
     outcome.container = container
-    return PreparedFile(outcome, spool, {
-        "path": source.path, "sha256": version.sha256, "size": version.size, "container": container,
-        "compression": compression, "records": outcome.records, "quarantined": outcome.quarantined,
-        "recognised": outcome.recognised, "ingested_at": now, "lineage": version.lineage, "alias_of": None,
-    }, version)
+    return PreparedFile(
+        outcome,
+        spool,
+        {
+            "path": source.path,
+            "sha256": version.sha256,
+            "size": version.size,
+            "container": container,
+            "compression": compression,
+            "records": outcome.records,
+            "quarantined": outcome.quarantined,
+            "recognised": outcome.recognised,
+            "ingested_at": now,
+            "lineage": version.lineage,
+            "alias_of": None,
+        },
+        version,
+    )

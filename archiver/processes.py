@@ -4,6 +4,7 @@ A pid alone names a process only while it lives: the kernel hands it out again, 
 pid (a lake lease, a worker watching the ingest that started it) also remembers when that process
 started, and takes a live process with another start time for what it is: someone else.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -44,7 +45,7 @@ def _stat(pid: int) -> list[bytes] | None:
             stat = handle.read()
     except OSError:
         return None
-    return stat[stat.rindex(b")") + 2:].split()
+    return stat[stat.rindex(b")") + 2 :].split()
 
 
 def alive(pid: int, started: str | None) -> bool:

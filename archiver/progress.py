@@ -1,4 +1,5 @@
 """A progress line on standard error, only when it is a terminal."""
+
 from __future__ import annotations
 
 import sys

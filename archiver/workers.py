@@ -7,6 +7,7 @@ at exit.) Workers ignore the terminal's Ctrl-C (the ingest decides what a Ctrl-C
 ingest however it ends (see `processes.die_with`). They hold the forkserver's "alive" pipe and the
 resource tracker's pipe, so once they are gone those two helpers see end-of-file and exit too.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -114,7 +115,7 @@ def _serve(connection: Connection, parent: int, started: str | None) -> None:
         func, args = call
         try:
             answer = (True, func(*args))
-        except Exception as exc:  # noqa: BLE001 (the caller re-raises it, as a future would)
+        except Exception as exc:
             answer = (False, exc)
         try:
             connection.send(answer)

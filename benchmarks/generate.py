@@ -8,6 +8,7 @@ small base. `truth.json` counts what was planted, for tests to compare with inge
 
     python -m benchmarks.generate --tasks 20000 --out benchmarks/corpus --seed 7
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,9 +49,16 @@ class Truth:
     files_by_kind: Counter = field(default_factory=Counter)
 
     def as_dict(self) -> dict:
-        return {"tasks": self.tasks, "records": self.records, "citations": self.citations,
-                "claims": self.claims, "files": self.files, "bytes": self.bytes,
-                "planted": dict(self.planted), "files_by_kind": dict(self.files_by_kind)}
+        return {
+            "tasks": self.tasks,
+            "records": self.records,
+            "citations": self.citations,
+            "claims": self.claims,
+            "files": self.files,
+            "bytes": self.bytes,
+            "planted": dict(self.planted),
+            "files_by_kind": dict(self.files_by_kind),
+        }
 
 
 class Corpus:
@@ -68,8 +76,9 @@ class Corpus:
         segments = rng.sample(SEGMENTS, k=min(len(SEGMENTS), (claims - 1) // 2))
         data: dict = {"total": rng.randint(200, 9000)}
         if segments:
-            data["segments"] = [{"name": s, "share": round(rng.random(), 4), "n": rng.randint(20, 3000)}
-                                for s in segments]
+            data["segments"] = [
+                {"name": s, "share": round(rng.random(), 4), "n": rng.randint(20, 3000)} for s in segments
+            ]
         if len(segments) * 2 + 1 < claims:
             data["mean"] = round(rng.uniform(1, 10), 3)
         study, periods, table = rng.choice(STUDIES)
@@ -79,8 +88,11 @@ class Corpus:
             citation = None
         else:
             citation = {
-                "study": study, "period": rng.choice(periods), "fielded": "2026-04-02/2026-04-19",
-                "base": {"name": "Adults 18-74", "n": rng.randint(120, 5000)}, "weight": "main_weight",
+                "study": study,
+                "period": rng.choice(periods),
+                "fielded": "2026-04-02/2026-04-19",
+                "base": {"name": "Adults 18-74", "n": rng.randint(120, 5000)},
+                "weight": "main_weight",
                 "source": {"table": table, "column": rng.choice(COLUMNS), "function": rng.choice(FUNCTIONS)},
             }
             if roll < UNCITED + INVALID:
@@ -115,19 +127,30 @@ class Corpus:
         return parts
 
     def v1_task(self, task_id: str, parts: list[dict]) -> dict:
-        return {"id": task_id, "contextId": f"ctx-{task_id}",
-                "status": {"state": "TASK_STATE_COMPLETED", "timestamp": self.timestamp()},
-                "artifacts": [{"artifactId": f"{task_id}-answer", "name": "answer", "parts": parts}]}
+        return {
+            "id": task_id,
+            "contextId": f"ctx-{task_id}",
+            "status": {"state": "TASK_STATE_COMPLETED", "timestamp": self.timestamp()},
+            "artifacts": [{"artifactId": f"{task_id}-answer", "name": "answer", "parts": parts}],
+        }
 
     def timestamp(self) -> str:
-        return f"2026-{self.rng.randint(1, 11):02d}-{self.rng.randint(1, 28):02d}T{self.rng.randint(0, 23):02d}:" \
-               f"{self.rng.randint(0, 59):02d}:00.{self.rng.randint(0, 999999):06d}Z"
+        return (
+            f"2026-{self.rng.randint(1, 11):02d}-{self.rng.randint(1, 28):02d}T{self.rng.randint(0, 23):02d}:"
+            f"{self.rng.randint(0, 59):02d}:00.{self.rng.randint(0, 999999):06d}Z"
+        )
 
     def question(self, rpc_id: int, method: str, kind_tagged: bool) -> dict:
-        part = {"kind": "text", "text": "What share of adults are aware?"} if kind_tagged else {
-            "text": "What share of adults are aware?"}
-        message = {"messageId": f"q-{self.counter + 1:09d}", "role": "user" if kind_tagged else "ROLE_USER",
-                   "parts": [part]}
+        part = (
+            {"kind": "text", "text": "What share of adults are aware?"}
+            if kind_tagged
+            else {"text": "What share of adults are aware?"}
+        )
+        message = {
+            "messageId": f"q-{self.counter + 1:09d}",
+            "role": "user" if kind_tagged else "ROLE_USER",
+            "parts": [part],
+        }
         if kind_tagged:
             message["kind"] = "message"
         return {"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": {"message": message}}
@@ -138,7 +161,11 @@ class Corpus:
         if kind == "v1-rpc":
             request = self.question(rpc_id, "SendMessage", False)
             task_id, data, citation = self.answer(kind)
-            body = {"jsonrpc": "2.0", "id": rpc_id, "result": {"task": self.v1_task(task_id, self.v1_parts(data, citation))}}
+            body = {
+                "jsonrpc": "2.0",
+                "id": rpc_id,
+                "result": {"task": self.v1_task(task_id, self.v1_parts(data, citation))},
+            }
         elif kind in ("v03-rpc", "v03-compat"):
             request = self.question(rpc_id, "message/send", True)
             task_id, data, citation = self.answer(kind)
@@ -146,8 +173,9 @@ class Corpus:
             task.update(kind="task", status={"state": "completed", "timestamp": task["status"]["timestamp"]})
             body = {"jsonrpc": "2.0", "id": rpc_id, "result": task}
         else:  # v03-rest
-            request = {"message": {"messageId": f"q-{rpc_id:09d}", "role": "ROLE_USER",
-                                   "content": [{"text": "What share?"}]}}
+            request = {
+                "message": {"messageId": f"q-{rpc_id:09d}", "role": "ROLE_USER", "content": [{"text": "What share?"}]}
+            }
             task_id, data, citation = self.answer(kind)
             parts = [{"text": "Here are the figures."}, {"data": {"data": data}}]
             if citation is not None:
@@ -166,17 +194,45 @@ class Corpus:
         parts = self.v1_parts(data, citation)
         events = [
             event({"task": {"id": task_id, "contextId": context, "status": {"state": "TASK_STATE_SUBMITTED"}}}),
-            event({"statusUpdate": {"taskId": task_id, "contextId": context, "status": {"state": "TASK_STATE_WORKING"}}}),
-            event({"artifactUpdate": {"taskId": task_id, "contextId": context, "artifact": {
-                "artifactId": f"{task_id}-answer", "name": "answer", "parts": parts[:2]}}}),
+            event(
+                {"statusUpdate": {"taskId": task_id, "contextId": context, "status": {"state": "TASK_STATE_WORKING"}}}
+            ),
+            event(
+                {
+                    "artifactUpdate": {
+                        "taskId": task_id,
+                        "contextId": context,
+                        "artifact": {"artifactId": f"{task_id}-answer", "name": "answer", "parts": parts[:2]},
+                    }
+                }
+            ),
         ]
         if citation is not None:
-            events.append(event({"artifactUpdate": {"taskId": task_id, "contextId": context, "append": True,
-                                                    "lastChunk": True, "artifact": {
-                                                        "artifactId": f"{task_id}-answer", "parts": parts[2:]}}}))
-        events.append(event({"statusUpdate": {"taskId": task_id, "contextId": context, "status": {
-            "state": "TASK_STATE_COMPLETED", "timestamp": self.timestamp()}}}))
-        return [b": keep-alive\r\n\r\n"] + events
+            events.append(
+                event(
+                    {
+                        "artifactUpdate": {
+                            "taskId": task_id,
+                            "contextId": context,
+                            "append": True,
+                            "lastChunk": True,
+                            "artifact": {"artifactId": f"{task_id}-answer", "parts": parts[2:]},
+                        }
+                    }
+                )
+            )
+        events.append(
+            event(
+                {
+                    "statusUpdate": {
+                        "taskId": task_id,
+                        "contextId": context,
+                        "status": {"state": "TASK_STATE_COMPLETED", "timestamp": self.timestamp()},
+                    }
+                }
+            )
+        )
+        return [b": keep-alive\r\n\r\n", *events]
 
     # --- files ------------------------------------------------------------------------------
     def write_file(self, kind: str, index: int, tasks: int) -> None:
@@ -217,8 +273,20 @@ class Corpus:
                 task = self.v1_task(task_id, self.v03_parts(data, citation))
                 task["status"]["state"] = "completed"
                 version = None
-            rows.append((task_id, task["contextId"], "task", None, None, json.dumps(task["status"]),
-                         json.dumps(task["artifacts"]), "[]", version, None))
+            rows.append(
+                (
+                    task_id,
+                    task["contextId"],
+                    "task",
+                    None,
+                    None,
+                    json.dumps(task["status"]),
+                    json.dumps(task["artifacts"]),
+                    "[]",
+                    version,
+                    None,
+                )
+            )
         con.executemany("INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
         con.commit()
         con.close()

@@ -14,6 +14,7 @@ RSS of the process tree is sampled from /proc (as `benchmarks/run.py` does):
 
 Each case is killed after `--timeout` seconds. Inputs are kept under `--work` between runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,9 @@ def big_file(path: Path, megabytes: int) -> Path:
     if path.exists():
         return path
     corpus = Corpus(path.parent, seed=11)
-    block = b"".join(line + b"\n" for index in range(BLOCK_TASKS)
-                     for line in corpus.lines_for(LINE_KINDS[index % len(LINE_KINDS)]))
+    block = b"".join(
+        line + b"\n" for index in range(BLOCK_TASKS) for line in corpus.lines_for(LINE_KINDS[index % len(LINE_KINDS)])
+    )
     with open(path, "wb") as out:
         repetition = 0
         while out.tell() < megabytes * 2**20:
@@ -59,11 +61,25 @@ def huge_line(path: Path, megabytes: int) -> Path:
     corpus = Corpus(path.parent, seed=12)
     before, after = corpus.lines_for("v1-rpc"), corpus.lines_for("v03-rpc")
     inline = base64.b64encode(os.urandom(megabytes * 2**20 * 3 // 4)).decode()
-    task = {"jsonrpc": "2.0", "id": 99, "result": {
-        "id": "task-huge", "contextId": "ctx-huge", "status": {"state": "TASK_STATE_COMPLETED"},
-        "artifacts": [{"artifactId": "huge-answer", "name": "answer", "parts": [
-            {"text": "The whole extract, attached."},
-            {"raw": inline, "filename": "extract.bin", "mediaType": "application/octet-stream"}]}]}}
+    task = {
+        "jsonrpc": "2.0",
+        "id": 99,
+        "result": {
+            "id": "task-huge",
+            "contextId": "ctx-huge",
+            "status": {"state": "TASK_STATE_COMPLETED"},
+            "artifacts": [
+                {
+                    "artifactId": "huge-answer",
+                    "name": "answer",
+                    "parts": [
+                        {"text": "The whole extract, attached."},
+                        {"raw": inline, "filename": "extract.bin", "mediaType": "application/octet-stream"},
+                    ],
+                }
+            ],
+        },
+    }
     with open(path, "wb") as out:
         out.writelines(line + b"\n" for line in [*before, orjson.dumps(task), *after])
     return path
@@ -88,8 +104,7 @@ def peak_of(path: Path, work: Path, timeout: float, python: str, env: dict | Non
         stale.unlink()
     command = [python, "-m", "archiver", "ingest", "--db", str(db), "--json", str(path)]
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
-                               env=env)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=env)
     errors: list[bytes] = []
     reader = threading.Thread(target=lambda: errors.append(process.stderr.read()))
     reader.start()
@@ -129,8 +144,11 @@ def main() -> None:
     for name in args.only or list(cases):
         path = cases[name]()
         seconds, peak, status = peak_of(path, args.work, args.timeout, args.python)
-        print(f"| {path.name} | {path.stat().st_size / 2**20:,.0f} MiB | {seconds:.0f} s | "
-              f"{peak / 2**20:,.0f} MiB | {status} |", flush=True)
+        print(
+            f"| {path.name} | {path.stat().st_size / 2**20:,.0f} MiB | {seconds:.0f} s | "
+            f"{peak / 2**20:,.0f} MiB | {status} |",
+            flush=True,
+        )
     if not args.keep:
         shutil.rmtree(args.work, ignore_errors=True)
 

@@ -6,6 +6,7 @@ the unchanged corpus; `query claims --column`, `query impact --study` and `audit
 process start included, on archives scaled to 1M and 10M claims; `archiver --help` cold start; and
 the same citation extraction written by hand with DuckDB's `read_json` over the JSON Lines files.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -125,8 +126,10 @@ def measured_query(command: list[str], runs: int = 3) -> str:
     """Median wall time of a query or audit, with its peak memory and the size of its answer."""
     seconds, peak, out = timed(command, sample_memory=True)
     seconds = statistics.median([seconds] + [timed(command)[0] for _ in range(runs - 1)])
-    return (f"{seconds:.2f} s ({len(out.splitlines()):,} lines, {len(out.encode()) / 1e6:,.1f} MB out, "
-            f"{peak / 2**20:,.0f} MiB peak)")
+    return (
+        f"{seconds:.2f} s ({len(out.splitlines()):,} lines, {len(out.encode()) / 1e6:,.1f} MB out, "
+        f"{peak / 2**20:,.0f} MiB peak)"
+    )
 
 
 def scale_archive(source_db: Path, target_db: Path, claims_wanted: int) -> int:
@@ -162,12 +165,18 @@ def scale_archive(source_db: Path, target_db: Path, claims_wanted: int) -> int:
         con = duckdb.connect(str(target_db))
         con.execute("SET enable_progress_bar = false")
         copies = -(-claims_wanted // have)
-        keyed = {"results": ("copy_id", "result_key", "task_id", "context_id"),
-                 **{table: ("part_id", "copy_id", "result_key") for table in derived}}
+        keyed = {
+            "results": ("copy_id", "result_key", "task_id", "context_id"),
+            **dict.fromkeys(derived, ("part_id", "copy_id", "result_key")),
+        }
         for table, keys in keyed.items():
-            columns = [r[0] for r in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-                [table]).fetchall()]
+            columns = [
+                r[0]
+                for r in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+                    [table],
+                ).fetchall()
+            ]
             select = ", ".join(f"{c} || '~' || k AS {c}" if c in keys else c for c in columns)
             con.execute(f"CREATE TEMP TABLE base_{table} AS SELECT * FROM {table}")
             con.execute(f"INSERT INTO {table} SELECT {select} FROM base_{table}, range(1, {copies}) t(k)")
@@ -226,22 +235,45 @@ def main() -> None:
     jsonl_db = args.work / f"bench-{args.tasks}-jsonl.duckdb"
     jsonl_db.unlink(missing_ok=True)
     jsonl_s = timed([*ARCHIVER, "ingest", *jsonl_files, "--db", str(jsonl_db), "--json"])[0]
-    typed = json.loads(timed([*ARCHIVER, "sql", "SELECT count(*) AS n FROM citations WHERE NOT inferred",
-                              "--db", str(jsonl_db), "--format", "json"])[2])[0]["n"]
+    typed = json.loads(
+        timed(
+            [
+                *ARCHIVER,
+                "sql",
+                "SELECT count(*) AS n FROM citations WHERE NOT inferred",
+                "--db",
+                str(jsonl_db),
+                "--format",
+                "json",
+            ]
+        )[2]
+    )[0]["n"]
     jsonl_db.unlink(missing_ok=True)
 
     rows = [
-        ("corpus", (f"{size / 1e6:,.0f} MB, {len(texts):,} records, {truth['tasks']:,} results, "
-                    f"{truth['claims']:,} claims"), ""),
+        (
+            "corpus",
+            (f"{size / 1e6:,.0f} MB, {len(texts):,} records, {truth['tasks']:,} results, {truth['claims']:,} claims"),
+            "",
+        ),
         ("ingest wall time", f"{ingest_s:,.1f} s", f"parse floor {floor:,.2f} s (orjson, one process)"),
-        ("ingest throughput", f"{size / 1e6 / ingest_s:,.1f} MB/s, {len(texts) / ingest_s:,.0f} records/s",
-         f"floor {size / 1e6 / floor:,.0f} MB/s, {len(texts) / floor:,.0f} records/s"),
+        (
+            "ingest throughput",
+            f"{size / 1e6 / ingest_s:,.1f} MB/s, {len(texts) / ingest_s:,.0f} records/s",
+            f"floor {size / 1e6 / floor:,.0f} MB/s, {len(texts) / floor:,.0f} records/s",
+        ),
         ("ingest / parse floor", f"{ingest_s / floor:,.1f}x", "target <= 4x"),
         ("ingest peak RSS (process tree)", f"{peak / 2**20:,.0f} MiB", "target < 1024 MiB"),
-        ("re-ingest, unchanged corpus", f"{reingest_s:,.2f} s = {100 * reingest_s / ingest_s:.1f}% of ingest",
-         "target < 5%"),
-        ("citations from the JSON Lines part", f"archiver ingest {jsonl_s:,.1f} s, {typed:,} typed citations",
-         f"DuckDB read_json by hand {baseline_s:,.2f} s, {baseline_found:,} citations (no claims, copies, raw)"),
+        (
+            "re-ingest, unchanged corpus",
+            f"{reingest_s:,.2f} s = {100 * reingest_s / ingest_s:.1f}% of ingest",
+            "target < 5%",
+        ),
+        (
+            "citations from the JSON Lines part",
+            f"archiver ingest {jsonl_s:,.1f} s, {typed:,} typed citations",
+            f"DuckDB read_json by hand {baseline_s:,.2f} s, {baseline_found:,} citations (no claims, copies, raw)",
+        ),
     ]
     assert summary["citations"] == truth["citations"] and summary["claims"] == truth["claims"], summary
 
@@ -254,16 +286,23 @@ def main() -> None:
         label = f"{claims / 1e6:,.1f}M claims"
         timed([*ARCHIVER, "sql", "SELECT count(*) FROM claims", *base])  # a warm file cache for every timed run
         rows += [
-            (f"query claims --column ({label})",
-             measured_query([*ARCHIVER, "query", "claims", "--column", index["source_column"], "--format", "jsonl",
-                             *base]),
-             "target < 1 s, process start included"),
-            (f"query impact --study ({label})",
-             measured_query([*ARCHIVER, "query", "impact", "--study", index["study"], "--format", "json", *base]),
-             "target < 1 s"),
-            (f"audit ({label})",
-             measured_query([*ARCHIVER, "audit", "--format", "json", "--fail-on", "never", *base]),
-             "target < 1 s"),
+            (
+                f"query claims --column ({label})",
+                measured_query(
+                    [*ARCHIVER, "query", "claims", "--column", index["source_column"], "--format", "jsonl", *base]
+                ),
+                "target < 1 s, process start included",
+            ),
+            (
+                f"query impact --study ({label})",
+                measured_query([*ARCHIVER, "query", "impact", "--study", index["study"], "--format", "json", *base]),
+                "target < 1 s",
+            ),
+            (
+                f"audit ({label})",
+                measured_query([*ARCHIVER, "audit", "--format", "json", "--fail-on", "never", *base]),
+                "target < 1 s",
+            ),
         ]
         scaled.unlink(missing_ok=True)
     help_s = statistics.median(timed([*ARCHIVER, "--help"])[0] for _ in range(5))
@@ -272,8 +311,10 @@ def main() -> None:
 
     table = ["| measure | archiver | baseline / target |", "|---|---|---|"]
     table += [f"| {a} | {b} | {c} |" for a, b, c in rows]
-    machine = (f"{os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
-               f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    machine = (
+        f"{os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
+    )
     text = "\n".join([f"`benchmarks/run --tasks {args.tasks}` on {machine}", "", *table, ""])
     print(text)
     args.results.write_text(_merge(args.results, args.tasks, text))

@@ -1,4 +1,5 @@
 """Shared fixtures: a fresh archive file per test, and a writer of input files."""
+
 from __future__ import annotations
 
 import gzip

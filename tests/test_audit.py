@@ -1,4 +1,5 @@
 """The audit: each rule fires where it must and stays silent on the nearest case that must not."""
+
 from __future__ import annotations
 
 import orjson
@@ -22,13 +23,22 @@ def fired(report, rule: str | None = None) -> list:
     return [f for f in report.findings if rule is None or f.rule == rule]
 
 
-def v03_task(task_id: str, parts: list[dict], state: str = "completed", artifact_id: str = "answer",
-             history: list[dict] | None = None) -> dict:
+def v03_task(
+    task_id: str,
+    parts: list[dict],
+    state: str = "completed",
+    artifact_id: str = "answer",
+    history: list[dict] | None = None,
+) -> dict:
     """A v0.3 JSON-RPC (kind-tagged) Task with one artifact holding `parts`."""
-    return {"kind": "task", "id": task_id, "contextId": "ctx-1",
-            "status": {"state": state, "timestamp": "2026-04-20T10:00:00Z"},
-            "artifacts": [{"artifactId": artifact_id, "name": artifact_id, "parts": parts}],
-            "history": history or []}
+    return {
+        "kind": "task",
+        "id": task_id,
+        "contextId": "ctx-1",
+        "status": {"state": state, "timestamp": "2026-04-20T10:00:00Z"},
+        "artifacts": [{"artifactId": artifact_id, "name": artifact_id, "parts": parts}],
+        "history": history or [],
+    }
 
 
 def v03_data(data: dict, media_type: str | None = None) -> dict:
@@ -42,24 +52,31 @@ def sse(*events: dict) -> str:
     return "".join(f"data: {orjson.dumps(event).decode()}\n\n" for event in events)
 
 
-def card(name: str = "Versant Insights Agent", declares: bool = True, lists: bool = True,
-         skill_modes: list[str] | None = None) -> dict:
-    value = {
-        "name": name, "url": "http://versant.test/a2a", "version": "1.0",
+def card(
+    name: str = "Versant Insights Agent",
+    declares: bool = True,
+    lists: bool = True,
+    skill_modes: list[str] | None = None,
+) -> dict:
+    return {
+        "name": name,
+        "url": "http://versant.test/a2a",
+        "version": "1.0",
         "capabilities": {"extensions": [{"uri": EXTENSION_URI, "required": False}] if declares else []},
         "defaultOutputModes": ["application/json", *([CITATIONS_MT] if lists else [])],
         "skills": [{"id": "quant", "name": "Quant", "outputModes": skill_modes or ["application/json"]}],
     }
-    return value
 
 
 # ---- uncited-result ---------------------------------------------------------------------------------
+
 
 def test_uncited_result_fires_for_numbers_without_citation(archive, write):
     path = write("v/rpc.jsonl", [jsonrpc_result({"task": v1_task("t-uncited", [{"data": NUMBERS}])})])
     report = audit(archive, [path])
     (finding,) = fired(report)
-    assert finding.rule == "uncited-result" and finding.severity == "error"
+    assert finding.rule == "uncited-result"
+    assert finding.severity == "error"
     assert (finding.result_key, finding.task_id, finding.context_id) == ("task:t-uncited", "t-uncited", "ctx-1")
     assert (finding.artifact_id, finding.part_index, finding.source_path) == ("answer", 0, path)
     assert finding.locator == "line 1"
@@ -76,21 +93,37 @@ def test_uncited_standalone_message_names_the_message(archive, write):
 
 def test_citation_in_a_sibling_artifact_cites_the_task(archive, write):
     task = v1_task("t-sibling", [{"data": NUMBERS}])
-    task["artifacts"].append({"artifactId": "citation", "name": "citation",
-                              "parts": [{"data": citation(), "mediaType": CITATIONS_MT}]})
+    task["artifacts"].append(
+        {"artifactId": "citation", "name": "citation", "parts": [{"data": citation(), "mediaType": CITATIONS_MT}]}
+    )
     assert fired(audit(archive, [write("v/rpc.jsonl", [jsonrpc_result(task)])])) == []
 
 
 def test_streamed_citation_in_a_later_appended_chunk_cites_the_task(archive, write):
     start = v1_task("t-stream", [], state="TASK_STATE_WORKING")
     del start["artifacts"]
-    chunk = {"taskId": "t-stream", "contextId": "ctx-1",
-             "artifact": {"artifactId": "answer", "name": "answer", "parts": [{"data": NUMBERS}]}}
-    later = {"taskId": "t-stream", "contextId": "ctx-1", "append": True, "lastChunk": True,
-             "artifact": {"artifactId": "answer", "parts": [{"data": citation(), "mediaType": CITATIONS_MT}]}}
+    chunk = {
+        "taskId": "t-stream",
+        "contextId": "ctx-1",
+        "artifact": {"artifactId": "answer", "name": "answer", "parts": [{"data": NUMBERS}]},
+    }
+    later = {
+        "taskId": "t-stream",
+        "contextId": "ctx-1",
+        "append": True,
+        "lastChunk": True,
+        "artifact": {"artifactId": "answer", "parts": [{"data": citation(), "mediaType": CITATIONS_MT}]},
+    }
     done = {"taskId": "t-stream", "contextId": "ctx-1", "status": {"state": "TASK_STATE_COMPLETED"}}
-    path = write("v/stream.sse", sse(*(jsonrpc_result(e) for e in (
-        {"task": start}, {"artifactUpdate": chunk}, {"artifactUpdate": later}, {"statusUpdate": done}))))
+    path = write(
+        "v/stream.sse",
+        sse(
+            *(
+                jsonrpc_result(e)
+                for e in ({"task": start}, {"artifactUpdate": chunk}, {"artifactUpdate": later}, {"statusUpdate": done})
+            )
+        ),
+    )
     report = audit(archive, [path])
     assert fired(report) == []
     assert report.summary["validly_cited_results"] == 1
@@ -116,12 +149,18 @@ def test_partial_copy_of_a_finished_uncited_task_is_uncited(archive, write):
     terminal = write("list.json", {"tasks": [listed]})
     report = audit(archive, [partial, terminal])
     assert sorted((f.rule, f.severity, f.source_path) for f in fired(report)) == [
-        ("dropped-part", "warning", terminal), ("uncited-result", "error", partial)]
+        ("dropped-part", "warning", terminal),
+        ("uncited-result", "error", partial),
+    ]
 
 
 def test_numbers_in_a_user_message_are_no_result(archive, write):
-    request = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-        "messageId": "u-1", "role": "ROLE_USER", "parts": [{"data": {"budget": 1000}}]}}}
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {"message": {"messageId": "u-1", "role": "ROLE_USER", "parts": [{"data": {"budget": 1000}}]}},
+    }
     reply = {"messageId": "a-1", "role": "ROLE_AGENT", "parts": [{"text": "Noted."}]}
     report = audit(archive, [write("v/rpc.jsonl", [request, jsonrpc_result({"message": reply})])])
     assert fired(report) == []
@@ -136,20 +175,24 @@ def test_probable_citation_cites_the_result_but_lost_its_type(archive, write):
 
 # ---- invalid-citation -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("overrides", "problem"), [
-    ({"base": {"name": "Adults", "n": 0}}, "base.n is 0, not positive"),
-    ({"base": {"name": "Adults", "n": 4210.5}}, "base.n is 4210.5, not an integer"),
-    ({"base": {"name": "Adults", "n": "4210"}}, "base.n is a string, not an integer"),
-    ({"source": {"table": "versant_flat", "column": "s14r5", "function": None}}, "source.function is null"),
-    ({"study": None}, "study is missing"),
-])
+
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        ({"base": {"name": "Adults", "n": 0}}, "base.n is 0, not positive"),
+        ({"base": {"name": "Adults", "n": 4210.5}}, "base.n is 4210.5, not an integer"),
+        ({"base": {"name": "Adults", "n": "4210"}}, "base.n is a string, not an integer"),
+        ({"source": {"table": "versant_flat", "column": "s14r5", "function": None}}, "source.function is null"),
+        ({"study": None}, "study is missing"),
+    ],
+)
 def test_invalid_citation_fires(archive, write, overrides, problem):
     task = v1_task("t-invalid", v1_cited_parts(**overrides))
     report = audit(archive, [write("v/rpc.jsonl", [jsonrpc_result(task)])])
     (finding,) = fired(report, "invalid-citation")
-    assert finding.severity == "error" and (finding.artifact_id, finding.part_index) == ("answer", 1)
-    assert finding.detail == (f'citation Part 1 of artifact "answer" in task t-invalid fails Citations v1: '
-                              f"{problem}")
+    assert finding.severity == "error"
+    assert (finding.artifact_id, finding.part_index) == ("answer", 1)
+    assert finding.detail == (f'citation Part 1 of artifact "answer" in task t-invalid fails Citations v1: {problem}')
     assert fired(report, "uncited-result") == []
 
 
@@ -162,6 +205,7 @@ def test_integral_float_base_n_is_valid(archive, write):
 
 # ---- citation-type-lost ------------------------------------------------------------------------------
 
+
 def test_type_lost_fires_for_a_stripped_citation(archive, write):
     task = v03_task("t-stripped", [v03_data(NUMBERS), v03_data(citation(warnings=None))])
     report = audit(archive, [write("v/v03.jsonl", [jsonrpc_result(task)])])
@@ -173,7 +217,8 @@ def test_type_lost_fires_for_a_stripped_citation(archive, write):
 def test_type_lost_names_a_wrong_media_type(archive, write):
     task = v03_task("t-json", [v03_data(NUMBERS), v03_data(citation(), media_type="application/json")])
     (finding,) = fired(audit(archive, [write("v/v03.jsonl", [jsonrpc_result(task)])]))
-    assert finding.rule == "citation-type-lost" and "but media type application/json" in finding.detail
+    assert finding.rule == "citation-type-lost"
+    assert "but media type application/json" in finding.detail
 
 
 @pytest.mark.parametrize("key", ["mediaType", "mimeType", "media_type"])
@@ -185,11 +230,11 @@ def test_citation_typed_in_metadata_is_not_type_lost(archive, write, key):
 
 def test_two_citation_keys_are_no_citation(archive, write):
     task = v03_task("t-two", [v03_data({"study": "X", "period": "W1", "n": 3})])
-    assert [f.rule for f in fired(audit(archive, [write("v/v03.jsonl", [jsonrpc_result(task)])]))] == [
-        "uncited-result"]
+    assert [f.rule for f in fired(audit(archive, [write("v/v03.jsonl", [jsonrpc_result(task)])]))] == ["uncited-result"]
 
 
 # ---- dropped-part ------------------------------------------------------------------------------------
+
 
 def test_dropped_citation_is_an_error_for_the_copy_lacking_it(archive, write):
     full = write("v/stream.jsonl", [jsonrpc_result(v1_task("t-drop", v1_cited_parts()))])
@@ -198,34 +243,47 @@ def test_dropped_citation_is_an_error_for_the_copy_lacking_it(archive, write):
     (finding,) = fired(report)
     assert (finding.rule, finding.severity, finding.source_path) == ("dropped-part", "error", lost)
     assert (finding.artifact_id, finding.part_index) == ("answer", 1)
-    assert finding.detail == (f"this completed copy of task t-drop lacks the citation Part that the completed "
-                              f'copy in {full} holds (Part 1 of artifact "answer")')
+    assert finding.detail == (
+        f"this completed copy of task t-drop lacks the citation Part that the completed "
+        f'copy in {full} holds (Part 1 of artifact "answer")'
+    )
 
 
 def test_dropped_text_part_is_a_warning(archive, write):
-    status = {"state": "TASK_STATE_COMPLETED", "message": {
-        "messageId": "a-1", "role": "ROLE_AGENT", "parts": [{"text": "NPS is +31."}]}}
+    status = {
+        "state": "TASK_STATE_COMPLETED",
+        "message": {"messageId": "a-1", "role": "ROLE_AGENT", "parts": [{"text": "NPS is +31."}]},
+    }
     with_text = v1_task("t-text", v1_cited_parts())
     with_text["status"] = status
-    report = audit(archive, [write("a.jsonl", [jsonrpc_result(with_text)]),
-                             write("b.jsonl", [jsonrpc_result(v1_task("t-text", v1_cited_parts()))])])
+    report = audit(
+        archive,
+        [
+            write("a.jsonl", [jsonrpc_result(with_text)]),
+            write("b.jsonl", [jsonrpc_result(v1_task("t-text", v1_cited_parts()))]),
+        ],
+    )
     (finding,) = fired(report)
     assert (finding.rule, finding.severity, finding.message_id) == ("dropped-part", "warning", "a-1")
-    assert finding.source_path.endswith("b.jsonl") and "lacks the text Part" in finding.detail
+    assert finding.source_path.endswith("b.jsonl")
+    assert "lacks the text Part" in finding.detail
 
 
 def test_non_terminal_copy_lacking_a_part_is_partial(archive, write):
     full = write("done.jsonl", [jsonrpc_result(v1_task("t-partial", v1_cited_parts()))])
-    partial = write("partial.jsonl", [jsonrpc_result(
-        v1_task("t-partial", [{"data": NUMBERS}], state="TASK_STATE_WORKING"))])
+    partial = write(
+        "partial.jsonl", [jsonrpc_result(v1_task("t-partial", [{"data": NUMBERS}], state="TASK_STATE_WORKING"))]
+    )
     assert fired(audit(archive, [full, partial])) == []
 
 
 def test_type_stripped_copy_is_not_dropped(archive, write):
     typed = write("v1.jsonl", [jsonrpc_result(v1_task("t-compat", v1_cited_parts()))])
     as_doubles = citation(base={"name": "Adults 18-74, aware of brand", "n": 4210.0})
-    stripped = write("v03.jsonl", [jsonrpc_result(v03_task("t-compat", [
-        v03_data({"share": 0.42, "n": 1210.0}), v03_data(as_doubles)]))])
+    stripped = write(
+        "v03.jsonl",
+        [jsonrpc_result(v03_task("t-compat", [v03_data({"share": 0.42, "n": 1210.0}), v03_data(as_doubles)]))],
+    )
     report = audit(archive, [typed, stripped])
     (finding,) = fired(report)
     assert (finding.rule, finding.source_path) == ("citation-type-lost", stripped)
@@ -235,28 +293,46 @@ def test_user_message_missing_from_a_copy_is_not_dropped(archive, write):
     question = {"messageId": "u-1", "role": "ROLE_USER", "parts": [{"text": "NPS?"}]}
     with_history = v1_task("t-history", v1_cited_parts())
     with_history["history"] = [question]
-    report = audit(archive, [write("a.jsonl", [jsonrpc_result(with_history)]),
-                             write("b.jsonl", [jsonrpc_result(v1_task("t-history", v1_cited_parts()))])])
+    report = audit(
+        archive,
+        [
+            write("a.jsonl", [jsonrpc_result(with_history)]),
+            write("b.jsonl", [jsonrpc_result(v1_task("t-history", v1_cited_parts()))]),
+        ],
+    )
     assert fired(report) == []
 
 
 # ---- card-mode-undeclared ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("declares", "lists", "says"), [
-    (True, False, "declares the Citations v1 extension but lists its media type in neither"),
-    (False, True, "lists the citations media type among its output modes but does not declare"),
-])
+
+@pytest.mark.parametrize(
+    ("declares", "lists", "says"),
+    [
+        (True, False, "declares the Citations v1 extension but lists its media type in neither"),
+        (False, True, "lists the citations media type among its output modes but does not declare"),
+    ],
+)
 def test_card_mode_undeclared_fires(archive, write, declares, lists, says):
     path = write("agent-card.json", card(declares=declares, lists=lists))
     (finding,) = fired(audit(archive, [path]))
     assert (finding.rule, finding.severity, finding.result_key, finding.source_path) == (
-        "card-mode-undeclared", "warning", None, path)
+        "card-mode-undeclared",
+        "warning",
+        None,
+        path,
+    )
     assert says in finding.detail
 
 
-@pytest.mark.parametrize(("declares", "lists", "skill_modes"), [
-    (True, True, None), (False, False, None), (True, False, ["application/json", CITATIONS_MT]),
-])
+@pytest.mark.parametrize(
+    ("declares", "lists", "skill_modes"),
+    [
+        (True, True, None),
+        (False, False, None),
+        (True, False, ["application/json", CITATIONS_MT]),
+    ],
+)
 def test_consistent_card_is_fine(archive, write, declares, lists, skill_modes):
     path = write("agent-card.json", card(declares=declares, lists=lists, skill_modes=skill_modes))
     assert fired(audit(archive, [path])) == []
@@ -264,8 +340,10 @@ def test_consistent_card_is_fine(archive, write, declares, lists, skill_modes):
 
 # ---- small-base -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("n", "min_base", "fires"), [(24, 30, True), (24.0, 30, True), (30, 30, False),
-                                                       (24, 20, False), (4210, 30, False)])
+
+@pytest.mark.parametrize(
+    ("n", "min_base", "fires"), [(24, 30, True), (24.0, 30, True), (30, 30, False), (24, 20, False), (4210, 30, False)]
+)
 def test_small_base(archive, write, n, min_base, fires):
     task = v1_task("t-small", v1_cited_parts(base={"name": "GPs, Corsica", "n": n}))
     report = audit(archive, [write("v/rpc.jsonl", [jsonrpc_result(task)])], min_base=min_base)
@@ -278,18 +356,22 @@ def test_small_base(archive, write, n, min_base, fires):
 
 def test_invalid_base_is_not_also_small(archive, write):
     task = v1_task("t-zero", v1_cited_parts(base={"name": "Adults", "n": 0}))
-    assert [f.rule for f in fired(audit(archive, [write("rpc.jsonl", [jsonrpc_result(task)])]))] == [
-        "invalid-citation"]
+    assert [f.rule for f in fired(audit(archive, [write("rpc.jsonl", [jsonrpc_result(task)])]))] == ["invalid-citation"]
 
 
 # ---- unreadable-record ------------------------------------------------------------------------------
 
+
 def test_quarantined_record_is_unreadable(archive, write):
     good = orjson.dumps(jsonrpc_result(v1_task("t-ok", v1_cited_parts()))).decode()
-    path = write("rpc.jsonl", f"{good}\n{{\"jsonrpc\": \"2.0\", \"result\": \n{good}\n")
+    path = write("rpc.jsonl", f'{good}\n{{"jsonrpc": "2.0", "result": \n{good}\n')
     (finding,) = fired(audit(archive, [path]))
     assert (finding.rule, finding.severity, finding.locator, finding.result_key) == (
-        "unreadable-record", "error", "line 2", None)
+        "unreadable-record",
+        "error",
+        "line 2",
+        None,
+    )
     assert finding.detail.startswith("record at line 2 was quarantined at ingest (invalid JSON")
 
 
@@ -299,6 +381,7 @@ def test_clean_file_has_no_unreadable_record(archive, write):
 
 
 # ---- filters, rule selection, summary ---------------------------------------------------------------
+
 
 @pytest.fixture
 def two_agents(archive, write, tmp_path):
@@ -319,12 +402,17 @@ def keys(report) -> list:
 
 def test_no_filter_reports_everything(two_agents):
     assert keys(two_agents.audit()) == [
-        ("card-mode-undeclared", None), ("uncited-result", "task:t-s-uncited"), ("uncited-result", "task:t-v-uncited")]
+        ("card-mode-undeclared", None),
+        ("uncited-result", "task:t-s-uncited"),
+        ("uncited-result", "task:t-v-uncited"),
+    ]
 
 
 def test_agent_filter(two_agents):
     assert keys(two_agents.audit(agent="Santé Panel Agent")) == [
-        ("card-mode-undeclared", None), ("uncited-result", "task:t-s-uncited")]
+        ("card-mode-undeclared", None),
+        ("uncited-result", "task:t-s-uncited"),
+    ]
     assert keys(two_agents.audit(agent=["Santé*", "Nobody"])) == keys(two_agents.audit(agent="Santé Panel Agent"))
     assert keys(two_agents.audit(agent="santé panel agent")) == []
     assert keys(two_agents.audit(agent="Nobody' OR 1=1 --")) == []
@@ -339,7 +427,9 @@ def test_study_filter_keeps_only_results_citing_it(two_agents):
 def test_time_filters(two_agents):
     assert keys(two_agents.audit(since="2026-05-01")) == []
     assert keys(two_agents.audit(until="2026-04-20")) == [
-        ("uncited-result", "task:t-s-uncited"), ("uncited-result", "task:t-v-uncited")]
+        ("uncited-result", "task:t-s-uncited"),
+        ("uncited-result", "task:t-v-uncited"),
+    ]
     assert keys(two_agents.audit(until="2026-04-19")) == []
     assert keys(two_agents.audit(until="2026-04-20T10:00:00Z")) == keys(two_agents.audit(until="2026-04-20"))
     assert keys(two_agents.audit(until="2026-04-20T09:59:59Z")) == []
@@ -371,15 +461,22 @@ def test_scope_does_not_hide_the_other_copy(archive, write):
 
 def test_summary_counts(two_agents):
     s = two_agents.audit().summary
-    assert (s["results"], s["copies"], s["quantitative_results"], s["cited_results"],
-            s["validly_cited_results"], s["claims"]) == (3, 3, 3, 1, 1, 2 + 2 + 1)
+    assert (
+        s["results"],
+        s["copies"],
+        s["quantitative_results"],
+        s["cited_results"],
+        s["validly_cited_results"],
+        s["claims"],
+    ) == (3, 3, 3, 1, 1, 2 + 2 + 1)
     assert s["validly_cited_share"] == pytest.approx(0.3333)
-    assert s["findings"] == {rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 1, 0, 0, 0, 0))}
+    assert s["findings"] == {rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 1, 0, 0, 0, 0), strict=False)}
     assert s["findings_by_severity"] == {"error": 2, "warning": 1}
     assert {g["agent"]: (g["quantitative_results"], g["validly_cited_results"]) for g in s["per_agent"]} == {
-        "Versant Insights Agent": (2, 1), "Santé Panel Agent": (1, 0)}
-    assert {g["study"]: g["validly_cited_share"] for g in s["per_study"]} == {
-        "Versant Mega Tracker": 1.0, None: 0.0}
+        "Versant Insights Agent": (2, 1),
+        "Santé Panel Agent": (1, 0),
+    }
+    assert {g["study"]: g["validly_cited_share"] for g in s["per_study"]} == {"Versant Mega Tracker": 1.0, None: 0.0}
 
 
 def test_type_lost_citation_is_cited_but_not_validly(archive, write):
@@ -390,12 +487,20 @@ def test_type_lost_citation_is_cited_but_not_validly(archive, write):
 
 # ---- the command line -------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def cli_db(tmp_path, write):
     """An archive with one uncited task (error) and one small-base citation (warning)."""
     db = str(tmp_path / "cli.duckdb")
-    paths = [write("rpc.jsonl", [jsonrpc_result(v1_task("t-uncited", [{"data": NUMBERS}])), jsonrpc_result(
-        v1_task("t-small", v1_cited_parts(base={"name": "GPs", "n": 12})), rpc_id=2)])]
+    paths = [
+        write(
+            "rpc.jsonl",
+            [
+                jsonrpc_result(v1_task("t-uncited", [{"data": NUMBERS}])),
+                jsonrpc_result(v1_task("t-small", v1_cited_parts(base={"name": "GPs", "n": 12})), rpc_id=2),
+            ],
+        )
+    ]
     assert CliRunner().invoke(main, ["ingest", "--db", db, *paths]).exit_code == 0
     return db
 
@@ -410,8 +515,18 @@ def test_cli_json(cli_db):
     document = orjson.loads(result.output)
     assert set(document) == {"findings", "summary"}
     assert [f["rule"] for f in document["findings"]] == ["uncited-result", "small-base"]
-    assert set(document["findings"][0]) >= {"rule", "severity", "task_id", "message_id", "context_id", "artifact_id",
-                                            "part_index", "source_path", "locator", "detail"}
+    assert set(document["findings"][0]) >= {
+        "rule",
+        "severity",
+        "task_id",
+        "message_id",
+        "context_id",
+        "artifact_id",
+        "part_index",
+        "source_path",
+        "locator",
+        "detail",
+    }
     assert document["summary"]["findings"]["uncited-result"] == 1
     assert document["summary"]["quantitative_results"] == 2
 
@@ -431,7 +546,8 @@ def test_cli_jsonl_and_table(cli_db):
     lines = run("--db", cli_db, "--format", "jsonl").output.splitlines()
     assert [orjson.loads(line)["rule"] for line in lines] == ["uncited-result", "small-base"]
     table = run("--db", cli_db, "--min-base", "10").output
-    assert "uncited-result" in table and "small-base" not in table.split("\n\n")[0]
+    assert "uncited-result" in table
+    assert "small-base" not in table.split("\n\n")[0]
     assert "1 error, 0 warnings in 2 results" in table
 
 
@@ -439,14 +555,19 @@ def test_cli_sarif(cli_db):
     result = run("--db", cli_db, "--format", "sarif", "--fail-on", "never")
     assert result.exit_code == 0
     sarif = orjson.loads(result.output)
-    assert sarif["version"] == "2.1.0" and "sarif" in sarif["$schema"]
+    assert sarif["version"] == "2.1.0"
+    assert "sarif" in sarif["$schema"]
     (run_,) = sarif["runs"]
     rules = run_["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == [rule.id for rule in RULES]
     assert all(r["defaultConfiguration"]["level"] in ("error", "warning") for r in rules)
     first, second = run_["results"]
     assert (first["ruleId"], first["level"], second["ruleId"], second["level"]) == (
-        "uncited-result", "error", "small-base", "warning")
+        "uncited-result",
+        "error",
+        "small-base",
+        "warning",
+    )
     assert rules[first["ruleIndex"]]["id"] == "uncited-result"
     location = first["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"].endswith("rpc.jsonl")
@@ -458,9 +579,11 @@ def test_cli_sarif(cli_db):
 
 def test_cli_filters_reach_the_audit(cli_db):
     result = run("--db", cli_db, "--format", "json", "--source", "*/nowhere/*")
-    assert result.exit_code == 0 and orjson.loads(result.output)["findings"] == []
+    assert result.exit_code == 0
+    assert orjson.loads(result.output)["findings"] == []
 
 
 def test_cli_without_archive_fails_cleanly(tmp_path):
     result = run("--db", str(tmp_path / "missing.duckdb"))
-    assert result.exit_code == 1 and "no archive here" in result.output
+    assert result.exit_code == 1
+    assert "no archive here" in result.output

@@ -7,6 +7,7 @@ they hold, their agents' cards, their results, and a "planted" list of
 {rule, severity, key, path, what}. A planted problem is matched on rule, result
 key and file (an agent-card problem has no key: rule and file).
 """
+
 from __future__ import annotations
 
 import orjson

@@ -1,4 +1,5 @@
 """The benchmark's corpus generator: deterministic, and its ground truth is what ingest and audit find."""
+
 from __future__ import annotations
 
 import hashlib
@@ -10,8 +11,11 @@ from benchmarks.generate import KINDS, generate
 
 
 def digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +30,8 @@ def test_same_seed_same_bytes_other_seed_other_bytes(corpus, tmp_path):
     assert again == truth
     assert digest(tmp_path / "again") == digest(folder)
     other = generate(tmp_path / "other", 1200, seed=12, tasks_per_file=40)
-    assert digest(tmp_path / "other") != digest(folder) and other["claims"] != truth["claims"]
+    assert digest(tmp_path / "other") != digest(folder)
+    assert other["claims"] != truth["claims"]
 
 
 def test_the_corpus_mixes_every_dialect_and_plants_every_problem(corpus):
@@ -39,8 +44,14 @@ def test_the_corpus_mixes_every_dialect_and_plants_every_problem(corpus):
 def test_ingest_and_audit_find_exactly_the_ground_truth(corpus, archive):
     folder, truth = corpus
     summary = archive.ingest([str(folder)])
-    assert summary.quarantined == 0 and summary.unrecognised_files == []
+    assert summary.quarantined == 0
+    assert summary.unrecognised_files == []
     assert (summary.files, summary.records, summary.tasks, summary.citations, summary.claims) == (
-        truth["files"], truth["records"], truth["tasks"], truth["citations"], truth["claims"])
+        truth["files"],
+        truth["records"],
+        truth["tasks"],
+        truth["citations"],
+        truth["claims"],
+    )
     findings = archive.audit().summary["findings"]
     assert {rule: count for rule, count in findings.items() if count} == truth["planted"]

@@ -1,4 +1,5 @@
 """The Citations v1 rules: recognition, every validity rule, probable citations, and claims."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,12 +11,19 @@ from tests.transcripts import CITATIONS_MT, citation
 
 def test_typed_valid_citation_is_flattened():
     c = citation_of(citation(extra_field={"a": 1}), CITATIONS_MT)
-    assert c.valid and not c.inferred
+    assert c.valid
+    assert not c.inferred
     assert (c.study, c.period, c.base_name, c.base_n, c.weight) == (
-        "Versant Mega Tracker", "W6 (April 2026)", "Adults 18-74, aware of brand", 4210.0, "main_weight")
+        "Versant Mega Tracker",
+        "W6 (April 2026)",
+        "Adults 18-74, aware of brand",
+        4210.0,
+        "main_weight",
+    )
     assert (c.source_table, c.source_column, c.source_function) == ("versant_flat", "s14r5", "extractFunnel")
     assert c.warnings == ["Base under 100 in the 65-74 cell"]
-    assert str(c.fielded_start) == "2026-04-02" and str(c.fielded_end) == "2026-04-19"
+    assert str(c.fielded_start) == "2026-04-02"
+    assert str(c.fielded_end) == "2026-04-19"
     assert c.extra == '{"extra_field":{"a":1}}'
 
 
@@ -23,27 +31,40 @@ def test_media_type_with_parameters_and_case_is_recognised():
     assert citation_of(citation(), "Application/VND.upperhand.citations+json; charset=utf-8").valid
 
 
-@pytest.mark.parametrize("n,valid", [
-    (4210, True), (4210.0, True), (1, True), (4210.5, False), ("4210", False), (0, False), (-3, False),
-    (True, False), (None, False),
-])
+@pytest.mark.parametrize(
+    ("n", "valid"),
+    [
+        (4210, True),
+        (4210.0, True),
+        (1, True),
+        (4210.5, False),
+        ("4210", False),
+        (0, False),
+        (-3, False),
+        (True, False),
+        (None, False),
+    ],
+)
 def test_base_n_must_be_a_positive_integer(n, valid):
     c = citation_of(citation(base={"name": "Adults", "n": n}), CITATIONS_MT)
     assert c.valid is valid, c.problems
 
 
-@pytest.mark.parametrize("overrides,problem", [
-    ({"study": None}, "study is missing"),
-    ({"period": 6}, "period is a number, not a string"),
-    ({"base": None}, "base is missing"),
-    ({"base": {"n": 10}}, "base.name is missing"),
-    ({"base": {"name": "A"}}, "base.n is missing"),
-    ({"base": "Adults"}, "base is a string, not an object"),
-    ({"source": {"table": "t", "column": "c"}}, "source.function is missing"),
-    ({"source": {"table": "t", "column": "c", "function": None}}, "source.function is null"),
-    ({"source": {"table": "t", "column": 5, "function": "f"}}, "source.column is a number, not a string"),
-    ({"study": ""}, "study is empty"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        ({"study": None}, "study is missing"),
+        ({"period": 6}, "period is a number, not a string"),
+        ({"base": None}, "base is missing"),
+        ({"base": {"n": 10}}, "base.name is missing"),
+        ({"base": {"name": "A"}}, "base.n is missing"),
+        ({"base": "Adults"}, "base is a string, not an object"),
+        ({"source": {"table": "t", "column": "c"}}, "source.function is missing"),
+        ({"source": {"table": "t", "column": "c", "function": None}}, "source.function is null"),
+        ({"source": {"table": "t", "column": 5, "function": "f"}}, "source.column is a number, not a string"),
+        ({"study": ""}, "study is empty"),
+    ],
+)
 def test_each_required_field(overrides, problem):
     c = citation_of(citation(**overrides), CITATIONS_MT)
     assert not c.valid
@@ -57,7 +78,8 @@ def test_optional_fields_of_the_wrong_type_are_problems():
 
 def test_typed_citation_that_is_not_an_object():
     c = citation_of([1, 2], CITATIONS_MT)
-    assert not c.valid and c.problems == ["citation data is an array, not an object"]
+    assert not c.valid
+    assert c.problems == ["citation data is an array, not an object"]
 
 
 def test_probable_citation_needs_three_of_four_keys():
@@ -82,10 +104,16 @@ def test_fielded_dates():
 
 
 def test_claims_are_numeric_leaves_with_json_pointers():
-    data = {"total": 4210, "share": 0.42, "flag": True, "label": "3", "none": None,
-            "segments": [{"name": "18-34", "n": 1210}], "a/b": {"~x": 1.5}}
-    assert dict(numeric_leaves(data)) == {
-        "/total": 4210, "/share": 0.42, "/segments/0/n": 1210, "/a~1b/~0x": 1.5}
+    data = {
+        "total": 4210,
+        "share": 0.42,
+        "flag": True,
+        "label": "3",
+        "none": None,
+        "segments": [{"name": "18-34", "n": 1210}],
+        "a/b": {"~x": 1.5},
+    }
+    assert dict(numeric_leaves(data)) == {"/total": 4210, "/share": 0.42, "/segments/0/n": 1210, "/a~1b/~0x": 1.5}
 
 
 def test_a_scalar_data_part_is_one_claim_at_the_root():

@@ -1,4 +1,5 @@
 """archiver export: raw records byte for byte (JSON Lines or re-created files), and Parquet."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -24,21 +25,37 @@ from .transcripts import SAMPLES, citation, v1_task
 
 SSE = (
     ": keep-alive\r\n\r\n"
-    "event: message\r\ndata: " + orjson.dumps({"jsonrpc": "2.0", "id": 7, "result": {"task": v1_task(
-        "s1", [{"data": {"k": 1}}, {"data": citation(), "mediaType": "application/vnd.upperhand.citations+json"}])}}
-    ).decode() + "\r\n\r\n\n"
+    "event: message\r\ndata: "
+    + orjson.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "result": {
+                "task": v1_task(
+                    "s1",
+                    [{"data": {"k": 1}}, {"data": citation(), "mediaType": "application/vnd.upperhand.citations+json"}],
+                )
+            },
+        }
+    ).decode()
+    + "\r\n\r\n\n"
 )
 
 
 def store_db(path: Path) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(path)
-    con.execute("CREATE TABLE tasks (id VARCHAR(36) PRIMARY KEY, context_id VARCHAR(36) NOT NULL, "
-                "kind VARCHAR(16) NOT NULL, status JSON NOT NULL, artifacts JSON, history JSON, metadata JSON)")
-    value = v1_task("db1", [{"data": {"q": 2.0}}, {"data": citation(), "mediaType":
-                                                   "application/vnd.upperhand.citations+json"}])
-    con.execute("INSERT INTO tasks VALUES (?, ?, 'task', ?, ?, NULL, NULL)",
-                ["db1", "ctx-db", orjson.dumps(value["status"]).decode(), orjson.dumps(value["artifacts"]).decode()])
+    con.execute(
+        "CREATE TABLE tasks (id VARCHAR(36) PRIMARY KEY, context_id VARCHAR(36) NOT NULL, "
+        "kind VARCHAR(16) NOT NULL, status JSON NOT NULL, artifacts JSON, history JSON, metadata JSON)"
+    )
+    value = v1_task(
+        "db1", [{"data": {"q": 2.0}}, {"data": citation(), "mediaType": "application/vnd.upperhand.citations+json"}]
+    )
+    con.execute(
+        "INSERT INTO tasks VALUES (?, ?, 'task', ?, ?, NULL, NULL)",
+        ["db1", "ctx-db", orjson.dumps(value["status"]).decode(), orjson.dumps(value["artifacts"]).decode()],
+    )
     con.commit()
     con.close()
     return str(path)
@@ -49,8 +66,11 @@ def inputs(write, tmp_path):
     paths = build(write)
     paths.append(write("streams/s.sse", SSE))
     paths.append(write("streams/z.jsonl.gz", [task("gz1", [{"data": {"g": 3}}])], compress=True))
-    paths.append(write("docs/pretty.json", orjson.dumps(task("doc1", [{"data": {"d": 4}}]),
-                                                        option=orjson.OPT_INDENT_2) + b"\n\n"))
+    paths.append(
+        write(
+            "docs/pretty.json", orjson.dumps(task("doc1", [{"data": {"d": 4}}]), option=orjson.OPT_INDENT_2) + b"\n\n"
+        )
+    )
     paths.append(write("lines/blank.jsonl", b"\n" + orjson.dumps(task("bl1", [{"data": {"b": 5}}])) + b"\n\n"))
     paths.append(store_db(tmp_path / "in" / "store" / "task-store.sqlite"))
     return paths
@@ -58,8 +78,10 @@ def inputs(write, tmp_path):
 
 def records(archive: Archive, root: str) -> list[tuple]:
     rows = archive.con.execute("SELECT source_path, seq, locator, kind, sha256, raw FROM records").fetchall()
-    return sorted((os.path.relpath(p, root).removesuffix(".gz"), seq, loc, kind, sha, bytes(raw))
-                  for p, seq, loc, kind, sha, raw in rows)
+    return sorted(
+        (os.path.relpath(p, root).removesuffix(".gz"), seq, loc, kind, sha, bytes(raw))
+        for p, seq, loc, kind, sha, raw in rows
+    )
 
 
 def index_counts(archive: Archive) -> dict:
@@ -75,7 +97,8 @@ def test_raw_files_round_trip(archive, inputs, tmp_path):
     out = tmp_path / "out"
     made = archive.export(str(out), fmt="files")
     assert len(made) == len(inputs)
-    assert (out / "streams" / "z.jsonl").exists() and not (out / "streams" / "z.jsonl.gz").exists()
+    assert (out / "streams" / "z.jsonl").exists()
+    assert not (out / "streams" / "z.jsonl.gz").exists()
     for path in inputs:  # plain files come back identical, byte for byte
         if not path.endswith((".gz", ".sqlite")):
             assert (out / os.path.relpath(path, tmp_path / "in")).read_bytes() == Path(path).read_bytes()
@@ -83,8 +106,7 @@ def test_raw_files_round_trip(archive, inputs, tmp_path):
         again.ingest([str(out)], workers=1)
         assert index_counts(again) == index_counts(archive)
         assert records(again, str(out)) == records(archive, str(tmp_path / "in"))
-        assert again.con.execute("SELECT container FROM sources WHERE path LIKE '%.sqlite'").fetchall() == [
-            ("sqlite",)]
+        assert again.con.execute("SELECT container FROM sources WHERE path LIKE '%.sqlite'").fetchall() == [("sqlite",)]
 
 
 def test_raw_jsonl_in_ingest_order(archive, inputs):
@@ -93,8 +115,9 @@ def test_raw_jsonl_in_ingest_order(archive, inputs):
     count = archive.export(buffer)
     entries = list(raw_entries(buffer.getvalue().splitlines()))
     assert count == len(entries) == archive.con.execute("SELECT count(*) FROM records").fetchone()[0]
-    stored = {(p, s): bytes(r) for p, s, r in archive.con.execute(
-        "SELECT source_path, seq, raw FROM records").fetchall()}
+    stored = {
+        (p, s): bytes(r) for p, s, r in archive.con.execute("SELECT source_path, seq, raw FROM records").fetchall()
+    }
     assert all(stored[(e["source_path"], e["seq"])] == e["raw"] for e in entries)
     order = [e["source_path"] for e in entries]
     assert [p for i, p in enumerate(order) if i == 0 or order[i - 1] != p] == inputs  # files in ingest order
@@ -119,9 +142,11 @@ def test_cli_export(archive, inputs, tmp_path):
     assert result.exit_code == 0, result.output
     assert len(result.stdout_bytes.splitlines()) == 2
     result = CliRunner().invoke(main, ["export", "--raw", "--files", str(tmp_path / "files"), "--db", db])
-    assert result.exit_code == 0 and "re-created" in result.output
+    assert result.exit_code == 0
+    assert "re-created" in result.output
     result = CliRunner().invoke(main, ["export", "--db", db])
-    assert result.exit_code == 2 and "--raw or --format parquet" in result.output
+    assert result.exit_code == 2
+    assert "--raw or --format parquet" in result.output
 
 
 def test_parquet_partitioned_by_study_key(archive, inputs, tmp_path):
@@ -131,17 +156,22 @@ def test_parquet_partitioned_by_study_key(archive, inputs, tmp_path):
     result = CliRunner().invoke(main, ["export", "--format", "parquet", str(out), "--db", db])
     assert result.exit_code == 0, result.output
     keys = {p.name for p in (out / "claim_citations").iterdir()}
-    assert "study_key=etude-sante-2026_3bd7fecc" in keys and "study_key=__HIVE_DEFAULT_PARTITION__" in keys
+    assert "study_key=etude-sante-2026_3bd7fecc" in keys
+    assert "study_key=__HIVE_DEFAULT_PARTITION__" in keys
     assert all(re.fullmatch(r"study_key=([a-z0-9-]+_[0-9a-f]{8}|__HIVE_DEFAULT_PARTITION__)", key) for key in keys)
     con = duckdb.connect()
     with Archive.open(db, read_only=True) as opened:
         for table in ("citations", "claim_citations"):
-            read = con.execute(f"SELECT count(*), count(DISTINCT study) FROM read_parquet('{out}/{table}/**/*.parquet',"
-                               " hive_partitioning = true)").fetchone()
+            read = con.execute(
+                f"SELECT count(*), count(DISTINCT study) FROM read_parquet('{out}/{table}/**/*.parquet',"
+                " hive_partitioning = true)"
+            ).fetchone()
             assert read == opened.con.execute(f"SELECT count(*), count(DISTINCT study) FROM {table}").fetchone()
         for table in ("results", "parts", "claims", "sources", "agent_cards", "rpc_errors"):
-            assert con.execute(f"SELECT count(*) FROM '{out}/{table}.parquet'").fetchone() == opened.con.execute(
-                f"SELECT count(*) FROM {table}").fetchone()
+            assert (
+                con.execute(f"SELECT count(*) FROM '{out}/{table}.parquet'").fetchone()
+                == opened.con.execute(f"SELECT count(*) FROM {table}").fetchone()
+            )
 
 
 @pytest.fixture
@@ -154,8 +184,11 @@ def exported(archive, inputs, tmp_path) -> Path:
 
 def rows_of_study(rows: list[dict]) -> list[tuple]:
     """The claim lineage rows of the non-ASCII study, comparable across readers."""
-    return sorted((r["study"], r["study_key"], r["result_key"], r["pointer"], r["citation_hash"]) for r in rows
-                  if r["study"] == SANTE["study"])
+    return sorted(
+        (r["study"], r["study_key"], r["result_key"], r["pointer"], r["citation_hash"])
+        for r in rows
+        if r["study"] == SANTE["study"]
+    )
 
 
 def test_parquet_readers_agree_on_a_non_ascii_study(exported):
@@ -165,24 +198,32 @@ def test_parquet_readers_agree_on_a_non_ascii_study(exported):
     table = str(exported / "claim_citations")
     by_duckdb = duckdb.connect().execute(
         f"SELECT * FROM read_parquet('{table}/**/*.parquet', hive_partitioning = true) WHERE study = ?",
-        [SANTE["study"]])
-    by_duckdb = [dict(zip([d[0] for d in by_duckdb.description], row)) for row in by_duckdb.fetchall()]
+        [SANTE["study"]],
+    )
+    by_duckdb = [dict(zip([d[0] for d in by_duckdb.description], row, strict=False)) for row in by_duckdb.fetchall()]
     by_pyarrow = pyarrow.dataset.dataset(table, format="parquet", partitioning="hive").to_table().to_pylist()
     by_polars = polars.read_parquet(f"{table}/**/*.parquet", hive_partitioning=True).to_dicts()
     expected = rows_of_study(by_duckdb)
-    assert expected and expected == rows_of_study(by_pyarrow) == rows_of_study(by_polars)
+    assert expected
+    assert expected == rows_of_study(by_pyarrow) == rows_of_study(by_polars)
     assert {r["study_key"] for r in by_pyarrow if r["study"] is None} == {None}
     assert {r["study_key"] for r in by_polars if r["study"] is None} == {None}
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("java") is None or importlib.util.find_spec("pyspark") is None,
-                    reason="needs Java and pyspark (pip install 'archiver[spark]')")
+@pytest.mark.skipif(
+    shutil.which("java") is None or importlib.util.find_spec("pyspark") is None,
+    reason="needs Java and pyspark (pip install 'archiver[spark]')",
+)
 def test_spark_reads_the_parquet_export_alike(exported):
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-             .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
+    spark = (
+        SparkSession.builder.master("local[1]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .getOrCreate()
+    )
     try:
         frame = spark.read.parquet(str(exported / "claim_citations"))
         by_spark = [row.asDict() for row in frame.where(frame.study == SANTE["study"]).collect()]
@@ -190,16 +231,20 @@ def test_spark_reads_the_parquet_export_alike(exported):
     finally:
         spark.stop()
     by_duckdb = duckdb.connect().execute(
-        f"SELECT * FROM read_parquet('{exported}/claim_citations/**/*.parquet', hive_partitioning = true)")
-    by_duckdb = [dict(zip([d[0] for d in by_duckdb.description], row)) for row in by_duckdb.fetchall()]
-    assert rows_of_study(by_spark) and rows_of_study(by_spark) == rows_of_study(by_duckdb)
+        f"SELECT * FROM read_parquet('{exported}/claim_citations/**/*.parquet', hive_partitioning = true)"
+    )
+    by_duckdb = [dict(zip([d[0] for d in by_duckdb.description], row, strict=False)) for row in by_duckdb.fetchall()]
+    assert rows_of_study(by_spark)
+    assert rows_of_study(by_spark) == rows_of_study(by_duckdb)
     assert nulls == {None}
 
 
 @pytest.mark.skipif(not (SAMPLES / "manifest.json").exists(), reason="sample_transcripts/manifest.json not generated")
 def test_samples_round_trip(tmp_path):
     manifest = orjson.loads((SAMPLES / "manifest.json").read_bytes())
-    files = [str(SAMPLES / f["path"]) for f in manifest["files"]] + [str(SAMPLES / a["card"]) for a in manifest["agents"]]
+    files = [str(SAMPLES / f["path"]) for f in manifest["files"]] + [
+        str(SAMPLES / a["card"]) for a in manifest["agents"]
+    ]
     with Archive.open(str(tmp_path / "a.duckdb")) as first, Archive.open(str(tmp_path / "b.duckdb")) as second:
         first.ingest(files, workers=1)
         first.export(str(tmp_path / "out"), fmt="files")

@@ -5,6 +5,7 @@ mount) are a path alias and nothing else; a log that grows replaces its earlier 
 rewritten under the same name, and each run read from standard input, is a new version whose results
 join the index beside the earlier ones.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,8 +36,9 @@ def task_ids(archive: Archive) -> list[str]:
 
 def test_stdin_runs_are_each_their_own_source(tmp_path):
     db = str(tmp_path / "a.duckdb")
-    sse = b"".join(b"data: " + orjson.dumps(jsonrpc_result({"task": v1_task(t, v1_cited_parts())})) + b"\n\n"
-                   for t in ("s1", "s2"))
+    sse = b"".join(
+        b"data: " + orjson.dumps(jsonrpc_result({"task": v1_task(t, v1_cited_parts())})) + b"\n\n" for t in ("s1", "s2")
+    )
     runner = CliRunner()
     assert runner.invoke(main, ["ingest", "-", "--db", db], input=lines("j1", "j2")).exit_code == 0
     assert runner.invoke(main, ["ingest", "-", "--db", db], input=sse).exit_code == 0
@@ -46,7 +48,8 @@ def test_stdin_runs_are_each_their_own_source(tmp_path):
         assert task_ids(archive) == ["j1", "j2", "s1", "s2"]
         assert archive.check() == []
     shown = runner.invoke(main, ["show", "j1", "--db", db])
-    assert shown.exit_code == 0 and "j1" in shown.output
+    assert shown.exit_code == 0
+    assert "j1" in shown.output
 
 
 def test_a_log_rewritten_under_its_name_keeps_the_earlier_versions_results(archive, write, tmp_path):
@@ -63,8 +66,10 @@ def test_a_log_rewritten_under_its_name_keeps_the_earlier_versions_results(archi
     out = tmp_path / "out"
     made = {Path(m.path).name: Path(m.path).read_bytes() for m in archive.export(str(out), fmt="files")}
     lineage = rows(archive, "SELECT sha256 FROM sources ORDER BY ingested_at")[0][0]
-    assert made == {"rotating.jsonl": lines("new1"), f"rotating@{lineage[:12]}.jsonl": lines("old1", "old2",
-                                                                                             cited=False)}
+    assert made == {
+        "rotating.jsonl": lines("new1"),
+        f"rotating@{lineage[:12]}.jsonl": lines("old1", "old2", cited=False),
+    }
 
 
 def test_a_growing_log_still_replaces_its_earlier_version(archive, write):
@@ -98,15 +103,18 @@ def test_the_same_bytes_at_other_paths_are_counted_once(tmp_path, samples_copy):
         shutil.copytree(samples_copy, moved)
         copied = archive.ingest([str(moved), str(linked)])
         assert copied.files_aliased == 2 * first.files
-        assert copied.records == 2 * first.records and copied.duplicates_skipped == copied.records
+        assert copied.records == 2 * first.records
+        assert copied.duplicates_skipped == copied.records
         after = archive.stats()
         assert sorted(str(f) for f in archive.audit().findings) == findings
         assert after["paths_aliased"] == 2 * first.files
         assert {k: v for k, v in after.items() if k != "paths_aliased"} == {
-            k: v for k, v in stats.items() if k != "paths_aliased"}
+            k: v for k, v in stats.items() if k != "paths_aliased"
+        }
         assert archive.check() == []
         again = archive.ingest([str(moved)])
-        assert again.files_unchanged == first.files and again.files_aliased == 0
+        assert again.files_unchanged == first.files
+        assert again.files_aliased == 0
 
 
 def test_the_same_bytes_listed_twice_in_one_run_are_stored_once(archive, write, tmp_path):
@@ -141,8 +149,15 @@ def dumps(tmp_path_factory) -> Path:
 
 def ingest_process(db: str, folder: Path, kill_at: str | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "ARCHIVER_KILL_AT": kill_at or ""}
-    return subprocess.run([sys.executable, "-m", "archiver", "ingest", str(folder), "--db", db],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "archiver", "ingest", str(folder), "--db", db],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.mark.slow
@@ -158,8 +173,13 @@ def test_a_kill_inside_each_write_step_leaves_a_consistent_archive(tmp_path, dum
         committed = archive.stats()["sources"]
     assert committed == (6 if step == "commit" else 0)
     assert ingest_process(db, dumps).returncode == 0
-    checked = subprocess.run([sys.executable, "-m", "archiver", "db", "check", "--db", db], capture_output=True,
-                             text=True, cwd=ROOT, check=False)
+    checked = subprocess.run(
+        [sys.executable, "-m", "archiver", "db", "check", "--db", db],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     assert checked.returncode == 0, checked.stderr
     with Archive.open(whole, read_only=True) as expected, Archive.open(db, read_only=True) as got:
         assert got.stats() == expected.stats()
@@ -201,8 +221,9 @@ def test_db_check_finds_rows_of_uncommitted_versions(tmp_path, write):
     db = str(tmp_path / "a.duckdb")
     with Archive.open(db) as archive:
         archive.ingest([write("log.jsonl", lines("t1", "t2"))])
-        archive.con.execute("INSERT INTO claims SELECT * REPLACE ('f' || right(source_sha256, 63) AS source_sha256) "
-                            "FROM claims")
+        archive.con.execute(
+            "INSERT INTO claims SELECT * REPLACE ('f' || right(source_sha256, 63) AS source_sha256) FROM claims"
+        )
         assert sorted(p.check for p in archive.check()) == ["duplicate-claim", "uncommitted-claims"]
 
 

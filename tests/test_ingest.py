@@ -1,4 +1,5 @@
 """Ingest: every container, stream reassembly, copies, byte-exact storage, idempotence, quarantine."""
+
 from __future__ import annotations
 
 import gzip
@@ -28,13 +29,29 @@ def stream_events(task_id: str = "t-stream") -> list[dict]:
     """A v1.0 JSON-RPC stream: a bare task, the numbers, the citation appended in a later chunk, completion."""
     return [
         jsonrpc_result({"task": {"id": task_id, "contextId": "c", "status": {"state": "TASK_STATE_SUBMITTED"}}}),
-        jsonrpc_result({"artifactUpdate": {"taskId": task_id, "contextId": "c", "artifact": {
-            "artifactId": "answer", "parts": [{"data": {"share": 0.42, "n": 1210}}]}}}),
-        jsonrpc_result({"artifactUpdate": {"taskId": task_id, "contextId": "c", "append": True, "lastChunk": True,
-                        "artifact": {"artifactId": "answer", "parts": [
-                            {"data": citation(), "mediaType": CITATIONS_MT}]}}}),
-        jsonrpc_result({"statusUpdate": {"taskId": task_id, "contextId": "c",
-                                         "status": {"state": "TASK_STATE_COMPLETED"}}}),
+        jsonrpc_result(
+            {
+                "artifactUpdate": {
+                    "taskId": task_id,
+                    "contextId": "c",
+                    "artifact": {"artifactId": "answer", "parts": [{"data": {"share": 0.42, "n": 1210}}]},
+                }
+            }
+        ),
+        jsonrpc_result(
+            {
+                "artifactUpdate": {
+                    "taskId": task_id,
+                    "contextId": "c",
+                    "append": True,
+                    "lastChunk": True,
+                    "artifact": {"artifactId": "answer", "parts": [{"data": citation(), "mediaType": CITATIONS_MT}]},
+                }
+            }
+        ),
+        jsonrpc_result(
+            {"statusUpdate": {"taskId": task_id, "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}
+        ),
     ]
 
 
@@ -43,16 +60,28 @@ def counts(archive) -> dict:
 
 
 def test_json_lines_log_with_request_response_and_error(archive, write):
-    path = write("log.jsonl", [
-        {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-            "messageId": "u1", "role": "ROLE_USER", "parts": [{"text": "What share?"}]}}},
-        jsonrpc_result({"task": v1_task("t1", v1_cited_parts())}),
-        {"jsonrpc": "2.0", "id": 2, "error": {"code": -32001, "message": "Task not found"}},
-    ])
+    path = write(
+        "log.jsonl",
+        [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "SendMessage",
+                "params": {"message": {"messageId": "u1", "role": "ROLE_USER", "parts": [{"text": "What share?"}]}},
+            },
+            jsonrpc_result({"task": v1_task("t1", v1_cited_parts())}),
+            {"jsonrpc": "2.0", "id": 2, "error": {"code": -32001, "message": "Task not found"}},
+        ],
+    )
     summary = archive.ingest([path])
     assert (summary.files, summary.records, summary.quarantined) == (1, 3, 0)
     assert (summary.tasks, summary.results, summary.citations, summary.claims, summary.error_responses) == (
-        1, 1, 1, 2, 1)
+        1,
+        1,
+        1,
+        2,
+        1,
+    )
     # the user's question is kept with the task it started, as a user part (never a result part)
     assert rows(archive, "SELECT role, text FROM parts WHERE kind = 'text'") == [("user", "What share?")]
 
@@ -62,17 +91,22 @@ def test_json_document_array_and_unusual_extension(archive, write):
     lines = write("calls.log", [jsonrpc_result({"task": v1_task("c", v1_cited_parts())})] * 2)
     archive.ingest([doc, lines])
     assert rows(archive, "SELECT path, container, records FROM sources ORDER BY path") == [
-        (lines, "jsonl", 2), (doc, "json", 1)]
+        (lines, "jsonl", 2),
+        (doc, "json", 1),
+    ]
     assert counts(archive)["tasks"] == 3
 
 
 def test_sse_capture_reassembles_streamed_task_with_append(archive, write):
     path = write("stream.sse", sse(stream_events()))
     summary = archive.ingest([path])
-    assert summary.quarantined == 0 and summary.records == 4
+    assert summary.quarantined == 0
+    assert summary.records == 4
     assert rows(archive, "SELECT state, terminal FROM results") == [("completed", True)]
     assert rows(archive, "SELECT artifact_id, part_index, is_citation FROM parts ORDER BY ordinal") == [
-        ("answer", 0, False), ("answer", 1, True)]
+        ("answer", 0, False),
+        ("answer", 1, True),
+    ]
     assert counts(archive)["claims"] == 2
 
 
@@ -88,12 +122,13 @@ def test_sse_multiline_data_crlf_and_gzip(archive, write):
 
 def test_container_detected_by_content_not_extension(archive, write):
     sse_as_txt = write("capture.txt", sse(stream_events("t-txt")))
-    jsonl_gz_as_dat = write("blob.dat", "\n".join(
-        json.dumps(jsonrpc_result({"task": v1_task(f"g{i}", v1_cited_parts())})) for i in range(3)) + "\n",
-        compress=True)
+    jsonl_gz_as_dat = write(
+        "blob.dat",
+        "\n".join(json.dumps(jsonrpc_result({"task": v1_task(f"g{i}", v1_cited_parts())})) for i in range(3)) + "\n",
+        compress=True,
+    )
     archive.ingest([sse_as_txt, jsonl_gz_as_dat])
-    assert sorted(rows(archive, "SELECT container, compression FROM sources")) == [
-        ("jsonl", "gzip"), ("sse", None)]
+    assert sorted(rows(archive, "SELECT container, compression FROM sources")) == [("jsonl", "gzip"), ("sse", None)]
     assert counts(archive)["tasks"] == 4
 
 
@@ -103,18 +138,55 @@ def make_task_store(path: Path) -> None:
     con.execute("""CREATE TABLE tasks (id VARCHAR(36) PRIMARY KEY, context_id VARCHAR(36) NOT NULL,
         kind VARCHAR(16) NOT NULL, owner VARCHAR(255), last_updated DATETIME, status JSON NOT NULL,
         artifacts JSON, history JSON, protocol_version VARCHAR(16), metadata JSON)""")
-    v03 = {"artifactId": "a", "parts": [{"kind": "data", "data": {"x": 1}, "metadata": None},
-                                        {"kind": "data", "data": citation(),
-                                         "metadata": {"mediaType": CITATIONS_MT}}]}
+    v03 = {
+        "artifactId": "a",
+        "parts": [
+            {"kind": "data", "data": {"x": 1}, "metadata": None},
+            {"kind": "data", "data": citation(), "metadata": {"mediaType": CITATIONS_MT}},
+        ],
+    }
     v10 = {"artifactId": "a", "parts": [{"data": {"x": 2.0}}, {"data": citation(), "mediaType": CITATIONS_MT}]}
-    con.executemany("INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?)", [
-        ("r-null", "c", "task", None, None, json.dumps({"state": "completed", "message": None}),
-         json.dumps([v03]), "[]", None, None),
-        ("r-03", "c", "task", "o", "2026-04-20 10:00:00", json.dumps({"state": "completed"}),
-         json.dumps([v03]), None, "0.3", "null"),
-        ("r-10", "c", "task", "o", "2026-04-20 10:00:00", json.dumps({"state": "TASK_STATE_COMPLETED"}),
-         json.dumps([v10]), None, "1.0", None),
-    ])
+    con.executemany(
+        "INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                "r-null",
+                "c",
+                "task",
+                None,
+                None,
+                json.dumps({"state": "completed", "message": None}),
+                json.dumps([v03]),
+                "[]",
+                None,
+                None,
+            ),
+            (
+                "r-03",
+                "c",
+                "task",
+                "o",
+                "2026-04-20 10:00:00",
+                json.dumps({"state": "completed"}),
+                json.dumps([v03]),
+                None,
+                "0.3",
+                "null",
+            ),
+            (
+                "r-10",
+                "c",
+                "task",
+                "o",
+                "2026-04-20 10:00:00",
+                json.dumps({"state": "TASK_STATE_COMPLETED"}),
+                json.dumps([v10]),
+                None,
+                "1.0",
+                None,
+            ),
+        ],
+    )
     con.commit()
     con.close()
 
@@ -123,12 +195,19 @@ def test_sqlite_task_store_rows_of_mixed_protocol_versions(archive, tmp_path):
     store = tmp_path / "tasks.db"
     make_task_store(store)
     summary = archive.ingest([str(store)])
-    assert summary.quarantined == 0 and summary.records == 3
+    assert summary.quarantined == 0
+    assert summary.records == 3
     assert rows(archive, "SELECT task_id, state FROM results ORDER BY task_id") == [
-        ("r-03", "completed"), ("r-10", "completed"), ("r-null", "completed")]
+        ("r-03", "completed"),
+        ("r-10", "completed"),
+        ("r-null", "completed"),
+    ]
     assert rows(archive, "SELECT count(*), bool_and(valid), bool_or(inferred) FROM citations") == [(3, True, False)]
     assert rows(archive, "SELECT locator FROM records ORDER BY seq") == [
-        ("tasks rowid 1",), ("tasks rowid 2",), ("tasks rowid 3",)]
+        ("tasks rowid 1",),
+        ("tasks rowid 2",),
+        ("tasks rowid 3",),
+    ]
 
 
 def test_a_sqlite_file_that_is_not_a_task_store_is_quarantined(archive, tmp_path):
@@ -143,7 +222,7 @@ def test_a_sqlite_file_that_is_not_a_task_store_is_quarantined(archive, tmp_path
 
 
 def test_snapshot_and_stream_in_one_file_merge_into_one_copy(archive, write):
-    events = stream_events("t-merge") + [jsonrpc_result(v1_task("t-merge", v1_cited_parts()), rpc_id=7)]
+    events = [*stream_events("t-merge"), jsonrpc_result(v1_task("t-merge", v1_cited_parts()), rpc_id=7)]
     path = write("merged.jsonl", events)
     archive.ingest([path])
     assert rows(archive, "SELECT count(*) FROM results") == [(1,)]
@@ -155,37 +234,82 @@ def test_same_task_in_two_files_is_two_linked_copies(archive, write):
     first = write("a.jsonl", [jsonrpc_result({"task": v1_task("shared", v1_cited_parts())})])
     second = write("b.jsonl", [{"tasks": [v1_task("shared", [{"data": {"share": 0.42, "n": 1210}}])]}])
     archive.ingest([first, second])
-    assert rows(archive, "SELECT source_path, count(*) FROM parts WHERE result_key = 'task:shared' "
-                         "GROUP BY source_path ORDER BY source_path") == [(first, 2), (second, 1)]
-    assert counts(archive)["results"] == 1 and counts(archive)["copies"] == 2
+    assert rows(
+        archive,
+        "SELECT source_path, count(*) FROM parts WHERE result_key = 'task:shared' "
+        "GROUP BY source_path ORDER BY source_path",
+    ) == [(first, 2), (second, 1)]
+    assert counts(archive)["results"] == 1
+    assert counts(archive)["copies"] == 2
 
 
 def test_standalone_agent_message_is_a_result(archive, write):
-    path = write("msg.jsonl", [
-        {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
-            "kind": "message", "messageId": "q", "role": "user", "parts": [{"kind": "text", "text": "How many?"}]}}},
-        {"jsonrpc": "2.0", "id": 1, "result": {"kind": "message", "messageId": "m1", "role": "agent",
-                                              "contextId": "c", "parts": [
-            {"kind": "data", "data": {"count": 12}},
-            {"kind": "data", "data": citation(), "metadata": {"mediaType": CITATIONS_MT}}]}},
-    ])
+    path = write(
+        "msg.jsonl",
+        [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "message/send",
+                "params": {
+                    "message": {
+                        "kind": "message",
+                        "messageId": "q",
+                        "role": "user",
+                        "parts": [{"kind": "text", "text": "How many?"}],
+                    }
+                },
+            },
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "kind": "message",
+                    "messageId": "m1",
+                    "role": "agent",
+                    "contextId": "c",
+                    "parts": [
+                        {"kind": "data", "data": {"count": 12}},
+                        {"kind": "data", "data": citation(), "metadata": {"mediaType": CITATIONS_MT}},
+                    ],
+                },
+            },
+        ],
+    )
     archive.ingest([path])
     assert rows(archive, "SELECT result_key, kind, terminal FROM results") == [("message:m1", "message", True)]
     assert rows(archive, "SELECT role, kind FROM parts ORDER BY ordinal") == [
-        ("user", "text"), ("agent", "data"), ("agent", "data")]
+        ("user", "text"),
+        ("agent", "data"),
+        ("agent", "data"),
+    ]
     assert counts(archive)["claims"] == 1
 
 
 def test_probable_citation_is_indexed_as_inferred(archive, write):
-    stripped = [{"kind": "data", "data": {"share": 0.42}},
-                {"kind": "data", "data": citation(base={"name": "Adults", "n": 4210.0})}]
-    path = write("compat.jsonl", [{"jsonrpc": "2.0", "id": 1, "result": {
-        "kind": "task", "id": "t-lost", "contextId": "c", "status": {"state": "completed"},
-        "artifacts": [{"artifactId": "a", "parts": stripped}]}}])
+    stripped = [
+        {"kind": "data", "data": {"share": 0.42}},
+        {"kind": "data", "data": citation(base={"name": "Adults", "n": 4210.0})},
+    ]
+    path = write(
+        "compat.jsonl",
+        [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "kind": "task",
+                    "id": "t-lost",
+                    "contextId": "c",
+                    "status": {"state": "completed"},
+                    "artifacts": [{"artifactId": "a", "parts": stripped}],
+                },
+            }
+        ],
+    )
     archive.ingest([path])
     assert rows(archive, "SELECT inferred, valid, base_n FROM citations") == [(True, True, 4210.0)]
-    assert rows(archive, "SELECT media_type, is_citation FROM parts ORDER BY ordinal") == [
-        (None, False), (None, True)]
+    assert rows(archive, "SELECT media_type, is_citation FROM parts ORDER BY ordinal") == [(None, False), (None, True)]
 
 
 def test_claims_exclude_bools_and_numeric_strings(archive, write):
@@ -193,12 +317,21 @@ def test_claims_exclude_bools_and_numeric_strings(archive, write):
     path = write("c.jsonl", [jsonrpc_result({"task": v1_task("t", v1_cited_parts(data))})])
     archive.ingest([path])
     assert rows(archive, "SELECT pointer, literal FROM claims ORDER BY pointer") == [
-        ("/n", "1210"), ("/rows/0", "1"), ("/rows/3", "3.5"), ("/share", "0.42")]
+        ("/n", "1210"),
+        ("/rows/0", "1"),
+        ("/rows/3", "3.5"),
+        ("/share", "0.42"),
+    ]
 
 
 def test_raw_records_are_stored_byte_exact_and_cover_the_file(archive, write):
-    content = ("\ufeff" + json.dumps(jsonrpc_result({"task": v1_task("t", v1_cited_parts())})) + "\r\n\n"
-               + json.dumps({"tasks": []}) + "\n").encode()
+    content = (
+        "\ufeff"
+        + json.dumps(jsonrpc_result({"task": v1_task("t", v1_cited_parts())}))
+        + "\r\n\n"
+        + json.dumps({"tasks": []})
+        + "\n"
+    ).encode()
     path = write("bom.jsonl", content)
     archive.ingest([path])
     stored = rows(archive, "SELECT raw, sha256 FROM records WHERE source_path = ? ORDER BY seq", [path])
@@ -207,8 +340,10 @@ def test_raw_records_are_stored_byte_exact_and_cover_the_file(archive, write):
     sse_bytes = sse(stream_events(), newline="\r\n").encode()
     sse_path = write("s.sse", sse_bytes)
     archive.ingest([sse_path])
-    assert b"".join(r for (r,) in rows(archive, "SELECT raw FROM records WHERE source_path = ? ORDER BY seq",
-                                       [sse_path])) == sse_bytes
+    assert (
+        b"".join(r for (r,) in rows(archive, "SELECT raw FROM records WHERE source_path = ? ORDER BY seq", [sse_path]))
+        == sse_bytes
+    )
 
 
 def test_reingest_adds_nothing_and_growth_adds_only_new_records(archive, write, tmp_path):
@@ -231,8 +366,9 @@ def test_reingest_adds_nothing_and_growth_adds_only_new_records(archive, write, 
 
 def test_quarantined_line_amid_good_ones(archive, write):
     good = [orjson.dumps(jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())})) for i in range(2)]
-    path = write("bad.jsonl", good[0] + b"\n{\"jsonrpc\": \"2.0\", \"id\": 3, \"res\n" + good[1] + b"\n"
-                 + b'{"hello": "world"}\n')
+    path = write(
+        "bad.jsonl", good[0] + b'\n{"jsonrpc": "2.0", "id": 3, "res\n' + good[1] + b"\n" + b'{"hello": "world"}\n'
+    )
     summary = archive.ingest([path])
     assert (summary.records, summary.quarantined, summary.tasks) == (4, 2, 2)
     reasons = rows(archive, "SELECT locator, reason FROM quarantine ORDER BY line")
@@ -253,8 +389,9 @@ def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, writ
 
     def prepare_a_bad_claims_batch(*args):
         prepared = real_prepare(*args)
-        prepared.tables = [(name, pa.table({"pointer": [1]}) if name == "claims" else table)
-                           for name, table in prepared.tables]
+        prepared.tables = [
+            (name, pa.table({"pointer": [1]}) if name == "claims" else table) for name, table in prepared.tables
+        ]
         return prepared
 
     monkeypatch.setattr(ingest_module, "prepare", prepare_a_bad_claims_batch)
@@ -296,7 +433,8 @@ def test_cli_reads_stdin_and_globs(tmp_path, write):
     result = runner.invoke(main, ["ingest", "-", "--db", db, "--json"], input=piped)
     assert json.loads(result.stdout)["tasks"] == 3
     missing = runner.invoke(main, ["ingest", str(tmp_path / "nope.jsonl"), "--db", db])
-    assert missing.exit_code == 1 and "no such file or directory" in missing.output
+    assert missing.exit_code == 1
+    assert "no such file or directory" in missing.output
 
 
 def test_gzip_bomb_and_corrupt_gzip_are_refused_with_a_reason(archive, write, monkeypatch):
@@ -313,15 +451,48 @@ def test_gzip_bomb_and_corrupt_gzip_are_refused_with_a_reason(archive, write, mo
 
 
 def test_the_same_file_part_in_two_dialects_has_one_identity(archive, write):
-    v03 = write("v03.jsonl", [{"jsonrpc": "2.0", "id": 1, "result": {
-        "kind": "task", "id": "t-file", "contextId": "c", "status": {"state": "completed"},
-        "artifacts": [{"artifactId": "a", "parts": [
-            {"kind": "file", "file": {"uri": "https://x/r.pdf", "name": "r.pdf", "mimeType": "application/pdf"}}]}]}}])
-    v10 = write("v10.jsonl", [jsonrpc_result({"task": v1_task("t-file", [
-        {"url": "https://x/r.pdf", "filename": "r.pdf", "mediaType": "application/pdf"}])})])
+    v03 = write(
+        "v03.jsonl",
+        [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "kind": "task",
+                    "id": "t-file",
+                    "contextId": "c",
+                    "status": {"state": "completed"},
+                    "artifacts": [
+                        {
+                            "artifactId": "a",
+                            "parts": [
+                                {
+                                    "kind": "file",
+                                    "file": {"uri": "https://x/r.pdf", "name": "r.pdf", "mimeType": "application/pdf"},
+                                }
+                            ],
+                        }
+                    ],
+                },
+            }
+        ],
+    )
+    v10 = write(
+        "v10.jsonl",
+        [
+            jsonrpc_result(
+                {
+                    "task": v1_task(
+                        "t-file", [{"url": "https://x/r.pdf", "filename": "r.pdf", "mediaType": "application/pdf"}]
+                    )
+                }
+            )
+        ],
+    )
     archive.ingest([v03, v10])
     assert rows(archive, "SELECT count(DISTINCT content_hash), count(*), any_value(kind) FROM parts") == [
-        (1, 2, "file")]
+        (1, 2, "file")
+    ]
 
 
 def test_sources_come_back_as_typed_rows(archive, write):
@@ -334,4 +505,9 @@ def test_sources_come_back_as_typed_rows(archive, write):
     with open(path, "rb") as handle:
         expected_sha = hashlib.sha256(handle.read()).hexdigest()
     assert (source.path, source.sha256, source.container, source.records, source.quarantined) == (
-        path, expected_sha, "jsonl", 2, 0)
+        path,
+        expected_sha,
+        "jsonl",
+        2,
+        0,
+    )

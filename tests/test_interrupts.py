@@ -3,6 +3,7 @@
 Each ingest runs in its own session, so its forkserver, workers and resource tracker are found by session
 id in /proc even after they lose their parent.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,10 @@ from benchmarks.generate import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 STOP_SECONDS = 2.0
-COMMITTED = re.compile(r"^interrupted by (SIGINT|SIGTERM): committed (\d+) files \((\d+) new records\) before "
-                       r"stopping; the files in flight were not stored \(run the same command again to finish\)$")
+COMMITTED = re.compile(
+    r"^interrupted by (SIGINT|SIGTERM): committed (\d+) files \((\d+) new records\) before "
+    r"stopping; the files in flight were not stored \(run the same command again to finish\)$"
+)
 
 
 pytestmark = pytest.mark.slow
@@ -45,7 +48,7 @@ def session(leader: int) -> list[tuple[int, str]]:
             stat = Path(f"/proc/{name}/stat").read_bytes()
         except OSError:
             continue
-        fields = stat[stat.rindex(b")") + 2:].split()
+        fields = stat[stat.rindex(b")") + 2 :].split()
         if int(fields[3]) == leader and fields[0] not in (b"Z", b"X"):
             found.append((int(name), fields[0].decode()))
     return found
@@ -55,7 +58,11 @@ def start_ingest(corpus: Path, db: Path, tmp_path: Path, *extra: str) -> tuple[s
     err = tmp_path / "stderr.txt"
     process = subprocess.Popen(
         [sys.executable, "-m", "archiver", "ingest", str(corpus), "--db", str(db), "--workers", "2", *extra],
-        cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=err.open("w"))
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=err.open("w"),
+    )
     return process, err
 
 
@@ -78,8 +85,14 @@ def assert_all_gone(leader: int, within: float = 5.0) -> None:
 
 
 def check(db: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "archiver", "db", "check", "--db", str(db)], check=False, cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "archiver", "db", "check", "--db", str(db)],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def wait_for_a_commit(process: subprocess.Popen, db: Path) -> None:
@@ -119,8 +132,7 @@ def test_a_signal_stops_the_ingest_within_two_seconds_saying_what_it_committed(c
         return
     assert check(db).returncode == 0, check(db).stderr
     with Archive.open(str(db), read_only=True) as archive:
-        files, records = archive.con.execute(
-            "SELECT count(*), coalesce(sum(records), 0) FROM sources").fetchone()
+        files, records = archive.con.execute("SELECT count(*), coalesce(sum(records), 0) FROM sources").fetchone()
     assert (files, records) == (int(said.group(2)), int(said.group(3))), "the line says what the archive holds"
 
 
@@ -152,8 +164,14 @@ def test_workers_die_with_a_killed_ingest_and_the_rerun_finishes(corpus, tmp_pat
     assert process.wait(timeout=30) == -signal.SIGKILL
     assert_all_gone(process.pid)
     assert check(db).returncode == 0
-    rerun = subprocess.run([sys.executable, "-m", "archiver", "ingest", str(corpus), "--db", str(db), "--json"],
-                           check=False, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    rerun = subprocess.run(
+        [sys.executable, "-m", "archiver", "ingest", str(corpus), "--db", str(db), "--json"],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert rerun.returncode == 0, rerun.stderr
     with Archive.open(str(db), read_only=True) as archive:
         assert archive.stats()["sources"] == 40

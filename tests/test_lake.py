@@ -3,6 +3,7 @@
 Catalogs: SQLite and a DuckDB file always; PostgreSQL when Debian's `postgresql` package is installed
 (a throwaway cluster on a free loopback port, started here and stopped by its pid).
 """
+
 from __future__ import annotations
 
 import glob
@@ -59,18 +60,37 @@ def postgres():
         os.chown(root, account.pw_uid, account.pw_gid)
         as_user = ["runuser", "-u", "postgres", "--"]
     data, port = root / "data", _free_port()
-    subprocess.run([*as_user, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
-                   check=True, capture_output=True)
-    subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w", "-o",
-                    f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c max_connections=200", "start"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [*as_user, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [
+            *as_user,
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(root / "log"),
+            "-w",
+            "-o",
+            f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c max_connections=200",
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+    )
     pid = int((data / "postmaster.pid").read_text().split()[0])
     made = []
 
     def database() -> str:
         name = f"lake{len(made)}"
-        subprocess.run([*as_user, str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres",
-                        name], check=True, capture_output=True)
+        subprocess.run(
+            [*as_user, str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", name],
+            check=True,
+            capture_output=True,
+        )
         made.append(name)
         return f"dbname={name} host=127.0.0.1 port={port} user=postgres"
 
@@ -122,7 +142,8 @@ def stored(db: str) -> tuple[dict, list[tuple]]:
     """Stats and every (record sha256, raw bytes, source, locator) of an archive."""
     with Archive.open(db, read_only=True) as archive:
         records = archive.con.execute(
-            "SELECT sha256, raw, source_path, locator FROM records ORDER BY source_path, seq").fetchall()
+            "SELECT sha256, raw, source_path, locator FROM records ORDER BY source_path, seq"
+        ).fetchall()
         return archive.stats(), records
 
 
@@ -132,7 +153,8 @@ def test_locations_are_parsed_in_one_place(tmp_path):
     assert (pg.catalog, pg.catalog_path, pg.data_path) == ("postgres", "dbname=x host=127.0.0.1", "s3://bucket/lake")
     sqlite = locate(f"ducklake:sqlite:{tmp_path}/c.sqlite")
     assert (sqlite.catalog, sqlite.data_path) == ("sqlite", f"{tmp_path}/c.sqlite.files/")
-    assert locate("ducklake:x.ducklake").catalog == "duckdb" and locate("ducklake:x.ducklake").catalog_path.startswith("/")
+    assert locate("ducklake:x.ducklake").catalog == "duckdb"
+    assert locate("ducklake:x.ducklake").catalog_path.startswith("/")
 
 
 def test_every_command_on_a_lake(lake, tmp_path):
@@ -140,22 +162,33 @@ def test_every_command_on_a_lake(lake, tmp_path):
     opts = ["--db", db, "--data-path", data]
     out = run("ingest", str(SAMPLES), *opts, "--json")
     summary = json.loads(out)
-    assert summary["quarantined"] == 0 and summary["claimed_elsewhere"] == []
+    assert summary["quarantined"] == 0
+    assert summary["claimed_elsewhere"] == []
     run("ingest", str(SAMPLES), *opts)  # again: nothing new
     file_db = str(tmp_path / "single.duckdb")
     run("ingest", str(SAMPLES), "--db", file_db)
     lake_stats, lake_records = stored(db)
     file_stats, file_records = stored(file_db)
-    assert lake_stats == file_stats and lake_records == file_records
+    assert lake_stats == file_stats
+    assert lake_records == file_records
 
     assert run("db", "current", "--db", db).strip() == run("db", "current", "--db", file_db).strip()
     assert "at version" in run("db", "upgrade", "--db", db)
     for command in (["query", "claims"], ["query", "citations"], ["query", "impact"]):
         assert run(*command, "--db", db, "--format", "jsonl") == run(*command, "--db", file_db, "--format", "jsonl")
     assert run("audit", "--db", db, "--format", "json", code=None) == run(
-        "audit", "--db", file_db, "--format", "json", code=None)
-    task = json.loads(run("sql", "SELECT task_id FROM results WHERE task_id IS NOT NULL ORDER BY 1 LIMIT 1",
-                          "--db", db, "--format", "jsonl"))["task_id"]
+        "audit", "--db", file_db, "--format", "json", code=None
+    )
+    task = json.loads(
+        run(
+            "sql",
+            "SELECT task_id FROM results WHERE task_id IS NOT NULL ORDER BY 1 LIMIT 1",
+            "--db",
+            db,
+            "--format",
+            "jsonl",
+        )
+    )["task_id"]
     assert run("show", task, "--db", db) == run("show", task, "--db", file_db)
     assert run("export", "--raw", "--db", db) == run("export", "--raw", "--db", file_db)
     run("export", "--format", "parquet", str(tmp_path / "pq"), "--db", db)
@@ -168,13 +201,22 @@ def test_every_command_on_a_lake(lake, tmp_path):
 def test_migrations_are_recorded_in_the_lake(lake):
     db, data = lake
     with Archive.open(db, data_path=data) as archive:
-        assert archive.version() == max(m.version for m in __import__("archiver.store.migrations",
-                                                                     fromlist=["available"]).available())
-        tables = {name for (name,) in archive.con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()").fetchall()}
+        assert archive.version() == max(
+            m.version for m in __import__("archiver.store.migrations", fromlist=["available"]).available()
+        )
+        tables = {
+            name
+            for (name,) in archive.con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()"
+            ).fetchall()
+        }
         assert {"schema_migrations", "records", "claim_citations"} <= tables
-        assert archive.con.execute("SELECT type FROM duckdb_databases() WHERE database_name = current_database()"
-                                   ).fetchone()[0] == "ducklake"
+        assert (
+            archive.con.execute(
+                "SELECT type FROM duckdb_databases() WHERE database_name = current_database()"
+            ).fetchone()[0]
+            == "ducklake"
+        )
 
 
 def test_a_missing_lake_is_reported_not_created(tmp_path):
@@ -186,14 +228,25 @@ def test_a_missing_lake_is_reported_not_created(tmp_path):
 def test_a_duckdb_file_catalog_admits_one_process_and_says_so(tmp_path):
     db = f"ducklake:{tmp_path / 'one.ducklake'}"
     Archive.open(db).close()
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\nfrom archiver.archive import Archive\n"
-        f"a = Archive.open({db!r})\nprint('open', flush=True)\ntime.sleep(30)")],
-        stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time\nfrom archiver.archive import Archive\n"
+                f"a = Archive.open({db!r})\nprint('open', flush=True)\ntime.sleep(30)"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     try:
         assert holder.stdout.readline().strip() == "open"
         out = run("stats", "--db", db, "--wait", "0.5", code=1)
-        assert f"process {holder.pid}" in out and "one process at a time" in out and "ducklake:postgres" in out
+        assert f"process {holder.pid}" in out
+        assert "one process at a time" in out
+        assert "ducklake:postgres" in out
     finally:
         holder.kill()
         holder.wait()
@@ -203,8 +256,9 @@ def test_missing_wheels_name_the_extra(monkeypatch, tmp_path):
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name.startswith("duckdb_extension_") else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name.startswith("duckdb_extension_") else real(name, *a)
+    )
     monkeypatch.setenv("ARCHIVER_EXTENSION_DIR", str(tmp_path / "empty-extension-dir"))
     out = run("ingest", str(SAMPLES), "--db", f"ducklake:sqlite:{tmp_path / 'c.sqlite'}", code=1)
     assert "pip install 'archiver[lake]'" in out
@@ -219,17 +273,42 @@ def _corpus(root: Path, folders: int = 6, files: int = 6) -> list[Path]:
         card = json.loads((SAMPLES / "versant-insights" / "agent-card.json").read_text())
         (folder / "agent-card.json").write_text(json.dumps({**card, "name": f"Agent {f}"}))
         for n in range(files):
-            lines = [json.dumps(jsonrpc_result({"task": v1_task(f"t-{f}-{n}-{k}", v1_cited_parts(
-                {"share": 0.1 * k, "n": 100 + k}))}, rpc_id=k)) for k in range(20)]
+            lines = [
+                json.dumps(
+                    jsonrpc_result(
+                        {"task": v1_task(f"t-{f}-{n}-{k}", v1_cited_parts({"share": 0.1 * k, "n": 100 + k}))}, rpc_id=k
+                    )
+                )
+                for k in range(20)
+            ]
             (folder / f"log{n}.jsonl").write_text("\n".join(lines) + "\n")
         made.append(folder)
     return made
 
 
 def _writer(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "archiver", "ingest", *map(str, paths), "--db", db,
-                             "--data-path", data, "--json", "--wait", "60", "--wait-for-writers"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=os.environ.copy())
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "archiver",
+            "ingest",
+            *map(str, paths),
+            "--db",
+            db,
+            "--data-path",
+            data,
+            "--json",
+            "--wait",
+            "60",
+            "--wait-for-writers",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=os.environ.copy(),
+    )
 
 
 def test_concurrent_writers_store_each_file_once(shared_lake, tmp_path):
@@ -241,7 +320,7 @@ def test_concurrent_writers_store_each_file_once(shared_lake, tmp_path):
     writers = [_writer(db, data, plan) for plan in plans]
     outputs = [w.communicate(timeout=300) for w in writers]
     elapsed = time.monotonic() - started
-    for writer, (out, err) in zip(writers, outputs):
+    for writer, (_out, err) in zip(writers, outputs, strict=False):
         assert writer.returncode == 0, err
     summaries = [json.loads(out) for out, _err in outputs]
     files = sum(len(plan) for plan in plans) * 7
@@ -255,11 +334,12 @@ def test_concurrent_writers_store_each_file_once(shared_lake, tmp_path):
     assert lake_stats == single_stats
     assert lake_records == single_records
     with Archive.open(db, read_only=True) as archive:
-        assert archive.con.execute(
-            "SELECT count(*) - count(DISTINCT (path, sha256)) FROM sources").fetchone()[0] == 0
+        assert archive.con.execute("SELECT count(*) - count(DISTINCT (path, sha256)) FROM sources").fetchone()[0] == 0
         assert archive.con.execute("SELECT count(*) - count(DISTINCT record_id) FROM records").fetchone()[0] == 0
-    print(f"\n3 writers, {files} listed files, {stored_files} stored in {elapsed:.1f}s; "
-          f"commit retries {[s['commit_retries'] for s in summaries]}")
+    print(
+        f"\n3 writers, {files} listed files, {stored_files} stored in {elapsed:.1f}s; "
+        f"commit retries {[s['commit_retries'] for s in summaries]}"
+    )
 
 
 def test_a_lease_of_a_live_writer_is_taken_over_after_the_lease(shared_lake, tmp_path, monkeypatch):
@@ -275,15 +355,20 @@ def test_a_lease_of_a_live_writer_is_taken_over_after_the_lease(shared_lake, tmp
         assert silent.take(str(path), sha) is None  # a writer that leases, then hangs (its process lives on)
         live = leases_for(archive.location)
         holder = live.take(str(path), sha)
-        assert holder is not None and holder.writer == silent.writer and not holder.committed
+        assert holder is not None
+        assert holder.writer == silent.writer
+        assert not holder.committed
         summary = archive.ingest([str(path)])
-        assert summary.claimed_elsewhere and summary.records == 0
+        assert summary.claimed_elsewhere
+        assert summary.records == 0
         assert len(summary.not_stored) == 1
         assert summary.not_stored[0].startswith(f"{path}: being ingested by writer {silent.writer} (leased ")
         monkeypatch.setenv("ARCHIVER_LEASE_SECONDS", "0")
         summary = archive.ingest([str(path)])
-        assert summary.claimed_elsewhere == [] and summary.records == 1
-        assert summary.leases_taken_over and silent.writer in summary.leases_taken_over[0]
+        assert summary.claimed_elsewhere == []
+        assert summary.records == 1
+        assert summary.leases_taken_over
+        assert silent.writer in summary.leases_taken_over[0]
         assert not silent.confirm(sha)  # the silent writer, were it only slow, would now drop the file
         assert archive.stats()["sources"] == 1
 
@@ -317,20 +402,20 @@ def test_walk_through_from_one_file_to_a_postgres_lake(postgres, tmp_path, monke
     shutil.copytree(SAMPLES, tmp_path / "sample_transcripts")
     dsn = postgres()
     lake = f"ducklake:postgres:{dsn}"
-    run("ingest", "sample_transcripts/")                                        # 1. one file, as today
-    out = run("db", "copy", "--to", lake, "--to-data-path", "lake-data/")      # 2. move it into a lake
+    run("ingest", "sample_transcripts/")  # 1. one file, as today
+    out = run("db", "copy", "--to", lake, "--to-data-path", "lake-data/")  # 2. move it into a lake
     assert "copied into" in out
-    monkeypatch.setenv("ARCHIVER_DB", lake)                                     # 3. point every command at it
+    monkeypatch.setenv("ARCHIVER_DB", lake)  # 3. point every command at it
     assert json.loads(run("stats", "--json"))["sources"] == stored("archive.duckdb")[0]["sources"]
     writers = [_writer(lake, "lake-data/", [tmp_path / "sample_transcripts"]) for _ in range(2)]  # 4. many writers
     for writer in writers:
         out, err = writer.communicate(timeout=120)
         assert writer.returncode == 0, err
         assert json.loads(out)["files_unchanged"] == json.loads(out)["files"]
-    assert run("query", "claims", "--study", "Versant*", "--format", "jsonl")   # 5. every command, unchanged
-    run("export", "--format", "parquet", "parquet-out/")                        # 6. for engines without DuckLake
+    assert run("query", "claims", "--study", "Versant*", "--format", "jsonl")  # 5. every command, unchanged
+    run("export", "--format", "parquet", "parquet-out/")  # 6. for engines without DuckLake
     assert (tmp_path / "parquet-out" / "claim_citations").is_dir()
-    assert list((tmp_path / "lake-data").rglob("*.parquet"))                    # the lake's own Parquet files
+    assert list((tmp_path / "lake-data").rglob("*.parquet"))  # the lake's own Parquet files
 
 
 def test_lake_connections_are_offline_and_locked(lake):
@@ -342,6 +427,7 @@ def test_lake_connections_are_offline_and_locked(lake):
 
 # --- leases of dead writers, interrupted lake ingests, check and cleanup ------------------------------------
 
+
 def _one_file(tmp_path: Path, name: str = "one.jsonl", task: str = "t-lease") -> tuple[Path, str]:
     path = tmp_path / "in" / name
     path.parent.mkdir(exist_ok=True)
@@ -352,12 +438,15 @@ def _one_file(tmp_path: Path, name: str = "one.jsonl", task: str = "t-lease") ->
 def _holder(db: str, data: str, path: Path, sha: str, seconds: float) -> subprocess.Popen:
     """Another writer process that leases `path` and holds it for `seconds`, then ends without releasing it
     (as a killed writer would)."""
-    code = ("import os, sys, time\nfrom archiver.archive import Archive\nfrom archiver.store.leases import leases_for\n"
-            f"a = Archive.open({db!r}, data_path={data!r})\nleases = leases_for(a.location)\n"
-            f"assert leases.take({str(path)!r}, {sha!r}) is None\nprint('held', flush=True)\n"
-            f"time.sleep({seconds})\nos._exit(0)")
-    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT,
-                              env=os.environ.copy())
+    code = (
+        "import os, sys, time\nfrom archiver.archive import Archive\nfrom archiver.store.leases import leases_for\n"
+        f"a = Archive.open({db!r}, data_path={data!r})\nleases = leases_for(a.location)\n"
+        f"assert leases.take({str(path)!r}, {sha!r}) is None\nprint('held', flush=True)\n"
+        f"time.sleep({seconds})\nos._exit(0)"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=os.environ.copy()
+    )
     assert holder.stdout.readline().strip() == "held"
     return holder
 
@@ -376,8 +465,11 @@ def test_a_lease_of_a_dead_process_on_this_host_is_taken_over_at_once(shared_lak
     holder.wait(timeout=60)
     with Archive.open(db, data_path=data) as archive:
         summary = archive.ingest([str(path)])
-    assert summary.records == 1 and summary.not_stored == [] and summary.claimed_elsewhere == []
-    assert len(summary.leases_taken_over) == 1 and "whose process has ended" in summary.leases_taken_over[0]
+    assert summary.records == 1
+    assert summary.not_stored == []
+    assert summary.claimed_elsewhere == []
+    assert len(summary.leases_taken_over) == 1
+    assert "whose process has ended" in summary.leases_taken_over[0]
     assert f":{holder.pid}:" in summary.leases_taken_over[0]
 
 
@@ -389,11 +481,11 @@ def test_a_reused_pid_is_not_taken_for_the_writer_that_held_the_lease(shared_lak
         earlier.started = "another-boot:1"  # a writer that had this very pid before it was reused (by us)
         assert earlier.take(str(path), sha) is None
         summary = archive.ingest([str(path)])
-    assert summary.records == 1 and "whose process has ended" in summary.leases_taken_over[0]
+    assert summary.records == 1
+    assert "whose process has ended" in summary.leases_taken_over[0]
 
 
-def test_a_lease_of_another_host_waits_for_the_lease_even_if_its_pid_is_free_here(shared_lake, tmp_path,
-                                                                                   monkeypatch):
+def test_a_lease_of_another_host_waits_for_the_lease_even_if_its_pid_is_free_here(shared_lake, tmp_path, monkeypatch):
     db, data = shared_lake
     path, sha = _one_file(tmp_path)
     archive, remote = _leases(db, data)
@@ -401,10 +493,12 @@ def test_a_lease_of_another_host_waits_for_the_lease_even_if_its_pid_is_free_her
         remote.host, remote.pid = "another-host", 4_000_000  # no such pid here: it names a process over there
         assert remote.take(str(path), sha) is None
         summary = archive.ingest([str(path)])
-        assert summary.records == 0 and len(summary.not_stored) == 1
+        assert summary.records == 0
+        assert len(summary.not_stored) == 1
         monkeypatch.setenv("ARCHIVER_LEASE_SECONDS", "0")
         summary = archive.ingest([str(path)])
-    assert summary.records == 1 and "silent for" in summary.leases_taken_over[0]
+    assert summary.records == 1
+    assert "silent for" in summary.leases_taken_over[0]
 
 
 def test_leases_are_keyed_on_content_not_path(shared_lake, tmp_path):
@@ -417,7 +511,9 @@ def test_leases_are_keyed_on_content_not_path(shared_lake, tmp_path):
         assert one.take(str(first), sha) is None
         other = _leases(db, data)[1]
         holder = other.take(str(second), sha)
-        assert holder is not None and holder.writer == one.writer and holder.path == str(first)
+        assert holder is not None
+        assert holder.writer == one.writer
+        assert holder.path == str(first)
 
 
 def test_files_held_by_a_live_writer_fail_the_run_unless_it_waits_for_writers(shared_lake, tmp_path):
@@ -436,14 +532,33 @@ def test_files_held_by_a_live_writer_fail_the_run_unless_it_waits_for_writers(sh
         holder.kill()
         holder.wait()
     summary = json.loads(waited.stdout)
-    assert summary["records"] == 1 and summary["not_stored"] == [] and len(summary["leases_taken_over"]) == 1
+    assert summary["records"] == 1
+    assert summary["not_stored"] == []
+    assert len(summary["leases_taken_over"]) == 1
 
 
 def _lake_ingest(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", (  # one file per commit group, so a kill lands between commits
-        "import archiver.ingest as i; i.GROUP_RECORDS = 1; from archiver.cli import main; main(prog_name='archiver')"),
-        "ingest", *map(str, paths), "--db", db, "--data-path", data], cwd=ROOT, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, text=True, env=os.environ.copy(), start_new_session=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (  # one file per commit group, so a kill lands between commits
+                "import archiver.ingest as i; i.GROUP_RECORDS = 1; from archiver.cli import main; main(prog_name='archiver')"
+            ),
+            "ingest",
+            *map(str, paths),
+            "--db",
+            db,
+            "--data-path",
+            data,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+        start_new_session=True,
+    )
 
 
 def _catalog_leases(db: str):
@@ -481,12 +596,14 @@ def test_a_rerun_after_a_stopped_lake_ingest_stores_every_file(shared_lake, tmp_
     rerun = CliRunner().invoke(main, ["ingest", *map(str, batches), "--db", db, "--json"])
     assert rerun.exit_code == 0, rerun.output
     summary = json.loads(rerun.stdout)
-    assert summary["not_stored"] == [] and summary["claimed_elsewhere"] == []
+    assert summary["not_stored"] == []
+    assert summary["claimed_elsewhere"] == []
     assert stored(db)[0]["sources"] == 6 * 7
     checked = CliRunner().invoke(main, ["db", "check", "--db", db])
     if checked.exit_code and signum == signal.SIGKILL:  # a commit killed halfway leaves its Parquet files only
-        assert all(line.startswith(("problem: orphan-file: ", "1 integrity problems"))
-                   for line in checked.output.splitlines()), checked.output
+        assert all(
+            line.startswith(("problem: orphan-file: ", "1 integrity problems")) for line in checked.output.splitlines()
+        ), checked.output
         run("db", "cleanup", "--db", db)
         checked = CliRunner().invoke(main, ["db", "check", "--db", db])
     assert checked.exit_code == 0, checked.output
@@ -503,13 +620,15 @@ def test_db_check_names_held_leases_and_unlisted_files_and_cleanup_removes_them(
     checked = CliRunner().invoke(main, ["db", "check", "--db", db])
     assert checked.exit_code == 1
     assert "problem: held-lease: 1 file leases not committed" in checked.output
-    assert f"{path}: writer " in checked.output and "its process has ended" in checked.output
-    assert "problem: orphan-file: 1 Parquet files under the data path that the catalog does not list" \
-        in checked.output
+    assert f"{path}: writer " in checked.output
+    assert "its process has ended" in checked.output
+    assert "problem: orphan-file: 1 Parquet files under the data path that the catalog does not list" in checked.output
     assert str(stray) in checked.output
     cleaned = run("db", "cleanup", "--db", db)
-    assert f"released lease: {path}: writer " in cleaned and f"deleted: {stray}" in cleaned
-    assert not stray.exists() and parquet.exists()
+    assert f"released lease: {path}: writer " in cleaned
+    assert f"deleted: {stray}" in cleaned
+    assert not stray.exists()
+    assert parquet.exists()
     assert run("db", "check", "--db", db).startswith("ok: ")
 
 
@@ -517,12 +636,22 @@ def test_four_writers_creating_one_new_lake_at_once_all_succeed(shared_lake, tmp
     db, data = shared_lake
     paths = [_one_file(tmp_path, f"w{n}.jsonl", f"t-create-{n}")[0] for n in range(4)]
     starter = tmp_path / "go"
-    code = ("import os, sys, time\nfrom archiver.cli import main\n"
-            f"while not os.path.exists({str(starter)!r}): time.sleep(0.005)\n"
-            "main(sys.argv[1:], prog_name='archiver')")
-    writers = [subprocess.Popen([sys.executable, "-c", code, "ingest", str(path), "--db", db, "--data-path", data,
-                                 "--wait", "60"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=os.environ.copy()) for path in paths]
+    code = (
+        "import os, sys, time\nfrom archiver.cli import main\n"
+        f"while not os.path.exists({str(starter)!r}): time.sleep(0.005)\n"
+        "main(sys.argv[1:], prog_name='archiver')"
+    )
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, "ingest", str(path), "--db", db, "--data-path", data, "--wait", "60"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        for path in paths
+    ]
     time.sleep(1.5)  # every interpreter up and waiting
     starter.touch()
     outputs = [writer.communicate(timeout=300) for writer in writers]

@@ -1,6 +1,7 @@
 """Bounded memory within a file: rows leave a worker a batch at a time, the assembly keeps only recent
 tasks, the writer holds one batch, and a record past the limit is never held; none of it changes what
 is stored."""
+
 from __future__ import annotations
 
 import gzip
@@ -66,8 +67,11 @@ def indexed(path: str, schemas: dict, spool=None) -> dict[str, list]:
 
 
 def sample_files() -> list[str]:
-    return sorted(str(p) for p in SAMPLES.rglob("*") if p.is_file() and p.suffix in (
-        ".jsonl", ".sse", ".json", ".gz", ".sqlite", ".log"))
+    return sorted(
+        str(p)
+        for p in SAMPLES.rglob("*")
+        if p.is_file() and p.suffix in (".jsonl", ".sse", ".json", ".gz", ".sqlite", ".log")
+    )
 
 
 def test_streamed_rows_equal_whole_file_rows_on_every_sample(schemas, monkeypatch):
@@ -97,8 +101,11 @@ def test_prepare_hands_rows_over_in_bounded_batches(schemas, tmp_path, monkeypat
     monkeypatch.setattr(rows_module, "BATCH_ROWS", 100)
     monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
     path = tmp_path / "many.jsonl"
-    path.write_bytes(b"".join(orjson.dumps(jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())})) + b"\n"
-                              for i in range(1_000)))
+    path.write_bytes(
+        b"".join(
+            orjson.dumps(jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())})) + b"\n" for i in range(1_000)
+        )
+    )
     size = path.stat().st_size
     prepared = prepare(SourceFile(str(path)), SourceVersion(str(path), "0" * 64, size, "0" * 64, str(path)), schemas)
     try:
@@ -141,12 +148,16 @@ def test_a_task_put_aside_is_taken_back_when_a_later_record_changes_it(archive, 
     """A stream whose completion comes after many other tasks' records: the task went aside, came back."""
     first = [jsonrpc_result({"task": {"id": "late", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})]
     others = [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(50)]
-    last = [jsonrpc_result({"statusUpdate": {"taskId": "late", "contextId": "c",
-                                             "status": {"state": "TASK_STATE_COMPLETED"}}})]
+    last = [
+        jsonrpc_result(
+            {"statusUpdate": {"taskId": "late", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}
+        )
+    ]
     path = write("late.jsonl", first + others + last)
     archive.ingest([path], workers=1)
     assert rows(archive, "SELECT state, len(record_ids), locator FROM results WHERE task_id = 'late'") == [
-        ("completed", 2, "line 1")]
+        ("completed", 2, "line 1")
+    ]
     assert rows(archive, "SELECT count(*) FROM results") == [(51,)]
 
 
@@ -188,15 +199,16 @@ def test_a_gzip_bomb_without_newlines_is_refused_while_streaming(tmp_path):
     _seconds, peak, status = peak_of(bomb, tmp_path, 120, sys.executable, env)
     assert status == 1
     con = duckdb.connect(str(tmp_path / "memory.duckdb"), read_only=True)
-    reasons = [reason for reason, in con.execute("SELECT reason FROM records WHERE status = 'quarantined'").fetchall()]
+    reasons = [
+        reason for (reason,) in con.execute("SELECT reason FROM records WHERE status = 'quarantined'").fetchall()
+    ]
     assert any("gzip expands past the limit" in reason for reason in reasons), reasons
     assert peak < 400 * 2**20
 
 
 @pytest.mark.slow
 def test_a_200_mb_file_is_ingested_in_bounded_memory(tmp_path):
-    _seconds, peak, status = peak_of(big_file(tmp_path / "big.jsonl", 200), tmp_path, 900, sys.executable,
-                                    child_env())
+    _seconds, peak, status = peak_of(big_file(tmp_path / "big.jsonl", 200), tmp_path, 900, sys.executable, child_env())
     assert status == 0
     assert peak < 800 * 2**20  # the whole file prepared at once peaked at 2.7 GiB for 150 MB
 
@@ -218,22 +230,26 @@ def test_benchmark_inputs_are_what_they_claim(tmp_path):
     with gzip.open(bomb) as handle:
         lines = handle.read(2**16).rstrip(b" ")
         handle.seek(len(lines) + 2**30 - 1)
-        assert handle.read(1) == b" " and handle.read(1) == b""
+        assert handle.read(1) == b" "
+        assert handle.read(1) == b""
     assert [orjson.loads(line)["jsonrpc"] for line in lines.splitlines()] == ["2.0", "2.0"]
     assert bomb.stat().st_size < 2 * 2**20
 
 
 def test_spool_files_of_dead_processes_are_swept_and_live_ones_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(spool_module.tempfile, "tempdir", str(tmp_path))
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead = tmp_path / f"{spool_module.PREFIX}{gone.stdout.strip()}.x_1.abc{spool_module.SUFFIX}"
     dead.write_bytes(b"left by a SIGKILL")
     live = spool_module.Spool()
     live.add("records", pa.table({"x": list(range(10))}))
     monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
     live.add("records", pa.table({"x": list(range(10))}))
-    assert live.path and os.path.dirname(live.path) == str(tmp_path)
+    assert live.path
+    assert os.path.dirname(live.path) == str(tmp_path)
     assert spool_module.sweep() == 1
-    assert not dead.exists() and os.path.exists(live.path)
+    assert not dead.exists()
+    assert os.path.exists(live.path)
     live.discard()

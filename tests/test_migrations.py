@@ -1,4 +1,5 @@
 """The schema comes only from migrations, matches the SQLModel models, and upgrades in place."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,14 @@ from archiver.store import migrations, models
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
 
 DUCKDB_TYPES = (
-    (BigInteger, "BIGINT"), (Integer, "INTEGER"), (Boolean, "BOOLEAN"), (Float, "DOUBLE"),
-    (DateTime, "TIMESTAMP WITH TIME ZONE"), (Date, "DATE"), (LargeBinary, "BLOB"), (JSON, "JSON"),
+    (BigInteger, "BIGINT"),
+    (Integer, "INTEGER"),
+    (Boolean, "BOOLEAN"),
+    (Float, "DOUBLE"),
+    (DateTime, "TIMESTAMP WITH TIME ZONE"),
+    (Date, "DATE"),
+    (LargeBinary, "BLOB"),
+    (JSON, "JSON"),
     (String, "VARCHAR"),
 )
 
@@ -26,25 +33,36 @@ def duckdb_type(sql_type) -> str:
     return next(name for kind, name in DUCKDB_TYPES if isinstance(sql_type, kind))
 
 
-@pytest.mark.parametrize("model", [models.Source, models.SchemaMigration, *models.BULK_TABLES],
-                         ids=lambda m: m.__tablename__)
+@pytest.mark.parametrize(
+    "model", [models.Source, models.SchemaMigration, *models.BULK_TABLES], ids=lambda m: m.__tablename__
+)
 def test_migrated_schema_matches_the_models(archive, model):
     table = model.__tablename__
-    found = rows(archive, "SELECT column_name, data_type FROM information_schema.columns "
-                          "WHERE table_name = ? ORDER BY ordinal_position", [table])
+    found = rows(
+        archive,
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+        [table],
+    )
     expected = [(column.name, duckdb_type(column.type)) for column in model.__table__.columns]
     assert found == expected
 
 
 def test_bulk_tables_declare_no_keys_or_indexes(archive):
-    assert rows(archive, "SELECT table_name, constraint_type FROM duckdb_constraints() "
-                         "WHERE constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')") == []
+    assert (
+        rows(
+            archive,
+            "SELECT table_name, constraint_type FROM duckdb_constraints() "
+            "WHERE constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')",
+        )
+        == []
+    )
     assert rows(archive, "SELECT index_name FROM duckdb_indexes()") == []
 
 
 def test_versions_are_recorded_in_order(archive):
     versions = [m.version for m in migrations.available()]
-    assert versions == sorted(versions) and versions[0] == 1
+    assert versions == sorted(versions)
+    assert versions[0] == 1
     assert rows(archive, "SELECT version FROM schema_migrations ORDER BY version") == [(v,) for v in versions]
     assert archive.version() == versions[-1]
 
@@ -59,11 +77,18 @@ def first_version_archive(path: str, source: str, tmp_path) -> dict:
     with Archive.open(path, upgrade=False) as old:
         old.upgrade(upto=1)
         old.con.execute(f"ATTACH '{current}' AS now (READ_ONLY)")
-        for (table,) in old.con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = "
-                                        "current_database() AND table_name <> 'schema_migrations'").fetchall():
-            columns = ", ".join(name for (name,) in old.con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() "
-                "AND table_name = ? ORDER BY ordinal_position", [table]).fetchall())
+        for (table,) in old.con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = "
+            "current_database() AND table_name <> 'schema_migrations'"
+        ).fetchall():
+            columns = ", ".join(
+                name
+                for (name,) in old.con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() "
+                    "AND table_name = ? ORDER BY ordinal_position",
+                    [table],
+                ).fetchall()
+            )
             old.con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM now.{table}")
         old.con.execute("DETACH now")
         assert old.version() == 1
@@ -81,7 +106,8 @@ def test_an_archive_of_the_first_version_upgrades_in_place_with_its_data(tmp_pat
         assert upgraded.check() == []
     with Archive.open(path) as again:
         assert again.ingest([source]).files_unchanged == 1
-        assert again.healings() == [] and again.stats() == expected
+        assert again.healings() == []
+        assert again.stats() == expected
 
 
 def test_an_old_archive_that_stored_a_copy_twice_keeps_it_once(tmp_path, write):
@@ -92,13 +118,15 @@ def test_an_old_archive_that_stored_a_copy_twice_keeps_it_once(tmp_path, write):
     with Archive.open(path, upgrade=False) as old:  # as the first version stored the copy: all over again
         for table in ("records", "results", "parts", "citations", "claims"):
             old.con.execute(f"INSERT INTO {table} SELECT * REPLACE (? AS source_path) FROM {table}", [copy])
-        old.con.execute("INSERT INTO sources SELECT * REPLACE (? AS path, ingested_at + INTERVAL 1 SECOND AS ingested_at) "
-                        "FROM sources", [copy])
+        old.con.execute(
+            "INSERT INTO sources SELECT * REPLACE (? AS path, ingested_at + INTERVAL 1 SECOND AS ingested_at) "
+            "FROM sources",
+            [copy],
+        )
         assert rows(old, "SELECT count(*) FROM results") == [(2 * expected["copies"],)]
     with Archive.open(path) as upgraded:
         assert upgraded.stats() == {**expected, "paths_aliased": 1}
-        assert rows(upgraded, "SELECT path, alias_of FROM sources ORDER BY path") == [(source, None),
-                                                                                    (copy, source)]
+        assert rows(upgraded, "SELECT path, alias_of FROM sources ORDER BY path") == [(source, None), (copy, source)]
         assert upgraded.check() == []
         assert upgraded.ingest([copy]).files_unchanged == 1
 
@@ -115,5 +143,6 @@ def test_cli_db_current_and_upgrade(tmp_path):
     assert runner.invoke(main, ["db", "current", "--db", db]).output.strip() == "1"
     result = runner.invoke(main, ["db", "upgrade", "--db", db])
     latest = migrations.available()[-1].version
-    assert result.exit_code == 0 and f"at version {latest}" in result.output
+    assert result.exit_code == 0
+    assert f"at version {latest}" in result.output
     assert runner.invoke(main, ["db", "current", "--db", db]).output.strip() == str(latest)

@@ -1,4 +1,5 @@
 """Property-based tests: the normaliser never crashes, raw records round-trip, claims are exactly the numeric leaves."""
+
 from __future__ import annotations
 
 import gzip
@@ -17,19 +18,89 @@ from archiver.read.version import SourceVersion
 from archiver.understand.assemble import FileAssembly
 from archiver.understand.dialects import NotUnderstood, events_of
 
-A2A_KEYS = ["id", "taskId", "task_id", "contextId", "context_id", "kind", "status", "state", "artifacts", "artifact",
-            "history", "parts", "content", "text", "data", "file", "url", "raw", "mediaType", "metadata", "mimeType",
-            "role", "messageId", "message", "task", "statusUpdate", "artifactUpdate", "msg", "result", "error",
-            "jsonrpc", "method", "params", "append", "lastChunk", "final", "tasks", "name", "skills", "timestamp",
-            "code", "index", "type", "data_part_compat", "study", "period", "base", "source", "n", "value"]
-A2A_WORDS = ["task", "message", "status-update", "artifact-update", "text", "data", "agent", "user", "ROLE_AGENT",
-             "completed", "TASK_STATE_WORKING", "2.0", "application/vnd.upperhand.citations+json", "t1", "c1", "",
-             "2026-04-20T10:00:00Z"]
-scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-           | st.text(max_size=8) | st.sampled_from(A2A_WORDS))
+A2A_KEYS = [
+    "id",
+    "taskId",
+    "task_id",
+    "contextId",
+    "context_id",
+    "kind",
+    "status",
+    "state",
+    "artifacts",
+    "artifact",
+    "history",
+    "parts",
+    "content",
+    "text",
+    "data",
+    "file",
+    "url",
+    "raw",
+    "mediaType",
+    "metadata",
+    "mimeType",
+    "role",
+    "messageId",
+    "message",
+    "task",
+    "statusUpdate",
+    "artifactUpdate",
+    "msg",
+    "result",
+    "error",
+    "jsonrpc",
+    "method",
+    "params",
+    "append",
+    "lastChunk",
+    "final",
+    "tasks",
+    "name",
+    "skills",
+    "timestamp",
+    "code",
+    "index",
+    "type",
+    "data_part_compat",
+    "study",
+    "period",
+    "base",
+    "source",
+    "n",
+    "value",
+]
+A2A_WORDS = [
+    "task",
+    "message",
+    "status-update",
+    "artifact-update",
+    "text",
+    "data",
+    "agent",
+    "user",
+    "ROLE_AGENT",
+    "completed",
+    "TASK_STATE_WORKING",
+    "2.0",
+    "application/vnd.upperhand.citations+json",
+    "t1",
+    "c1",
+    "",
+    "2026-04-20T10:00:00Z",
+]
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+    | st.sampled_from(A2A_WORDS)
+)
 keys = st.sampled_from(A2A_KEYS) | st.text(max_size=6)
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=6),
-                           max_leaves=40)
+json_values = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=6), max_leaves=40
+)
 SCHEMAS: dict = {}
 
 
@@ -68,12 +139,25 @@ def test_the_normaliser_yields_results_or_a_quarantine_reason(values):
 line_bodies = st.one_of(
     json_values.map(lambda value: json.dumps(value).encode()),
     st.binary(max_size=30).filter(lambda b: b"\n" not in b),
-    st.sampled_from([b"", b"   ", b": ping", b"event: message", b"id: 7", b"retry: 10", b"data:", b"data: {",
-                     b"\xef\xbb\xbf{}", b"data: " + orjson.dumps({"kind": "task", "id": "t", "status": {}})]),
+    st.sampled_from(
+        [
+            b"",
+            b"   ",
+            b": ping",
+            b"event: message",
+            b"id: 7",
+            b"retry: 10",
+            b"data:",
+            b"data: {",
+            b"\xef\xbb\xbf{}",
+            b"data: " + orjson.dumps({"kind": "task", "id": "t", "status": {}}),
+        ]
+    ),
 )
 endings = st.sampled_from([b"\n", b"\r\n", b"\r", b""])
 content = st.lists(st.tuples(line_bodies, endings), max_size=12).map(
-    lambda lines: b"".join(body + ending for body, ending in lines))
+    lambda lines: b"".join(body + ending for body, ending in lines)
+)
 prefixes = st.sampled_from([b"", b"data: ", b": keep-alive\n", b"\xef\xbb\xbf"])
 
 
@@ -108,7 +192,8 @@ def test_raw_records_round_trip_byte_exact_through_ingest(archive, tmp_path, pre
     path.write_bytes(data)
     archive.ingest([str(path)], workers=1)
     (held_at,) = archive.con.execute(  # bytes an earlier example stored already are found under its path
-        "SELECT coalesce(alias_of, path) FROM sources WHERE path = ?", [str(path)]).fetchone()
+        "SELECT coalesce(alias_of, path) FROM sources WHERE path = ?", [str(path)]
+    ).fetchone()
     stored = archive.con.execute("SELECT raw FROM records WHERE source_path = ? ORDER BY seq", [held_at]).fetchall()
     assert b"".join(raw for (raw,) in stored) == data
 
@@ -138,7 +223,9 @@ def count_numbers(value) -> int:
 pointer_keys = st.text(alphabet="ab/~01", max_size=4)
 numeric_documents = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(alphabet="0123.e-", max_size=4),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(pointer_keys, inner, max_size=5), max_leaves=50)
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(pointer_keys, inner, max_size=5),
+    max_leaves=50,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -149,4 +236,5 @@ def test_claims_are_exactly_the_numeric_leaves(document):
     assert len(set(pointers)) == len(pointers) == count_numbers(document)
     for pointer, value in found:
         leaf = resolve(document, pointer)
-        assert leaf is value and type(leaf) in (int, float)
+        assert leaf is value
+        assert type(leaf) in (int, float)

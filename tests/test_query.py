@@ -1,4 +1,5 @@
 """archiver query citations / claims / impact: exact row sets, every filter, every format."""
+
 from __future__ import annotations
 
 import csv
@@ -31,8 +32,10 @@ def claim_set(rows) -> set[tuple]:
 
 W6 = ("Versant Mega Tracker", "W6 (April 2026)")
 ALL_CLAIMS = {
-    ("t1", "/share", *W6), ("t1", "/n", *W6),
-    ("t2", "/x", "Étude Santé 2026", "Vague 2"), ("t2", "/x", "Versant Mega Tracker", "W5 (March 2026)"),
+    ("t1", "/share", *W6),
+    ("t1", "/n", *W6),
+    ("t2", "/x", "Étude Santé 2026", "Vague 2"),
+    ("t2", "/x", "Versant Mega Tracker", "W5 (March 2026)"),
     ("t3", "/y", None, None),
     ("t4", "/z", MALICIOUS, "W6 (April 2026)"),
     ("t5", "/w", *W6),
@@ -48,58 +51,81 @@ def test_claims_unfiltered_one_row_per_claim_and_citation(lineage):
 
 def test_claim_row_fields(lineage):
     (row,) = [r for r in lineage.claims(task="t1") if r["pointer"] == "/n"]
-    assert row["value"] == 1210 and isinstance(row["value"], int)
-    assert row["part_index"] == 0 and row["artifact_id"] == "answer" and row["context_id"] == "ctx-1"
-    assert row["agent"] == "Versant Insights" and row["timestamp"].startswith("2026-04-20T10:00:00")
-    assert row["base_name"] == "Adults 18-74, aware of brand" and row["base_n"] == 4210
-    assert row["source_table"] == "versant_flat" and row["source_function"] == "extractFunnel"
+    assert row["value"] == 1210
+    assert isinstance(row["value"], int)
+    assert row["part_index"] == 0
+    assert row["artifact_id"] == "answer"
+    assert row["context_id"] == "ctx-1"
+    assert row["agent"] == "Versant Insights"
+    assert row["timestamp"].startswith("2026-04-20T10:00:00")
+    assert row["base_name"] == "Adults 18-74, aware of brand"
+    assert row["base_n"] == 4210
+    assert row["source_table"] == "versant_flat"
+    assert row["source_function"] == "extractFunnel"
     assert row["warnings"] == ["Base under 100 in the 65-74 cell"]
-    assert row["valid"] is True and row["inferred"] is False and row["problems"] == []
+    assert row["valid"] is True
+    assert row["inferred"] is False
+    assert row["problems"] == []
     assert row["source_path"].endswith(("versant/a.jsonl", "versant/c.jsonl"))
 
 
-@pytest.mark.parametrize(("filters", "expected"), [
-    ({"study": "Versant Mega Tracker"}, {("t1", "/share"), ("t1", "/n"), ("t2", "/x"), ("t5", "/w")}),
-    ({"study": "Versant*"}, {("t1", "/share"), ("t1", "/n"), ("t2", "/x"), ("t5", "/w")}),
-    ({"study": "Étude Santé 2026"}, {("t2", "/x")}),
-    ({"study": "*Santé*"}, {("t2", "/x")}),
-    ({"study": "etude sante 2026"}, set()),
-    ({"study": ["Étude*", SCRIPT_STUDY]}, {("t2", "/x"), ("t6", "/v")}),
-    ({"period": "W5 (March 2026)"}, {("t2", "/x")}),
-    ({"period": "W6*"}, {("t1", "/share"), ("t1", "/n"), ("t4", "/z"), ("t5", "/w"), ("t6", "/v")}),
-    ({"column": "s12r2"}, {("t2", "/x")}),
-    ({"column": "q7"}, {("t2", "/x")}),
-    ({"table": "sante_panel"}, {("t2", "/x")}),
-    ({"function": "extractShare"}, {("t2", "/x")}),
-    ({"weight": "unweighted"}, {("t2", "/x")}),
-    ({"agent": "Agent Santé"}, {("t2", "/x")}),
-    ({"agent": "Versant*", "column": "s14r5"}, {("t1", "/share"), ("t1", "/n")}),
-    ({"task": "t4"}, {("t4", "/z")}),
-    ({"task": "t*", "study": "Versant*", "period": "W5*"}, {("t2", "/x")}),
-    ({"since": "2026-06-01"}, {("t4", "/z"), ("t5", "/w"), ("t6", "/v")}),
-    ({"until": "2026-04-20"}, {("t1", "/share"), ("t1", "/n"), ("t3", "/y")}),
-    ({"since": "2026-05-01", "until": "2026-06-01T00:00:00Z"}, {("t2", "/x"), ("t4", "/z")}),
-    ({"has_warnings": True}, {("t1", "/share"), ("t1", "/n"), ("t4", "/z"), ("t5", "/w"), ("t6", "/v")}),
-    ({"has_warnings": False}, {("t2", "/x")}),
-    ({"min_n": 1000}, {("t1", "/share"), ("t1", "/n"), ("t2", "/x"), ("t6", "/v")}),
-    ({"max_n": 100}, {("t4", "/z")}),
-    ({"valid": False}, {("t5", "/w")}),
-    ({"inferred": True}, {("t4", "/z")}),
-    ({"inferred": False, "task": "t4"}, set()),
-])
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        ({"study": "Versant Mega Tracker"}, {("t1", "/share"), ("t1", "/n"), ("t2", "/x"), ("t5", "/w")}),
+        ({"study": "Versant*"}, {("t1", "/share"), ("t1", "/n"), ("t2", "/x"), ("t5", "/w")}),
+        ({"study": "Étude Santé 2026"}, {("t2", "/x")}),
+        ({"study": "*Santé*"}, {("t2", "/x")}),
+        ({"study": "etude sante 2026"}, set()),
+        ({"study": ["Étude*", SCRIPT_STUDY]}, {("t2", "/x"), ("t6", "/v")}),
+        ({"period": "W5 (March 2026)"}, {("t2", "/x")}),
+        ({"period": "W6*"}, {("t1", "/share"), ("t1", "/n"), ("t4", "/z"), ("t5", "/w"), ("t6", "/v")}),
+        ({"column": "s12r2"}, {("t2", "/x")}),
+        ({"column": "q7"}, {("t2", "/x")}),
+        ({"table": "sante_panel"}, {("t2", "/x")}),
+        ({"function": "extractShare"}, {("t2", "/x")}),
+        ({"weight": "unweighted"}, {("t2", "/x")}),
+        ({"agent": "Agent Santé"}, {("t2", "/x")}),
+        ({"agent": "Versant*", "column": "s14r5"}, {("t1", "/share"), ("t1", "/n")}),
+        ({"task": "t4"}, {("t4", "/z")}),
+        ({"task": "t*", "study": "Versant*", "period": "W5*"}, {("t2", "/x")}),
+        ({"since": "2026-06-01"}, {("t4", "/z"), ("t5", "/w"), ("t6", "/v")}),
+        ({"until": "2026-04-20"}, {("t1", "/share"), ("t1", "/n"), ("t3", "/y")}),
+        ({"since": "2026-05-01", "until": "2026-06-01T00:00:00Z"}, {("t2", "/x"), ("t4", "/z")}),
+        ({"has_warnings": True}, {("t1", "/share"), ("t1", "/n"), ("t4", "/z"), ("t5", "/w"), ("t6", "/v")}),
+        ({"has_warnings": False}, {("t2", "/x")}),
+        ({"min_n": 1000}, {("t1", "/share"), ("t1", "/n"), ("t2", "/x"), ("t6", "/v")}),
+        ({"max_n": 100}, {("t4", "/z")}),
+        ({"valid": False}, {("t5", "/w")}),
+        ({"inferred": True}, {("t4", "/z")}),
+        ({"inferred": False, "task": "t4"}, set()),
+    ],
+)
 def test_each_filter_exact_rows(lineage, filters, expected):
     assert {(r["task_id"], r["pointer"]) for r in lineage.claims(**filters)} == expected
 
 
 def test_valid_filter_and_uncited_claims(lineage):
     valid = {(r["task_id"], r["pointer"]) for r in lineage.claims(valid=True)}
-    assert ("t5", "/w") not in valid and ("t3", "/y") not in valid and ("t1", "/n") in valid
+    assert ("t5", "/w") not in valid
+    assert ("t3", "/y") not in valid
+    assert ("t1", "/n") in valid
 
 
-@pytest.mark.parametrize("value", [
-    MALICIOUS, "x' OR '1'='1", "'; DROP TABLE claims; --", "Versant%", "Versant_Mega_Tracker", "%", "_*",
-    "\\", "W6 (April 2026)' --",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        MALICIOUS,
+        "x' OR '1'='1",
+        "'; DROP TABLE claims; --",
+        "Versant%",
+        "Versant_Mega_Tracker",
+        "%",
+        "_*",
+        "\\",
+        "W6 (April 2026)' --",
+    ],
+)
 def test_malicious_filter_values_match_literally(lineage, value):
     rows = list(lineage.claims(study=value))
     assert all(r["study"] == value for r in rows)
@@ -114,8 +140,15 @@ def test_glob_escapes_like_characters(lineage):
 
 
 def test_citations_counts(lineage):
-    rows = {(r["study"], r["period"], r["source_column"], r["valid"], r["inferred"]):
-            (r["claims"], r["results"], r["tasks"], r["agents"]) for r in lineage.citations()}
+    rows = {
+        (r["study"], r["period"], r["source_column"], r["valid"], r["inferred"]): (
+            r["claims"],
+            r["results"],
+            r["tasks"],
+            r["agents"],
+        )
+        for r in lineage.citations()
+    }
     assert rows == {
         ("Versant Mega Tracker", "W6 (April 2026)", "s14r5", True, False): (2, 1, 1, 1),
         ("Étude Santé 2026", "Vague 2", "q7", True, False): (1, 1, 1, 1),
@@ -134,15 +167,26 @@ def test_citations_filtered(lineage):
 
 
 def test_impact(lineage):
-    rows = {(r["kind"], r["id"]): (r["claims"], r["results"], r["citations"])
-            for r in lineage.impact(study="Versant Mega Tracker")}
+    rows = {
+        (r["kind"], r["id"]): (r["claims"], r["results"], r["citations"])
+        for r in lineage.impact(study="Versant Mega Tracker")
+    }
     paths = {k[1] for k in rows if k[0] == "source_file"}
     assert {p.rsplit("/", 2)[-2] + "/" + p.rsplit("/", 1)[-1] for p in paths} == {
-        "versant/a.jsonl", "versant/c.jsonl", "sante/b.jsonl", "other/f.jsonl"}
+        "versant/a.jsonl",
+        "versant/c.jsonl",
+        "sante/b.jsonl",
+        "other/f.jsonl",
+    }
     assert {k: v for k, v in rows.items() if k[0] != "source_file"} == {
-        ("task", "t1"): (2, 1, 1), ("task", "t2"): (1, 1, 1), ("task", "t5"): (1, 1, 1),
-        ("context", "ctx-1"): (2, 1, 1), ("context", "ctx-2"): (1, 1, 1), ("context", "ctx-5"): (1, 1, 1),
-        ("agent", "Versant Insights"): (2, 1, 1), ("agent", "Agent Santé"): (1, 1, 1),
+        ("task", "t1"): (2, 1, 1),
+        ("task", "t2"): (1, 1, 1),
+        ("task", "t5"): (1, 1, 1),
+        ("context", "ctx-1"): (2, 1, 1),
+        ("context", "ctx-2"): (1, 1, 1),
+        ("context", "ctx-5"): (1, 1, 1),
+        ("agent", "Versant Insights"): (2, 1, 1),
+        ("agent", "Agent Santé"): (1, 1, 1),
     }
     assert all(v == (2, 1, 1) for k, v in rows.items() if k[0] == "source_file" and "versant/" in k[1])
     assert list(lineage.impact(study="nothing such")) == []
@@ -150,7 +194,8 @@ def test_impact(lineage):
 
 def test_impact_agent_filter_keeps_only_its_copies(lineage):
     kinds = {(r["kind"], r["id"]) for r in lineage.impact(agent="Agent Santé")}
-    assert ("task", "t2") in kinds and ("task", "t1") not in kinds
+    assert ("task", "t2") in kinds
+    assert ("task", "t1") not in kinds
 
 
 def test_order_by_and_limit(lineage):
@@ -185,12 +230,20 @@ def test_formats_parse_with_stdlib(lineage, command, tmp_path):
     as_json = json.loads(run(["query", command, "--format", "json"], db))
     as_jsonl = [json.loads(line) for line in run(["query", command, "--format", "jsonl"], db).splitlines()]
     as_csv = list(csv.DictReader(io.StringIO(run(["query", command, "--format", "csv"], db))))
-    assert as_json == as_jsonl and len(as_csv) == len(as_json) > 0
+    assert as_json == as_jsonl
+    assert len(as_csv) == len(as_json) > 0
     assert list(as_csv[0]) == list(as_json[0])
-    for from_csv, from_json in zip(as_csv, as_json):
+    for from_csv, from_json in zip(as_csv, as_json, strict=False):
         for name, value in from_json.items():
-            expected = "" if value is None else json.dumps(value, ensure_ascii=False) if isinstance(
-                value, list) else str(value).lower() if isinstance(value, bool) else str(value)
+            expected = (
+                ""
+                if value is None
+                else json.dumps(value, ensure_ascii=False)
+                if isinstance(value, list)
+                else str(value).lower()
+                if isinstance(value, bool)
+                else str(value)
+            )
             if isinstance(value, list):
                 assert json.loads(from_csv[name]) == value
             else:
@@ -204,30 +257,58 @@ def test_claims_fields_in_machine_formats(lineage, tmp_path):
     lineage.close()
     rows = json.loads(run(["query", "claims", "--format", "json", "--task", "t1"], str(tmp_path / "archive.duckdb")))
     assert list(rows[0]) == [
-        "value", "pointer", "part_index", "task_id", "message_id", "context_id", "artifact_id", "agent",
-        "timestamp", "source_path", "study", "period", "fielded", "base_name", "base_n", "weight",
-        "source_table", "source_column", "source_function", "warnings", "valid", "problems", "inferred",
-        "citation_hash", "verdict", "rerun_value", "verdict_reason", "verified_at"]
+        "value",
+        "pointer",
+        "part_index",
+        "task_id",
+        "message_id",
+        "context_id",
+        "artifact_id",
+        "agent",
+        "timestamp",
+        "source_path",
+        "study",
+        "period",
+        "fielded",
+        "base_name",
+        "base_n",
+        "weight",
+        "source_table",
+        "source_column",
+        "source_function",
+        "warnings",
+        "valid",
+        "problems",
+        "inferred",
+        "citation_hash",
+        "verdict",
+        "rerun_value",
+        "verdict_reason",
+        "verified_at",
+    ]
 
 
 def test_cli_filters_and_errors(lineage, tmp_path):
     lineage.close()
     db = str(tmp_path / "archive.duckdb")
-    out = run(["query", "claims", "--format", "jsonl", "--study", "Étude*", "--study", MALICIOUS,
-               "--has-warnings"], db)
+    out = run(["query", "claims", "--format", "jsonl", "--study", "Étude*", "--study", MALICIOUS, "--has-warnings"], db)
     assert [json.loads(line)["task_id"] for line in out.splitlines()] == ["t4"]
     out = run(["query", "claims", "--format", "jsonl", "--invalid"], db)
     assert [json.loads(line)["task_id"] for line in out.splitlines()] == ["t5"]
     out = run(["query", "claims", "--format", "jsonl", "--inferred"], db)
     assert [json.loads(line)["task_id"] for line in out.splitlines()] == ["t4"]
     bad = CliRunner().invoke(main, ["query", "claims", "--order-by", "nope", "--db", db])
-    assert bad.exit_code == 1 and "cannot order by 'nope'" in bad.output
+    assert bad.exit_code == 1
+    assert "cannot order by 'nope'" in bad.output
     bad = CliRunner().invoke(main, ["query", "claims", "--since", "yesterday", "--db", db])
-    assert bad.exit_code == 1 and "not an ISO-8601" in bad.output
+    assert bad.exit_code == 1
+    assert "not an ISO-8601" in bad.output
 
 
-EDGE_NUMBERS = (b'{"big": 123456789012345678901234567890, "huge": 1e300, "tiny": 5e-324, "negzero": -0.0, '
-                b'"whole": 100.0, "third": 0.3333333333333333, "long": 1' + b"0" * 400 + b"}")
+EDGE_NUMBERS = (
+    b'{"big": 123456789012345678901234567890, "huge": 1e300, "tiny": 5e-324, "negzero": -0.0, '
+    b'"whole": 100.0, "third": 0.3333333333333333, "long": 1' + b"0" * 400 + b"}"
+)
 
 
 @pytest.mark.parametrize("command", ["claims", "citations", "impact"])
@@ -235,20 +316,29 @@ EDGE_NUMBERS = (b'{"big": 123456789012345678901234567890, "huge": 1e300, "tiny":
 def test_json_written_by_duckdb_equals_the_python_rows(archive, write, command, fmt):
     """JSON text made by DuckDB (no Python object per row) holds exactly the values of the Python path."""
     paths = build(write)
-    edge = task("t7", [{"data": {"placeholder": 0}}, cite(base={"name": "Large", "n": 1e20})],
-                when="2026-07-01T12:00:00.123456Z", context_id="ctx-7")
+    edge = task(
+        "t7",
+        [{"data": {"placeholder": 0}}, cite(base={"name": "Large", "n": 1e20})],
+        when="2026-07-01T12:00:00.123456Z",
+        context_id="ctx-7",
+    )
     paths.append(write("edge/h.jsonl", orjson.dumps(edge).replace(b'{"placeholder":0}', EDGE_NUMBERS) + b"\n"))
     archive.ingest(paths, workers=1)
     rows = getattr(archive, command)()
-    assert rows.json is not None and rows.json(fmt) is not None
+    assert rows.json is not None
+    assert rows.json(fmt) is not None
     by_duckdb, by_python = io.StringIO(), io.StringIO()
     assert write_rows(rows, rows.fields, fmt, by_duckdb) == write_rows(iter(list(rows)), rows.fields, fmt, by_python)
     parsed = [_parsed(out.getvalue(), fmt) for out in (by_duckdb, by_python)]
-    assert parsed[0] == parsed[1] and len(parsed[0]) > 0
+    assert parsed[0] == parsed[1]
+    assert len(parsed[0]) > 0
     if command == "claims":
         values = {row["pointer"]: row["value"] for row in parsed[0] if row["task_id"] == "t7"}
-        assert values["/big"] == 123456789012345678901234567890 and values["/long"] == 10**400
-        assert values["/tiny"] == 5e-324 and values["/huge"] == 1e300 and str(values["/negzero"]) == "-0.0"
+        assert values["/big"] == 123456789012345678901234567890
+        assert values["/long"] == 10**400
+        assert values["/tiny"] == 5e-324
+        assert values["/huge"] == 1e300
+        assert str(values["/negzero"]) == "-0.0"
         assert {row["timestamp"] for row in parsed[0] if row["task_id"] == "t7"} == {"2026-07-01T12:00:00.123456+00:00"}
         assert {row["base_n"] for row in parsed[0] if row["task_id"] == "t7"} == {10**20}
 

@@ -1,6 +1,7 @@
 """Clear refusals: `--db` naming what is not a usable archive, a full disk, a newer schema, an ingest that
 found nothing, and DuckDB connections that never reach for an extension. Each ends in one line, exit 1,
 the file as it was."""
+
 from __future__ import annotations
 
 import contextlib
@@ -74,8 +75,12 @@ def not_archives(folder: Path) -> dict[str, tuple[Path, str]]:
     con.close()
     directory = folder / "a-directory"
     directory.mkdir()
-    return {"text": (text, "not a DuckDB archive"), "empty": (empty, "empty file"),
-            "sqlite": (lite, "SQLite database"), "directory": (directory, "is a directory")}
+    return {
+        "text": (text, "not a DuckDB archive"),
+        "empty": (empty, "empty file"),
+        "sqlite": (lite, "SQLite database"),
+        "directory": (directory, "is a directory"),
+    }
 
 
 @pytest.mark.parametrize("kind", ["text", "empty", "sqlite", "directory"])
@@ -87,7 +92,9 @@ def test_db_that_is_not_an_archive(tmp_path, inputs, kind, command):
     result = run(*args, "--db", str(path))
     assert result.exit_code == 1
     line = one_line_error(result)
-    assert str(path) in line and says in line and "pass --db" in line
+    assert str(path) in line
+    assert says in line
+    assert "pass --db" in line
     assert snapshot(tmp_path / "things") == before
 
 
@@ -97,14 +104,22 @@ def test_sqlite_db_does_not_reach_for_an_extension(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     result = run("stats", "--db", str(path))
     line = one_line_error(result)
-    assert "sqlite_scanner" not in line and "download" not in line.lower()
+    assert "sqlite_scanner" not in line
+    assert "download" not in line.lower()
     assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").rglob("*.duckdb_extension"))
-    process = subprocess.run([sys.executable, "-m", "archiver", "ingest", str(path), "--db", str(path)],
-                             capture_output=True, text=True, check=False)
-    assert process.returncode == 1 and process.stdout == ""
-    expected = (f"Error: {path}: is a SQLite database, not an archive; pass --db an archive file, or a new path "
-                f"to create one (to ingest an A2A task store: archiver ingest {path}; a lake with a SQLite "
-                f"catalog: --db ducklake:sqlite:{path})")
+    process = subprocess.run(
+        [sys.executable, "-m", "archiver", "ingest", str(path), "--db", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert process.returncode == 1
+    assert process.stdout == ""
+    expected = (
+        f"Error: {path}: is a SQLite database, not an archive; pass --db an archive file, or a new path "
+        f"to create one (to ingest an A2A task store: archiver ingest {path}; a lake with a SQLite "
+        f"catalog: --db ducklake:sqlite:{path})"
+    )
     assert process.stderr.splitlines() == [expected]
 
 
@@ -113,7 +128,7 @@ def test_sqlite_db_does_not_reach_for_an_extension(tmp_path, monkeypatch):
 def test_damaged_archive(good, inputs, damage, command):
     data = good.read_bytes()
     if damage == "truncated":
-        good.write_bytes(data[:len(data) // 2])
+        good.write_bytes(data[: len(data) // 2])
     elif damage == "short":
         good.write_bytes(data[:12288])
     else:
@@ -122,7 +137,9 @@ def test_damaged_archive(good, inputs, damage, command):
     result = run(*[inputs[0] if arg == "IN" else arg for arg in command], "--db", str(good))
     assert result.exit_code == 1
     line = one_line_error(result)
-    assert str(good) in line and "damaged" in line and "backup" in line
+    assert str(good) in line
+    assert "damaged" in line
+    assert "backup" in line
     assert snapshot(good.parent) == before
 
 
@@ -140,7 +157,7 @@ def test_damage_found_after_opening_is_one_line_too(good):
     block, first = 262144, 12288
     met_later = 0
     for start in range(first, len(data) - 200, block):
-        good.write_bytes(data[:start + 100] + b"\xab" * 64 + data[start + 164:])
+        good.write_bytes(data[: start + 100] + b"\xab" * 64 + data[start + 164 :])
         if not opens(good):
             continue
         result = run("audit", "--format", "json", "--fail-on", "never", "--db", str(good))
@@ -148,7 +165,8 @@ def test_damage_found_after_opening_is_one_line_too(good):
             continue
         assert result.exit_code == 1
         line = one_line_error(result)
-        assert str(good) in line and "damaged" in line
+        assert str(good) in line
+        assert "damaged" in line
         met_later += 1
     assert met_later
 
@@ -176,8 +194,9 @@ def read_only_folder(folder: Path):
 def tmpfs(mount: Path, size: str):
     """A tmpfs of `size` mounted at `mount` (root only: the test skips elsewhere)."""
     mount.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
-                             check=False, capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], check=False, capture_output=True
+    )
     if mounted.returncode:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
     try:
@@ -193,7 +212,8 @@ def test_read_only_archive(good, inputs):
         result = run("ingest", inputs[0], "--db", str(path))
         assert result.exit_code == 1
         line = one_line_error(result)
-        assert str(path) in line and "cannot write" in line
+        assert str(path) in line
+        assert "cannot write" in line
         assert snapshot(folder) == before
         result = run("stats", "--json", "--db", str(path))
         assert result.exit_code == 0, result.output
@@ -219,7 +239,8 @@ def test_ingest_of_a_missing_path_leaves_no_archive(tmp_path):
     result = run("ingest", str(tmp_path / "missing" / "path"), "--db", str(db))
     assert result.exit_code == 1
     assert "no such file or directory" in one_line_error(result)
-    assert not db.exists() and not Path(str(db) + ".wal").exists()
+    assert not db.exists()
+    assert not Path(str(db) + ".wal").exists()
 
 
 def test_ingest_of_an_empty_folder_fails_with_a_warning(tmp_path):
@@ -244,7 +265,8 @@ def test_ingest_of_an_empty_folder_into_an_existing_archive_keeps_it(good, tmp_p
     (tmp_path / "empty").mkdir()
     before = snapshot(good.parent)
     result = run("ingest", str(tmp_path / "empty"), "--db", str(good))
-    assert result.exit_code == 1 and "warning: no transcript found" in result.stderr
+    assert result.exit_code == 1
+    assert "warning: no transcript found" in result.stderr
     assert snapshot(good.parent) == before
 
 
@@ -257,15 +279,19 @@ def test_newer_schema_is_refused(good, inputs):
         result = run(*command, "--db", str(good))
         assert result.exit_code == 1, command
         line = one_line_error(result)
-        assert str(good) in line and f"version {NEWEST + 3}" in line and f"version {NEWEST}" in line
+        assert str(good) in line
+        assert f"version {NEWEST + 3}" in line
+        assert f"version {NEWEST}" in line
         assert snapshot(good.parent) == before
     result = run("db", "current", "--db", str(good))
-    assert result.exit_code == 0 and result.output.strip() == str(NEWEST + 3)
+    assert result.exit_code == 0
+    assert result.output.strip() == str(NEWEST + 3)
 
 
 def test_disk_full_is_not_a_commit_conflict():
     full = duckdb.TransactionException(
-        'TransactionContext Error: Failed to commit: Could not write file "/x/a.duckdb.wal": No space left on device')
+        'TransactionContext Error: Failed to commit: Could not write file "/x/a.duckdb.wal": No space left on device'
+    )
     assert not is_conflict(full)
     assert is_conflict(duckdb.TransactionException("TransactionContext Error: Catalog write-write conflict"))
 
@@ -276,7 +302,9 @@ def test_disk_full_while_ingesting_into_a_new_archive(tmp_path, inputs):
         result = run("ingest", *inputs, "--db", str(db))
         assert result.exit_code == 1
         line = one_line_error(result)
-        assert str(db) in line and "disk is full" in line and "conflict" not in line
+        assert str(db) in line
+        assert "disk is full" in line
+        assert "conflict" not in line
         assert list(disk.iterdir()) == []
 
 
@@ -297,7 +325,9 @@ def test_disk_full_while_ingesting_into_an_archive(tmp_path, inputs, write):
         result = run("ingest", *inputs[1:], "--db", str(db))
         assert result.exit_code == 1
         line = one_line_error(result)
-        assert str(db) in line and "disk is full" in line and "conflict" not in line
+        assert str(db) in line
+        assert "disk is full" in line
+        assert "conflict" not in line
         assert db.read_bytes() == before["a.duckdb"]
         (disk / "ballast").unlink()
         assert run("stats", "--json", "--db", str(db)).output == counts
@@ -313,18 +343,27 @@ def test_verify_worker_connection_is_offline_and_locked():
     from archiver.store.backend import offline_connection
 
     with offline_connection() as con:
-        assert con.execute("SELECT current_setting('autoinstall_known_extensions'), "
-                           "current_setting('autoload_known_extensions'), "
-                           "current_setting('lock_configuration')").fetchone() == (False, False, True)
+        assert con.execute(
+            "SELECT current_setting('autoinstall_known_extensions'), "
+            "current_setting('autoload_known_extensions'), "
+            "current_setting('lock_configuration')"
+        ).fetchone() == (False, False, True)
 
 
 def test_sql_refuses_what_needs_an_extension_and_reads_local_files(good, tmp_path):
     result = run("sql", "SELECT * FROM read_csv('https://example.invalid/x.csv')", "--db", str(good))
     assert result.exit_code == 1
     line = one_line_error(result)
-    assert "httpfs" in line and "never installs or loads" in line
+    assert "httpfs" in line
+    assert "never installs or loads" in line
     (tmp_path / "local.csv").write_text("a,b\n1,2\n3,4\n")
-    result = run("sql", f"SELECT sum(b)::INTEGER AS total FROM read_csv('{tmp_path / 'local.csv'}')", "--format", "json",
-                 "--db", str(good))
+    result = run(
+        "sql",
+        f"SELECT sum(b)::INTEGER AS total FROM read_csv('{tmp_path / 'local.csv'}')",
+        "--format",
+        "json",
+        "--db",
+        str(good),
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == [{"total": 6}]

@@ -3,6 +3,7 @@
 The crash loop has a short version here; the long one (24 kills, a larger corpus that uses parsing
 workers) runs with:  ARCHIVER_LONG_TESTS=1 pytest tests/test_reliability.py
 """
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,12 @@ LONG = os.environ.get("ARCHIVER_LONG_TESTS") == "1"
 ROOT = Path(__file__).resolve().parent.parent
 # `archiver ingest` as a process, each file in its own transaction (GROUP_RECORDS=1) so that kills land
 # between commits as well as inside them; otherwise the CLI exactly as users run it.
-INGEST = [sys.executable, "-c", ("import archiver.ingest as i; i.GROUP_RECORDS = 1; "
-          "from archiver.cli import main; main(prog_name='archiver')"), "ingest"]
+INGEST = [
+    sys.executable,
+    "-c",
+    ("import archiver.ingest as i; i.GROUP_RECORDS = 1; from archiver.cli import main; main(prog_name='archiver')"),
+    "ingest",
+]
 
 
 def archiver(*args: str, wait: bool = True, **kwargs) -> subprocess.Popen | subprocess.CompletedProcess:
@@ -67,6 +72,7 @@ def uninterrupted(corpus, tmp_path_factory) -> tuple[tuple, float]:
 
 # --- archiver db check -----------------------------------------------------------------------------------
 
+
 def test_db_check_passes_on_a_clean_archive_and_names_every_kind_of_damage(tmp_path, write):
     db = str(tmp_path / "a.duckdb")
     files = [write(f"f{i}.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())})]) for i in range(3)]
@@ -83,17 +89,29 @@ def test_db_check_passes_on_a_clean_archive_and_names_every_kind_of_damage(tmp_p
         con.execute("DELETE FROM parts WHERE is_citation AND source_path = ?", [files[1]])
         con.execute("UPDATE records SET raw = 'tampered'::BLOB WHERE source_path = ?", [files[1]])
         names = sorted(problem.check for problem in archive.check())
-    assert names == ["citation-part", "duplicate-record", "missing-records", "record-bytes", "result-records",
-                     "uncommitted-citations", "uncommitted-claims", "uncommitted-parts", "uncommitted-records",
-                     "uncommitted-results"]
+    assert names == [
+        "citation-part",
+        "duplicate-record",
+        "missing-records",
+        "record-bytes",
+        "result-records",
+        "uncommitted-citations",
+        "uncommitted-claims",
+        "uncommitted-parts",
+        "uncommitted-records",
+        "uncommitted-results",
+    ]
     damaged = CliRunner().invoke(main, ["db", "check", "--db", db])
     assert damaged.exit_code == 1
-    assert f"problem: uncommitted-records: 1 records rows of file versions no committed ingest recorded: " \
-           f"{files[2]}: 1 rows" in damaged.stderr
+    assert (
+        f"problem: uncommitted-records: 1 records rows of file versions no committed ingest recorded: "
+        f"{files[2]}: 1 rows" in damaged.stderr
+    )
     assert damaged.stderr.rstrip().endswith("10 integrity problems")
 
 
 # --- crash safety ------------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_sigkill_at_random_moments_loses_nothing_and_duplicates_nothing(corpus, uninterrupted, tmp_path):
@@ -103,15 +121,22 @@ def test_sigkill_at_random_moments_loses_nothing_and_duplicates_nothing(corpus, 
     for run in range(runs):
         db = str(tmp_path / f"run{run}.duckdb")
         for _kill in range(rng.randint(1, 3) if LONG else 1):  # kill it, and sometimes its re-runs too
-            process = subprocess.Popen([*INGEST, str(corpus), "--db", db], cwd=ROOT, start_new_session=True,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            process = subprocess.Popen(
+                [*INGEST, str(corpus), "--db", db],
+                cwd=ROOT,
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             time.sleep(rng.uniform(0.1, duration))
             os.killpg(process.pid, signal.SIGKILL)  # the ingest and any parsing workers it started
             process.wait()
         if os.path.exists(db):
             check = archiver("db", "check", "--db", db)
             assert check.returncode == 0, f"run {run}: {check.stderr}"
-        finish = subprocess.run([*INGEST, str(corpus), "--db", db], check=False, capture_output=True, text=True, cwd=ROOT)
+        finish = subprocess.run(
+            [*INGEST, str(corpus), "--db", db], check=False, capture_output=True, text=True, cwd=ROOT
+        )
         assert finish.returncode == 0, finish.stderr
         assert snapshot(db) == expected, f"run {run} differs from an uninterrupted ingest"
         assert archiver("db", "check", "--db", db).returncode == 0
@@ -146,8 +171,13 @@ def test_sigkill_during_large_commits_leaves_no_row_of_an_uncommitted_version(tm
     healed = 0
     for run in range(24 if LONG else 2):
         db = str(tmp_path / f"run{run}.duckdb")
-        process = subprocess.Popen([*command, "--db", db], cwd=ROOT, start_new_session=True,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [*command, "--db", db],
+            cwd=ROOT,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.3, duration))
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
@@ -162,6 +192,7 @@ def test_sigkill_during_large_commits_leaves_no_row_of_an_uncommitted_version(tm
 
 
 # --- concurrency -------------------------------------------------------------------------------------------
+
 
 def wait_until_locked(db: str, process: subprocess.Popen) -> None:
     """Return once another process holds the archive's write lock (DuckDB refuses even readers then)."""
@@ -191,8 +222,22 @@ def test_two_ingests_started_together_both_complete_with_correct_totals(corpus, 
     first, second = halves(corpus, tmp_path)
     together = str(tmp_path / "together.duckdb")
     Archive.open(together).close()
-    ingests = [archiver("ingest", str(part), "--db", together, "--wait", "120", "--json", wait=False,
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for part in (first, second)]
+    ingests = [
+        archiver(
+            "ingest",
+            str(part),
+            "--db",
+            together,
+            "--wait",
+            "120",
+            "--json",
+            wait=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for part in (first, second)
+    ]
     outputs = [process.communicate(timeout=300) for process in ingests]
     assert [process.returncode for process in ingests] == [0, 0], outputs
     one_after_the_other = str(tmp_path / "sequential.duckdb")
@@ -207,24 +252,33 @@ def test_two_ingests_started_together_both_complete_with_correct_totals(corpus, 
 def test_reads_during_an_ingest_wait_and_answer_or_say_the_archive_is_busy(corpus, uninterrupted, tmp_path):
     db = str(tmp_path / "busy.duckdb")
     Archive.open(db).close()
-    ingest = subprocess.Popen([*INGEST, str(corpus), "--db", db], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    ingest = subprocess.Popen(
+        [*INGEST, str(corpus), "--db", db], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wait_until_locked(db, ingest)
-    commands = [(*command, "--db", db, "--wait", "0")
-                for command in (("stats",), ("query", "claims", "--limit", "1"), ("audit",), ("db", "check"))]
+    commands = [
+        (*command, "--db", db, "--wait", "0")
+        for command in (("stats",), ("query", "claims", "--limit", "1"), ("audit",), ("db", "check"))
+    ]
     commands.append(("stats", "--json", "--db", db, "--wait", "120"))
-    started = [archiver(*command, wait=False, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for command in commands]  # all at once, while the ingest holds the archive
+    started = [
+        archiver(*command, wait=False, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for command in commands
+    ]  # all at once, while the ingest holds the archive
     outputs = [process.communicate(timeout=300) for process in started]
-    finished = [subprocess.CompletedProcess(p.args, p.returncode, *out) for p, out in zip(started, outputs)]
+    finished = [
+        subprocess.CompletedProcess(p.args, p.returncode, *out) for p, out in zip(started, outputs, strict=False)
+    ]
     *impatient, patient = finished
     assert ingest.wait(timeout=300) == 0
     if ingest.returncode == 0 and any(result.returncode == 0 for result in impatient):
         pytest.skip("the ingest ended before the readers started (a very fast machine)")
     for result in impatient:
         assert result.returncode == 1
-        assert f"the archive is busy: process {ingest.pid} holds it; waited 0s (use --wait to wait longer)" \
-               in result.stderr, result.stderr
+        assert (
+            f"the archive is busy: process {ingest.pid} holds it; waited 0s (use --wait to wait longer)"
+            in result.stderr
+        ), result.stderr
     assert patient.returncode == 0, patient.stderr
     import json
 

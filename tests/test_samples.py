@@ -1,4 +1,5 @@
 """`archiver ingest sample_transcripts/` stores exactly what the samples' manifest says they hold."""
+
 from __future__ import annotations
 
 import json
@@ -31,11 +32,15 @@ def samples(tmp_path_factory):
 
 def test_every_sample_file_ingests_with_no_quarantine(samples):
     archive, summary = samples
-    assert summary["quarantined"] == 0 and summary["unrecognised_files"] == []
+    assert summary["quarantined"] == 0
+    assert summary["unrecognised_files"] == []
     assert summary["files"] == len(ALL_FILES)
-    stored = {rel(path): (container, records, compression == "gzip")
-              for path, container, records, compression in rows(
-                  archive, "SELECT path, container, records, compression FROM sources")}
+    stored = {
+        rel(path): (container, records, compression == "gzip")
+        for path, container, records, compression in rows(
+            archive, "SELECT path, container, records, compression FROM sources"
+        )
+    }
     assert stored == {f["path"]: (f["container"], f["records"], f["gzip"]) for f in ALL_FILES}
 
 
@@ -55,32 +60,73 @@ def test_each_stored_copy_matches(samples):
     archive, _ = samples
     found = {}
     for key, path, state, terminal, copy_id in rows(
-            archive, "SELECT result_key, source_path, state, terminal, copy_id FROM results"):
+        archive, "SELECT result_key, source_path, state, terminal, copy_id FROM results"
+    ):
         claims = rows(archive, "SELECT count(*) FROM claims WHERE copy_id = ?", [copy_id])[0][0]
-        kinds = Counter(dict(rows(archive, "SELECT kind, count(*) FROM parts WHERE copy_id = ? AND role = 'agent' "
-                                            "AND NOT is_citation GROUP BY kind", [copy_id])))
-        citations = sorted(rows(archive, """
+        kinds = Counter(
+            dict(
+                rows(
+                    archive,
+                    "SELECT kind, count(*) FROM parts WHERE copy_id = ? AND role = 'agent' "
+                    "AND NOT is_citation GROUP BY kind",
+                    [copy_id],
+                )
+            )
+        )
+        citations = sorted(
+            rows(
+                archive,
+                """
             SELECT study, period, source_column, source_table, source_function, base_n, valid, inferred
-            FROM citations WHERE copy_id = ?""", [copy_id]), key=str)
+            FROM citations WHERE copy_id = ?""",
+                [copy_id],
+            ),
+            key=str,
+        )
         found[(key, rel(path))] = (state, terminal, claims, kinds["data"], kinds["text"], citations)
     expected = {}
     for result in MANIFEST["results"]:
         for copy in result["copies"]:
-            citations = sorted(((c["study"], c["period"], c["column"], c["table"], c["function"],
-                                 None if c["base_n"] is None else float(c["base_n"]), c["valid"], c["inferred"])
-                                for c in copy["citations"]), key=str)
+            citations = sorted(
+                (
+                    (
+                        c["study"],
+                        c["period"],
+                        c["column"],
+                        c["table"],
+                        c["function"],
+                        None if c["base_n"] is None else float(c["base_n"]),
+                        c["valid"],
+                        c["inferred"],
+                    )
+                    for c in copy["citations"]
+                ),
+                key=str,
+            )
             state = copy["state"].lower().removeprefix("task_state_").replace("_", "-") if copy["state"] else None
             expected[(result["key"], copy["path"])] = (
-                state, copy["terminal"], copy["claims"], copy["data_parts"], copy["text_parts"], citations)
+                state,
+                copy["terminal"],
+                copy["claims"],
+                copy["data_parts"],
+                copy["text_parts"],
+                citations,
+            )
     assert found == expected
 
 
 def test_agents_resolve_from_the_card_beside_the_transcripts(samples):
     archive, _ = samples
     assert sorted(rows(archive, "SELECT name, declares_extension, lists_media_type FROM agent_cards")) == sorted(
-        (a["name"], a["declares_extension"], a["lists_media_type"]) for a in MANIFEST["agents"])
-    agents = dict(rows(archive, "SELECT r.result_key, any_value(a.agent) FROM results r "
-                                "JOIN result_agents a USING (copy_id) GROUP BY r.result_key"))
+        (a["name"], a["declares_extension"], a["lists_media_type"]) for a in MANIFEST["agents"]
+    )
+    agents = dict(
+        rows(
+            archive,
+            "SELECT r.result_key, any_value(a.agent) FROM results r "
+            "JOIN result_agents a USING (copy_id) GROUP BY r.result_key",
+        )
+    )
     assert agents == {r["key"]: r["agent"] for r in MANIFEST["results"]}
 
 

@@ -1,4 +1,5 @@
 """archiver show: each number with its citation directly beneath, as text and as one HTML page."""
+
 from __future__ import annotations
 
 import os
@@ -26,7 +27,7 @@ def lines_under(text: str, number_line: str) -> list[str]:
     lines = text.splitlines()
     index = next(i for i, line in enumerate(lines) if line.strip() == number_line)
     following = []
-    for line in lines[index + 1:]:
+    for line in lines[index + 1 :]:
         if not line.startswith("     "):
             break
         following.append(line.strip())
@@ -42,7 +43,8 @@ def test_show_cited(lineage):
             "source: extractFunnel(versant_flat, s14r5)",
             "⚠ WARNING: Base under 100 in the 65-74 cell",
         ]
-    assert "stored in 2 copies" in text and text.count("══ task t1") == 1
+    assert "stored in 2 copies" in text
+    assert text.count("══ task t1") == 1
 
 
 def test_show_claim_on_two_citations(lineage):
@@ -73,14 +75,17 @@ def test_show_by_context_and_unknown(lineage, tmp_path):
     assert "══ task t2" in lineage.render("ctx-2")
     lineage.close()
     result = CliRunner().invoke(main, ["show", "nope", "--db", str(tmp_path / "archive.duckdb")])
-    assert result.exit_code == 1 and "no task, message or context" in result.output
+    assert result.exit_code == 1
+    assert "no task, message or context" in result.output
     result = CliRunner().invoke(main, ["show", "t1", "--db", str(tmp_path / "archive.duckdb")])
-    assert result.exit_code == 0 and "/share = 0.42" in result.output
+    assert result.exit_code == 0
+    assert "/share = 0.42" in result.output
 
 
 def test_html_escapes_every_string(lineage):
     page = lineage.render("t6", "html")
-    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script" not in page.lower()
 
 
@@ -109,20 +114,44 @@ def test_html_in_headless_chromium(lineage, tmp_path):
 
     page = tmp_path / "page.html"
     pages = {ident: lineage.render(ident, "html") for ident in ("t1", "t3", "t4", "t5", "t6")}
-    html = pages["t6"].replace("</body>", "".join(
-        re.search(r"<body>(.*)</body>", p, re.DOTALL).group(1) for k, p in pages.items() if k != "t6") + "</body>")
+    html = pages["t6"].replace(
+        "</body>",
+        "".join(re.search(r"<body>(.*)</body>", p, re.DOTALL).group(1) for k, p in pages.items() if k != "t6")
+        + "</body>",
+    )
     page.write_text(html.replace("</body>", HARNESS + "</body>"), encoding="utf-8")
     profile = tmp_path / "profile"
     dom = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-         "--window-size=1200,4000", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True).stdout
-    report = json.loads(re.search(r'<pre id="report">(.*?)</pre>', dom, re.DOTALL).group(1)
-                        .replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&"))
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--window-size=1200,4000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    report = json.loads(
+        re.search(r'<pre id="report">(.*?)</pre>', dom, re.DOTALL)
+        .group(1)
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", '"')
+        .replace("&amp;", "&")
+    )
     claims = report["claims"]
     assert {c[0] for c in claims} == {"/share", "/n", "/y", "/z", "/w", "/v"}
-    for pointer, gap, indent, visible, head in claims:
+    for pointer, gap, indent, visible, _head in claims:
         assert visible, pointer
         assert 0 <= gap <= 12, (pointer, gap)  # the citation starts right under its number
         assert 0 <= indent <= 40, (pointer, indent)
@@ -132,4 +161,5 @@ def test_html_in_headless_chromium(lineage, tmp_path):
     assert heads["/z"].startswith("TYPE-LOST citation")
     assert heads["/v"] == f"citation: {SCRIPT_STUDY} · W6 (April 2026) · fielded 2026-04-02/2026-04-19"
     assert report["scripts"] == 1  # only the test harness: the study name did not become a script
-    assert SCRIPT_STUDY in report["text"] and "⚠ WARNING: Base under 100 in the 65-74 cell" in report["text"]
+    assert SCRIPT_STUDY in report["text"]
+    assert "⚠ WARNING: Base under 100 in the 65-74 cell" in report["text"]

@@ -1,4 +1,5 @@
 """archiver sql: read-only SELECTs in every output format; anything else refused, clearly."""
+
 from __future__ import annotations
 
 import csv
@@ -28,35 +29,39 @@ def test_select_in_every_format(db):
     assert json.loads(out.output) == [{"study": "Versant Mega Tracker", "n": 4}]
     out = CliRunner().invoke(main, ["sql", sql, "--format", "csv", "--db", db])
     assert list(csv.DictReader(io.StringIO(out.output))) == [{"study": "Versant Mega Tracker", "n": "4"}]
-    out = CliRunner().invoke(main, ["sql", "FROM citation_index SELECT study ORDER BY study LIMIT 1",
-                                    "--format", "jsonl", "--db", db])
+    out = CliRunner().invoke(
+        main, ["sql", "FROM citation_index SELECT study ORDER BY study LIMIT 1", "--format", "jsonl", "--db", db]
+    )
     assert json.loads(out.output) == {"study": "<script>alert(1)</script>"}
 
 
-@pytest.mark.parametrize(("statement", "reason"), [
-    ("INSERT INTO sources (path, sha256) VALUES ('a', 'b')", "inserts rows"),
-    ("UPDATE results SET kind = 'x'", "updates rows"),
-    ("DELETE FROM claims", "deletes rows"),
-    ("DROP VIEW claim_citations", "drops something"),
-    ("CREATE TABLE t AS SELECT 1", "creates something"),
-    ("ALTER TABLE claims ADD COLUMN x INT", "alters the schema"),
-    ("ATTACH 'other.duckdb' AS other", "attaches a database"),
-    ("DETACH other", "detaches a database"),
-    ("COPY claims TO 'out.csv'", "copies data in or out"),
-    ("COPY (SELECT 1) TO 'out.parquet' (FORMAT parquet)", "copies data in or out"),
-    ("EXPORT DATABASE 'dump'", "exports the database"),
-    ("INSTALL httpfs", "installs or loads an extension"),
-    ("LOAD httpfs", "installs or loads an extension"),
-    ("SET threads = 1", "changes a setting"),
-    ("RESET threads", "changes a setting"),
-    ("USE memory", "changes a setting"),
-    ("CHECKPOINT", "calls a procedure"),
-    ("BEGIN TRANSACTION", "controls a transaction"),
-    ("VACUUM", "vacuums"),
-    ("EXPLAIN ANALYZE DELETE FROM claims", "deletes rows"),
-    ("SELECT 1; DELETE FROM claims", "exactly one statement"),
-    ("SELEC 1", "cannot parse"),
-])
+@pytest.mark.parametrize(
+    ("statement", "reason"),
+    [
+        ("INSERT INTO sources (path, sha256) VALUES ('a', 'b')", "inserts rows"),
+        ("UPDATE results SET kind = 'x'", "updates rows"),
+        ("DELETE FROM claims", "deletes rows"),
+        ("DROP VIEW claim_citations", "drops something"),
+        ("CREATE TABLE t AS SELECT 1", "creates something"),
+        ("ALTER TABLE claims ADD COLUMN x INT", "alters the schema"),
+        ("ATTACH 'other.duckdb' AS other", "attaches a database"),
+        ("DETACH other", "detaches a database"),
+        ("COPY claims TO 'out.csv'", "copies data in or out"),
+        ("COPY (SELECT 1) TO 'out.parquet' (FORMAT parquet)", "copies data in or out"),
+        ("EXPORT DATABASE 'dump'", "exports the database"),
+        ("INSTALL httpfs", "installs or loads an extension"),
+        ("LOAD httpfs", "installs or loads an extension"),
+        ("SET threads = 1", "changes a setting"),
+        ("RESET threads", "changes a setting"),
+        ("USE memory", "changes a setting"),
+        ("CHECKPOINT", "calls a procedure"),
+        ("BEGIN TRANSACTION", "controls a transaction"),
+        ("VACUUM", "vacuums"),
+        ("EXPLAIN ANALYZE DELETE FROM claims", "deletes rows"),
+        ("SELECT 1; DELETE FROM claims", "exactly one statement"),
+        ("SELEC 1", "cannot parse"),
+    ],
+)
 def test_refused(db, statement, reason):
     result = CliRunner().invoke(main, ["sql", statement, "--db", db])
     assert result.exit_code == 1 and reason in result.output, result.output

@@ -12,6 +12,7 @@ Seen here at about 1 kill in 20 to 1 in 80, so the canary runs only in the long 
 When it fails to see a torn replay in its budget, DuckDB may have fixed the replay: the heal stays (a
 clean open scans nothing), but the reason written in `store/heal.py` should be revisited.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,10 @@ import time
 import duckdb
 import pytest
 
-pytestmark = pytest.mark.skipif(os.environ.get("ARCHIVER_LONG_TESTS") != "1",
-                                reason="the torn-replay canary runs in the long crash loop (ARCHIVER_LONG_TESTS=1)")
+pytestmark = pytest.mark.skipif(
+    os.environ.get("ARCHIVER_LONG_TESTS") != "1",
+    reason="the torn-replay canary runs in the long crash loop (ARCHIVER_LONG_TESTS=1)",
+)
 
 GROUP = """
 import os, signal, sys, threading, time
@@ -56,8 +59,9 @@ time.sleep(10)
 
 def reopened(path: str) -> tuple[int, int, int]:
     with duckdb.connect(path) as con:
-        return con.execute("SELECT (SELECT count(*) FROM small), (SELECT count(*) FROM large), "
-                           "(SELECT count(*) FROM marker)").fetchone()
+        return con.execute(
+            "SELECT (SELECT count(*) FROM small), (SELECT count(*) FROM large), (SELECT count(*) FROM marker)"
+        ).fetchone()
 
 
 def test_a_killed_commit_can_come_back_as_its_large_append_alone(tmp_path):
@@ -67,8 +71,12 @@ def test_a_killed_commit_can_come_back_as_its_large_append_alone(tmp_path):
         if time.monotonic() > deadline:
             break
         path = str(tmp_path / f"attempt{attempt}.duckdb")
-        subprocess.run([sys.executable, "-c", GROUP, path, str(rng.uniform(0.6, 1.6))],
-                       capture_output=True, timeout=120, check=False)
+        subprocess.run(
+            [sys.executable, "-c", GROUP, path, str(rng.uniform(0.6, 1.6))],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
         small, large, marker = reopened(path)
         if (small, large) != (100_000 * marker, 1_000_000 * marker):
             print(f"torn replay after {attempt + 1} kills: small {small}, large {large}, markers {marker}")

@@ -1,4 +1,5 @@
 """A plain install from a built wheel works: migrations ship inside the package."""
+
 from __future__ import annotations
 
 import json
@@ -17,20 +18,37 @@ pytest.importorskip("hatchling", reason="building the wheel needs hatchling (pip
 @pytest.mark.slow
 def test_install_from_built_wheel_ingests(tmp_path, write):
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(dist), str(ROOT)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     wheel = next(dist.glob("archiver-*.whl"))
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                    str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
     assert (target / "archiver" / "_migrations" / "0001_initial.sql").is_file()
     source = write("t.jsonl", [jsonrpc_result({"task": v1_task("wheel", v1_cited_parts())})])
     env = {**os.environ, "PYTHONPATH": str(target)}
     run = subprocess.run(
-        [sys.executable, "-c", ("import archiver, sys; print(archiver.__file__, file=sys.stderr); "
-                                "from archiver.cli import main; main()"),
-         "ingest", source, "--db", str(tmp_path / "w.duckdb"), "--json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-c",
+            ("import archiver, sys; print(archiver.__file__, file=sys.stderr); from archiver.cli import main; main()"),
+            "ingest",
+            source,
+            "--db",
+            str(tmp_path / "w.duckdb"),
+            "--json",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert run.returncode == 0, run.stderr
     assert Path(run.stderr.splitlines()[0]).is_relative_to(target)

@@ -1,4 +1,5 @@
 """Builders of small A2A transcripts for tests: valid by default, broken where a test says."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,11 +28,17 @@ def citation(**overrides) -> dict:
     return value
 
 
-def v1_task(task_id: str, parts: list[dict], state: str = "TASK_STATE_COMPLETED", context_id: str = "ctx-1",
-            artifact_id: str = "answer") -> dict:
+def v1_task(
+    task_id: str,
+    parts: list[dict],
+    state: str = "TASK_STATE_COMPLETED",
+    context_id: str = "ctx-1",
+    artifact_id: str = "answer",
+) -> dict:
     """A v1.0 ProtoJSON Task with one artifact holding `parts`."""
     return {
-        "id": task_id, "contextId": context_id,
+        "id": task_id,
+        "contextId": context_id,
         "status": {"state": state, "timestamp": "2026-04-20T10:00:00Z"},
         "artifacts": [{"artifactId": artifact_id, "name": artifact_id, "parts": parts}],
     }
@@ -57,11 +64,17 @@ def assert_offline_and_locked(con) -> None:
     import duckdb
     import pytest
 
-    settings = dict(con.execute(
-        "SELECT name, value FROM duckdb_settings() WHERE name IN "
-        "('autoinstall_known_extensions', 'autoload_known_extensions', 'lock_configuration')").fetchall())
-    assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false",
-                        "lock_configuration": "true"}
+    settings = dict(
+        con.execute(
+            "SELECT name, value FROM duckdb_settings() WHERE name IN "
+            "('autoinstall_known_extensions', 'autoload_known_extensions', 'lock_configuration')"
+        ).fetchall()
+    )
+    assert settings == {
+        "autoinstall_known_extensions": "false",
+        "autoload_known_extensions": "false",
+        "lock_configuration": "true",
+    }
     for setting in ("autoinstall_known_extensions", "autoload_known_extensions"):
         with pytest.raises(duckdb.InvalidInputException, match="locked"):
             con.execute(f"SET {setting} = true")

@@ -1,4 +1,5 @@
 """What an audit found: findings, the summary of the archive audited, and the verdict for CI."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -12,8 +13,9 @@ FAIL_ON = {"error": 2, "warning": 1, "never": None}
 def fails(by_severity: dict[str, int], fail_on: str = "error") -> bool:
     """Whether a finding at or above `fail_on` (error, warning or never) exists, by the count per severity."""
     threshold = FAIL_ON[fail_on]
-    return threshold is not None and any(n and SEVERITY_RANK[severity] >= threshold
-                                         for severity, n in by_severity.items())
+    return threshold is not None and any(
+        n and SEVERITY_RANK[severity] >= threshold for severity, n in by_severity.items()
+    )
 
 
 @dataclass(frozen=True)

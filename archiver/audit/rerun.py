@@ -4,6 +4,7 @@ different numbers (`rerun-differs`), or could not re-run it at all (`not-rerunna
 One finding per stored copy, in scope, that holds the citation. A result never verified raises
 neither rule: run `archiver verify` before the audit to have them judged.
 """
+
 from __future__ import annotations
 
 _LATEST = """
@@ -26,7 +27,8 @@ _WHEN = "' (verified ' || coalesce(audit_iso(v.verified_at), '?') || ')'"
 
 RERUN_DIFFERS = _LATEST.format(
     verdict="differs",
-    sentence=f"'re-running ' || {_CITATION} || ' gives other numbers: ' || coalesce(v.reason, 'None') || {_WHEN}")
+    sentence=f"'re-running ' || {_CITATION} || ' gives other numbers: ' || coalesce(v.reason, 'None') || {_WHEN}",
+)
 NOT_RERUNNABLE = _LATEST.format(
-    verdict="not-rerunnable",
-    sentence=f"{_CITATION} || ' cannot be re-run: ' || coalesce(v.reason, 'None') || {_WHEN}")
+    verdict="not-rerunnable", sentence=f"{_CITATION} || ' cannot be re-run: ' || coalesce(v.reason, 'None') || {_WHEN}"
+)

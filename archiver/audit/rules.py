@@ -10,6 +10,7 @@ Each query returns the finding columns (`result_key`, `task_id`, `message_id`,
 (NULL for the rule's default) and `detail`, the sentence, written in SQL with the macros
 of `archiver.audit.wording` so that no finding needs a Python object of its own.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -219,40 +220,65 @@ class Rule:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("uncited-result", ERROR,
-         "A finished result states numbers (quantitative JSON) and no copy of it carries a citation Part, "
-         "typed or probable.",
-         UNCITED_RESULT),
-    Rule("invalid-citation", ERROR,
-         "A citation Part misses a required field, has one null or of the wrong type, "
-         "or its base.n is not a positive integer.",
-         INVALID_CITATION, CITED_PARTS),
-    Rule("citation-type-lost", ERROR,
-         "A stored copy holds a probable citation (three or more of study, period, base, source) "
-         "without the citations media type.",
-         CITATION_TYPE_LOST, CITED_PARTS),
-    Rule("dropped-part", ERROR,
-         "A stored copy of a result in a terminal state lacks a Part (by content) that another stored copy "
-         "of the same result holds; an error for a citation Part, a warning for any other.",
-         DROPPED_PART),
-    Rule("card-mode-undeclared", WARNING,
-         "An agent card declares the Citations v1 extension without listing its media type in an output mode, "
-         "or lists the media type without declaring the extension.",
-         CARD_MODE_UNDECLARED),
-    Rule("small-base", WARNING,
-         "A citation's base.n is below the minimum base (--min-base, default 30).",
-         SMALL_BASE, CITED_PARTS),
-    Rule("unreadable-record", ERROR,
-         "A record was quarantined at ingest: it may hide a result.",
-         UNREADABLE_RECORD),
-    Rule("rerun-differs", ERROR,
-         "The latest `archiver verify` re-derived a citation's numbers from the data layer and they differ "
-         "from the claims of its result.",
-         rerun.RERUN_DIFFERS),
-    Rule("not-rerunnable", WARNING,
-         "The latest `archiver verify` could not re-run a citation: unknown function, missing table or column, "
-         "or the extractor failed or timed out.",
-         rerun.NOT_RERUNNABLE),
+    Rule(
+        "uncited-result",
+        ERROR,
+        "A finished result states numbers (quantitative JSON) and no copy of it carries a citation Part, "
+        "typed or probable.",
+        UNCITED_RESULT,
+    ),
+    Rule(
+        "invalid-citation",
+        ERROR,
+        "A citation Part misses a required field, has one null or of the wrong type, "
+        "or its base.n is not a positive integer.",
+        INVALID_CITATION,
+        CITED_PARTS,
+    ),
+    Rule(
+        "citation-type-lost",
+        ERROR,
+        "A stored copy holds a probable citation (three or more of study, period, base, source) "
+        "without the citations media type.",
+        CITATION_TYPE_LOST,
+        CITED_PARTS,
+    ),
+    Rule(
+        "dropped-part",
+        ERROR,
+        "A stored copy of a result in a terminal state lacks a Part (by content) that another stored copy "
+        "of the same result holds; an error for a citation Part, a warning for any other.",
+        DROPPED_PART,
+    ),
+    Rule(
+        "card-mode-undeclared",
+        WARNING,
+        "An agent card declares the Citations v1 extension without listing its media type in an output mode, "
+        "or lists the media type without declaring the extension.",
+        CARD_MODE_UNDECLARED,
+    ),
+    Rule(
+        "small-base",
+        WARNING,
+        "A citation's base.n is below the minimum base (--min-base, default 30).",
+        SMALL_BASE,
+        CITED_PARTS,
+    ),
+    Rule("unreadable-record", ERROR, "A record was quarantined at ingest: it may hide a result.", UNREADABLE_RECORD),
+    Rule(
+        "rerun-differs",
+        ERROR,
+        "The latest `archiver verify` re-derived a citation's numbers from the data layer and they differ "
+        "from the claims of its result.",
+        rerun.RERUN_DIFFERS,
+    ),
+    Rule(
+        "not-rerunnable",
+        WARNING,
+        "The latest `archiver verify` could not re-run a citation: unknown function, missing table or column, "
+        "or the extractor failed or timed out.",
+        rerun.NOT_RERUNNABLE,
+    ),
 )
 
 RULES_BY_ID = {rule.id: rule for rule in RULES}

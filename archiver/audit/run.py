@@ -1,4 +1,5 @@
 """Run the audit: materialize the scope, one query per rule into one findings table, then the summary."""
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,15 @@ if TYPE_CHECKING:
     import duckdb
 
 DEFAULT_MIN_BASE = 30
-_TEMPORARY = ("audit_findings", "audit_cited_parts", "audit_result_status", "audit_file_agents", "audit_copies",
-              "audit_cards", "audit_records")
+_TEMPORARY = (
+    "audit_findings",
+    "audit_cited_parts",
+    "audit_result_status",
+    "audit_file_agents",
+    "audit_copies",
+    "audit_cards",
+    "audit_records",
+)
 
 # One rule's findings in the columns of a `Finding`, typed alike whatever the rule leaves NULL.
 _FINDINGS_OF = """
@@ -36,8 +44,20 @@ WHERE FALSE"""
 ORDER = """source_path, coalesce(line, 0), coalesce(locator, ''), rule, coalesce(result_key, ''),
            coalesce(artifact_id, ''), coalesce(part_index, -1), detail"""
 
-_FIELDS = ("rule", "severity", "result_key", "task_id", "message_id", "context_id", "artifact_id", "part_index",
-           "source_path", "locator", "detail", "line")
+_FIELDS = (
+    "rule",
+    "severity",
+    "result_key",
+    "task_id",
+    "message_id",
+    "context_id",
+    "artifact_id",
+    "part_index",
+    "source_path",
+    "locator",
+    "detail",
+    "line",
+)
 
 
 class Audit:
@@ -55,8 +75,9 @@ class Audit:
 
 
 @contextmanager
-def audited(con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | None = None,
-            min_base: float = DEFAULT_MIN_BASE) -> Iterator[Audit]:
+def audited(
+    con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | None = None, min_base: float = DEFAULT_MIN_BASE
+) -> Iterator[Audit]:
     """The audit, its findings in a temporary table on `con` for as long as the block runs."""
     scope = scope or Scope()
     con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
@@ -68,8 +89,9 @@ def audited(con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | No
         counts = summary.counts(con)
         by_rule = dict.fromkeys((rule.id for rule in rules), 0)
         by_severity = {"error": 0, "warning": 0}
-        for rule, severity, n in con.execute("SELECT rule, severity, count(*) FROM audit_findings GROUP BY ALL"
-                                             ).fetchall():
+        for rule, severity, n in con.execute(
+            "SELECT rule, severity, count(*) FROM audit_findings GROUP BY ALL"
+        ).fetchall():
             by_rule[rule] += n
             by_severity[severity] += n
         counts["findings"] = by_rule
@@ -82,8 +104,9 @@ def audited(con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | No
             con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
-def run_audit(con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | None = None,
-              min_base: float = DEFAULT_MIN_BASE) -> AuditReport:
+def run_audit(
+    con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | None = None, min_base: float = DEFAULT_MIN_BASE
+) -> AuditReport:
     with audited(con, rules, scope, min_base) as audit:
         return AuditReport(audit.findings(), audit.summary, rules)
 
@@ -92,8 +115,12 @@ def _find(con: duckdb.DuckDBPyConnection, rules: list[Rule], params: dict) -> No
     for prepare in dict.fromkeys(rule.prepare for rule in rules if rule.prepare):
         _execute(con, prepare, params)
     queries = [_FINDINGS_OF.format(id=rule.id, severity=rule.severity, sql=rule.sql) for rule in rules]
-    _execute(con, "CREATE OR REPLACE TEMP TABLE audit_findings AS "
-             + (" UNION ALL ".join(queries) or _FINDINGS_OF.format(id="", severity="", sql=_NO_FINDINGS)), params)
+    _execute(
+        con,
+        "CREATE OR REPLACE TEMP TABLE audit_findings AS "
+        + (" UNION ALL ".join(queries) or _FINDINGS_OF.format(id="", severity="", sql=_NO_FINDINGS)),
+        params,
+    )
 
 
 def _execute(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> None:

@@ -8,6 +8,7 @@ matches exactly unless it holds `*`; a bare `until` date includes that day), plu
 values are always bound parameters. A filter that cannot be judged for a subject excludes it: an agent
 card or a quarantined record has no study and no time.
 """
+
 from __future__ import annotations
 
 import os
@@ -64,33 +65,45 @@ class Scope:
                 return value
             return value.isoformat() if isinstance(value, (date, datetime)) else list(value)
 
-        return {"agent": plain(self.agent), "study": plain(self.study), "since": plain(self.since),
-                "until": plain(self.until), "source": [shown(given) for given in self.sources]}
+        return {
+            "agent": plain(self.agent),
+            "study": plain(self.study),
+            "since": plain(self.since),
+            "until": plain(self.until),
+            "source": [shown(given) for given in self.sources],
+        }
 
     def materialize(self, con: duckdb.DuckDBPyConnection) -> None:
         """(Re)create the scope tables and the `audit_copy_in_scope` macro on this connection."""
         timeless = self.study is not None or self.since is not None or self.until is not None
         copies = self._copies()
-        for template, conditions in ((COPIES, copies), (CARDS, self._cards(timeless)),
-                                     (RECORDS, self._records(timeless))):
+        for template, conditions in (
+            (COPIES, copies),
+            (CARDS, self._cards(timeless)),
+            (RECORDS, self._records(timeless)),
+        ):
             if template is COPIES and not copies:
                 continue
-            con.execute(template.format(where=" AND ".join(c for c, _ in conditions) or "TRUE"),
-                        [value for _, values in conditions for value in values])
+            con.execute(
+                template.format(where=" AND ".join(c for c, _ in conditions) or "TRUE"),
+                [value for _, values in conditions for value in values],
+            )
         con.execute(f"CREATE OR REPLACE TEMP MACRO audit_copy_in_scope(id) AS {IN_SCOPE if copies else 'TRUE'}")
 
     def _copies(self) -> list[tuple[str, list]]:
         if self.agent is None and self.since is None and self.until is None:
             return [*self._studies(), *self._sources()]
-        return [Filters.of(agent=self.agent, since=self.since, until=self.until).where("x.", scope="copy"),
-                *self._studies(), *self._sources()]
+        return [
+            Filters.of(agent=self.agent, since=self.since, until=self.until).where("x.", scope="copy"),
+            *self._studies(),
+            *self._sources(),
+        ]
 
     def _studies(self) -> list[tuple[str, list]]:
         if self.study is None:
             return []
         where, params = Filters.of(study=self.study).where("c.", scope="citation")
         return [(f"x.result_key IN (SELECT c.result_key FROM citations c WHERE {where})", params)]
-
 
     def _cards(self, timeless: bool) -> list[tuple[str, list]]:
         if timeless:
@@ -113,8 +126,10 @@ class Scope:
             return []
         direct, params = _path_match("x.source_path", self.sources)
         aliased, alias_params = _path_match("a.path", self.sources)
-        condition = (f"({direct} OR EXISTS (SELECT 1 FROM sources a WHERE a.alias_of = x.source_path "
-                     f"AND a.sha256 = x.source_sha256 AND {aliased}))")
+        condition = (
+            f"({direct} OR EXISTS (SELECT 1 FROM sources a WHERE a.alias_of = x.source_path "
+            f"AND a.sha256 = x.source_sha256 AND {aliased}))"
+        )
         return [(condition, params + alias_params)]
 
 

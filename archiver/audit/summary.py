@@ -6,6 +6,7 @@ cited* when it holds at least one and every citation Part it holds is valid and
 typed (a citation whose media type was lost is no valid citation: consumers
 cannot recognise it).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -23,8 +24,10 @@ JOIN result_agents a ON a.copy_id = f.copy_id
 """
 
 # Whether every value of `x` among a group's rows in scope is the same (NULL included).
-_ONE = ("(min({x}) FILTER (WHERE scoped) IS NOT DISTINCT FROM max({x}) FILTER (WHERE scoped) "
-        "AND (bool_and({x} IS NULL) FILTER (WHERE scoped) OR NOT bool_or({x} IS NULL) FILTER (WHERE scoped)))")
+_ONE = (
+    "(min({x}) FILTER (WHERE scoped) IS NOT DISTINCT FROM max({x}) FILTER (WHERE scoped) "
+    "AND (bool_and({x} IS NULL) FILTER (WHERE scoped) OR NOT bool_or({x} IS NULL) FILTER (WHERE scoped)))"
+)
 
 # One row per result of the archive: how many copies it has, whether one is terminal and whether
 # one holds a citation (what the rules judge by); and over its copies in scope (none: `copies`
@@ -117,7 +120,7 @@ def share(validly_cited: int, quantitative: int) -> float | None:
 def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     cursor = con.execute(sql)
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=False)) for row in cursor.fetchall()]
 
 
 def prepare(con: duckdb.DuckDBPyConnection) -> None:

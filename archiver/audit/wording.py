@@ -5,6 +5,7 @@ audit of millions of claims never builds a Python object per finding. The macros
 temporary, made on the audit's connection; `json_text` writes a string exactly as orjson
 does (DuckDB's `to_json` spells a control character's escape in capitals, orjson in lower case).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -31,24 +32,39 @@ MACROS = {
     # A name in quotes, or (unnamed).
     "audit_quote": ("t", "CASE WHEN t IS NULL THEN '(unnamed)' ELSE '\"' || t || '\"' END"),
     # What a finding is about: `task <id>` or `message <id>`.
-    "audit_result": ("kind, task_id, message_id",
-                     ("CASE WHEN kind = 'message' THEN 'message ' || coalesce(message_id, 'None') "
-                     "ELSE 'task ' || coalesce(task_id, 'None') END")),
+    "audit_result": (
+        "kind, task_id, message_id",
+        (
+            "CASE WHEN kind = 'message' THEN 'message ' || coalesce(message_id, 'None') "
+            "ELSE 'task ' || coalesce(task_id, 'None') END"
+        ),
+    ),
     "audit_message": ("message_id", "'agent message ' || coalesce(nullif(message_id, ''), '(no id)')"),
     # Where a Part sits: `Part 2 of artifact "answer"` or `Part 1 of agent message m-1`.
-    "audit_part_place": ("location, part_index, artifact, message_id",
-                         ("'Part ' || coalesce(CAST(part_index AS VARCHAR), 'None') || ' of ' || "
-                         "CASE WHEN location = 'artifact' THEN 'artifact ' || audit_quote(artifact) "
-                         "ELSE audit_message(message_id) END")),
+    "audit_part_place": (
+        "location, part_index, artifact, message_id",
+        (
+            "'Part ' || coalesce(CAST(part_index AS VARCHAR), 'None') || ' of ' || "
+            "CASE WHEN location = 'artifact' THEN 'artifact ' || audit_quote(artifact) "
+            "ELSE audit_message(message_id) END"
+        ),
+    ),
     # A number as Python's format(x, 'g') writes it (C's %g).
     "audit_g": ("x", "printf('%g', x)"),
     # A timestamp as Python's datetime.isoformat(timespec='seconds') writes it, in the session's time zone.
-    "audit_iso": ("ts", ("strftime(ts, '%Y-%m-%dT%H:%M:%S') || audit_offset("
-                        "CAST(epoch(CAST(ts AS TIMESTAMP)) - epoch(ts) AS BIGINT))")),
-    "audit_offset": ("s", ("CASE WHEN s < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(s) // 3600 AS VARCHAR), 2, '0') "
-                          "|| ':' || lpad(CAST(abs(s) % 3600 // 60 AS VARCHAR), 2, '0') "
-                          "|| CASE WHEN abs(s) % 60 = 0 THEN '' "
-                          "ELSE ':' || lpad(CAST(abs(s) % 60 AS VARCHAR), 2, '0') END")),
+    "audit_iso": (
+        "ts",
+        ("strftime(ts, '%Y-%m-%dT%H:%M:%S') || audit_offset(CAST(epoch(CAST(ts AS TIMESTAMP)) - epoch(ts) AS BIGINT))"),
+    ),
+    "audit_offset": (
+        "s",
+        (
+            "CASE WHEN s < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(s) // 3600 AS VARCHAR), 2, '0') "
+            "|| ':' || lpad(CAST(abs(s) % 3600 // 60 AS VARCHAR), 2, '0') "
+            "|| CASE WHEN abs(s) % 60 = 0 THEN '' "
+            "ELSE ':' || lpad(CAST(abs(s) % 60 AS VARCHAR), 2, '0') END"
+        ),
+    ),
     # A value as JSON text; null for NULL.
     "json_text": ("s", "CASE WHEN s IS NULL THEN 'null' ELSE json_checked(to_json(s), s) END"),
     # to_json's text unless it holds a \u escape, rare, then the string escaped by hand.

@@ -1,4 +1,5 @@
 """Canonical JSON: the identity of content, numbers compared by value (4210 equals 4210.0)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -66,7 +67,7 @@ def compact_json(value: Any) -> bytes:
 
 
 def _plain_leaf(value: Any) -> bytes:
-    if type(value) is int and not -2**63 <= value < 2**64:
+    if type(value) is int and not -(2**63) <= value < 2**64:
         return str(value).encode()
     return orjson.dumps(value)
 

@@ -1,4 +1,5 @@
 """Citations v1 Parts: recognition, flattening and the spec's validity rules."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -83,8 +84,14 @@ def _type_name(value: Any) -> str:
     """The JSON type of a value with its article: "an array", "a number", "null"."""
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
-            dict: "an object"}.get(type(value), f"a {type(value).__name__}")
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "an object",
+    }.get(type(value), f"a {type(value).__name__}")
 
 
 def _required_string(obj: dict, key: str, problems: list[str], prefix: str = "") -> str | None:
@@ -151,8 +158,11 @@ def _warnings(value: Any, problems: list[str]) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
         problems.append("warnings is not an array of strings")
-        return [w if isinstance(w, str) else compact_json(w).decode() for w in value] if isinstance(value, list) else [
-            compact_json(value).decode()]
+        return (
+            [w if isinstance(w, str) else compact_json(w).decode() for w in value]
+            if isinstance(value, list)
+            else [compact_json(value).decode()]
+        )
     return value
 
 

@@ -1,4 +1,5 @@
 """Claims: the numeric leaves of quantitative data, addressed by RFC 6901 JSON Pointer."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -5,6 +5,7 @@ URL-decode `study=%C3%89tude…`, Spark reads the UTF-8 bytes as Latin-1. So the
 `study_key`, an ASCII slug of the study plus a short hash of it (`etude-sante-2026_3bd7fecc`), which no
 reader decodes, and the study itself stays a column of the files.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,8 +15,10 @@ import duckdb
 PARTITIONED = ("citations", "claim_citations")
 PLAIN = ("sources", "results", "parts", "claims", "agent_cards", "rpc_errors")
 SLUG_LENGTH = 40
-STUDY_KEY = (f"coalesce(nullif(trim(left(regexp_replace(lower(strip_accents(study)), '[^a-z0-9]+', '-', 'g'), "
-             f"{SLUG_LENGTH}), '-'), ''), 'study') || '_' || left(sha256(study), 8)")
+STUDY_KEY = (
+    f"coalesce(nullif(trim(left(regexp_replace(lower(strip_accents(study)), '[^a-z0-9]+', '-', 'g'), "
+    f"{SLUG_LENGTH}), '-'), ''), 'study') || '_' || left(sha256(study), 8)"
+)
 """SQL of the partition key: ASCII letters, digits and '-' from the study, '_', then 8 hex digits of the
 SHA-256 of its UTF-8 (so studies whose slugs agree get different folders); NULL for no study."""
 
@@ -32,8 +35,10 @@ def export_parquet(con: duckdb.DuckDBPyConnection, directory: str) -> dict[str, 
         written[name] = str(target)
     for name in PARTITIONED:
         target = root / name
-        con.execute(f"COPY (SELECT *, {STUDY_KEY} AS study_key FROM {name}) TO {_literal(target)} "
-                    "(FORMAT parquet, PARTITION_BY (study_key), OVERWRITE_OR_IGNORE)")
+        con.execute(
+            f"COPY (SELECT *, {STUDY_KEY} AS study_key FROM {name}) TO {_literal(target)} "
+            "(FORMAT parquet, PARTITION_BY (study_key), OVERWRITE_OR_IGNORE)"
+        )
         written[name] = str(target)
     return written
 

@@ -8,6 +8,7 @@ rewritten with other bytes holds several lineages: each comes back whole, the
 latest at the path, earlier ones beside it as `name@<first 12 hex of the
 lineage>.ext`.
 """
+
 from __future__ import annotations
 
 import base64
@@ -29,8 +30,9 @@ _LATEST = """
 """
 
 
-def selected_records(con: duckdb.DuckDBPyConnection, filters: Filters | None = None,
-                     sources: list[str] | None = None) -> tuple[str, list]:
+def selected_records(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, sources: list[str] | None = None
+) -> tuple[str, list]:
     """SQL (and parameters) of the latest records, narrowed to the results that match `filters`
     (their records only) and to source paths matching `sources` (globs allowed)."""
     conditions, params = [], []
@@ -54,12 +56,22 @@ def jsonl(con: duckdb.DuckDBPyConnection, sql: str, params: list, out, batch_siz
     they are not UTF-8)."""
     cursor = con.cursor().execute(
         f"SELECT source_path, source_sha256, seq, locator, kind, status, reason, sha256, raw FROM ({sql}) "
-        "ORDER BY ingested_at, source_path, lineage, seq", params)
+        "ORDER BY ingested_at, source_path, lineage, seq",
+        params,
+    )
     count = 0
     while batch := cursor.fetchmany(batch_size):
         for source_path, source_sha256, seq, locator, kind, status, reason, sha256, raw in batch:
-            entry = {"source_path": source_path, "source_sha256": source_sha256, "seq": seq, "locator": locator,
-                     "kind": kind, "status": status, "reason": reason, "sha256": sha256}
+            entry = {
+                "source_path": source_path,
+                "source_sha256": source_sha256,
+                "seq": seq,
+                "locator": locator,
+                "kind": kind,
+                "status": status,
+                "reason": reason,
+                "sha256": sha256,
+            }
             raw = bytes(raw or b"")
             try:
                 entry["raw"] = raw.decode("utf-8")
@@ -81,7 +93,8 @@ def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: 
     """Re-create each selected source under `directory`, at its path relative to the sources' common
     directory. Gzip sources come back decompressed (".gz" dropped); SQLite task stores as SQLite
     files whose rows read back identically."""
-    lineages = con.execute(f"""
+    lineages = con.execute(
+        f"""
         SELECT l.source_path, l.lineage, v.compression, v.container,
                l.lineage = last(l.lineage) OVER (PARTITION BY l.source_path ORDER BY v.first_at
                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS latest
@@ -90,13 +103,16 @@ def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: 
                      arg_max(container, ingested_at) AS container, min(ingested_at) AS first_at
               FROM sources WHERE alias_of IS NULL GROUP BY path, lineage) v
           ON v.path = l.source_path AND v.lineage = l.lineage
-        ORDER BY l.source_path, v.first_at""", params).fetchall()
+        ORDER BY l.source_path, v.first_at""",
+        params,
+    ).fetchall()
     root = _common_dir([path for path, *_ in lineages])
     made = []
     for path, lineage, compression, container, latest in lineages:
         records = con.cursor().execute(
             f"SELECT seq, locator, kind, raw FROM ({sql}) WHERE source_path = ? AND lineage = ? ORDER BY seq",
-            [*params, path, lineage])
+            [*params, path, lineage],
+        )
         target = Path(directory, _relative(path, root))
         whole_file = compression == "gzip" and container == "unreadable"
         if compression == "gzip" and not whole_file and target.suffix == ".gz":
@@ -161,6 +177,7 @@ def raw_entries(lines: Iterator[bytes]) -> Iterator[dict]:
     """Decode a raw JSON Lines export back into entries with `raw` as bytes (for tools and tests)."""
     for line in lines:
         entry = orjson.loads(line)
-        entry["raw"] = base64.b64decode(entry.pop("raw_base64")) if "raw_base64" in entry else entry[
-            "raw"].encode("utf-8")
+        entry["raw"] = (
+            base64.b64decode(entry.pop("raw_base64")) if "raw_base64" in entry else entry["raw"].encode("utf-8")
+        )
         yield entry

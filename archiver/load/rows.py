@@ -1,4 +1,5 @@
 """The rows one source file contributes to each table of the index."""
+
 from __future__ import annotations
 
 import os
@@ -26,14 +27,17 @@ def arrow_schemas(con) -> dict[str, pa.Schema]:
 
     JSON columns are typed as Arrow's JSON extension: DuckDB takes such a value as it is, where a plain
     string is parsed again to be checked (a 300 MB file Part asked for 1 GiB more to be stored)."""
-    return {name: _json_typed(con, name, con.execute(f"SELECT * FROM {name} LIMIT 0").arrow().schema)
-            for name in INDEX_TABLES}
+    return {
+        name: _json_typed(con, name, con.execute(f"SELECT * FROM {name} LIMIT 0").arrow().schema)
+        for name in INDEX_TABLES
+    }
 
 
 def _json_typed(con, table: str, schema: pa.Schema) -> pa.Schema:
     json_columns = {row[0] for row in con.execute(f"DESCRIBE {table}").fetchall() if row[1] == "JSON"}
-    return pa.schema([field.with_type(pa.json_(pa.string())) if field.name in json_columns else field
-                      for field in schema])
+    return pa.schema(
+        [field.with_type(pa.json_(pa.string())) if field.name in json_columns else field for field in schema]
+    )
 
 
 def dumps(value: Any) -> bytes | None:
@@ -67,8 +71,10 @@ def _column(values: list, type: pa.DataType) -> pa.Array | pa.ChunkedArray:
 
 def _wrapped(value: bytes, type: pa.DataType) -> pa.Array:
     storage = type.storage_type if isinstance(type, pa.ExtensionType) else type
-    offsets = pa.array([0, len(value)], pa.int64() if pa.types.is_large_binary(storage)
-                       or pa.types.is_large_string(storage) else pa.int32())
+    offsets = pa.array(
+        [0, len(value)],
+        pa.int64() if pa.types.is_large_binary(storage) or pa.types.is_large_string(storage) else pa.int32(),
+    )
     array = pa.Array.from_buffers(storage, 1, [None, offsets.buffers()[1], pa.py_buffer(value)])
     return pa.ExtensionArray.from_storage(type, array) if storage is not type else array
 
@@ -84,14 +90,62 @@ def _id(value: Any) -> str | None:
 
 ROW_COLUMNS = {
     "records": ("record_id", "seq", "locator", "line", "byte_offset", "kind", "sha256", "raw", "status", "reason"),
-    "results": ("copy_id", "result_key", "kind", "task_id", "context_id", "message_id", "state", "terminal",
-                "timestamp", "locator", "record_ids", "claims"),
-    "parts": ("part_id", "copy_id", "result_key", "role", "location", "artifact_id", "artifact_name", "message_id",
-              "part_index", "ordinal", "kind", "media_type", "content_hash", "text", "data", "file", "metadata",
-              "is_citation"),
-    "citations": ("part_id", "copy_id", "result_key", "citation_hash", "study", "period", "fielded", "fielded_start",
-                  "fielded_end", "base_name", "base_n", "weight", "source_table", "source_column", "source_function",
-                  "warnings", "extra", "valid", "problems", "inferred"),
+    "results": (
+        "copy_id",
+        "result_key",
+        "kind",
+        "task_id",
+        "context_id",
+        "message_id",
+        "state",
+        "terminal",
+        "timestamp",
+        "locator",
+        "record_ids",
+        "claims",
+    ),
+    "parts": (
+        "part_id",
+        "copy_id",
+        "result_key",
+        "role",
+        "location",
+        "artifact_id",
+        "artifact_name",
+        "message_id",
+        "part_index",
+        "ordinal",
+        "kind",
+        "media_type",
+        "content_hash",
+        "text",
+        "data",
+        "file",
+        "metadata",
+        "is_citation",
+    ),
+    "citations": (
+        "part_id",
+        "copy_id",
+        "result_key",
+        "citation_hash",
+        "study",
+        "period",
+        "fielded",
+        "fielded_start",
+        "fielded_end",
+        "base_name",
+        "base_n",
+        "weight",
+        "source_table",
+        "source_column",
+        "source_function",
+        "warnings",
+        "extra",
+        "valid",
+        "problems",
+        "inferred",
+    ),
     "agent_cards": ("card_id", "record_id", "name", "url", "declares_extension", "lists_media_type", "card"),
     "rpc_errors": ("record_id", "rpc_id", "code", "message"),
 }
@@ -113,8 +167,13 @@ class FileRows:
     With a `spool`, every `BATCH_BYTES` or `BATCH_ROWS` of rows are handed to it as Arrow batches
     (typed by `schemas`) and let go: the rows of a file are never all in memory at once."""
 
-    def __init__(self, version: SourceVersion, ingested_at: datetime, spool: Spool | None = None,
-                 schemas: dict[str, pa.Schema] | None = None) -> None:
+    def __init__(
+        self,
+        version: SourceVersion,
+        ingested_at: datetime,
+        spool: Spool | None = None,
+        schemas: dict[str, pa.Schema] | None = None,
+    ) -> None:
         self.source_path = version.path
         self.source_sha256 = version.sha256
         self.key = version.key
@@ -150,8 +209,20 @@ class FileRows:
     def add_record(self, record: Record, record_id: str, sha256: str, status: str, reason: str | None) -> None:
         if len(record.raw) >= BATCH_BYTES and self.held_rows and self.spool is not None:
             self.hand_over()  # a huge record travels in a batch of its own
-        self.rows["records"].append((record_id, record.seq, record.locator, record.line, record.byte_offset,
-                                     record.kind, sha256, record.raw, status, reason))
+        self.rows["records"].append(
+            (
+                record_id,
+                record.seq,
+                record.locator,
+                record.line,
+                record.byte_offset,
+                record.kind,
+                sha256,
+                record.raw,
+                status,
+                reason,
+            )
+        )
         self._held(len(record.raw))
 
     def add_assembly(self, assembly: FileAssembly) -> None:
@@ -169,9 +240,22 @@ class FileRows:
         ordinal_count = 0
         for ordinal_count, located in enumerate(copy.located_parts(), start=1):
             self._add_part(copy, copy_id, ordinal_count - 1, located, claim_keys)
-        self.rows["results"].append((
-            copy_id, copy.key, copy.kind, copy.task_id, copy.context_id, copy.message_id, copy.state, copy.terminal,
-            copy.timestamp, copy.locator, copy.record_ids, len(claim_keys)))
+        self.rows["results"].append(
+            (
+                copy_id,
+                copy.key,
+                copy.kind,
+                copy.task_id,
+                copy.context_id,
+                copy.message_id,
+                copy.state,
+                copy.terminal,
+                copy.timestamp,
+                copy.locator,
+                copy.record_ids,
+                len(claim_keys),
+            )
+        )
         self._held(0, 1 + ordinal_count + len(claim_keys))
 
     def _add_part(self, copy: StoredCopy, copy_id: str, ordinal: int, located, claim_keys: set) -> None:
@@ -182,11 +266,28 @@ class FileRows:
         part_hash = content_hash({part.kind: _content(part)})
         artifact, message = located.artifact, located.message
         data, file = dumps(part.data) if part.kind == "data" else None, dumps(part.file)
-        self.rows["parts"].append((
-            part_id, copy_id, copy.key, located.role, located.location,
-            artifact.artifact_id if artifact else None, artifact.name if artifact else None,
-            message.message_id if message else None, located.part_index, ordinal, part.kind, part.media_type,
-            part_hash, part.text, data, file, dumps(part.metadata), citation is not None))
+        self.rows["parts"].append(
+            (
+                part_id,
+                copy_id,
+                copy.key,
+                located.role,
+                located.location,
+                artifact.artifact_id if artifact else None,
+                artifact.name if artifact else None,
+                message.message_id if message else None,
+                located.part_index,
+                ordinal,
+                part.kind,
+                part.media_type,
+                part_hash,
+                part.text,
+                data,
+                file,
+                dumps(part.metadata),
+                citation is not None,
+            )
+        )
         self.held_bytes += len(part.text or "") + len(data or "") + len(file or "")
         self.huge = self.huge or max(len(data or ""), len(file or "")) >= HUGE_VALUE
         if citation is not None:
@@ -205,10 +306,30 @@ class FileRows:
             claim_keys.update(zip(repeat(part_hash), pointers))
 
     def _add_citation(self, copy: StoredCopy, copy_id: str, part_id: str, c: Citation) -> None:
-        self.rows["citations"].append((
-            part_id, copy_id, copy.key, c.citation_hash, c.study, c.period, c.fielded, c.fielded_start,
-            c.fielded_end, c.base_name, c.base_n, c.weight, c.source_table, c.source_column, c.source_function,
-            c.warnings, c.extra, c.valid, c.problems, c.inferred))
+        self.rows["citations"].append(
+            (
+                part_id,
+                copy_id,
+                copy.key,
+                c.citation_hash,
+                c.study,
+                c.period,
+                c.fielded,
+                c.fielded_start,
+                c.fielded_end,
+                c.base_name,
+                c.base_n,
+                c.weight,
+                c.source_table,
+                c.source_column,
+                c.source_function,
+                c.warnings,
+                c.extra,
+                c.valid,
+                c.problems,
+                c.inferred,
+            )
+        )
 
     def add_card(self, record_id: str, card: dict) -> None:
         capabilities = card.get("capabilities")
@@ -219,15 +340,20 @@ class FileRows:
                 modes += _array(skill.get("outputModes") or skill.get("output_modes"))
         interfaces = _array(card.get("supportedInterfaces") or card.get("supported_interfaces"))
         first = interfaces[0] if interfaces and isinstance(interfaces[0], dict) else {}
-        self.rows["agent_cards"].append((
-            key_hash(self.key, record_id), record_id, _id(card.get("name")),
-            _id(card.get("url") or first.get("url")),
-            any(isinstance(e, dict) and e.get("uri") == EXTENSION_URI for e in extensions),
-            MEDIA_TYPE in modes, dumps(card)))
+        self.rows["agent_cards"].append(
+            (
+                key_hash(self.key, record_id),
+                record_id,
+                _id(card.get("name")),
+                _id(card.get("url") or first.get("url")),
+                any(isinstance(e, dict) and e.get("uri") == EXTENSION_URI for e in extensions),
+                MEDIA_TYPE in modes,
+                dumps(card),
+            )
+        )
 
     def add_error(self, record_id: str, error: ErrorResponse) -> None:
-        self.rows["rpc_errors"].append(
-            (record_id, _id(error.rpc_id), _id(error.code), error.message))
+        self.rows["rpc_errors"].append((record_id, _id(error.rpc_id), _id(error.code), error.message))
 
     def tables(self, schemas: dict[str, pa.Schema]) -> Iterator[tuple[str, pa.Table]]:
         """(table name, Arrow batch) for every table this file has rows for, typed by `schemas`."""
@@ -236,27 +362,34 @@ class FileRows:
                 if self.claims["pointer"]:
                     yield name, self._claims_table(schemas[name])
             elif self.rows.get(name):
-                columns = dict(zip(ROW_COLUMNS[name], zip(*self.rows[name])))
+                columns = dict(zip(ROW_COLUMNS[name], zip(*self.rows[name], strict=False), strict=False))
                 yield name, self._table(schemas[name], columns, len(self.rows[name]))
 
     def _claims_table(self, schema: pa.Schema) -> pa.Table:
         parts = pa.array(self.claims["part"], pa.int32())
-        columns: dict[str, Any] = {"pointer": self.claims["pointer"], "value": self.claims["value"],
-                                   "literal": self.claims["literal"]}
-        for name, values in zip(CLAIM_PART_COLUMNS, zip(*self.claim_parts)):
+        columns: dict[str, Any] = {
+            "pointer": self.claims["pointer"],
+            "value": self.claims["value"],
+            "literal": self.claims["literal"],
+        }
+        for name, values in zip(CLAIM_PART_COLUMNS, zip(*self.claim_parts, strict=False), strict=False):
             columns[name] = pa.DictionaryArray.from_arrays(parts, pa.array(values, pa.string()))
         return self._table(schema, columns, len(parts))
 
     def _table(self, schema: pa.Schema, columns: dict[str, Any], length: int) -> pa.Table:
         """An Arrow batch of `schema`'s columns: the given ones, plus the file's constant columns."""
-        constants = {"source_path": self.source_path, "source_dir": self.source_dir,
-                     "source_sha256": self.source_sha256}
+        constants = {
+            "source_path": self.source_path,
+            "source_dir": self.source_dir,
+            "source_sha256": self.source_sha256,
+        }
         arrays, fields = [], []
         for field in schema:
             values = columns.get(field.name)
             if field.name in constants:
-                values = pa.DictionaryArray.from_arrays(pa.repeat(pa.scalar(0, pa.int32()), length),
-                                                        pa.array([constants[field.name]], pa.string()))
+                values = pa.DictionaryArray.from_arrays(
+                    pa.repeat(pa.scalar(0, pa.int32()), length), pa.array([constants[field.name]], pa.string())
+                )
             elif field.name == "ingested_at":
                 values = pa.repeat(pa.scalar(self.ingested_at, field.type), length)
             elif not isinstance(values, pa.Array):

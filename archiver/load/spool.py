@@ -6,6 +6,7 @@ worker nor the writer ever holds more than one batch of a large file: memory sta
 largest batch, not by the file. The batches can be read any number of times (a failed transaction
 is written again) until `discard` deletes the file.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -43,7 +44,7 @@ def sweep() -> int:
     for name in os.listdir(folder):
         if not (name.startswith(PREFIX) and name.endswith(SUFFIX)):
             continue
-        pid, _, started = name[len(PREFIX):].partition(".")
+        pid, _, started = name[len(PREFIX) :].partition(".")
         started = started.partition(".")[0].replace("_", ":") or None
         if pid.isdigit() and not alive(int(pid), started):
             with contextlib.suppress(OSError):
@@ -72,7 +73,7 @@ class Spool:
         if self.path is None:
             fd, self.path = tempfile.mkstemp(prefix=_prefix(), suffix=SUFFIX)
             os.close(fd)
-        held, self.held, self._held_bytes = self.held + [(name, table)], [], 0
+        held, self.held, self._held_bytes = [*self.held, (name, table)], [], 0
         with pa.OSFile(self.path, "ab") as sink:  # Arrow's own file: a huge buffer is written, not copied
             for held_name, held_table in held:
                 start = sink.tell()
@@ -93,9 +94,7 @@ class Spool:
     def discard(self) -> None:
         """Delete the temporary file, if there is one (the writer has committed or given up the file)."""
         if self.path is not None:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
-            except FileNotFoundError:
-                pass
             self.path, self.index = None, []
         self.held = []

@@ -3,6 +3,7 @@
 See `archiver.read.version` for the model: a version is its bytes; the same bytes at another path are
 an alias; at one path, bytes extending the stored version replace it, other bytes are a new lineage.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,12 +30,14 @@ def latest_at(con: duckdb.DuckDBPyConnection, paths: list[str]) -> dict[str, Lat
     """The latest version recorded at each of `paths` that has one."""
     if not paths:
         return {}
-    rows = con.execute(f"""
+    rows = con.execute(
+        f"""
         SELECT path, arg_max(sha256, ingested_at), arg_max(size, ingested_at),
                arg_max(coalesce(lineage, sha256), ingested_at), arg_max(coalesce(alias_of, path), ingested_at),
                arg_min(coalesce(lineage, sha256), ingested_at) FILTER (WHERE alias_of IS NULL)
         FROM sources WHERE list_contains({STRINGS}, path) GROUP BY path""",
-        [strings(sorted(set(paths)))]).fetchall()
+        [strings(sorted(set(paths)))],
+    ).fetchall()
     return {path: Latest(*values[:2], values[2] or 0, *values[3:]) for path, *values in rows}
 
 
@@ -44,7 +47,8 @@ def recorded(con: duckdb.DuckDBPyConnection, keys: list[tuple[str, str]]) -> dic
         return {}
     rows = con.execute(
         "SELECT path, sha256, any_value(records), any_value(container) FROM sources "
-        f"WHERE list_contains({STRINGS}, path) GROUP BY path, sha256", [strings(sorted({path for path, _ in keys}))]
+        f"WHERE list_contains({STRINGS}, path) GROUP BY path, sha256",
+        [strings(sorted({path for path, _ in keys}))],
     ).fetchall()
     return {(path, sha256): (records, container) for path, sha256, records, container in rows}
 
@@ -54,19 +58,23 @@ def stored_contents(con: duckdb.DuckDBPyConnection, shas: list[str]) -> dict[str
     path an alias names)."""
     if not shas:
         return {}
-    cursor = con.execute(f"""
+    cursor = con.execute(
+        f"""
         SELECT * FROM sources WHERE alias_of IS NULL AND list_contains({STRINGS}, sha256)
-        ORDER BY ingested_at, path""", [strings(sorted(set(shas)))])
+        ORDER BY ingested_at, path""",
+        [strings(sorted(set(shas)))],
+    )
     names = [d[0] for d in cursor.description]
     found: dict[str, list[dict]] = {}
     for row in cursor.fetchall():
-        stored = dict(zip(names, row))
+        stored = dict(zip(names, row, strict=False))
         found.setdefault(stored["sha256"], []).append(stored)
     return found
 
 
-def new_version(path: str, sha256: str, size: int, head_sha256: str | None, latest: Latest | None,
-                may_extend: bool = True) -> SourceVersion:
+def new_version(
+    path: str, sha256: str, size: int, head_sha256: str | None, latest: Latest | None, may_extend: bool = True
+) -> SourceVersion:
     """The version a file not yet recorded is: an extension of `latest` (the version recorded at its
     path) when its first bytes are that version's, else the first version of a new lineage."""
     first = latest.first_lineage if latest is not None else None

@@ -9,6 +9,7 @@ Each transaction writes its files' `sources` rows last: they are the commit mark
 On a lake that several writers share, a commit may conflict with another writer's (DuckLake checks
 at commit, the catalog database may be busy): the transaction is retried with exponential backoff.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,23 +35,38 @@ from .versions import stored_contents
 
 DERIVED = INDEX_TABLES[1:]
 T = TypeVar("T")
-SOURCE_COLUMNS = ("path", "sha256", "size", "container", "compression", "records", "quarantined", "recognised",
-                  "ingested_at", "lineage", "alias_of")
+SOURCE_COLUMNS = (
+    "path",
+    "sha256",
+    "size",
+    "container",
+    "compression",
+    "records",
+    "quarantined",
+    "recognised",
+    "ingested_at",
+    "lineage",
+    "alias_of",
+)
 
 
 COMMIT_ATTEMPTS = 10
 BACKOFF_SECONDS = 0.05
 BACKOFF_MAX_SECONDS = 5.0
-_CONFLICT = re.compile(r"conflict|database is locked|busy|could not serialize|deadlock|"
-                       r"duplicate key value violates unique constraint \"ducklake_", re.IGNORECASE)
+_CONFLICT = re.compile(
+    r"conflict|database is locked|busy|could not serialize|deadlock|"
+    r"duplicate key value violates unique constraint \"ducklake_",
+    re.IGNORECASE,
+)
 
 
 class CommitConflict(ArchiverError):
     """A commit still conflicted with other writers after every retry; nothing of its files was stored."""
 
 
-def write_files(con: duckdb.DuckDBPyConnection, files: list,
-                on_retry: Callable[[Exception], None] | None = None) -> list[int | str]:
+def write_files(
+    con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable[[Exception], None] | None = None
+) -> list[int | str]:
     """Write prepared files (each with `.tables`, `.source_row` and `.version`) in one transaction;
     returns how many (non-filler) records each added, or, for bytes that another writer stored first,
     the path they are stored at (for another path than the file's, the file is recorded as its alias).
@@ -76,15 +92,15 @@ def is_conflict(exc: Exception) -> bool:
     return isinstance(exc, duckdb.TransactionException) or bool(_CONFLICT.search(str(exc)))
 
 
-def write_aliases(con: duckdb.DuckDBPyConnection, rows: list[dict],
-                  on_retry: Callable[[Exception], None] | None = None) -> None:
+def write_aliases(
+    con: duckdb.DuckDBPyConnection, rows: list[dict], on_retry: Callable[[Exception], None] | None = None
+) -> None:
     """Record paths holding bytes stored already at another path (`alias_row`s), in one transaction."""
     if rows:
         _retried(con, lambda: insert_sources(con, rows), [row["path"] for row in rows], on_retry)
 
 
-def _retried(con: duckdb.DuckDBPyConnection, write: Callable[[], T], paths: list[str],
-             on_retry: Callable | None) -> T:
+def _retried(con: duckdb.DuckDBPyConnection, write: Callable[[], T], paths: list[str], on_retry: Callable | None) -> T:
     """`write()` in a transaction, again with backoff while the commit conflicts with other writers."""
     for attempt in range(COMMIT_ATTEMPTS):
         try:
@@ -93,9 +109,10 @@ def _retried(con: duckdb.DuckDBPyConnection, write: Callable[[], T], paths: list
             if not is_conflict(exc):
                 raise
             if attempt == COMMIT_ATTEMPTS - 1:
-                raise CommitConflict(f"commit conflicted {COMMIT_ATTEMPTS} times, nothing stored of: "
-                                     f"{', '.join(paths)}; ingest again (last error: {' '.join(str(exc).split())})"
-                                     ) from exc
+                raise CommitConflict(
+                    f"commit conflicted {COMMIT_ATTEMPTS} times, nothing stored of: "
+                    f"{', '.join(paths)}; ingest again (last error: {' '.join(str(exc).split())})"
+                ) from exc
             if on_retry:
                 on_retry(exc)
             time.sleep(min(BACKOFF_MAX_SECONDS, BACKOFF_SECONDS * 2**attempt) * random.uniform(0.5, 1.5))
@@ -143,8 +160,11 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
     if replaced:
         paths, versions = strings(sorted({path for path, _ in replaced})), strings(f"{p}\x1f{r}" for p, r in replaced)
         for name in DERIVED:
-            con.execute(f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path) "
-                        f"AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)", [paths, versions])
+            con.execute(
+                f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path) "
+                f"AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)",
+                [paths, versions],
+            )
     counts = []
     pending = _Pending(con)
     for prepared in to_write:
@@ -172,8 +192,10 @@ def alias_row(row: dict, first_path: str) -> dict:
 def insert_sources(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
     if rows:
         placeholders = ", ".join("?" for _ in SOURCE_COLUMNS)
-        con.executemany(f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",
-                        [[row[k] for k in SOURCE_COLUMNS] for row in rows])
+        con.executemany(
+            f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",
+            [[row[k] for k in SOURCE_COLUMNS] for row in rows],
+        )
 
 
 PENDING_BYTES = 32 * 2**20
@@ -207,11 +229,12 @@ def _insert_records(con: duckdb.DuckDBPyConnection, version: SourceVersion, tabl
     stored already are left out (their ids are the same: one lineage hashes ids with one key)."""
     if version.extends_here:
         ids = table.column("record_id")
-        stored = con.execute(f"SELECT record_id FROM records WHERE source_path = ? "
-                             f"AND list_contains({STRINGS}, record_id)",
-                             [version.path, strings(ids.to_pylist())]).fetchall()
+        stored = con.execute(
+            f"SELECT record_id FROM records WHERE source_path = ? AND list_contains({STRINGS}, record_id)",
+            [version.path, strings(ids.to_pylist())],
+        ).fetchall()
         if stored:
-            table = table.filter(pc.invert(pc.is_in(ids, pa.array([i for i, in stored], pa.string()))))
+            table = table.filter(pc.invert(pc.is_in(ids, pa.array([i for (i,) in stored], pa.string()))))
     _insert(con, "records", table)
     return table.num_rows - table.column("kind").to_pylist().count("filler")
 

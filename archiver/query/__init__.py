@@ -1,4 +1,5 @@
 """Query the index: lineage questions, read-only SQL, and rows streamed out in batches."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator

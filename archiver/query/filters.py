@@ -3,6 +3,7 @@
 A value matches exactly, unless it holds a `*`: then `*` matches any run of
 characters (`\\*` a literal star) and nothing else in it is special.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -86,8 +87,14 @@ _COPY_FILTERS = frozenset({"agent", "task"})
 
 
 _TEXT_COLUMNS = {
-    "study": "study", "period": "period", "column": "source_column", "table": "source_table",
-    "function": "source_function", "weight": "weight", "agent": "agent", "task": "task_id",
+    "study": "study",
+    "period": "period",
+    "column": "source_column",
+    "table": "source_table",
+    "function": "source_function",
+    "weight": "weight",
+    "agent": "agent",
+    "task": "task_id",
 }
 
 
@@ -117,7 +124,7 @@ def like_pattern(glob: str) -> str:
     out, index = [], 0
     while index < len(glob):
         char = glob[index]
-        if char == "\\" and glob[index + 1:index + 2] == "*":
+        if char == "\\" and glob[index + 1 : index + 2] == "*":
             out.append("*")
             index += 2
             continue

@@ -4,6 +4,7 @@ Each builder returns a `Query`: SQL text, its bound parameters and the names of
 its output fields. Filter values only ever travel as parameters; the ORDER BY
 names a field only after it is checked against the query's own fields.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,8 +12,19 @@ from dataclasses import dataclass
 from .filters import Filters
 
 CITATION_FIELDS = (
-    "study", "period", "fielded", "base_name", "base_n", "weight", "source_table", "source_column",
-    "source_function", "warnings", "valid", "problems", "inferred",
+    "study",
+    "period",
+    "fielded",
+    "base_name",
+    "base_n",
+    "weight",
+    "source_table",
+    "source_column",
+    "source_function",
+    "warnings",
+    "valid",
+    "problems",
+    "inferred",
 )
 # Each claim's re-run verdict (`archiver verify`), from its citation's latest verification: a claim
 # that a `differs` verdict found equal is `reproduced`; `rerun_value` is what the data layer re-derived
@@ -28,8 +40,19 @@ _VERDICT_COLUMNS = """
     v.reason AS verdict_reason, v.verified_at"""
 _VERDICT_JOIN = "LEFT JOIN latest_verdicts v ON v.result_key = k.result_key AND v.citation_hash = k.citation_hash"
 CLAIM_FIELDS = (
-    "value", "pointer", "part_index", "task_id", "message_id", "context_id", "artifact_id", "agent",
-    "timestamp", "source_path", *CITATION_FIELDS, "citation_hash", *VERDICT_FIELDS,
+    "value",
+    "pointer",
+    "part_index",
+    "task_id",
+    "message_id",
+    "context_id",
+    "artifact_id",
+    "agent",
+    "timestamp",
+    "source_path",
+    *CITATION_FIELDS,
+    "citation_hash",
+    *VERDICT_FIELDS,
 )
 CITATION_INDEX_FIELDS = (*CITATION_FIELDS, "claims", "results", "tasks", "agents", "citation_hash")
 IMPACT_FIELDS = ("kind", "id", "claims", "results", "citations")
@@ -64,7 +87,7 @@ def _order(order_by: str | None, fields: tuple[str, ...], default: str, columns:
         if name not in fields:
             raise QueryError(f"cannot order by {name!r}; fields: {', '.join(fields)}")
         column = (columns or {}).get(name, f'"{name}"')
-        terms.append(f'{column} {"DESC" if descending else "ASC"} NULLS LAST')
+        terms.append(f"{column} {'DESC' if descending else 'ASC'} NULLS LAST")
     return ", ".join(terms) + ", " + default
 
 
@@ -117,8 +140,12 @@ def claims(filters: Filters, order_by: str | None = None, limit: int | None = No
     where, outer_params = filters.where()
     params = params * 3 + outer_params
     columns = ", ".join("literal AS value" if f == "value" else f'"{f}"' for f in CLAIM_FIELDS)
-    order = _order(order_by, CLAIM_FIELDS, "timestamp NULLS LAST, result_key, content_hash, pointer, citation_hash",
-                   {"value": "claim_citations.value"})
+    order = _order(
+        order_by,
+        CLAIM_FIELDS,
+        "timestamp NULLS LAST, result_key, content_hash, pointer, citation_hash",
+        {"value": "claim_citations.value"},
+    )
     sql = f"""
         WITH copies AS MATERIALIZED (
             SELECT c.*, count(*) OVER (PARTITION BY c.result_key) AS stored
@@ -151,15 +178,23 @@ def claims(filters: Filters, order_by: str | None = None, limit: int | None = No
         SELECT {columns}
         FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM claim_citations k {_VERDICT_JOIN}) claim_citations
         WHERE {where} ORDER BY {order}"""
-    return Query(sql + _limit(limit, params), params, CLAIM_FIELDS,
-                 ("value", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings", "verdict"))
+    return Query(
+        sql + _limit(limit, params),
+        params,
+        CLAIM_FIELDS,
+        ("value", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings", "verdict"),
+    )
 
 
 def citations(filters: Filters, order_by: str | None = None, limit: int | None = None) -> Query:
     where, params = filters.where("u.")
     picked = ", ".join(
-        f"bool_and(u.{f}) AS {f}" if f == "valid" else f"bool_or(u.{f}) AS {f}" if f == "inferred"
-        else f"any_value(u.{f}) AS {f}" for f in CITATION_FIELDS
+        f"bool_and(u.{f}) AS {f}"
+        if f == "valid"
+        else f"bool_or(u.{f}) AS {f}"
+        if f == "inferred"
+        else f"any_value(u.{f}) AS {f}"
+        for f in CITATION_FIELDS
     )
     order = _order(order_by, CITATION_INDEX_FIELDS, "study, period, source_column, citation_hash")
     sql = f"""
@@ -191,8 +226,12 @@ def citations(filters: Filters, order_by: str | None = None, limit: int | None =
                    coalesce(cc.claims, 0)::BIGINT AS claims, g.results, g.tasks, g.agents, g.citation_hash
             FROM grouped g LEFT JOIN citation_claims cc ON cc.citation_hash = g.citation_hash)
         ORDER BY {order}"""
-    return Query(sql + _limit(limit, params), params, CITATION_INDEX_FIELDS,
-                 ("study", "period", "source_column", "base_n", "claims", "results", "tasks", "agents"))
+    return Query(
+        sql + _limit(limit, params),
+        params,
+        CITATION_INDEX_FIELDS,
+        ("study", "period", "source_column", "base_n", "claims", "results", "tasks", "agents"),
+    )
 
 
 def impact(filters: Filters, order_by: str | None = None, limit: int | None = None) -> Query:
@@ -207,7 +246,8 @@ def impact(filters: Filters, order_by: str | None = None, limit: int | None = No
     uses_where, uses_params = filters.where("r.", scope="copy")
     copy_where, copy_params = filters.where("c.", scope="copy")
     params += uses_params + copy_params
-    dimensions = " UNION ALL ".join(f"""
+    dimensions = " UNION ALL ".join(
+        f"""
         SELECT {rank} AS kind_rank, '{kind}' AS kind, a.id,
                CAST(coalesce(a.single_claims, 0) + coalesce(m.claims, 0) AS BIGINT) AS claims,
                a.results, coalesce(h.citations, 0) AS citations

@@ -1,4 +1,5 @@
 """Rows out of DuckDB, in batches, into table, json, jsonl or csv: nothing is held whole in memory."""
+
 from __future__ import annotations
 
 import csv
@@ -28,17 +29,23 @@ def stream(cursor: duckdb.DuckDBPyConnection, batch_size: int = BATCH_SIZE) -> I
     """Rows of an executed cursor as dicts, read as Arrow batches of `batch_size`, machine-ready values."""
     for batch in cursor.to_arrow_reader(batch_size):
         names = batch.schema.names
-        columns = [_plain_column(name, column) for name, column in zip(names, batch.columns)]
-        for values in zip(*columns):
-            yield dict(zip(names, values))
+        columns = [_plain_column(name, column) for name, column in zip(names, batch.columns, strict=False)]
+        for values in zip(*columns, strict=False):
+            yield dict(zip(names, values, strict=False))
 
 
 def _plain_column(name: str, column: pa.Array) -> list:
     """`plain` applied to a whole column, and only where a value can need it."""
     values = _python_values(column)
     kind = column.type
-    if name == "value" or name == "base_n" or pa.types.is_timestamp(kind) or pa.types.is_date(kind) \
-            or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+    if (
+        name == "value"
+        or name == "base_n"
+        or pa.types.is_timestamp(kind)
+        or pa.types.is_date(kind)
+        or pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+    ):
         return [plain(name, value) for value in values]
     return values
 
@@ -87,28 +94,49 @@ def dumps(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def json_text(cursor: duckdb.DuckDBPyConnection, sql: str, params: list, fields: Iterable[str],
-              fmt: str) -> Iterator[tuple[int, memoryview | bytes]] | None:
+def json_text(
+    cursor: duckdb.DuckDBPyConnection, sql: str, params: list, fields: Iterable[str], fmt: str
+) -> Iterator[tuple[int, memoryview | bytes]] | None:
     """The rows of a query as DuckDB writes them in JSON, the values `plain` would give: JSON Lines,
     or for "json" each row preceded by ",\n". (rows, text) chunks, no Python object per row; None
     when a column's type is one only the Python path renders as `write` would."""
     fields = list(fields)
-    described = {name: str(kind) for name, kind, *_ in cursor.execute(f"SELECT * FROM ({sql}) LIMIT 0",
-                                                                      params).description}
+    described = {
+        name: str(kind) for name, kind, *_ in cursor.execute(f"SELECT * FROM ({sql}) LIMIT 0", params).description
+    }
     values = [_json_value(f'q."{name}"', name, described.get(name)) for name in fields]
     if None in values:
         return None
-    row = "to_json(struct_pack(" + ", ".join(f'"{name}" := {value}' for name, value in zip(fields, values)) + "))"
+    row = (
+        "to_json(struct_pack("
+        + ", ".join(f'"{name}" := {value}' for name, value in zip(fields, values, strict=False))
+        + "))"
+    )
     line = f"{row} || chr(10)" if fmt == "jsonl" else f"',' || chr(10) || {row}"
     reader = cursor.execute(f"SELECT {line} FROM ({sql}) q", params).to_arrow_reader(JSON_BATCH_SIZE)
     return ((batch.num_rows, _text(batch.column(0))) for batch in reader)
 
 
 JSON_BATCH_SIZE = 16384
-_PLAIN_TYPES = {"VARCHAR", "VARCHAR[]", "BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
-                "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "DATE"}
-_ISO = ("CASE WHEN microsecond({0}) % 1000000 = 0 THEN strftime({0}, '%Y-%m-%dT%H:%M:%S{1}') "
-        "ELSE strftime({0}, '%Y-%m-%dT%H:%M:%S.%f{1}') END")
+_PLAIN_TYPES = {
+    "VARCHAR",
+    "VARCHAR[]",
+    "BOOLEAN",
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "DATE",
+}
+_ISO = (
+    "CASE WHEN microsecond({0}) % 1000000 = 0 THEN strftime({0}, '%Y-%m-%dT%H:%M:%S{1}') "
+    "ELSE strftime({0}, '%Y-%m-%dT%H:%M:%S.%f{1}') END"
+)
 
 
 def _json_value(column: str, name: str, kind: str | None) -> str | None:
@@ -120,8 +148,10 @@ def _json_value(column: str, name: str, kind: str | None) -> str | None:
     if kind in ("DOUBLE", "FLOAT"):
         finite = f"CASE WHEN isfinite({column}) THEN to_json({column}) END"
         if name == "base_n":
-            return (f"CASE WHEN isfinite({column}) AND {column} = trunc({column}) AND abs({column}) < 9e18 "
-                    f"THEN to_json(CAST({column} AS BIGINT)) ELSE {finite} END")
+            return (
+                f"CASE WHEN isfinite({column}) AND {column} = trunc({column}) AND abs({column}) < 9e18 "
+                f"THEN to_json(CAST({column} AS BIGINT)) ELSE {finite} END"
+            )
         return finite
     if kind in ("TIMESTAMP WITH TIME ZONE", "TIMESTAMP"):  # isoformat, in UTC for a zoned time
         utc = f"make_timestamp(epoch_us({column}))" if kind != "TIMESTAMP" else column
@@ -138,11 +168,17 @@ def _text(array: pa.Array) -> memoryview | bytes:
         return "".join(value for value in array.to_pylist() if value is not None).encode()
     _validity, offsets, data = array.buffers()
     bounds = memoryview(offsets).cast(width)
-    return memoryview(data)[bounds[array.offset]:bounds[array.offset + len(array)]]
+    return memoryview(data)[bounds[array.offset] : bounds[array.offset + len(array)]]
 
 
-def write(rows: Iterable[dict], fields: Iterable[str], fmt: str, out: IO[str],
-          table_fields: Iterable[str] | None = None, width: int | None = None) -> int:
+def write(
+    rows: Iterable[dict],
+    fields: Iterable[str],
+    fmt: str,
+    out: IO[str],
+    table_fields: Iterable[str] | None = None,
+    width: int | None = None,
+) -> int:
     """Write rows in `fmt`; returns how many were written."""
     fields = list(fields)
     json = getattr(rows, "json", None)
@@ -219,8 +255,13 @@ def _table(rows: Iterable[dict], fields: list[str], out: IO[str], width: int | N
     head = list(islice(rows, TABLE_SAMPLE))
     widths = [max([len(f)] + [len(_cell(r.get(f))) for r in head]) for f in fields]
     _fit(widths, width or shutil.get_terminal_size((80, 24)).columns)
-    numeric = [bool(head) and all(isinstance(r.get(f), (int, float)) and not isinstance(r.get(f), bool)
-                                  for r in head if r.get(f) is not None) for f in fields]
+    numeric = [
+        bool(head)
+        and all(
+            isinstance(r.get(f), (int, float)) and not isinstance(r.get(f), bool) for r in head if r.get(f) is not None
+        )
+        for f in fields
+    ]
     out.write(_line(fields, widths, [False] * len(fields)) + "\n")
     out.write("  ".join("-" * w for w in widths) + "\n")
     count = 0
@@ -243,7 +284,7 @@ def _fit(widths: list[int], total: int) -> None:
 
 def _line(cells: list[str], widths: list[int], numeric: list[bool]) -> str:
     parts = []
-    for cell, width, right in zip(cells, widths, numeric):
+    for cell, width, right in zip(cells, widths, numeric, strict=False):
         cell = cell if len(cell) <= width else cell[: width - 1] + "…"
         parts.append(cell.rjust(width) if right else cell.ljust(width))
     return "  ".join(parts).rstrip()

@@ -1,4 +1,5 @@
 """`archiver sql`: only statements that read. DuckDB's own parser says what a statement does."""
+
 from __future__ import annotations
 
 import re
@@ -9,14 +10,30 @@ from ..errors import ArchiverError
 
 _EXPLAIN = re.compile(r"^\s*explain\s+(analy[sz]e\s+)?", re.IGNORECASE)
 _WHAT = {
-    "INSERT": "inserts rows", "UPDATE": "updates rows", "DELETE": "deletes rows", "MERGE_INTO": "merges rows",
-    "CREATE": "creates something", "CREATE_FUNC": "creates a function", "DROP": "drops something",
-    "ALTER": "alters the schema", "COPY": "copies data in or out", "COPY_DATABASE": "copies a database",
-    "EXPORT": "exports the database", "ATTACH": "attaches a database", "DETACH": "detaches a database",
-    "LOAD": "installs or loads an extension", "EXTENSION": "manages extensions",
-    "SET": "changes a setting", "VARIABLE_SET": "sets a variable", "PRAGMA": "runs a pragma",
-    "TRANSACTION": "controls a transaction", "VACUUM": "vacuums", "ANALYZE": "analyzes tables",
-    "CALL": "calls a procedure", "PREPARE": "prepares a statement", "EXECUTE": "executes a statement",
+    "INSERT": "inserts rows",
+    "UPDATE": "updates rows",
+    "DELETE": "deletes rows",
+    "MERGE_INTO": "merges rows",
+    "CREATE": "creates something",
+    "CREATE_FUNC": "creates a function",
+    "DROP": "drops something",
+    "ALTER": "alters the schema",
+    "COPY": "copies data in or out",
+    "COPY_DATABASE": "copies a database",
+    "EXPORT": "exports the database",
+    "ATTACH": "attaches a database",
+    "DETACH": "detaches a database",
+    "LOAD": "installs or loads an extension",
+    "EXTENSION": "manages extensions",
+    "SET": "changes a setting",
+    "VARIABLE_SET": "sets a variable",
+    "PRAGMA": "runs a pragma",
+    "TRANSACTION": "controls a transaction",
+    "VACUUM": "vacuums",
+    "ANALYZE": "analyzes tables",
+    "CALL": "calls a procedure",
+    "PREPARE": "prepares a statement",
+    "EXECUTE": "executes a statement",
 }
 
 
@@ -56,5 +73,7 @@ def needs_extension(exc: duckdb.Error) -> NotReadOnly | None:
     if found is None:
         return None
     name = next(group for group in found.groups() if group)
-    return NotReadOnly(f"refused: this statement needs DuckDB's {name} extension; `archiver sql` never installs or "
-                       "loads extensions, so nothing reaches the network (local CSV, Parquet and JSON files can be read)")
+    return NotReadOnly(
+        f"refused: this statement needs DuckDB's {name} extension; `archiver sql` never installs or "
+        "loads extensions, so nothing reaches the network (local CSV, Parquet and JSON files can be read)"
+    )

@@ -3,6 +3,7 @@
 A result stored in several copies is shown once, from its fullest copy (most
 parts, then the latest), with the citations gathered from every copy.
 """
+
 from __future__ import annotations
 
 import json
@@ -90,39 +91,72 @@ def transcript(con: duckdb.DuckDBPyConnection, ident: str) -> list[ResultView]:
 
 
 def _result(con: duckdb.DuckDBPyConnection, key: str) -> ResultView:
-    copies = con.execute("""
+    copies = con.execute(
+        """
         SELECT r.copy_id, r.kind, r.task_id, r.context_id, r.message_id, r.state, r.timestamp, a.agent,
                r.source_path, (SELECT count(*) FROM parts p WHERE p.copy_id = r.copy_id) AS n_parts
         FROM results r JOIN result_agents a ON a.copy_id = r.copy_id
         WHERE r.result_key = ?
-        ORDER BY n_parts DESC, r.timestamp DESC NULLS LAST, r.source_path""", [key]).fetchall()
+        ORDER BY n_parts DESC, r.timestamp DESC NULLS LAST, r.source_path""",
+        [key],
+    ).fetchall()
     copy_id, kind, task_id, context_id, message_id, state, timestamp, agent = copies[0][:8]
     parts = [
-        PartView(kind=row[0], role=row[1], location=row[2], group=row[3] or row[4] or "", group_name=row[5],
-                 part_index=row[6], media_type=row[7], text=row[8], data=_json(row[9]), file=_json(row[10]),
-                 is_citation=row[11], citation_hash=row[12])
-        for row in con.execute("""
+        PartView(
+            kind=row[0],
+            role=row[1],
+            location=row[2],
+            group=row[3] or row[4] or "",
+            group_name=row[5],
+            part_index=row[6],
+            media_type=row[7],
+            text=row[8],
+            data=_json(row[9]),
+            file=_json(row[10]),
+            is_citation=row[11],
+            citation_hash=row[12],
+        )
+        for row in con.execute(
+            """
             SELECT p.kind, p.role, p.location, p.artifact_id, p.message_id, p.artifact_name, p.part_index,
                    p.media_type, p.text, p.data, p.file, p.is_citation, c.citation_hash
             FROM parts p LEFT JOIN citations c ON c.part_id = p.part_id
-            WHERE p.copy_id = ? ORDER BY p.ordinal""", [copy_id]).fetchall()
+            WHERE p.copy_id = ? ORDER BY p.ordinal""",
+            [copy_id],
+        ).fetchall()
     ]
     columns = ", ".join(CITATION_FIELDS)
     cursor = con.execute(
         f"SELECT citation_hash, {columns} FROM result_citations WHERE result_key = ? "
-        "ORDER BY study, period, source_column, citation_hash", [key])
+        "ORDER BY study, period, source_column, citation_hash",
+        [key],
+    )
     names = [d[0] for d in cursor.description]
-    citations = [CitationView(**{n: v for n, v in zip(names, row) if v is not None}) for row in cursor.fetchall()]
+    citations = [
+        CitationView(**{n: v for n, v in zip(names, row, strict=False) if v is not None}) for row in cursor.fetchall()
+    ]
     _attach_verdicts(con, key, citations)
-    return ResultView(key, kind, task_id, context_id, message_id, state, timestamp, agent,
-                      sorted({row[8] for row in copies}), parts, citations)
+    return ResultView(
+        key,
+        kind,
+        task_id,
+        context_id,
+        message_id,
+        state,
+        timestamp,
+        agent,
+        sorted({row[8] for row in copies}),
+        parts,
+        citations,
+    )
 
 
 def _attach_verdicts(con: duckdb.DuckDBPyConnection, key: str, citations: list[CitationView]) -> None:
     by_hash = {c.citation_hash: c for c in citations}
     for citation_hash, verdict, reason, verified_at, differences in con.execute(
-            "SELECT citation_hash, verdict, reason, verified_at, differences FROM latest_verdicts "
-            "WHERE result_key = ?", [key]).fetchall():
+        "SELECT citation_hash, verdict, reason, verified_at, differences FROM latest_verdicts WHERE result_key = ?",
+        [key],
+    ).fetchall():
         if citation_hash in by_hash:
             c = by_hash[citation_hash]
             c.verdict, c.verdict_reason, c.verified_at = verdict, reason, verified_at

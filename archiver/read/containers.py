@@ -5,6 +5,7 @@ these gzip-compressed, and SQLite task stores. Records cover the decompressed
 bytes contiguously (blank lines and keep-alive comments become `filler`
 records), so concatenating a file's records gives its bytes back.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -111,8 +112,13 @@ def shown(path: str) -> str:
 
 
 def _file_type(mode: int) -> str:
-    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"),
+    )
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
@@ -142,9 +148,10 @@ class _BoundedGzip(io.RawIOBase):
             if self._total + len(data) > self._limit:
                 data = data[: self._limit - self._total]
                 self._failure = ContainerError(
-                    f"gzip expands past the limit of {self._limit} bytes (ARCHIVER_GZIP_LIMIT)")
+                    f"gzip expands past the limit of {self._limit} bytes (ARCHIVER_GZIP_LIMIT)"
+                )
             self._total += len(data)
-            buffer[filled: filled + len(data)] = data
+            buffer[filled : filled + len(data)] = data
             filled += len(data)
         if not filled and self._failure is not None:
             raise self._failure
@@ -189,7 +196,7 @@ def _lines_around_nul(text: bytes, sse: bool) -> str:
     a binary file may well hold a line "1"."""
     for line in text.splitlines():
         if sse:
-            line = line[len(b"data:"):] if line.startswith(b"data:") else b""
+            line = line[len(b"data:") :] if line.startswith(b"data:") else b""
         if line.strip()[:1] in (b"{", b"[") and _is_json(line):
             return "sse" if sse else "jsonl"
     return "binary"
@@ -212,8 +219,11 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
             return "sqlite", None, read_sqlite(source)
         stream, compression = open_content(source)
     except OSError as exc:  # gone since it was fingerprinted
-        return "unreadable", None, iter([Record(0, "file", b"", "unreadable",
-                                                error=f"cannot read the file: {exc.strerror or exc}")])
+        return (
+            "unreadable",
+            None,
+            iter([Record(0, "file", b"", "unreadable", error=f"cannot read the file: {exc.strerror or exc}")]),
+        )
     if not hasattr(stream, "peek"):
         stream = io.BufferedReader(stream, 1 << 20)
     try:
@@ -266,8 +276,10 @@ class LineTooLong(Exception):
     """A line past RECORD_LIMIT: `length` bytes, passed over unread."""
 
     def __init__(self, length: int) -> None:
-        super().__init__(f"a line of {length} bytes, past the record limit of {RECORD_LIMIT} bytes "
-                         f"(ARCHIVER_RECORD_LIMIT); its bytes are not stored")
+        super().__init__(
+            f"a line of {length} bytes, past the record limit of {RECORD_LIMIT} bytes "
+            f"(ARCHIVER_RECORD_LIMIT); its bytes are not stored"
+        )
         self.length = length
 
 
@@ -304,11 +316,10 @@ def read_lines(stream: BinaryIO) -> Iterator[Record]:
     with stream:
         for number, offset, line in _lines(stream):
             if isinstance(line, LineTooLong):
-                yield Record(seq, f"line {number}", b"", "unreadable", line=number, byte_offset=offset,
-                             error=str(line))
+                yield Record(seq, f"line {number}", b"", "unreadable", line=number, byte_offset=offset, error=str(line))
                 seq += 1
                 continue
-            body = line[len(BOM):] if number == 1 and line.startswith(BOM) else line
+            body = line[len(BOM) :] if number == 1 and line.startswith(BOM) else line
             kind = "json" if body.strip() else "filler"
             yield Record(seq, f"line {number}", line, kind, line=number, byte_offset=offset, payload=body)
             seq += 1
@@ -319,8 +330,15 @@ def read_document(stream: BinaryIO) -> Iterator[Record]:
     with stream:
         raw = stream.read(JSON_DOCUMENT_LIMIT + 1)
     if len(raw) > JSON_DOCUMENT_LIMIT:
-        yield Record(0, "document", raw[:0], "unreadable", line=1, byte_offset=0,
-                     error=f"a JSON document larger than {JSON_DOCUMENT_LIMIT} bytes; split it into JSON Lines")
+        yield Record(
+            0,
+            "document",
+            raw[:0],
+            "unreadable",
+            line=1,
+            byte_offset=0,
+            error=f"a JSON document larger than {JSON_DOCUMENT_LIMIT} bytes; split it into JSON Lines",
+        )
         return
     body = raw.removeprefix(BOM)
     yield Record(0, "document", raw, "json", line=1, byte_offset=0, payload=body)
@@ -341,8 +359,15 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
         raw = b"".join(block)
         if data:
             event_number += 1
-            record = Record(seq, f"event {event_number} (line {start_line})", raw, "json",
-                            line=start_line, byte_offset=start_offset, payload=b"\n".join(data))
+            record = Record(
+                seq,
+                f"event {event_number} (line {start_line})",
+                raw,
+                "json",
+                line=start_line,
+                byte_offset=start_offset,
+                payload=b"\n".join(data),
+            )
         else:
             record = Record(seq, f"line {start_line}", raw, "filler", line=start_line, byte_offset=start_offset)
         seq += 1
@@ -354,16 +379,12 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
                 if block:
                     yield emit()
                     block, data = [], []
-                yield Record(seq, f"line {number}", b"", "unreadable", line=number, byte_offset=offset,
-                             error=str(line))
+                yield Record(seq, f"line {number}", b"", "unreadable", line=number, byte_offset=offset, error=str(line))
                 seq += 1
                 continue
             if not block:
                 start_line, start_offset = number, offset
-                if number == 1 and line.startswith(BOM):
-                    line_body = line[len(BOM):]
-                else:
-                    line_body = line
+                line_body = line[len(BOM) :] if number == 1 and line.startswith(BOM) else line
             else:
                 line_body = line
             block.append(line)
@@ -416,7 +437,7 @@ def read_sqlite(source: SourceFile) -> Iterator[Record]:
                 cursor = con.execute(f'SELECT rowid, * FROM "{table}" ORDER BY rowid')
                 names = [d[0] for d in cursor.description][1:]
                 for rowid, *values in cursor:
-                    row = {name: _cell(value) for name, value in zip(names, values)}
+                    row = {name: _cell(value) for name, value in zip(names, values, strict=False)}
                     raw = orjson.dumps(row)
                     yield Record(seq, f"{table} rowid {rowid}", raw, "row", value=row)
                     seq += 1
@@ -429,7 +450,8 @@ def read_sqlite(source: SourceFile) -> Iterator[Record]:
 def _task_tables(con: sqlite3.Connection) -> list[str]:
     names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     shaped = [
-        name for name in names
+        name
+        for name in names
         if {"id", "context_id", "status"} <= {r[1] for r in con.execute(f'PRAGMA table_info("{name}")')}
     ]
     return sorted(shaped, key=lambda name: name != "tasks")

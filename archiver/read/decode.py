@@ -4,6 +4,7 @@ orjson reads an integer beyond 64 bits as a float (2**64 becomes 1.8446744073709
 it as infinite; such a number is read exactly by the standard library instead. NaN and Infinity are
 not JSON and are refused by name; invalid UTF-8 is refused with the offset of the first bad byte.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,10 @@ def _long_digits(payload: bytes) -> bool:
     """Whether a run of 19 digits occurs (C-speed scans: a regular expression crawls on a 200 MB line),
     a few MiB at a time, overlapping by a run's length: a huge payload is not copied whole."""
     step = _SCAN_BYTES - len(_LONG_RUN)
-    return any(_LONG_RUN in payload[start:start + _SCAN_BYTES].translate(_DIGITS_AS_ZEROS)
-               for start in range(0, max(1, len(payload)), step))
+    return any(
+        _LONG_RUN in payload[start : start + _SCAN_BYTES].translate(_DIGITS_AS_ZEROS)
+        for start in range(0, max(1, len(payload)), step)
+    )
 
 
 def _exact(payload: bytes) -> Any:
@@ -53,7 +56,9 @@ def _exact(payload: bytes) -> Any:
     except RecursionError:
         raise InvalidJSON(f"JSON nested too deeply ({nesting_depth(payload)} levels)") from None
     except UnicodeEncodeError:
-        raise InvalidJSON("invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)") from None
+        raise InvalidJSON(
+            "invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)"
+        ) from None
     return value
 
 
@@ -74,7 +79,9 @@ def _decode_refused(payload: bytes, exc: orjson.JSONDecodeError) -> Any:
         try:
             payload.decode("utf-8")
         except UnicodeDecodeError as bad:
-            raise InvalidJSON(f"invalid JSON: invalid UTF-8 byte 0x{payload[bad.start]:02x} at byte {bad.start}") from None
+            raise InvalidJSON(
+                f"invalid JSON: invalid UTF-8 byte 0x{payload[bad.start]:02x} at byte {bad.start}"
+            ) from None
     number_refused = "infinity" in reason and _long_digits(payload)
     if number_refused or any(constant in payload for constant in _CONSTANTS):
         try:

@@ -1,4 +1,5 @@
 """The unit every container reader yields."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

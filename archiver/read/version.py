@@ -10,6 +10,7 @@ named by its first version. Ids of records, stored copies and cards are hashed w
 `key`: the path for the first lineage found at a path (so ids made before versions existed stay
 valid), the path and lineage for a later one (so two lineages at one path never share an id).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """`archiver show --format html`: one self-contained page, every string escaped, no script."""
+
 from __future__ import annotations
 
 from html import escape
@@ -26,7 +27,7 @@ h3{font-size:.95rem;margin:1rem 0 .3rem;color:#333;border-bottom:1px solid #eee}
 def render_html(results: list[ResultView], title: str) -> str:
     body = "\n".join(_result(r) for r in results)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n"
         f"<body><h1>{escape(title)}</h1>\n{body}\n</body></html>\n"
     )
@@ -57,7 +58,8 @@ def _item(item: Item) -> str:
             out.append(f'<div class="leaf">{escape(leaf.pointer or "(value)")} = {escape(leaf.literal)}</div>')
             continue
         cited = "".join(citation_block(c, leaf.pointer) for c in leaf.citations) or (
-            '<div class="uncited">UNCITED: no citation in any stored copy of this result</div>')
+            '<div class="uncited">UNCITED: no citation in any stored copy of this result</div>'
+        )
         out.append(
             f'<div class="claim"><div class="value"><span class="pointer">{escape(leaf.pointer or "(value)")}'
             f'</span> = <span class="number">{escape(leaf.literal)}</span></div>{cited}</div>'
@@ -70,9 +72,11 @@ def citation_block(c: CitationView, pointer: str | None = None) -> str:
     lines = [
         f'<div class="head"><span class="mark">{escape(citation_status(c))}</span>: '
         f'<span class="study">{escape(c.study or "?")}</span> · {escape(c.period or "?")}'
-        + (f" · fielded {escape(c.fielded)}" if c.fielded else "") + "</div>",
+        + (f" · fielded {escape(c.fielded)}" if c.fielded else "")
+        + "</div>",
         f"<div>base: {escape(c.base_name or '?')} · n={escape(n_text(c.base_n))}"
-        + (f" · weight {escape(c.weight)}" if c.weight else "") + "</div>",
+        + (f" · weight {escape(c.weight)}" if c.weight else "")
+        + "</div>",
         f"<div>source: <code>{escape(source_text(c))}</code></div>",
         *(f'<div class="warning">⚠ WARNING: {escape(w)}</div>' for w in c.warnings),
     ]

@@ -4,6 +4,7 @@ Messages from the user first, then the artifacts, then the agent's messages;
 inside a data Part every scalar leaf in document order, and under each number
 of an agent's quantitative Part the citations it rests on (or that it has none).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -63,10 +64,13 @@ def _item(part: PartView, result: ResultView, by_hash: dict[str, CitationView]) 
         return Item("text", text=part.text or "")
     if part.kind == "data":
         claims = part.role == "agent"
-        return Item("data", leaves=[
-            Leaf(pointer, literal, is_number and claims, result.citations if is_number and claims else [])
-            for pointer, literal, is_number in scalar_leaves(part.data)
-        ])
+        return Item(
+            "data",
+            leaves=[
+                Leaf(pointer, literal, is_number and claims, result.citations if is_number and claims else [])
+                for pointer, literal, is_number in scalar_leaves(part.data)
+            ],
+        )
     if part.kind in ("file", "url", "raw"):
         return Item("file", text=f"{part.kind} {part.media_type or ''} {literal_of(part.file)}".strip())
     return Item("other", text=f"{part.kind} part")
@@ -107,7 +111,7 @@ def literal_of(value: Any) -> str:
 
 
 def citation_status(citation: CitationView) -> str:
-    """"citation", "INVALID citation", "TYPE-LOST citation" or both marks."""
+    """ "citation", "INVALID citation", "TYPE-LOST citation" or both marks."""
     marks = []
     if not citation.valid:
         marks.append("INVALID")
@@ -128,8 +132,16 @@ def source_text(citation: CitationView) -> str:
 
 def header(result: ResultView) -> list[str]:
     what = f"task {result.task_id}" if result.kind == "task" else f"message {result.message_id}"
-    line = " · ".join(x for x in (what, result.state, str(result.timestamp) if result.timestamp else None,
-                                  f"agent {result.agent}" if result.agent else None) if x)
+    line = " · ".join(
+        x
+        for x in (
+            what,
+            result.state,
+            str(result.timestamp) if result.timestamp else None,
+            f"agent {result.agent}" if result.agent else None,
+        )
+        if x
+    )
     copies = len(result.source_paths)
     stored = f"stored in {copies} copies" if copies > 1 else "stored in"
     return [line, f"context {result.context_id or '-'} · {stored}: {', '.join(result.source_paths)}"]

@@ -1,4 +1,5 @@
 """`archiver show` as plain text: the citation lines stand directly under the number they support."""
+
 from __future__ import annotations
 
 from ..query.transcript import CitationView, ResultView
@@ -42,10 +43,14 @@ def _item(item: Item) -> list[str]:
 def citation_lines(citations: list[CitationView], indent: str, pointer: str | None = None) -> list[str]:
     lines = []
     for c in citations:
-        lines.append(f"{indent}↳ {citation_status(c)}: {c.study or '?'} · {c.period or '?'}"
-                     + (f" · fielded {c.fielded}" if c.fielded else ""))
-        lines.append(f"{indent}  base: {c.base_name or '?'} · n={n_text(c.base_n)}"
-                     + (f" · weight {c.weight}" if c.weight else ""))
+        lines.append(
+            f"{indent}↳ {citation_status(c)}: {c.study or '?'} · {c.period or '?'}"
+            + (f" · fielded {c.fielded}" if c.fielded else "")
+        )
+        lines.append(
+            f"{indent}  base: {c.base_name or '?'} · n={n_text(c.base_n)}"
+            + (f" · weight {c.weight}" if c.weight else "")
+        )
         lines.append(f"{indent}  source: {source_text(c)}")
         lines += [f"{indent}  ⚠ WARNING: {w}" for w in c.warnings]
         if c.inferred:

@@ -10,6 +10,7 @@ Every connection is offline: DuckDB never installs an extension by itself, loads
 a lake is being opened (from that directory), and once open its configuration is locked but for the few
 settings the archiver itself adjusts, so no statement can turn either back on. Nothing reaches the network.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -58,11 +59,11 @@ def locate(db: str | None = None, data_path: str | None = None) -> Location:
     data_path = data_path or os.environ.get("ARCHIVER_DATA_PATH") or None
     if not db.startswith(LAKE_PREFIX):
         return Location(db, "file", db)
-    rest = db[len(LAKE_PREFIX):]
+    rest = db[len(LAKE_PREFIX) :]
     if rest.startswith("postgres:"):
-        catalog, catalog_path = "postgres", rest[len("postgres:"):]
+        catalog, catalog_path = "postgres", rest[len("postgres:") :]
     elif rest.startswith("sqlite:"):
-        catalog, catalog_path = "sqlite", _absolute(rest[len("sqlite:"):])
+        catalog, catalog_path = "sqlite", _absolute(rest[len("sqlite:") :])
     else:
         catalog, catalog_path = "duckdb", _absolute(rest.removeprefix("duckdb:"))
     if not catalog_path:
@@ -96,8 +97,12 @@ bar); they stay adjustable when the configuration is locked, and none of them re
 def config(location: Location | None = None) -> dict:
     """DuckDB settings for a connection: extensions never installed by DuckDB itself, and loaded by
     itself only while a lake is opened (`ducklake:` needs DuckLake before any statement can load it)."""
-    return {"extension_directory": extension_directory(), "autoinstall_known_extensions": False,
-            "autoload_known_extensions": bool(location and location.is_lake), "allowed_configs": list(ADJUSTABLE)}
+    return {
+        "extension_directory": extension_directory(),
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": bool(location and location.is_lake),
+        "allowed_configs": list(ADJUSTABLE),
+    }
 
 
 def lock(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
@@ -135,8 +140,10 @@ def wheel_extension(package: str) -> Path:
     found = sorted(root.glob(f"extensions/v{duckdb.__version__}/*.duckdb_extension"))
     if not found:
         have = ", ".join(sorted(p.parent.name for p in root.glob("extensions/*/*.duckdb_extension"))) or "none"
-        raise BackendError(f"duckdb-extension-{package} has no build for duckdb {duckdb.__version__} "
-                           f"(it has: {have}); {LAKE_EXTRA} installs the matching wheels")
+        raise BackendError(
+            f"duckdb-extension-{package} has no build for duckdb {duckdb.__version__} "
+            f"(it has: {have}); {LAKE_EXTRA} installs the matching wheels"
+        )
     return found[0]
 
 
@@ -155,8 +162,9 @@ def install_extensions(con: duckdb.DuckDBPyConnection, needed: list[tuple[str, s
     con.execute(f"SET extension_directory = {literal(directory)}")
     con.execute("SET autoinstall_known_extensions = false")
     con.execute("SET autoload_known_extensions = false")
-    installed = dict(con.execute(
-        "SELECT extension_name, installed_from FROM duckdb_extensions() WHERE installed").fetchall())
+    installed = dict(
+        con.execute("SELECT extension_name, installed_from FROM duckdb_extensions() WHERE installed").fetchall()
+    )
     for package, name in needed:
         source = str(wheel_extension(package))
         if installed.get(name) != source:
@@ -178,12 +186,13 @@ def install(location: Location) -> None:
 def create_lake(location: Location) -> None:
     """A lake is created by ATTACH with its DATA_PATH; afterwards its catalog remembers the data path."""
     if not location.data_path:
-        raise BackendError(f"{location.describe()}: a new lake with a PostgreSQL catalog needs --data-path "
-                           "(a folder or object-store URL for its Parquet files)")
+        raise BackendError(
+            f"{location.describe()}: a new lake with a PostgreSQL catalog needs --data-path "
+            "(a folder or object-store URL for its Parquet files)"
+        )
     with duckdb.connect() as con:
         install_extensions(con, extensions(location))
         con.execute(f"ATTACH {literal(location.url)} AS new_lake (DATA_PATH {literal(location.data_path)})")
-
 
 
 def open_database(location: Location, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -197,8 +206,9 @@ def open_database(location: Location, read_only: bool) -> duckdb.DuckDBPyConnect
     except duckdb.InvalidInputException as exc:
         if "configuration has been locked" not in str(exc):
             raise
-        con = duckdb.connect(location.url, read_only=read_only,
-                             config={**config(location), "autoload_known_extensions": False})
+        con = duckdb.connect(
+            location.url, read_only=read_only, config={**config(location), "autoload_known_extensions": False}
+        )
     return lock(con)
 
 
@@ -241,7 +251,8 @@ def archive_files(con: duckdb.DuckDBPyConnection) -> ArchiveFiles:
     """The archive's own files, as the open connection names them: its database or catalog file and
     what sits beside it (`.wal`, `.leases`, ...), its spill folder and a lake's local data path."""
     path, kind = con.execute(
-        "SELECT path, type FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+        "SELECT path, type FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchone()
     databases, folders = [], [con.execute("SELECT current_setting('temp_directory')").fetchone()[0]]
     if kind == "ducklake":
         catalog = path.removeprefix("sqlite:").removeprefix("duckdb:")
@@ -253,8 +264,11 @@ def archive_files(con: duckdb.DuckDBPyConnection) -> ArchiveFiles:
     names |= {os.path.realpath(name) for name in names}
     local = [os.path.abspath(folder) for folder in folders if folder and "://" not in folder]
     existing = {found for folder in local for found in (folder, os.path.realpath(folder)) if os.path.isdir(found)}
-    return ArchiveFiles(frozenset(names), frozenset(_inodes(names)),
-                        tuple(sorted(folder.rstrip(os.sep) + os.sep for folder in existing)))
+    return ArchiveFiles(
+        frozenset(names),
+        frozenset(_inodes(names)),
+        tuple(sorted(folder.rstrip(os.sep) + os.sep for folder in existing)),
+    )
 
 
 def _inodes(paths: set[str]) -> set[tuple[int, int]]:

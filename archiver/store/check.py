@@ -7,6 +7,7 @@ row last, in one transaction: a row whose version has no `sources` row was writt
 ingest (opening the archive for writing removes such rows, see `heal`; the removals are listed by
 `healings`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -31,62 +32,128 @@ _LINEAGE_RECORDS = """
 """Records with the lineage of the version that stored them."""
 
 CHECKS = (
-    Check("record-bytes", "stored records whose bytes no longer match their SHA-256",
-          "SELECT source_path || ': ' || locator FROM records WHERE sha256 <> sha256(raw)"),
-    Check("duplicate-record", "record ids stored more than once",
-          "SELECT record_id || ' (' || count(*) || 'x)' FROM records GROUP BY record_id HAVING count(*) > 1"),
-    Check("missing-records", "source versions with fewer stored records than their ingest counted", f"""
+    Check(
+        "record-bytes",
+        "stored records whose bytes no longer match their SHA-256",
+        "SELECT source_path || ': ' || locator FROM records WHERE sha256 <> sha256(raw)",
+    ),
+    Check(
+        "duplicate-record",
+        "record ids stored more than once",
+        "SELECT record_id || ' (' || count(*) || 'x)' FROM records GROUP BY record_id HAVING count(*) > 1",
+    ),
+    Check(
+        "missing-records",
+        "source versions with fewer stored records than their ingest counted",
+        f"""
           SELECT s.path || ': ' || s.records || ' counted, ' || count(r.record_id) || ' stored'
           FROM sources s LEFT JOIN ({_LINEAGE_RECORDS}) r
             ON r.source_path = s.path AND r.lineage = s.lineage AND r.kind <> 'filler' AND r.ingested_at <= s.ingested_at
-          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.records HAVING count(r.record_id) < s.records"""),
-    Check("missing-quarantine", "source versions with fewer quarantined records than their ingest counted", f"""
+          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.records HAVING count(r.record_id) < s.records""",
+    ),
+    Check(
+        "missing-quarantine",
+        "source versions with fewer quarantined records than their ingest counted",
+        f"""
           SELECT s.path || ': ' || s.quarantined || ' counted, ' || count(r.record_id) || ' stored'
           FROM sources s LEFT JOIN ({_LINEAGE_RECORDS}) r
             ON r.source_path = s.path AND r.lineage = s.lineage AND r.status = 'quarantined'
            AND r.ingested_at <= s.ingested_at
-          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.quarantined HAVING count(r.record_id) < s.quarantined"""),
-    Check("duplicate-content", "the same bytes stored as several source versions (their results count twice)", """
+          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.quarantined HAVING count(r.record_id) < s.quarantined""",
+    ),
+    Check(
+        "duplicate-content",
+        "the same bytes stored as several source versions (their results count twice)",
+        """
           SELECT sha256 || ': ' || string_agg(DISTINCT path, ', ' ORDER BY path) FROM sources
-          WHERE alias_of IS NULL AND size > 0 GROUP BY sha256 HAVING count(DISTINCT path) > 1"""),
-    Check("alias-target", "path aliases naming bytes the archive does not store", """
+          WHERE alias_of IS NULL AND size > 0 GROUP BY sha256 HAVING count(DISTINCT path) > 1""",
+    ),
+    Check(
+        "alias-target",
+        "path aliases naming bytes the archive does not store",
+        """
           SELECT a.path || ' -> ' || a.alias_of FROM sources a WHERE a.alias_of IS NOT NULL AND NOT EXISTS (
-              SELECT 1 FROM sources s WHERE s.alias_of IS NULL AND s.sha256 = a.sha256)"""),
-    Check("duplicate-source", "source file versions recorded more than once",
-          "SELECT path || ' ' || sha256 FROM sources GROUP BY path, sha256 HAVING count(*) > 1"),
-    *(Check(f"uncommitted-{table}", f"{table} rows of file versions no committed ingest recorded",
-            f"SELECT t.source_path || ': ' || count(*) || ' rows' FROM {table} t WHERE {UNCOMMITTED} GROUP BY t.source_path")
-      for table in INDEX_TABLES),
-    Check("result-records", "stored copies naming a raw record that is not stored", """
+              SELECT 1 FROM sources s WHERE s.alias_of IS NULL AND s.sha256 = a.sha256)""",
+    ),
+    Check(
+        "duplicate-source",
+        "source file versions recorded more than once",
+        "SELECT path || ' ' || sha256 FROM sources GROUP BY path, sha256 HAVING count(*) > 1",
+    ),
+    *(
+        Check(
+            f"uncommitted-{table}",
+            f"{table} rows of file versions no committed ingest recorded",
+            f"SELECT t.source_path || ': ' || count(*) || ' rows' FROM {table} t WHERE {UNCOMMITTED} GROUP BY t.source_path",
+        )
+        for table in INDEX_TABLES
+    ),
+    Check(
+        "result-records",
+        "stored copies naming a raw record that is not stored",
+        """
           SELECT r.source_path || ': ' || coalesce(r.task_id, r.message_id, r.copy_id) FROM results r
           WHERE len(coalesce(r.record_ids, [])) = 0 OR EXISTS (
-              SELECT 1 FROM unnest(r.record_ids) AS u(id) WHERE u.id NOT IN (SELECT record_id FROM records))"""),
-    Check("card-record", "agent cards whose raw record is not stored",
-          "SELECT source_path || ': ' || card_id FROM agent_cards WHERE record_id NOT IN (SELECT record_id FROM records)"),
-    Check("error-record", "error responses whose raw record is not stored",
-          "SELECT source_path || ': ' || record_id FROM rpc_errors "
-          "WHERE record_id NOT IN (SELECT record_id FROM records)"),
-    Check("duplicate-copy", "stored copies indexed more than once",
-          "SELECT copy_id || ' (' || count(*) || 'x)' FROM results GROUP BY copy_id HAVING count(*) > 1"),
-    Check("part-copy", "parts whose stored copy is not indexed", """
+              SELECT 1 FROM unnest(r.record_ids) AS u(id) WHERE u.id NOT IN (SELECT record_id FROM records))""",
+    ),
+    Check(
+        "card-record",
+        "agent cards whose raw record is not stored",
+        "SELECT source_path || ': ' || card_id FROM agent_cards WHERE record_id NOT IN (SELECT record_id FROM records)",
+    ),
+    Check(
+        "error-record",
+        "error responses whose raw record is not stored",
+        "SELECT source_path || ': ' || record_id FROM rpc_errors "
+        "WHERE record_id NOT IN (SELECT record_id FROM records)",
+    ),
+    Check(
+        "duplicate-copy",
+        "stored copies indexed more than once",
+        "SELECT copy_id || ' (' || count(*) || 'x)' FROM results GROUP BY copy_id HAVING count(*) > 1",
+    ),
+    Check(
+        "part-copy",
+        "parts whose stored copy is not indexed",
+        """
           SELECT source_path || ': part ' || part_id FROM parts p
-          WHERE NOT EXISTS (SELECT 1 FROM results r WHERE r.copy_id = p.copy_id)"""),
-    Check("duplicate-part", "parts indexed more than once",
-          "SELECT part_id || ' (' || count(*) || 'x)' FROM parts GROUP BY part_id HAVING count(*) > 1"),
-    Check("citation-part", "citations whose Part is not indexed as a citation of the same copy", """
+          WHERE NOT EXISTS (SELECT 1 FROM results r WHERE r.copy_id = p.copy_id)""",
+    ),
+    Check(
+        "duplicate-part",
+        "parts indexed more than once",
+        "SELECT part_id || ' (' || count(*) || 'x)' FROM parts GROUP BY part_id HAVING count(*) > 1",
+    ),
+    Check(
+        "citation-part",
+        "citations whose Part is not indexed as a citation of the same copy",
+        """
           SELECT c.source_path || ': part ' || c.part_id FROM citations c
           WHERE NOT EXISTS (SELECT 1 FROM parts p WHERE p.part_id = c.part_id AND p.copy_id = c.copy_id
-                            AND p.is_citation)"""),
-    Check("citation-count", "citation Parts with no citation row, or with several", """
+                            AND p.is_citation)""",
+    ),
+    Check(
+        "citation-count",
+        "citation Parts with no citation row, or with several",
+        """
           SELECT p.source_path || ': part ' || p.part_id FROM parts p
-          WHERE p.is_citation AND (SELECT count(*) FROM citations c WHERE c.part_id = p.part_id) <> 1"""),
-    Check("claim-part", "claims whose Part is not indexed in the same copy", """
+          WHERE p.is_citation AND (SELECT count(*) FROM citations c WHERE c.part_id = p.part_id) <> 1""",
+    ),
+    Check(
+        "claim-part",
+        "claims whose Part is not indexed in the same copy",
+        """
           SELECT c.source_path || ': part ' || c.part_id || ' ' || c.pointer FROM claims c
           WHERE NOT EXISTS (SELECT 1 FROM parts p WHERE p.part_id = c.part_id AND p.copy_id = c.copy_id
-                            AND NOT p.is_citation)"""),
-    Check("duplicate-claim", "claims indexed more than once", """
+                            AND NOT p.is_citation)""",
+    ),
+    Check(
+        "duplicate-claim",
+        "claims indexed more than once",
+        """
           SELECT part_id || ' ' || pointer || ' (' || count(*) || 'x)' FROM claims
-          GROUP BY part_id, pointer HAVING count(*) > 1"""),
+          GROUP BY part_id, pointer HAVING count(*) > 1""",
+    ),
 )
 
 
@@ -105,10 +172,13 @@ class Problem:
 
 def healings(con: duckdb.DuckDBPyConnection) -> list[str]:
     """What opening the archive for writing removed (rows of uncommitted versions), one line each."""
-    return [f"{at:%Y-%m-%d %H:%M:%S%z}: removed {rows} {table} rows of {path} ({(sha256 or '')[:12]}), "
-            "written by no committed ingest"
-            for at, table, path, sha256, rows in con.execute(
-                "SELECT healed_at, table_name, source_path, source_sha256, rows FROM healed ORDER BY ALL").fetchall()]
+    return [
+        f"{at:%Y-%m-%d %H:%M:%S%z}: removed {rows} {table} rows of {path} ({(sha256 or '')[:12]}), "
+        "written by no committed ingest"
+        for at, table, path, sha256, rows in con.execute(
+            "SELECT healed_at, table_name, source_path, source_sha256, rows FROM healed ORDER BY ALL"
+        ).fetchall()
+    ]
 
 
 def check(con: duckdb.DuckDBPyConnection) -> list[Problem]:

@@ -1,4 +1,5 @@
 """One short-lived DuckDB connection per command, waiting politely for other processes."""
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,10 @@ __all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusy", "BackendError", 
 DEFAULT_WAIT_SECONDS = 5.0
 _LOCK = re.compile(r"Could not set lock on file|Conflicting lock|database is locked")
 _PID = re.compile(r"\(PID (\d+)\)")
-_NO_LAKE = re.compile(r"data_path is not set|ducklake_metadata.*does not exist|relation .*ducklake\w* does not exist",
-                      re.IGNORECASE | re.DOTALL)
+_NO_LAKE = re.compile(
+    r"data_path is not set|ducklake_metadata.*does not exist|relation .*ducklake\w* does not exist",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 class ArchiveBusy(ArchiverError, RuntimeError):
@@ -27,8 +30,9 @@ def archive_path(db: str | None) -> str:
     return locate(db).url
 
 
-def connect(path: str | Location, read_only: bool = False, wait: float = DEFAULT_WAIT_SECONDS
-            ) -> duckdb.DuckDBPyConnection:
+def connect(
+    path: str | Location, read_only: bool = False, wait: float = DEFAULT_WAIT_SECONDS
+) -> duckdb.DuckDBPyConnection:
     """Open the archive (a file or a lake), retrying while another process holds its lock, then say who
     holds it."""
     location = path if isinstance(path, Location) else locate(path)
@@ -103,7 +107,10 @@ def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusy:
     holder = f"process {pid.group(1)}" if pid else "another process"
     why = ""
     if location.catalog == "duckdb":
-        why = (" (a lake whose catalog is a DuckDB file admits one process at a time; for several writers "
-               "use ducklake:postgres:... or ducklake:sqlite:...)")
-    return ArchiveBusy(f"{location.url}: the archive is busy: {holder} holds it; waited {wait:g}s "
-                       f"(use --wait to wait longer){why}")
+        why = (
+            " (a lake whose catalog is a DuckDB file admits one process at a time; for several writers "
+            "use ducklake:postgres:... or ducklake:sqlite:...)"
+        )
+    return ArchiveBusy(
+        f"{location.url}: the archive is busy: {holder} holds it; waited {wait:g}s (use --wait to wait longer){why}"
+    )

@@ -4,6 +4,7 @@ Rows travel as Arrow batches between the two connections, so neither needs the o
 and raw bytes (BLOB), lists and JSON arrive as they were. The target's schema comes from its own
 migrations; the copy is one transaction on the target, so it lands whole or not at all.
 """
+
 from __future__ import annotations
 
 import duckdb
@@ -20,10 +21,14 @@ class CopyError(RuntimeError):
 
 def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The archive's own tables (schema_migrations is the target's, made by its migrations)."""
-    return [name for (name,) in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
-        "AND table_catalog = current_database() AND table_schema = current_schema() "
-        "AND table_name <> 'schema_migrations' ORDER BY table_name").fetchall()]
+    return [
+        name
+        for (name,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
+            "AND table_catalog = current_database() AND table_schema = current_schema() "
+            "AND table_name <> 'schema_migrations' ORDER BY table_name"
+        ).fetchall()
+    ]
 
 
 def copy_archive(source: duckdb.DuckDBPyConnection, target: duckdb.DuckDBPyConnection) -> dict[str, int]:

@@ -11,6 +11,7 @@ schema (archives made before the commit marker), and records what it removed in 
 names it, `stats` counts it). A clean archive is not scanned: at 10M claims the scan costs about 2 s.
 Only a DuckDB file replays a WAL; a DuckLake commits through its catalog in one transaction.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,7 +23,9 @@ from .backend import Location
 from .migrations import rollback
 from .tables import INDEX_TABLES, UNCOMMITTED
 
-_ORPHANS = f"SELECT t.source_path, t.source_sha256, count(*) FROM {{table}} t WHERE {UNCOMMITTED} GROUP BY ALL ORDER BY ALL"
+_ORPHANS = (
+    f"SELECT t.source_path, t.source_sha256, count(*) FROM {{table}} t WHERE {UNCOMMITTED} GROUP BY ALL ORDER BY ALL"
+)
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,11 @@ def recovering(location: Location) -> bool:
 
 def orphans(con: duckdb.DuckDBPyConnection) -> list[Healed]:
     """Index rows whose source version has no committed `sources` row, by table and version."""
-    return [Healed(table, path, sha256, count) for table in INDEX_TABLES
-            for path, sha256, count in con.execute(_ORPHANS.format(table=table)).fetchall()]
+    return [
+        Healed(table, path, sha256, count)
+        for table in INDEX_TABLES
+        for path, sha256, count in con.execute(_ORPHANS.format(table=table)).fetchall()
+    ]
 
 
 def heal(con: duckdb.DuckDBPyConnection) -> list[Healed]:
@@ -58,8 +64,10 @@ def heal(con: duckdb.DuckDBPyConnection) -> list[Healed]:
     try:
         for table in sorted({item.table for item in found}):
             con.execute(f"DELETE FROM {table} t WHERE {UNCOMMITTED}")
-        con.executemany("INSERT INTO healed VALUES (now(), ?, ?, ?, ?)",
-                        [[item.table, item.source_path, item.source_sha256, item.rows] for item in found])
+        con.executemany(
+            "INSERT INTO healed VALUES (now(), ?, ?, ?, ?)",
+            [[item.table, item.source_path, item.source_sha256, item.rows] for item in found],
+        )
         con.execute("COMMIT")
     except BaseException:
         rollback(con)

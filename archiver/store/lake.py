@@ -7,6 +7,7 @@ whole lease when the writer ran on another host, and the second takes space fore
 removed with DuckLake's own functions (`ducklake_delete_orphaned_files`, `ducklake_cleanup_old_files`),
 never by listing the folder ourselves: only DuckLake knows which files its catalog lists.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,14 +42,26 @@ def problems(con: duckdb.DuckDBPyConnection, location: Location) -> list[Problem
         finally:
             leases.close()
         if held:
-            found.append(Problem("held-lease", "file leases not committed (a writer ingesting now, or one that "
-                                 "died: `archiver db cleanup` removes those of dead writers)", len(held),
-                                 [_lease(holder) for holder in held[:EXAMPLES]]))
+            found.append(
+                Problem(
+                    "held-lease",
+                    "file leases not committed (a writer ingesting now, or one that "
+                    "died: `archiver db cleanup` removes those of dead writers)",
+                    len(held),
+                    [_lease(holder) for holder in held[:EXAMPLES]],
+                )
+            )
     orphans = _unlisted(con, location)
     if orphans:
-        found.append(Problem("orphan-file", "Parquet files under the data path that the catalog does not list "
-                             "(written by a commit that never finished: `archiver db cleanup` removes them)",
-                             len(orphans), orphans[:EXAMPLES]))
+        found.append(
+            Problem(
+                "orphan-file",
+                "Parquet files under the data path that the catalog does not list "
+                "(written by a commit that never finished: `archiver db cleanup` removes them)",
+                len(orphans),
+                orphans[:EXAMPLES],
+            )
+        )
     return found
 
 

@@ -16,6 +16,7 @@ Taking over is a compare-and-set: DELETE the lease only where it still names the
 INSERT, so that of several writers taking over at once only one INSERT succeeds. Committed leases stay:
 they are the ingest's lineage (which writer, host and process stored which file version, and when).
 """
+
 from __future__ import annotations
 
 import os
@@ -85,11 +86,15 @@ class Leases:
             return None
         if holder.committed or not self.expired(holder):
             return holder
-        self.runner.execute(f"DELETE FROM {TABLE} WHERE sha256 = {literal(sha256)} "
-                            f"AND writer = {literal(holder.writer)} AND committed_at IS NULL")
+        self.runner.execute(
+            f"DELETE FROM {TABLE} WHERE sha256 = {literal(sha256)} "
+            f"AND writer = {literal(holder.writer)} AND committed_at IS NULL"
+        )
         if self._insert(path, sha256):
-            self.taken_over.append(f"{path}: from writer {holder.writer}, " + (
-                "whose process has ended" if holder.dead_here else f"silent for {holder.age:.0f}s"))
+            self.taken_over.append(
+                f"{path}: from writer {holder.writer}, "
+                + ("whose process has ended" if holder.dead_here else f"silent for {holder.age:.0f}s")
+            )
             return None
         return self.holder(sha256) or holder
 
@@ -103,8 +108,10 @@ class Leases:
         return holder is not None and holder.writer == self.writer
 
     def done(self, sha256: str) -> None:
-        self.runner.execute(f"UPDATE {TABLE} SET committed_at = {self.runner.now} WHERE sha256 = {literal(sha256)} "
-                            f"AND writer = {literal(self.writer)}")
+        self.runner.execute(
+            f"UPDATE {TABLE} SET committed_at = {self.runner.now} WHERE sha256 = {literal(sha256)} "
+            f"AND writer = {literal(self.writer)}"
+        )
 
     def release(self) -> None:
         """Drop our leases on files we did not commit, so another run can take them at once."""
@@ -122,19 +129,33 @@ class Leases:
         """Delete the uncommitted leases of dead or silent writers; the ones deleted."""
         gone = [holder for holder in self.held() if self.expired(holder)]
         for holder in gone:
-            self.runner.execute(f"DELETE FROM {TABLE} WHERE sha256 = {literal(holder.sha256)} "
-                                f"AND writer = {literal(holder.writer)} AND committed_at IS NULL")
+            self.runner.execute(
+                f"DELETE FROM {TABLE} WHERE sha256 = {literal(holder.sha256)} "
+                f"AND writer = {literal(holder.writer)} AND committed_at IS NULL"
+            )
         return gone
 
     def _holders(self, where: str) -> list[Holder]:
-        rows = self.runner.query(f"SELECT {COLUMNS}, {self.runner.age}, committed_at IS NOT NULL FROM {TABLE} "
-                                 f"WHERE {where} ORDER BY path")
-        return [Holder(sha, path, writer, host, int(pid), started, float(age), bool(committed))
-                for sha, path, writer, host, pid, started, age, committed in rows]
+        rows = self.runner.query(
+            f"SELECT {COLUMNS}, {self.runner.age}, committed_at IS NOT NULL FROM {TABLE} WHERE {where} ORDER BY path"
+        )
+        return [
+            Holder(sha, path, writer, host, int(pid), started, float(age), bool(committed))
+            for sha, path, writer, host, pid, started, age, committed in rows
+        ]
 
     def _insert(self, path: str, sha256: str) -> bool:
-        values = ", ".join([literal(sha256), literal(path), literal(self.writer), literal(self.host), str(self.pid),
-                            "NULL" if self.started is None else literal(self.started), self.runner.now])
+        values = ", ".join(
+            [
+                literal(sha256),
+                literal(path),
+                literal(self.writer),
+                literal(self.host),
+                str(self.pid),
+                "NULL" if self.started is None else literal(self.started),
+                self.runner.now,
+            ]
+        )
         try:
             self.runner.execute(f"INSERT INTO {TABLE} ({COLUMNS}, leased_at) VALUES ({values})")
             return True
@@ -172,8 +193,10 @@ class _SQLite(_Runner):
     now = "(julianday('now') - 2440587.5) * 86400.0"
     age = f"{now} - leased_at"
     unique_violation = sqlite3.IntegrityError
-    schema = (f"CREATE TABLE IF NOT EXISTS {TABLE} (sha256 TEXT PRIMARY KEY, path TEXT NOT NULL, writer TEXT NOT NULL, "
-              "host TEXT NOT NULL, pid INTEGER NOT NULL, started TEXT, leased_at REAL NOT NULL, committed_at REAL)")
+    schema = (
+        f"CREATE TABLE IF NOT EXISTS {TABLE} (sha256 TEXT PRIMARY KEY, path TEXT NOT NULL, writer TEXT NOT NULL, "
+        "host TEXT NOT NULL, pid INTEGER NOT NULL, started TEXT, leased_at REAL NOT NULL, committed_at REAL)"
+    )
 
     def __init__(self, path: str) -> None:
         self.db = sqlite3.connect(path, timeout=120, isolation_level=None)
@@ -196,9 +219,11 @@ class _PostgreSQL(_Runner):
     now = "now()"
     age = "extract(epoch FROM now() - leased_at)"
     unique_violation = duckdb.Error
-    schema = (f"CREATE TABLE IF NOT EXISTS {TABLE} (sha256 text PRIMARY KEY, path text NOT NULL, writer text NOT NULL, "
-              "host text NOT NULL, pid integer NOT NULL, started text, leased_at timestamptz NOT NULL, "
-              "committed_at timestamptz)")
+    schema = (
+        f"CREATE TABLE IF NOT EXISTS {TABLE} (sha256 text PRIMARY KEY, path text NOT NULL, writer text NOT NULL, "
+        "host text NOT NULL, pid integer NOT NULL, started text, leased_at timestamptz NOT NULL, "
+        "committed_at timestamptz)"
+    )
     ALIAS = "archiver_catalog"
 
     def __init__(self, location: Location) -> None:

@@ -1,6 +1,8 @@
 """Numbered SQL migrations, applied in order, one transaction each, recorded in the archive."""
+
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from dataclasses import dataclass
@@ -63,8 +65,10 @@ def refuse_newer(con: duckdb.DuckDBPyConnection, where: str) -> None:
     """Raise `SchemaTooNew` when the archive's schema is past this program's last migration."""
     have, known = current_version(con), max(m.version for m in available())
     if have > known:
-        raise SchemaTooNew(f"{where}: the archive's schema is at version {have}, newer than this archiver's "
-                           f"(version {known}); use a newer archiver (pip install --upgrade archiver)")
+        raise SchemaTooNew(
+            f"{where}: the archive's schema is at version {have}, newer than this archiver's "
+            f"(version {known}); use a newer archiver (pip install --upgrade archiver)"
+        )
 
 
 def pending(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Migration]:
@@ -112,7 +116,5 @@ def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
 
 def rollback(con: duckdb.DuckDBPyConnection) -> None:
     """ROLLBACK, unless the failed statement was the COMMIT, which leaves no transaction to roll back."""
-    try:
+    with contextlib.suppress(duckdb.TransactionException):
         con.execute("ROLLBACK")
-    except duckdb.TransactionException:
-        pass

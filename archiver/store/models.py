@@ -5,6 +5,7 @@ test checks that the migrated schema matches these models. The bulk tables
 declare no PRIMARY KEY, UNIQUE or index in SQL (content-hash keys, batch
 anti-joins): `primary_key=True` below only gives SQLAlchemy an identity.
 """
+
 from __future__ import annotations
 
 from datetime import date, datetime

@@ -4,6 +4,7 @@ DuckDB binds a Python list parameter value by value: 3,600 paths took 2.3 s to b
 as one JSON text binds at once and becomes a list in SQL (23 ms): bind `strings(values)` where the
 SQL says `STRINGS`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -4,6 +4,7 @@ The file is looked at before DuckDB opens it, so that DuckDB never writes into w
 (nor reaches for an extension to read a SQLite file as a database); an archive DuckDB fails on is judged
 by DuckDB's error: damaged, unwritable, a full disk, a missing folder.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,9 @@ DUCKDB_MAGIC = b"DUCK"
 DUCKDB_MAGIC_OFFSET = 8
 _FULL = re.compile(r"No space left on device|Disk quota exceeded|database or disk is full", re.IGNORECASE)
 _UNWRITABLE = re.compile(r"Permission denied|Read-only file system|Operation not permitted", re.IGNORECASE)
-_DAMAGED = re.compile(r"Could not read enough bytes|Corrupt database file|does not match stored checksum",
-                      re.IGNORECASE)
+_DAMAGED = re.compile(
+    r"Could not read enough bytes|Corrupt database file|does not match stored checksum", re.IGNORECASE
+)
 _NO_FOLDER = re.compile(r"No such file or directory", re.IGNORECASE)
 _PASS_DB = "pass --db an archive file, or a new path to create one"
 
@@ -37,8 +39,10 @@ def refuse_non_archive(path: str) -> None:
     if not target.exists():
         return
     if target.is_dir():
-        raise ArchiveUnusable(f"{path}: is a directory, not an archive; pass --db the archive's file "
-                              f"(e.g. {os.path.join(path, 'archive.duckdb')})")
+        raise ArchiveUnusable(
+            f"{path}: is a directory, not an archive; pass --db the archive's file "
+            f"(e.g. {os.path.join(path, 'archive.duckdb')})"
+        )
     if not target.is_file():
         raise ArchiveUnusable(f"{path}: is not a regular file, so not an archive; {_PASS_DB}")
     try:
@@ -49,12 +53,13 @@ def refuse_non_archive(path: str) -> None:
     if not head:
         raise ArchiveUnusable(f"{path}: is an empty file, not an archive; remove it, or {_PASS_DB}")
     if head.startswith(SQLITE_HEADER):
-        raise ArchiveUnusable(f"{path}: is a SQLite database, not an archive; {_PASS_DB} (to ingest an A2A "
-                              f"task store: archiver ingest {path}; a lake with a SQLite catalog: "
-                              f"--db ducklake:sqlite:{path})")
-    if head[DUCKDB_MAGIC_OFFSET:DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC)] != DUCKDB_MAGIC:
-        raise ArchiveUnusable(f"{path}: is not a DuckDB archive (its first bytes are not a DuckDB file's); "
-                              f"{_PASS_DB}")
+        raise ArchiveUnusable(
+            f"{path}: is a SQLite database, not an archive; {_PASS_DB} (to ingest an A2A "
+            f"task store: archiver ingest {path}; a lake with a SQLite catalog: "
+            f"--db ducklake:sqlite:{path})"
+        )
+    if head[DUCKDB_MAGIC_OFFSET : DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC)] != DUCKDB_MAGIC:
+        raise ArchiveUnusable(f"{path}: is not a DuckDB archive (its first bytes are not a DuckDB file's); {_PASS_DB}")
 
 
 def storage_failure(exc: Exception) -> bool:
@@ -67,14 +72,20 @@ def explain(exc: Exception, path: str) -> ArchiveUnusable | None:
     the known troubles of a file."""
     reason = " ".join(str(exc).split())
     if _FULL.search(reason):
-        return ArchiveUnusable(f"{path}: the disk is full ({reason}); free some space and run again "
-                               "(what was committed before stays; nothing of the failed commit was stored)")
+        return ArchiveUnusable(
+            f"{path}: the disk is full ({reason}); free some space and run again "
+            "(what was committed before stays; nothing of the failed commit was stored)"
+        )
     if _UNWRITABLE.search(reason):
-        return ArchiveUnusable(f"{path}: cannot write to the archive ({reason}); use a copy you may write to, "
-                               "or change its permissions (commands that only read work on it as it is)")
+        return ArchiveUnusable(
+            f"{path}: cannot write to the archive ({reason}); use a copy you may write to, "
+            "or change its permissions (commands that only read work on it as it is)"
+        )
     if _DAMAGED.search(reason):
-        return ArchiveUnusable(f"{path}: the archive is damaged ({reason}); restore it from a backup, or "
-                               "ingest its sources again into a new archive")
+        return ArchiveUnusable(
+            f"{path}: the archive is damaged ({reason}); restore it from a backup, or "
+            "ingest its sources again into a new archive"
+        )
     if _NO_FOLDER.search(reason) and not Path(path).parent.exists():
         return ArchiveUnusable(f"{path}: its folder does not exist; create it, or pass --db another path")
     return None

@@ -5,6 +5,7 @@ status and history) or one standalone agent Message. Stream events and later
 snapshots of the same task in the same file merge into one copy; the same
 task in another file is another copy.
 """
+
 from __future__ import annotations
 
 import pickle
@@ -103,7 +104,9 @@ class StoredCopy:
         known = self.artifacts.get(key)
         if update.append and known is not None:
             self.artifacts[key] = Artifact(
-                known.artifact_id, known.name or artifact.name, known.parts + artifact.parts,
+                known.artifact_id,
+                known.name or artifact.name,
+                known.parts + artifact.parts,
                 known.metadata or artifact.metadata,
             )
         else:
@@ -153,8 +156,10 @@ class _Aside:
         return self.db
 
     def put(self, copy: StoredCopy) -> None:
-        self._open().execute("INSERT INTO tasks VALUES (?, ?, ?)",
-                             (copy.task_id, copy.context_id, pickle.dumps(copy, pickle.HIGHEST_PROTOCOL)))
+        self._open().execute(
+            "INSERT INTO tasks VALUES (?, ?, ?)",
+            (copy.task_id, copy.context_id, pickle.dumps(copy, pickle.HIGHEST_PROTOCOL)),
+        )
 
     def take(self, task_id: str) -> StoredCopy | None:
         """The task put aside under `task_id`, no longer aside; None if there is none."""
@@ -214,8 +219,7 @@ class FileAssembly:
     _held: int = 0
     _aside: _Aside = field(default_factory=_Aside)
 
-    def add(self, record_id: str, rpc_id: Any, events: list[Event], locator: str | None = None,
-            size: int = 0) -> None:
+    def add(self, record_id: str, rpc_id: Any, events: list[Event], locator: str | None = None, size: int = 0) -> None:
         """Take one record's events (`size` bytes of it); NotUnderstood, before any change, when they
         put a task seen here in another context (a task id is unique to its context: the record is
         quarantined)."""
@@ -282,16 +286,14 @@ class FileAssembly:
         for event in events:
             if not isinstance(event, (Task, StatusUpdate, ArtifactUpdate)) or event.context_id is None:
                 continue
-            if event.task_id in contexts:
-                known = contexts[event.task_id]
-            else:
-                known = self._context_of(event.task_id)
+            known = contexts[event.task_id] if event.task_id in contexts else self._context_of(event.task_id)
             if known is None:
                 contexts[event.task_id] = event.context_id
             elif known != event.context_id:
                 raise NotUnderstood(
                     f"task {event.task_id} was seen in context {known}; this record puts it in context "
-                    f"{event.context_id}")
+                    f"{event.context_id}"
+                )
 
     def _context_of(self, task_id: str) -> str | None:
         copy = self.tasks.get(task_id)
@@ -339,8 +341,12 @@ class FileAssembly:
                 copy = standalone.get(message.message_id)
                 if copy is None:
                     copy = standalone[message.message_id] = StoredCopy(
-                        f"message:{message.message_id}", "message", message.task_id, message.context_id,
-                        message_id=message.message_id, metadata=message.metadata,
+                        f"message:{message.message_id}",
+                        "message",
+                        message.task_id,
+                        message.context_id,
+                        message_id=message.message_id,
+                        metadata=message.metadata,
                     )
                     question = pending_user.pop(message.context_id, None)
                     if question is not None:

@@ -4,6 +4,7 @@ Detection is per object, never per file: one dump may mix dialects. Tolerance
 rules of `shared/spec/a2a-dialects.md`: "" and null mean absent, camelCase and
 snake_case both accepted, integer enums accepted, timestamps in every form.
 """
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -32,14 +33,24 @@ class NotUnderstood(ValueError):
 
 _ROLES = {"user": "user", "role_user": "user", "1": "user", "agent": "agent", "role_agent": "agent", "2": "agent"}
 _STATES_BY_NUMBER = {
-    1: "submitted", 2: "working", 3: "completed", 4: "failed", 5: "canceled",
-    6: "input-required", 7: "rejected", 8: "auth-required",
+    1: "submitted",
+    2: "working",
+    3: "completed",
+    4: "failed",
+    5: "canceled",
+    6: "input-required",
+    7: "rejected",
+    8: "auth-required",
 }
 _PART_KINDS = ("text", "data", "file", "url", "raw")
 _WRAPPERS = {
-    "task": "task", "message": "message", "msg": "message",
-    "statusUpdate": "status", "status_update": "status",
-    "artifactUpdate": "artifact", "artifact_update": "artifact",
+    "task": "task",
+    "message": "message",
+    "msg": "message",
+    "statusUpdate": "status",
+    "status_update": "status",
+    "artifactUpdate": "artifact",
+    "artifact_update": "artifact",
 }
 
 
@@ -85,7 +96,7 @@ def timestamp_of(value: Any) -> datetime | None:
         head, dot, rest = text.partition(".")
         if dot:
             digits = len(rest) - len(rest.lstrip("0123456789"))
-            text = head + "." + rest[:min(digits, 6)].ljust(6, "0") + rest[digits:]
+            text = head + "." + rest[: min(digits, 6)].ljust(6, "0") + rest[digits:]
         parsed = datetime.fromisoformat(text)
     except (ValueError, OverflowError, OSError):
         return None
@@ -143,8 +154,10 @@ def file_of(obj: dict, kind: str) -> dict:
         inner = obj.get("file")
         if not isinstance(inner, dict):
             return {"uri": inner} if isinstance(inner, str) else {"value": inner}
-        found = {"uri": field(inner, "uri", "fileWithUri", "file_with_uri"),
-                 "bytes": field(inner, "bytes", "fileWithBytes", "file_with_bytes")}
+        found = {
+            "uri": field(inner, "uri", "fileWithUri", "file_with_uri"),
+            "bytes": field(inner, "bytes", "fileWithBytes", "file_with_bytes"),
+        }
         obj = {**inner, **obj}
     name = field(obj, "filename", "name")
     if name is not None:
@@ -155,8 +168,12 @@ def file_of(obj: dict, kind: str) -> dict:
 def _unwrap_data(data: Any, metadata: dict | None, part: dict) -> Any:
     # v0.3 REST nests the DataPart message: {"data": {"data": {...}}}.
     if (
-        isinstance(data, dict) and len(data) == 1 and isinstance(data.get("data"), dict)
-        and "mediaType" not in part and "kind" not in part and "type" not in part
+        isinstance(data, dict)
+        and len(data) == 1
+        and isinstance(data.get("data"), dict)
+        and "mediaType" not in part
+        and "kind" not in part
+        and "type" not in part
     ):
         data = data["data"]
     # A 1.x SDK answering a 0.3 client wraps non-object data as {"value": ...}.
@@ -242,11 +259,12 @@ STORE_ROW_COLUMNS = frozenset({"id", "context_id", "status"})
 
 def is_store_row(obj: dict) -> bool:
     """A row of the A2A SDK's task store: JSON columns held as text."""
-    return STORE_ROW_COLUMNS <= obj.keys() and isinstance(obj.get("status"), str)
+    return obj.keys() >= STORE_ROW_COLUMNS and isinstance(obj.get("status"), str)
 
 
 def task_of_store_row(row: dict) -> Task:
     """Rebuild a Task from a task-store row (protocol_version NULL/'0.3' or '1.0')."""
+
     def column(name: str) -> Any:
         value = row.get(name)
         if isinstance(value, (str, bytes)) and value:
@@ -256,10 +274,16 @@ def task_of_store_row(row: dict) -> Task:
                 raise NotUnderstood(f"task-store column {name} is not JSON: {exc}") from None
         return value
 
-    return task_of({
-        "id": row.get("id"), "contextId": row.get("context_id"), "status": column("status"),
-        "artifacts": column("artifacts"), "history": column("history"), "metadata": column("metadata"),
-    })
+    return task_of(
+        {
+            "id": row.get("id"),
+            "contextId": row.get("context_id"),
+            "status": column("status"),
+            "artifacts": column("artifacts"),
+            "history": column("history"),
+            "metadata": column("metadata"),
+        }
+    )
 
 
 def _status_update(obj: dict) -> StatusUpdate:
@@ -279,8 +303,9 @@ def _artifact_update(obj: dict) -> ArtifactUpdate:
         context_id=_text(field(obj, "contextId", "context_id")),
         artifact=artifact_of(artifact),
         append=bool(obj.get("append") or (isinstance(artifact, dict) and artifact.get("append"))),
-        last_chunk=bool(field(obj, "lastChunk", "last_chunk")
-                        or (isinstance(artifact, dict) and artifact.get("lastChunk"))),
+        last_chunk=bool(
+            field(obj, "lastChunk", "last_chunk") or (isinstance(artifact, dict) and artifact.get("lastChunk"))
+        ),
     )
 
 
@@ -333,9 +358,7 @@ def payload_events(obj: Any) -> list[Event]:
         return [_status_update(obj)]  # v0.1 TaskStatusUpdateEvent: {"id", "status", "final"}
     if "status" in obj and field(obj, "id") is not None:
         return [task_of(obj)]
-    if field(obj, "messageId", "message_id") is not None or (
-        "role" in obj and ("parts" in obj or "content" in obj)
-    ):
+    if field(obj, "messageId", "message_id") is not None or ("role" in obj and ("parts" in obj or "content" in obj)):
         return [message_of(obj)]
     raise NotUnderstood("no A2A object recognised (keys: " + ", ".join(sorted(map(str, obj))[:8]) + ")")
 

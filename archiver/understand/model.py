@@ -4,6 +4,7 @@ Nothing downstream of `archiver.understand` asks which version of A2A an
 object came from: readers of v0.1, v0.3 (JSON-RPC and REST) and v1.0 all
 produce these types.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

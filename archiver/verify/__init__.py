@@ -1,9 +1,19 @@
 """Re-run citations (issue 8): re-derive each cited number from the agent's documented data layer."""
+
 from .datalayer import DataLayer, DataLayerError, find_beside
 from .run import DIFFERS, NOT_RERUNNABLE, REPRODUCED, CitationVerdict, VerifyReport, status, verify
 from .worker import CitationContext
 
 __all__ = [
-    "DIFFERS", "NOT_RERUNNABLE", "REPRODUCED", "CitationContext", "CitationVerdict", "DataLayer", "DataLayerError",
-    "VerifyReport", "find_beside", "status", "verify",
+    "DIFFERS",
+    "NOT_RERUNNABLE",
+    "REPRODUCED",
+    "CitationContext",
+    "CitationVerdict",
+    "DataLayer",
+    "DataLayerError",
+    "VerifyReport",
+    "find_beside",
+    "status",
+    "verify",
 ]

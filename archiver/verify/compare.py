@@ -5,6 +5,7 @@ claim's literal is an integer or the extractor returned an integer there, the va
 (`1210.0` equals `1210`). Every other number compares with a relative tolerance:
 |claimed - rerun| <= tolerance * max(|claimed|, |rerun|).
 """
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,12 @@ def resolve(document, pointer: str):
         token = token.replace("~1", "/").replace("~0", "~")
         if isinstance(current, dict) and token in current:
             current = current[token]
-        elif isinstance(current, list) and token.isdigit() and (token == "0" or not token.startswith("0")) \
-                and int(token) < len(current):
+        elif (
+            isinstance(current, list)
+            and token.isdigit()
+            and (token == "0" or not token.startswith("0"))
+            and int(token) < len(current)
+        ):
             current = current[int(token)]
         else:
             return _MISSING
@@ -62,8 +67,11 @@ def differences(claims: list[ClaimValue], rerun, tolerance: float) -> list[dict]
         value = resolve(rerun, claim.pointer)
         if agrees(claim, value, tolerance):
             continue
-        entry = {"pointer": claim.pointer, "claimed": _number(claim.literal, claim.value),
-                 "rerun": None if value is _MISSING else value}
+        entry = {
+            "pointer": claim.pointer,
+            "claimed": _number(claim.literal, claim.value),
+            "rerun": None if value is _MISSING else value,
+        }
         if value is _MISSING:
             entry["note"] = "the re-derived value has nothing at this pointer"
         elif not is_number(value):

@@ -6,6 +6,7 @@ each a function in a module the file names (a path beside it or a dotted module)
 `archiver.extractors` entry-point group. A citation's `source.table` and `source.function` are
 only ever looked up here: nothing named inside a transcript is imported or run.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -101,19 +102,27 @@ class DataLayer:
             raise DataLayerError(f"{path}: {exc}") from None
         base = os.path.dirname(path)
         settings = _table(doc.get("verify", {}), "[verify]")
-        tables = [_table_source(entry, base, index) for index, entry in enumerate(_list(doc.get("tables", []),
-                                                                                          "[[tables]]"))]
-        extractors = {name: _extractor(name, value, base)
-                      for name, value in _table(doc.get("extractors", {}), "[extractors]").items()}
+        tables = [
+            _table_source(entry, base, index) for index, entry in enumerate(_list(doc.get("tables", []), "[[tables]]"))
+        ]
+        extractors = {
+            name: _extractor(name, value, base)
+            for name, value in _table(doc.get("extractors", {}), "[extractors]").items()
+        }
         studies = doc.get("studies")
         if studies is not None:
             studies = frozenset(_strings(studies, "studies"))
         elif tables and all(t.study for t in tables):
             studies = frozenset(t.study for t in tables)
-        return cls(path, tables, extractors, studies,
-                   tolerance=_number(settings.get("tolerance", DEFAULT_TOLERANCE), "[verify] tolerance"),
-                   timeout=_number(settings.get("timeout", DEFAULT_TIMEOUT), "[verify] timeout"),
-                   entry_points=bool(settings.get("entry_points", True)))
+        return cls(
+            path,
+            tables,
+            extractors,
+            studies,
+            tolerance=_number(settings.get("tolerance", DEFAULT_TOLERANCE), "[verify] tolerance"),
+            timeout=_number(settings.get("timeout", DEFAULT_TIMEOUT), "[verify] timeout"),
+            entry_points=bool(settings.get("entry_points", True)),
+        )
 
     def covers(self, study: str | None) -> bool:
         """Whether citations of this study are this data layer's to verify."""
@@ -134,11 +143,15 @@ class DataLayer:
                 return Extractor(name, "entry_point", name, point.attr or "", version)
         return None
 
-    def resolve(self, study: str | None, period: str | None, table: str | None, column: str | None,
-                function: str | None) -> Resolution:
+    def resolve(
+        self, study: str | None, period: str | None, table: str | None, column: str | None, function: str | None
+    ) -> Resolution:
         problem = None
-        missing = [f"source.{key}" for key, value in (("table", table), ("column", column), ("function", function))
-                   if not isinstance(value, str) or not value]
+        missing = [
+            f"source.{key}"
+            for key, value in (("table", table), ("column", column), ("function", function))
+            if not isinstance(value, str) or not value
+        ]
         source = self.table(table, study, period) if isinstance(table, str) else None
         extractor = self.extractor(function) if isinstance(function, str) and function else None
         if missing:
@@ -153,17 +166,23 @@ class DataLayer:
         version = self._extractor_version(extractor) if extractor else None
         if extractor and version is None and problem is None:
             problem = f"extractor {function!r} is declared as {extractor.label()}, which cannot be found"
-        identity = {"table": source.spec() if source else None, "table_sha256": table_sha,
-                    "extractor": extractor.spec() if extractor else None, "extractor_version": version,
-                    "problem": problem}
+        identity = {
+            "table": source.spec() if source else None,
+            "table_sha256": table_sha,
+            "extractor": extractor.spec() if extractor else None,
+            "extractor_version": version,
+            "problem": problem,
+        }
         return Resolution(source, extractor, problem, table_sha, version, _sha(orjson.dumps(identity)))
 
     def fingerprint(self) -> str:
         """The whole data layer: its file, every table's content, every declared extractor."""
         with open(self.path, "rb") as handle:
-            parts = {"file": _sha(handle.read()),
-                     "tables": [(t.name, self._table_sha(t)) for t in self.tables],
-                     "extractors": [(e.name, self._extractor_version(e)) for e in self.extractors.values()]}
+            parts = {
+                "file": _sha(handle.read()),
+                "tables": [(t.name, self._table_sha(t)) for t in self.tables],
+                "extractors": [(e.name, self._extractor_version(e)) for e in self.extractors.values()],
+            }
         return _sha(orjson.dumps(parts))
 
     def _table_sha(self, source: TableSource) -> str | None:
@@ -270,7 +289,7 @@ def _table_source(entry, base: str, index: int) -> TableSource:
     paths = _strings(paths, f"{where}: path")
     fmt = _optional_text(entry, "format", where) or TABLE_FORMATS.get(Path(paths[0]).suffix.lower())
     if fmt not in ("csv", "parquet"):
-        raise DataLayerError(f"{where}: cannot tell the format of {paths[0]}; set format = \"csv\" or \"parquet\"")
+        raise DataLayerError(f'{where}: cannot tell the format of {paths[0]}; set format = "csv" or "parquet"')
     return TableSource(name, fmt, tuple(os.path.join(base, p) for p in paths), None, study, period)
 
 

@@ -1,4 +1,5 @@
 """A verification report as a table for people, JSON or JSON Lines."""
+
 from __future__ import annotations
 
 import orjson
@@ -26,14 +27,23 @@ def table(report: VerifyReport) -> str:
         lines += [f"{'':<15} {_note(v)}"] if _note(v) else []
     s = report.summary()
     counts = ", ".join(f"{s[name]} {name}" for name in VERDICTS)
-    lines += ["", (f"{s['citations']} citations: {counts}" + (f", {s['unverified']} never verified"
-                                                              if report.run_id is None else "")
-                   + (f"; {s['skipped_other_studies']} of studies outside the data layer skipped"
-                      if s["skipped_other_studies"] else ""))]
+    lines += [
+        "",
+        (
+            f"{s['citations']} citations: {counts}"
+            + (f", {s['unverified']} never verified" if report.run_id is None else "")
+            + (
+                f"; {s['skipped_other_studies']} of studies outside the data layer skipped"
+                if s["skipped_other_studies"]
+                else ""
+            )
+        ),
+    ]
     if s["stale"]:
         before = "before this run " if report.run_id else ""
-        lines.append(f"STALE: {s['stale']} verdicts {before}rest on a data layer whose tables or extractors "
-                     "have changed since")
+        lines.append(
+            f"STALE: {s['stale']} verdicts {before}rest on a data layer whose tables or extractors have changed since"
+        )
     if report.data_layer:
         lines.append(f"data layer: {report.data_layer} (sha256 {report.data_layer_sha256[:16]})")
     return "\n".join(lines)
@@ -44,8 +54,10 @@ def _result(v: CitationVerdict) -> str:
 
 
 def _source(v: CitationVerdict) -> str:
-    return (f"{v.source_function or '?'}({v.source_table or '?'}, {v.source_column or '?'}) · {v.study or '?'} · "
-            f"{v.period or '?'}")
+    return (
+        f"{v.source_function or '?'}({v.source_table or '?'}, {v.source_column or '?'}) · {v.study or '?'} · "
+        f"{v.period or '?'}"
+    )
 
 
 def _note(v: CitationVerdict) -> str:

@@ -6,6 +6,7 @@ declared extractor in a worker process, compare its JSON with the result's claim
 row to `verdicts`. `status` reads the latest verdicts back without running anything, and marks
 those made with a data layer whose tables or extractor have changed since as stale.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -101,17 +102,29 @@ class VerifyReport:
         return sum(1 for v in self.verdicts if (v.previous_stale if self.run_id else v.stale))
 
     def summary(self) -> dict:
-        return {"citations": len(self.verdicts), **{v: self.count(v) for v in VERDICTS},
-                "unverified": self.count(None), "stale": self.stale, "skipped_other_studies": self.skipped,
-                "data_layer": self.data_layer, "data_layer_sha256": self.data_layer_sha256,
-                "run_id": self.run_id, "verified_at": self.verified_at.isoformat() if self.verified_at else None}
+        return {
+            "citations": len(self.verdicts),
+            **{v: self.count(v) for v in VERDICTS},
+            "unverified": self.count(None),
+            "stale": self.stale,
+            "skipped_other_studies": self.skipped,
+            "data_layer": self.data_layer,
+            "data_layer_sha256": self.data_layer_sha256,
+            "run_id": self.run_id,
+            "verified_at": self.verified_at.isoformat() if self.verified_at else None,
+        }
 
     def as_dict(self) -> dict:
         return {"verdicts": [v.as_dict() for v in self.verdicts], "summary": self.summary()}
 
 
-def verify(con: duckdb.DuckDBPyConnection, layer: DataLayer, filters: Filters, tolerance: float | None = None,
-           timeout: float | None = None) -> VerifyReport:
+def verify(
+    con: duckdb.DuckDBPyConnection,
+    layer: DataLayer,
+    filters: Filters,
+    tolerance: float | None = None,
+    timeout: float | None = None,
+) -> VerifyReport:
     """Re-run every citation in scope that the data layer covers; append the verdicts; report them."""
     tolerance = layer.tolerance if tolerance is None else tolerance
     run_id, now = str(uuid.uuid4()), datetime.now(UTC)
@@ -128,19 +141,30 @@ def verify(con: duckdb.DuckDBPyConnection, layer: DataLayer, filters: Filters, t
             if key not in outcomes:
                 outcomes[key] = _rerun(worker, resolution, row)
             found = _judge(outcomes[key], claims[row["result_key"]], tolerance)
-            verdict = _verdict(row, *found, claims=len(claims[row["result_key"]]), verified_at=now,
-                               fingerprint=resolution.fingerprint)
+            verdict = _verdict(
+                row, *found, claims=len(claims[row["result_key"]]), verified_at=now, fingerprint=resolution.fingerprint
+            )
             _previous(verdict, latest.get((row["result_key"], row["citation_hash"])), resolution)
             verdicts.append(verdict)
-            rows.append({
-                "verified_at": now, "run_id": run_id, "result_key": row["result_key"],
-                "citation_hash": row["citation_hash"], "verdict": verdict.verdict, "reason": verdict.reason,
-                "differences": orjson.dumps(verdict.differences).decode() if verdict.differences else None,
-                "claims": verdict.claims, "tolerance": tolerance,
-                "extractor": resolution.extractor.label() if resolution.extractor else None,
-                "extractor_version": resolution.extractor_version, "table_sha256": resolution.table_sha256,
-                "fingerprint": resolution.fingerprint, "data_layer": layer.path, "data_layer_sha256": layer_sha,
-            })
+            rows.append(
+                {
+                    "verified_at": now,
+                    "run_id": run_id,
+                    "result_key": row["result_key"],
+                    "citation_hash": row["citation_hash"],
+                    "verdict": verdict.verdict,
+                    "reason": verdict.reason,
+                    "differences": orjson.dumps(verdict.differences).decode() if verdict.differences else None,
+                    "claims": verdict.claims,
+                    "tolerance": tolerance,
+                    "extractor": resolution.extractor.label() if resolution.extractor else None,
+                    "extractor_version": resolution.extractor_version,
+                    "table_sha256": resolution.table_sha256,
+                    "fingerprint": resolution.fingerprint,
+                    "data_layer": layer.path,
+                    "data_layer_sha256": layer_sha,
+                }
+            )
     _append(con, rows)
     return VerifyReport(verdicts, skipped, layer.path, layer_sha, run_id, now)
 
@@ -161,15 +185,16 @@ def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Fil
             if layer is not None:
                 verdict.stale = last["fingerprint"] != _resolve(layer, row).fingerprint
         verdicts.append(verdict)
-    return VerifyReport(verdicts, skipped, layer.path if layer else None,
-                        layer.fingerprint() if layer else None, None, None)
+    return VerifyReport(
+        verdicts, skipped, layer.path if layer else None, layer.fingerprint() if layer else None, None, None
+    )
 
 
 def _citations(con, layer: DataLayer | None, filters: Filters) -> tuple[list[dict], int]:
     where, params = filters.where("u.")
     cursor = con.execute(CITATIONS.format(where=where), params)
     names = [d[0] for d in cursor.description]
-    rows = [dict(zip(names, values)) for values in cursor.fetchall()]
+    rows = [dict(zip(names, values, strict=False)) for values in cursor.fetchall()]
     covered = [row for row in rows if layer is None or layer.covers(row["study"])]
     return covered, len(rows) - len(covered)
 
@@ -185,12 +210,11 @@ def _claims(con, citations: list[dict]) -> dict[str, list[ClaimValue]]:
 def _latest(con, citations: list[dict]) -> dict[tuple[str, str], dict]:
     cursor = con.execute(LATEST, [strings(sorted({row["result_key"] for row in citations}))])
     names = [d[0] for d in cursor.description]
-    return {(row[0], row[1]): dict(zip(names, row)) for row in cursor.fetchall()}
+    return {(row[0], row[1]): dict(zip(names, row, strict=False)) for row in cursor.fetchall()}
 
 
 def _resolve(layer: DataLayer, row: dict) -> Resolution:
-    return layer.resolve(row["study"], row["period"], row["source_table"], row["source_column"],
-                         row["source_function"])
+    return layer.resolve(row["study"], row["period"], row["source_table"], row["source_column"], row["source_function"])
 
 
 def _rerun(worker: Worker, resolution: Resolution, row: dict) -> tuple[str, object]:
@@ -199,10 +223,15 @@ def _rerun(worker: Worker, resolution: Resolution, row: dict) -> tuple[str, obje
         return "failed", resolution.problem
     weight = row["weight"]
     context = CitationContext(
-        study=row["study"], period=row["period"],
+        study=row["study"],
+        period=row["period"],
         weight=None if not weight or weight.strip().lower() == "unweighted" else weight,
-        base_name=row["base_name"], base_n=row["base_n"], table=row["source_table"], column=row["source_column"],
-        function=row["source_function"])
+        base_name=row["base_name"],
+        base_n=row["base_n"],
+        table=row["source_table"],
+        column=row["source_column"],
+        function=row["source_function"],
+    )
     outcome = worker.run(resolution.table.spec(), resolution.extractor.spec(), context)
     return (OK, outcome.value) if outcome.status == OK else ("failed", outcome.reason)
 
@@ -219,18 +248,33 @@ def _judge(outcome: tuple[str, object], claims: list[ClaimValue], tolerance: flo
         return REPRODUCED, None, []
     first = found[0]
     rerun = "nothing" if first.get("note") and first["rerun"] is None else repr(first["rerun"])
-    reason = (f"{len(found)} of {len(claims)} claims differ; {first['pointer'] or '(value)'}: "
-              f"claimed {first['claimed']!r}, re-derived {rerun}")
+    reason = (
+        f"{len(found)} of {len(claims)} claims differ; {first['pointer'] or '(value)'}: "
+        f"claimed {first['claimed']!r}, re-derived {rerun}"
+    )
     return DIFFERS, reason, found
 
 
 def _verdict(row: dict, verdict, reason, found, *, claims: int, verified_at, fingerprint) -> CitationVerdict:
     return CitationVerdict(
-        result_key=row["result_key"], result_kind=row["result_kind"], task_id=row["task_id"],
-        message_id=row["message_id"], citation_hash=row["citation_hash"], study=row["study"], period=row["period"],
-        weight=row["weight"], source_table=row["source_table"], source_column=row["source_column"],
-        source_function=row["source_function"], verdict=verdict, reason=reason, differences=found, claims=claims,
-        verified_at=verified_at, fingerprint=fingerprint)
+        result_key=row["result_key"],
+        result_kind=row["result_kind"],
+        task_id=row["task_id"],
+        message_id=row["message_id"],
+        citation_hash=row["citation_hash"],
+        study=row["study"],
+        period=row["period"],
+        weight=row["weight"],
+        source_table=row["source_table"],
+        source_column=row["source_column"],
+        source_function=row["source_function"],
+        verdict=verdict,
+        reason=reason,
+        differences=found,
+        claims=claims,
+        verified_at=verified_at,
+        fingerprint=fingerprint,
+    )
 
 
 def _previous(verdict: CitationVerdict, last: dict | None, resolution: Resolution) -> None:

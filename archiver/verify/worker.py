@@ -5,8 +5,10 @@ at most `timeout` seconds. An extractor that hangs is killed with its process, o
 takes only its process down; either way the parent reports it and starts a fresh worker for the
 next job. The worker imports only what the data layer declares.
 """
+
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.metadata
@@ -77,10 +79,8 @@ class Worker:
 
     def close(self) -> None:
         if self._process is not None and self._process.is_alive():
-            try:
+            with contextlib.suppress(OSError):
                 self._conn.send(None)
-            except OSError:
-                pass
             self._process.join(2)
         self._stop()
 
@@ -126,7 +126,7 @@ def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[
 
     try:
         function = _function(extractor, functions)
-    except Exception as exc:  # noqa: BLE001  (a declared module that fails to import is reported)
+    except Exception as exc:
         return FAILED, f"the extractor could not be loaded: {_one_line(exc)}"
     con = offline_connection()
     try:
@@ -141,7 +141,7 @@ def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[
             return FAILED, f"the table has no weight column {context['weight']!r}"
         try:
             value = function(relation, context["column"], CitationContext(**context))
-        except Exception as exc:  # noqa: BLE001  (the extractor's error is the verdict's reason)
+        except Exception as exc:
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             return FAILED, f"the extractor raised {_one_line(exc)} ({os.path.basename(frame.filename)}:{frame.lineno})"
         try:

@@ -38,11 +38,11 @@ from make_samples_13 import (  # importing it patches uuid4 for stable JSON-RPC 
     write_bytes,
 )
 
-FR = Fragment('verify')
-STUDY = 'Verify Demo Tracker'
-WAVES = {'W1 (June 2026)': ('demo_flat_w1.csv', 101), 'W2 (July 2026)': ('demo_flat_w2.csv', 202)}
-SEGMENTS = ('18-34', '35-54', '55-74')
-COLUMNS = ('resp_id', 'segment', 'wt', 'aware_b1', 'consider_b1')
+FR = Fragment("verify")
+STUDY = "Verify Demo Tracker"
+WAVES = {"W1 (June 2026)": ("demo_flat_w1.csv", 101), "W2 (July 2026)": ("demo_flat_w2.csv", 202)}
+SEGMENTS = ("18-34", "35-54", "55-74")
+COLUMNS = ("resp_id", "segment", "wt", "aware_b1", "consider_b1")
 
 
 def survey(seed: int, rows: int = 120) -> list[dict]:
@@ -50,35 +50,43 @@ def survey(seed: int, rows: int = 120) -> list[dict]:
     out = []
     for i in range(rows):
         segment = SEGMENTS[rng.randrange(3)]
-        aware = int(rng.random() < {'18-34': 0.55, '35-54': 0.45, '55-74': 0.35}[segment])
+        aware = int(rng.random() < {"18-34": 0.55, "35-54": 0.45, "55-74": 0.35}[segment])
         consider = int(aware and rng.random() < 0.6)
-        out.append({'resp_id': f'R{seed}{i:04d}', 'segment': segment, 'wt': f'{rng.uniform(0.5, 2.0):.4f}',
-                    'aware_b1': aware, 'consider_b1': consider})
+        out.append(
+            {
+                "resp_id": f"R{seed}{i:04d}",
+                "segment": segment,
+                "wt": f"{rng.uniform(0.5, 2.0):.4f}",
+                "aware_b1": aware,
+                "consider_b1": consider,
+            }
+        )
     return out
 
 
 def write_table(name: str, rows: list[dict]) -> None:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, COLUMNS, lineterminator='\n')
+    writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    (OUT / 'data-layer' / name).write_text(buffer.getvalue(), encoding='utf-8')
+    (OUT / "data-layer" / name).write_text(buffer.getvalue(), encoding="utf-8")
 
 
 def funnel(rows: list[dict], column: str, weighted: bool) -> dict:
     """Weighted share answering 1 by segment, unweighted segment bases, total base."""
     segments = []
     for segment in SEGMENTS:
-        mine = [r for r in rows if r['segment'] == segment]
-        weights = [float(r['wt']) if weighted else 1.0 for r in mine]
-        share = sum(w * int(r[column]) for w, r in zip(weights, mine)) / sum(weights)
-        segments.append({'name': segment, 'share': share, 'n': len(mine)})
-    return {'segments': segments, 'total': len(rows)}
+        mine = [r for r in rows if r["segment"] == segment]
+        weights = [float(r["wt"]) if weighted else 1.0 for r in mine]
+        share = sum(w * int(r[column]) for w, r in zip(weights, mine, strict=False)) / sum(weights)
+        segments.append({"name": segment, "share": share, "n": len(mine)})
+    return {"segments": segments, "total": len(rows)}
 
 
 def cite(period: str, rows: list[dict], column: str, weight: str) -> dict:
-    return citation(STUDY, period, 'Online panel, adults 18-74', len(rows), 'demo_flat', column,
-                    'extractFunnel', weight=weight)
+    return citation(
+        STUDY, period, "Online panel, adults 18-74", len(rows), "demo_flat", column, "extractFunnel", weight=weight
+    )
 
 
 async def main():
@@ -86,69 +94,153 @@ async def main():
     for period, (name, seed) in WAVES.items():
         tables[period] = survey(seed)
         write_table(name, tables[period])
-    w1, w2 = tables['W1 (June 2026)'], tables['W2 (July 2026)']
+    w1, w2 = tables["W1 (June 2026)"], tables["W2 (July 2026)"]
 
-    A = 'Verify Demo Agent'
-    card = make_card(A, 'verify-demo.test', 'Brand funnel answers from the Verify Demo Tracker, re-runnable '
-                                            'from its documented data layer.', skill_id='funnel',
-                     skill_name='Brand funnel by age')
-    agent = Agent(card, 'verify-demo.test')
-    await save_card(agent, 'verify-demo/agent-card.json')
-    FR.agent(A, 'verify-demo/agent-card.json', True, True)
+    A = "Verify Demo Agent"
+    card = make_card(
+        A,
+        "verify-demo.test",
+        "Brand funnel answers from the Verify Demo Tracker, re-runnable from its documented data layer.",
+        skill_id="funnel",
+        skill_name="Brand funnel by age",
+    )
+    agent = Agent(card, "verify-demo.test")
+    await save_card(agent, "verify-demo/agent-card.json")
+    FR.agent(A, "verify-demo/agent-card.json", True, True)
 
-    f_rpc = 'verify-demo/rpc-v1.jsonl'
-    ctx = 'ctx-vd-rpc'
+    f_rpc = "verify-demo/rpc-v1.jsonl"
+    ctx = "ctx-vd-rpc"
     scenarios = [
-        ('msg-vd-001', 'task-vd-aware-w1', 'Brand awareness by age, W1?', 'art-aware', 'awareness',
-         funnel(w1, 'aware_b1', True), cite('W1 (June 2026)', w1, 'aware_b1', 'wt')),
-        ('msg-vd-002', 'task-vd-consider-w1', 'Consideration by age, W1?', 'art-consider', 'consideration',
-         None, cite('W1 (June 2026)', w1, 'consider_b1', 'wt')),
-        ('msg-vd-003', 'task-vd-purchase-w2', 'Purchase intent by age, W2?', 'art-purchase', 'purchase intent',
-         {'segments': [{'name': s, 'share': v, 'n': n} for s, v, n in
-                       (('18-34', 0.21, 40), ('35-54', 0.17, 44), ('55-74', 0.12, 36))], 'total': 120},
-         cite('W2 (July 2026)', w2, 'purchase_b1', 'wt')),
+        (
+            "msg-vd-001",
+            "task-vd-aware-w1",
+            "Brand awareness by age, W1?",
+            "art-aware",
+            "awareness",
+            funnel(w1, "aware_b1", True),
+            cite("W1 (June 2026)", w1, "aware_b1", "wt"),
+        ),
+        (
+            "msg-vd-002",
+            "task-vd-consider-w1",
+            "Consideration by age, W1?",
+            "art-consider",
+            "consideration",
+            None,
+            cite("W1 (June 2026)", w1, "consider_b1", "wt"),
+        ),
+        (
+            "msg-vd-003",
+            "task-vd-purchase-w2",
+            "Purchase intent by age, W2?",
+            "art-purchase",
+            "purchase intent",
+            {
+                "segments": [
+                    {"name": s, "share": v, "n": n}
+                    for s, v, n in (("18-34", 0.21, 40), ("35-54", 0.17, 44), ("55-74", 0.12, 36))
+                ],
+                "total": 120,
+            },
+            cite("W2 (July 2026)", w2, "purchase_b1", "wt"),
+        ),
     ]
-    altered = copy.deepcopy(funnel(w1, 'consider_b1', True))
-    altered['segments'][0]['share'] = round(altered['segments'][0]['share'] + 0.05, 2)  # mis-typed in a draft
-    scenarios[1] = scenarios[1][:5] + (altered,) + scenarios[1][6:]
+    altered = copy.deepcopy(funnel(w1, "consider_b1", True))
+    altered["segments"][0]["share"] = round(altered["segments"][0]["share"] + 0.05, 2)  # mis-typed in a draft
+    scenarios[1] = (*scenarios[1][:5], altered, *scenarios[1][6:])
     for msg_id, task_id, question, art_id, name, payload, cit in scenarios:
-        await agent.send(msg_id, ctx, task_id, question, {'kind': 'task', 'steps': [
-            ('working', None),
-            artifact(art_id, name, [P_text(question.rstrip('?')), P_data(payload), P_cit(cit)]),
-            ('completed', None)]})
-        FR.add_copy(f'task:{task_id}', A, copy_entry(f_rpc, 'completed', True, [cit_summary(cit)], [payload], 1),
-                    task_id=task_id, context_id=ctx)
+        await agent.send(
+            msg_id,
+            ctx,
+            task_id,
+            question,
+            {
+                "kind": "task",
+                "steps": [
+                    ("working", None),
+                    artifact(art_id, name, [P_text(question.rstrip("?")), P_data(payload), P_cit(cit)]),
+                    ("completed", None),
+                ],
+            },
+        )
+        FR.add_copy(
+            f"task:{task_id}",
+            A,
+            copy_entry(f_rpc, "completed", True, [cit_summary(cit)], [payload], 1),
+            task_id=task_id,
+            context_id=ctx,
+        )
     data, n = jsonl_of(agent.rec.take())
     write_bytes(f_rpc, data)
-    FR.file(f_rpc, 'jsonl', ['1.0-jsonrpc'], f'{SDK} JSON-RPC client+server, in-process', n,
-            'v1.0 JSON-RPC client log, SendMessage x3 against the sample data layer: awareness W1 (reproduced), '
-            'consideration W1 with a share altered by hand (differs), purchase intent W2 citing a column the '
-            'table lacks (not re-runnable).')
-    FR.plant('rerun-differs', 'error', 'task:task-vd-consider-w1', f_rpc,
-             'The 18-34 consideration share was altered to ' + repr(altered['segments'][0]['share'])
-             + '; the data layer re-derives ' + repr(funnel(w1, 'consider_b1', True)['segments'][0]['share']) + '.')
-    FR.plant('not-rerunnable', 'warning', 'task:task-vd-purchase-w2', f_rpc,
-             'The citation names column purchase_b1, which the W2 table does not have.')
+    FR.file(
+        f_rpc,
+        "jsonl",
+        ["1.0-jsonrpc"],
+        f"{SDK} JSON-RPC client+server, in-process",
+        n,
+        "v1.0 JSON-RPC client log, SendMessage x3 against the sample data layer: awareness W1 (reproduced), "
+        "consideration W1 with a share altered by hand (differs), purchase intent W2 citing a column the "
+        "table lacks (not re-runnable).",
+    )
+    FR.plant(
+        "rerun-differs",
+        "error",
+        "task:task-vd-consider-w1",
+        f_rpc,
+        "The 18-34 consideration share was altered to "
+        + repr(altered["segments"][0]["share"])
+        + "; the data layer re-derives "
+        + repr(funnel(w1, "consider_b1", True)["segments"][0]["share"])
+        + ".",
+    )
+    FR.plant(
+        "not-rerunnable",
+        "warning",
+        "task:task-vd-purchase-w2",
+        f_rpc,
+        "The citation names column purchase_b1, which the W2 table does not have.",
+    )
 
-    f_sse = 'verify-demo/stream-v1.sse'
-    ctx = 'ctx-vd-stream'
-    payload = funnel(w2, 'aware_b1', False)
-    cit = cite('W2 (July 2026)', w2, 'aware_b1', 'unweighted')
-    await agent.send('msg-vd-004', ctx, 'task-vd-aware-w2', 'Unweighted brand awareness by age, W2?',
-                     {'kind': 'task', 'steps': [
-                         ('working', 'Querying demo_flat (aware_b1), W2 snapshot'),
-                         artifact('art-aware-w2', 'awareness', [P_data(payload)], False, False),
-                         artifact('art-aware-w2', None, [P_cit(cit)], True, True),
-                         ('completed', None)]}, streaming=True)
-    raw = agent.rec.take()[0]['response']
+    f_sse = "verify-demo/stream-v1.sse"
+    ctx = "ctx-vd-stream"
+    payload = funnel(w2, "aware_b1", False)
+    cit = cite("W2 (July 2026)", w2, "aware_b1", "unweighted")
+    await agent.send(
+        "msg-vd-004",
+        ctx,
+        "task-vd-aware-w2",
+        "Unweighted brand awareness by age, W2?",
+        {
+            "kind": "task",
+            "steps": [
+                ("working", "Querying demo_flat (aware_b1), W2 snapshot"),
+                artifact("art-aware-w2", "awareness", [P_data(payload)], False, False),
+                artifact("art-aware-w2", None, [P_cit(cit)], True, True),
+                ("completed", None),
+            ],
+        },
+        streaming=True,
+    )
+    raw = agent.rec.take()[0]["response"]
     write_bytes(f_sse, raw)
-    FR.file(f_sse, 'sse', ['1.0-jsonrpc'], f'{SDK} JSON-RPC SendStreamingMessage', sse_events(raw),
-            'v1.0 JSON-RPC SSE: unweighted awareness W2, numbers in chunk 1, citation (weight "unweighted") '
-            'appended in chunk 2; reproduced by the data layer.')
-    FR.add_copy('task:task-vd-aware-w2', A, copy_entry(f_sse, 'completed', True, [cit_summary(cit)], [payload], 1),
-                task_id='task-vd-aware-w2', context_id=ctx)
+    FR.file(
+        f_sse,
+        "sse",
+        ["1.0-jsonrpc"],
+        f"{SDK} JSON-RPC SendStreamingMessage",
+        sse_events(raw),
+        'v1.0 JSON-RPC SSE: unweighted awareness W2, numbers in chunk 1, citation (weight "unweighted") '
+        "appended in chunk 2; reproduced by the data layer.",
+    )
+    FR.add_copy(
+        "task:task-vd-aware-w2",
+        A,
+        copy_entry(f_sse, "completed", True, [cit_summary(cit)], [payload], 1),
+        task_id="task-vd-aware-w2",
+        context_id=ctx,
+    )
     FR.write()
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     asyncio.run(main())

@@ -1,4 +1,5 @@
 """Helpers of the bad-input corpus: good records to put around a bad one, and the outcome of an ingest."""
+
 from __future__ import annotations
 
 import orjson
@@ -26,8 +27,10 @@ def quarantined(archive, path: str) -> list[tuple[str, str]]:
 
 
 def quarantined_raw(archive, path: str) -> list[bytes]:
-    return [raw for (raw,) in rows(archive, "SELECT raw FROM quarantine WHERE source_path = ? ORDER BY line, locator",
-                                    [path])]
+    return [
+        raw
+        for (raw,) in rows(archive, "SELECT raw FROM quarantine WHERE source_path = ? ORDER BY line, locator", [path])
+    ]
 
 
 def tasks(archive, path: str) -> list[str]:
@@ -35,8 +38,9 @@ def tasks(archive, path: str) -> list[str]:
 
 
 def stored_bytes(archive, path: str) -> bytes:
-    return b"".join(raw for (raw,) in rows(archive, "SELECT raw FROM records WHERE source_path = ? ORDER BY seq",
-                                           [path]))
+    return b"".join(
+        raw for (raw,) in rows(archive, "SELECT raw FROM records WHERE source_path = ? ORDER BY seq", [path])
+    )
 
 
 def assert_quarantine(archive, summary, path: str, expected: list[tuple[str, str]]) -> None:

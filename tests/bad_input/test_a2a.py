@@ -1,4 +1,5 @@
 """JSON that is A2A in shape but wrong in substance."""
+
 from __future__ import annotations
 
 import orjson
@@ -9,8 +10,14 @@ from .cases import assert_quarantine, good, ingest, quarantined_raw, tasks
 
 
 def test_jsonrpc_response_with_both_result_and_error(archive, write):
-    both = orjson.dumps({"jsonrpc": "2.0", "id": 5, "result": {"kind": "task", "id": "x", "status": {
-        "state": "completed"}}, "error": {"code": -32000, "message": "boom"}})
+    both = orjson.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "result": {"kind": "task", "id": "x", "status": {"state": "completed"}},
+            "error": {"code": -32000, "message": "boom"},
+        }
+    )
     path = write("both.jsonl", good(1) + b"\n" + both + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
     assert_quarantine(archive, summary, path, [("line 2", "a JSON-RPC response carries both result and error")])
@@ -23,7 +30,8 @@ def test_jsonrpc_result_with_a_null_error_is_a_result(archive, write):
     line = orjson.dumps({**orjson.loads(good(2)), "error": None})
     path = write("null-error.jsonl", line + b"\n")
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t2"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t2"]
 
 
 def test_part_with_two_content_fields(archive, write):
@@ -36,42 +44,82 @@ def test_part_with_two_content_fields(archive, write):
 
 def test_citation_with_wrong_types_everywhere_is_indexed_as_invalid(archive, write):
     """The record is understood (not quarantined); its citation is stored, invalid, with every problem named."""
-    wrong = {"study": 7, "period": ["W6"], "fielded": 20260402, "base": {"name": False, "n": "4210"},
-             "weight": {"w": 1}, "source": {"table": 1.5, "column": None, "function": []}, "warnings": "none"}
-    line = orjson.dumps(jsonrpc_result({"task": v1_task("t2", [
-        {"data": {"share": 0.42}}, {"data": wrong, "mediaType": CITATIONS_MT}])}))
+    wrong = {
+        "study": 7,
+        "period": ["W6"],
+        "fielded": 20260402,
+        "base": {"name": False, "n": "4210"},
+        "weight": {"w": 1},
+        "source": {"table": 1.5, "column": None, "function": []},
+        "warnings": "none",
+    }
+    line = orjson.dumps(
+        jsonrpc_result({"task": v1_task("t2", [{"data": {"share": 0.42}}, {"data": wrong, "mediaType": CITATIONS_MT}])})
+    )
     path = write("wrong.jsonl", good(1) + b"\n" + line + b"\n")
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
-    assert rows(archive, "SELECT valid, problems, study, period, base_n, source_table, weight, warnings, fielded "
-                         "FROM citations WHERE result_key = 'task:t2'") == [(False, [
-        "study is a number, not a string", "period is an array, not a string", "base.name is a boolean, not a string",
-        "base.n is a string, not an integer", "source.table is a number, not a string", "source.column is null",
-        "source.function is an array, not a string", "fielded is a number, not a string",
-        "weight is an object, not a string", "warnings is not an array of strings"],
-        None, None, None, None, None, ['"none"'], None)]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2"]
+    assert rows(
+        archive,
+        "SELECT valid, problems, study, period, base_n, source_table, weight, warnings, fielded "
+        "FROM citations WHERE result_key = 'task:t2'",
+    ) == [
+        (
+            False,
+            [
+                "study is a number, not a string",
+                "period is an array, not a string",
+                "base.name is a boolean, not a string",
+                "base.n is a string, not an integer",
+                "source.table is a number, not a string",
+                "source.column is null",
+                "source.function is an array, not a string",
+                "fielded is a number, not a string",
+                "weight is an object, not a string",
+                "warnings is not an array of strings",
+            ],
+            None,
+            None,
+            None,
+            None,
+            None,
+            ['"none"'],
+            None,
+        )
+    ]
     assert rows(archive, "SELECT count(*) FROM claims WHERE result_key = 'task:t2'") == [(1,)]
 
 
 def test_citation_whose_data_is_not_an_object(archive, write):
-    line = orjson.dumps(jsonrpc_result({"task": v1_task("t2", [{"data": {"share": 0.42}},
-                                                                  {"data": "W6, n=4210", "mediaType": CITATIONS_MT}])}))
+    line = orjson.dumps(
+        jsonrpc_result(
+            {"task": v1_task("t2", [{"data": {"share": 0.42}}, {"data": "W6, n=4210", "mediaType": CITATIONS_MT}])}
+        )
+    )
     path = write("string.jsonl", line + b"\n")
     summary = ingest(archive, path)
     assert summary.quarantined == 0
     assert rows(archive, "SELECT valid, problems FROM citations") == [
-        (False, ["citation data is a string, not an object"])]
+        (False, ["citation data is a string, not an object"])
+    ]
 
 
 def test_task_id_reused_by_a_different_context_in_one_file(archive, write):
     reused = good(1, context_id="ctx-other")
     path = write("reuse.jsonl", good(1) + b"\n" + reused + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("line 2", "task t1 was seen in context ctx-1; this record puts it in context ctx-other")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("line 2", "task t1 was seen in context ctx-1; this record puts it in context ctx-other")],
+    )
     assert quarantined_raw(archive, path) == [reused + b"\n"]
     assert rows(archive, "SELECT task_id, context_id FROM results ORDER BY task_id") == [
-        ("t1", "ctx-1"), ("t3", "ctx-1")]
+        ("t1", "ctx-1"),
+        ("t3", "ctx-1"),
+    ]
 
 
 def test_task_id_reused_by_a_different_context_in_another_file_is_another_copy(archive, write):
@@ -80,34 +128,51 @@ def test_task_id_reused_by_a_different_context_in_another_file_is_another_copy(a
     summary = ingest(archive, first, second)
     assert summary.quarantined == 0
     assert rows(archive, "SELECT result_key, context_id FROM results ORDER BY source_path") == [
-        ("task:t1", "ctx-1"), ("task:t1", "ctx-other")]  # two stored copies the audit can compare
+        ("task:t1", "ctx-1"),
+        ("task:t1", "ctx-other"),
+    ]  # two stored copies the audit can compare
 
 
 def test_jsonrpc_ids_that_are_objects_or_arrays(archive, write):
-    request = {"jsonrpc": "2.0", "id": [1], "method": "message/send", "params": {"message": {
-        "messageId": "q", "role": "user", "parts": [{"text": "How many?"}]}}}
+    request = {
+        "jsonrpc": "2.0",
+        "id": [1],
+        "method": "message/send",
+        "params": {"message": {"messageId": "q", "role": "user", "parts": [{"text": "How many?"}]}},
+    }
     response = {**orjson.loads(good(2)), "id": {"n": 1}}
     path = write("ids.jsonl", orjson.dumps(request) + b"\n" + orjson.dumps(response) + b"\n")
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t2"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t2"]
 
 
 def test_valid_json_that_is_no_a2a_object(archive, write):
     path = write("other.jsonl", good(1) + b"\n" + b'{"hello": "world"}\n' + b"[1, 2]\n")
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [("line 2", "no A2A object recognised (keys: hello)"),
-                                               ("line 3", "a number where an A2A object was expected")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("line 2", "no A2A object recognised (keys: hello)"), ("line 3", "a number where an A2A object was expected")],
+    )
     assert tasks(archive, path) == ["t1"]
 
 
 def test_agent_card_with_fields_of_the_wrong_shape(archive, write):
-    card = {"name": "Hostile", "skills": 1, "capabilities": ["extensions"], "supportedInterfaces": "http://x",
-            "defaultOutputModes": "text/plain"}
+    card = {
+        "name": "Hostile",
+        "skills": 1,
+        "capabilities": ["extensions"],
+        "supportedInterfaces": "http://x",
+        "defaultOutputModes": "text/plain",
+    }
     path = write("card.json", orjson.dumps(card))
     summary = ingest(archive, path)
     assert summary.quarantined == 0
     assert rows(archive, "SELECT name, url, declares_extension, lists_media_type FROM agent_cards") == [
-        ("Hostile", None, False, False)]
+        ("Hostile", None, False, False)
+    ]
 
 
 def test_a_surprise_reading_one_record_quarantines_that_record(archive, write, monkeypatch):
@@ -144,9 +209,12 @@ def test_a_surprise_preparing_one_file_quarantines_that_file_whole(archive, writ
     content = good(1) + b"\n" + good(2) + b"\n"
     path, neighbour = write("bad.jsonl", content), write("fine.jsonl", good(3) + b"\n")
     summary = ingest(archive, path, neighbour)
-    assert_quarantine(archive, summary, path, [
-        ("file", "the file could not be prepared: internal error (RuntimeError: boom)")])
+    assert_quarantine(
+        archive, summary, path, [("file", "the file could not be prepared: internal error (RuntimeError: boom)")]
+    )
     assert quarantined_raw(archive, path) == [content]
-    assert tasks(archive, path) == [] and tasks(archive, neighbour) == ["t3"]
+    assert tasks(archive, path) == []
+    assert tasks(archive, neighbour) == ["t3"]
     assert rows(archive, "SELECT container, records, quarantined FROM sources WHERE path = ?", [path]) == [
-        ("unreadable", 1, 1)]
+        ("unreadable", 1, 1)
+    ]

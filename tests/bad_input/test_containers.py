@@ -1,4 +1,5 @@
 """Broken containers: gzip (corrupt, truncated, bombs), SSE captures cut or polluted, SQLite that is no task store."""
+
 from __future__ import annotations
 
 import gzip
@@ -17,23 +18,41 @@ def test_gzip_with_a_corrupt_second_member_keeps_the_first_and_the_whole_file(ar
     content = gzip.compress(LINES, mtime=0) + b"\x1f\x8bthis is no gzip header"
     path = write("two.jsonl.gz", content)
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [(
-        "after record 3 (the whole file as stored)",
-        f"corrupt gzip data after {len(LINES)} decompressed bytes: Unknown compression method")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [
+            (
+                "after record 3 (the whole file as stored)",
+                f"corrupt gzip data after {len(LINES)} decompressed bytes: Unknown compression method",
+            )
+        ],
+    )
     assert quarantined_raw(archive, path) == [content]  # nothing ingested is lost: the bytes as they were
     assert tasks(archive, path) == ["t1", "t2", "t3"]
 
 
 def test_gzip_with_a_wrong_checksum(archive, write):
     compressed = gzip.compress(LINES, mtime=0)
-    wrong = (zlib.crc32(LINES) ^ 1)
+    wrong = zlib.crc32(LINES) ^ 1
     content = compressed[:-8] + struct.pack("<II", wrong, len(LINES))
     path = write("crc.jsonl.gz", content)
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [(
-        "after record 3 (the whole file as stored)",
-        (f"corrupt gzip data after {len(LINES)} decompressed bytes: CRC check failed {hex(wrong)} != "
-        f"{hex(zlib.crc32(LINES))}"))])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [
+            (
+                "after record 3 (the whole file as stored)",
+                (
+                    f"corrupt gzip data after {len(LINES)} decompressed bytes: CRC check failed {hex(wrong)} != "
+                    f"{hex(zlib.crc32(LINES))}"
+                ),
+            )
+        ],
+    )
     assert quarantined_raw(archive, path) == [content]
     assert tasks(archive, path) == ["t1", "t2", "t3"]
 
@@ -42,10 +61,20 @@ def test_truncated_gzip_keeps_what_decompressed_and_the_whole_file(archive, writ
     content = gzip.compress(LINES, mtime=0)[:-8]
     path = write("cut.jsonl.gz", content)
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [(
-        "after record 3 (the whole file as stored)",
-        (f"corrupt gzip data after {len(LINES)} decompressed bytes: "
-        "Compressed file ended before the end-of-stream marker was reached"))])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [
+            (
+                "after record 3 (the whole file as stored)",
+                (
+                    f"corrupt gzip data after {len(LINES)} decompressed bytes: "
+                    "Compressed file ended before the end-of-stream marker was reached"
+                ),
+            )
+        ],
+    )
     assert quarantined_raw(archive, path) == [content]
     assert tasks(archive, path) == ["t1", "t2", "t3"]
 
@@ -55,8 +84,9 @@ def test_gzip_magic_with_garbage_after_it_is_quarantined_whole(archive, write):
     path = write("fake.jsonl.gz", content)
     neighbour = write("fine.jsonl", LINES)
     summary = ingest(archive, path, neighbour)
-    assert_quarantine(archive, summary, path, [
-        ("file", "corrupt gzip data after 0 decompressed bytes: Unknown compression method")])
+    assert_quarantine(
+        archive, summary, path, [("file", "corrupt gzip data after 0 decompressed bytes: Unknown compression method")]
+    )
     assert quarantined_raw(archive, path) == [content]
     assert tasks(archive, neighbour) == ["t1", "t2", "t3"]
 
@@ -69,11 +99,20 @@ def test_gzip_bomb_is_refused_past_the_limit(archive, write, monkeypatch):
     path = write("bomb.jsonl.gz", bomb)
     neighbour = write("fine.jsonl", LINES)
     summary = ingest(archive, path, neighbour)
-    assert_quarantine(archive, summary, path, [  # the blank lines up to the limit are kept as filler
-        ("after record 10000 (the whole file as stored)", ("gzip expands past the limit of 10000 bytes "
-                                                          "(ARCHIVER_GZIP_LIMIT)"))])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [  # the blank lines up to the limit are kept as filler
+            (
+                "after record 10000 (the whole file as stored)",
+                ("gzip expands past the limit of 10000 bytes (ARCHIVER_GZIP_LIMIT)"),
+            )
+        ],
+    )
     assert rows(archive, "SELECT count(*) FROM records WHERE source_path = ? AND kind = 'filler'", [path]) == [
-        (10_000,)]
+        (10_000,)
+    ]
     assert quarantined_raw(archive, path) == [bomb]
     assert tasks(archive, neighbour) == ["t1", "t2", "t3"]
 
@@ -86,9 +125,17 @@ def test_gzip_bomb_after_good_records_keeps_them(archive, write, monkeypatch):
     bomb = gzip.compress(LINES + b" " * 10_000_000, mtime=0)
     path = write("late-bomb.jsonl.gz", bomb)
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("after record 3 (the whole file as stored)",
-         f"gzip expands past the limit of {limit} bytes (ARCHIVER_GZIP_LIMIT)")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [
+            (
+                "after record 3 (the whole file as stored)",
+                f"gzip expands past the limit of {limit} bytes (ARCHIVER_GZIP_LIMIT)",
+            )
+        ],
+    )
     assert quarantined_raw(archive, path) == [bomb]  # the unfinished line of spaces is in there
     assert tasks(archive, path) == ["t1", "t2", "t3"]
 
@@ -97,8 +144,12 @@ def test_sse_capture_cut_mid_event(archive, write):
     content = event(good(1)) + event(good(2)) + b": ping\nid: 3\ndata: " + good(3)[:40]
     path = write("cut.sse", content)
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("event 3 (line 5)", "invalid JSON: unexpected end of data: line 1 column 41 (char 40)")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("event 3 (line 5)", "invalid JSON: unexpected end of data: line 1 column 41 (char 40)")],
+    )
     assert quarantined_raw(archive, path) == [b": ping\nid: 3\ndata: " + good(3)[:40]]
     assert tasks(archive, path) == ["t1", "t2"]
     assert stored_bytes(archive, path) == content
@@ -108,8 +159,12 @@ def test_sse_event_of_invalid_json_between_good_ones(archive, write):
     content = event(good(1)) + b"event: message\ndata: {not json\n\n" + event(good(3))
     path = write("noise.sse", content)
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("event 2 (line 3)", "invalid JSON: unexpected character, expected a string key: line 1 column 2 (char 1)")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("event 2 (line 3)", "invalid JSON: unexpected character, expected a string key: line 1 column 2 (char 1)")],
+    )
     assert quarantined_raw(archive, path) == [b"event: message\ndata: {not json\n\n"]
     assert tasks(archive, path) == ["t1", "t3"]
 
@@ -123,9 +178,20 @@ def test_sqlite_file_that_is_not_a_task_store(archive, tmp_path, write):
     con.close()
     neighbour = write("fine.jsonl", LINES)
     summary = ingest(archive, str(path), neighbour)
-    assert_quarantine(archive, summary, str(path), [(
-        "file", ("SQLite file is not a readable task store: no A2A task-store table "
-                "(one with id, context_id and status columns)"))])
+    assert_quarantine(
+        archive,
+        summary,
+        str(path),
+        [
+            (
+                "file",
+                (
+                    "SQLite file is not a readable task store: no A2A task-store table "
+                    "(one with id, context_id and status columns)"
+                ),
+            )
+        ],
+    )
     assert quarantined_raw(archive, str(path)) == [path.read_bytes()]
     assert tasks(archive, neighbour) == ["t1", "t2", "t3"]
 
@@ -134,6 +200,7 @@ def test_sqlite_header_over_garbage(archive, write):
     content = b"SQLite format 3\x00" + b"\x00garbage" * 100
     path = write("broken.db", content)
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("file", "SQLite file is not a readable task store: file is not a database")])
+    assert_quarantine(
+        archive, summary, path, [("file", "SQLite file is not a readable task store: file is not a database")]
+    )
     assert quarantined_raw(archive, path) == [content]

@@ -4,6 +4,7 @@ The tests run as root, for whom chmod 000 changes nothing, so unreadable files a
 otherwise: a FIFO (opening it would block for ever), a dangling symlink, a symlink to itself, and
 a file removed between the directory listing and its reading.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,19 +33,23 @@ def test_a_fifo_in_a_directory_is_quarantined_without_blocking(archive, tmp_path
     top = folder(tmp_path)
     os.mkfifo(top / "b.pipe")
     summary = ingest(archive, str(top))
-    assert_quarantine(archive, summary, str(top / "b.pipe"), [
-        ("file", "cannot read the file: not a regular file (a FIFO)")])
+    assert_quarantine(
+        archive, summary, str(top / "b.pipe"), [("file", "cannot read the file: not a regular file (a FIFO)")]
+    )
     assert rows(archive, "SELECT raw FROM quarantine") == [(b"",)]  # nothing could be read, nothing is lost
-    assert tasks(archive, str(top / "a.jsonl")) == ["t1"] and tasks(archive, str(top / "c.jsonl")) == ["t2"]
+    assert tasks(archive, str(top / "a.jsonl")) == ["t1"]
+    assert tasks(archive, str(top / "c.jsonl")) == ["t2"]
 
 
 def test_a_dangling_symlink_in_a_directory(archive, tmp_path):
     top = folder(tmp_path)
     os.symlink(tmp_path / "gone.jsonl", top / "b.jsonl")
     summary = ingest(archive, str(top))
-    assert_quarantine(archive, summary, str(top / "b.jsonl"), [
-        ("file", "cannot read the file: No such file or directory")])
-    assert summary.files == 3 and rows(archive, "SELECT count(*) FROM results") == [(2,)]
+    assert_quarantine(
+        archive, summary, str(top / "b.jsonl"), [("file", "cannot read the file: No such file or directory")]
+    )
+    assert summary.files == 3
+    assert rows(archive, "SELECT count(*) FROM results") == [(2,)]
 
 
 def test_a_file_removed_between_listing_and_reading(archive, tmp_path, monkeypatch):
@@ -59,9 +64,11 @@ def test_a_file_removed_between_listing_and_reading(archive, tmp_path, monkeypat
 
     monkeypatch.setattr(ingest_module, "expand", expand_then_remove)
     summary = ingest(archive, str(top))
-    assert_quarantine(archive, summary, str(top / "b.jsonl"), [
-        ("file", "cannot read the file: No such file or directory")])
-    assert tasks(archive, str(top / "a.jsonl")) == ["t1"] and tasks(archive, str(top / "c.jsonl")) == ["t3"]
+    assert_quarantine(
+        archive, summary, str(top / "b.jsonl"), [("file", "cannot read the file: No such file or directory")]
+    )
+    assert tasks(archive, str(top / "a.jsonl")) == ["t1"]
+    assert tasks(archive, str(top / "c.jsonl")) == ["t3"]
 
 
 def test_symlink_loops(archive, tmp_path):
@@ -72,10 +79,12 @@ def test_symlink_loops(archive, tmp_path):
     (top / "sub").mkdir()
     os.symlink("..", top / "sub" / "up")
     summary = ingest(archive, str(top))
-    assert_quarantine(archive, summary, str(top / "self.jsonl"), [
-        ("file", "cannot read the file: Too many levels of symbolic links")])
+    assert_quarantine(
+        archive, summary, str(top / "self.jsonl"), [("file", "cannot read the file: Too many levels of symbolic links")]
+    )
     assert rows(archive, "SELECT path FROM sources ORDER BY path") == [
-        (str(top / name),) for name in ("a.jsonl", "c.jsonl", "self.jsonl")]
+        (str(top / name),) for name in ("a.jsonl", "c.jsonl", "self.jsonl")
+    ]
 
 
 def test_unreadable_file_is_idempotent_and_read_once_it_is_fixed(archive, tmp_path):
@@ -87,7 +96,8 @@ def test_unreadable_file_is_idempotent_and_read_once_it_is_fixed(archive, tmp_pa
     assert rows(archive, "SELECT count(*) FROM quarantine") == [(1,)]
     (tmp_path / "later.jsonl").write_bytes(good(9) + b"\n")
     fixed = ingest(archive, str(top))
-    assert fixed.quarantined == 0 and tasks(archive, str(top / "b.jsonl")) == ["t9"]
+    assert fixed.quarantined == 0
+    assert tasks(archive, str(top / "b.jsonl")) == ["t9"]
 
 
 def test_cli_over_a_directory_of_bad_files_reports_each_on_one_line(tmp_path):
@@ -100,8 +110,10 @@ def test_cli_over_a_directory_of_bad_files_reports_each_on_one_line(tmp_path):
     assert result.exit_code == 1, result.output
     assert [line for line in result.stderr.splitlines() if line.startswith("quarantined:")] == [
         f"quarantined: {top}/blob.bin: file: not JSON, JSON Lines, SSE or SQLite (binary)",
-        (f"quarantined: {top}/cut.jsonl: line 1: invalid JSON: unexpected control character in string: "
-        "line 1 column 51 (char 50)"),
+        (
+            f"quarantined: {top}/cut.jsonl: line 1: invalid JSON: unexpected control character in string: "
+            "line 1 column 51 (char 50)"
+        ),
         f"quarantined: {top}/loop: file: cannot read the file: Too many levels of symbolic links",
         f"quarantined: {top}/pipe: file: cannot read the file: not a regular file (a FIFO)",
     ]
@@ -116,14 +128,18 @@ def test_a_file_name_that_is_not_utf8_is_ingested_under_an_escaped_name(archive,
     escaped = f"{top}/b\\xff\\xfe.jsonl"
     assert (summary.files, summary.quarantined) == (3, 0)
     assert rows(archive, "SELECT path FROM sources ORDER BY path") == [
-        (str(top / "a.jsonl"),), (escaped,), (str(top / "c.jsonl"),)]
+        (str(top / "a.jsonl"),),
+        (escaped,),
+        (str(top / "c.jsonl"),),
+    ]
     assert tasks(archive, escaped) == ["t2"]
     assert ingest(archive, str(top)).files_unchanged == 3  # the same name every run: unchanged, skipped
     real = os.fsdecode(os.fsencode(top) + b"/b\xff\xfe.jsonl")
     named = ingest(archive, real)  # named, not walked
     assert (named.files, named.files_unchanged) == (1, 1)
     by_real, by_escaped = (archive.audit(source=given).summary for given in (real, escaped))
-    assert by_real == by_escaped and (by_real["results"], by_real["filters"]["source"]) == (1, [escaped])
+    assert by_real == by_escaped
+    assert (by_real["results"], by_real["filters"]["source"]) == (1, [escaped])
 
 
 def test_sqlite_stores_under_names_sqlite_uris_would_misread(archive, tmp_path):
@@ -137,7 +153,8 @@ def test_sqlite_stores_under_names_sqlite_uris_would_misread(archive, tmp_path):
     assert (summary.files, summary.records, summary.quarantined) == (4, 12, 0)
     assert rows(archive, "SELECT path, recognised FROM sources ORDER BY path") == sorted(
         (str(tmp_path / name).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), 3)
-        for name in names)
+        for name in names
+    )
 
 
 def test_cli_over_a_directory_with_an_undecodable_name(tmp_path):
@@ -146,13 +163,15 @@ def test_cli_over_a_directory_with_an_undecodable_name(tmp_path):
     result = CliRunner().invoke(main, ["ingest", str(top), "--db", str(tmp_path / "a.duckdb")])
     assert result.exit_code == 1, result.output
     assert [line for line in result.stderr.splitlines() if line.startswith("quarantined:")] == [
-        f"quarantined: {top}/b\\xff.jsonl: line 1: invalid JSON: unexpected end of data: line 2 column 1 (char 41)"]
+        f"quarantined: {top}/b\\xff.jsonl: line 1: invalid JSON: unexpected end of data: line 2 column 1 (char 41)"
+    ]
 
 
 def test_a_missing_undecodable_name_is_named_with_escapes(tmp_path):
     missing = os.fsdecode(os.fsencode(tmp_path) + b"/gone\xff.jsonl")
     result = CliRunner().invoke(main, ["ingest", missing, "--db", str(tmp_path / "a.duckdb")])
-    assert result.exit_code == 1 and result.stderr == f"Error: {tmp_path}/gone\\xff.jsonl: no such file or directory\n"
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {tmp_path}/gone\\xff.jsonl: no such file or directory\n"
 
 
 def sources_of(db: str) -> list[str]:
@@ -181,12 +200,25 @@ def test_the_archive_is_not_ingested_through_links_globs_or_relative_paths(archi
     os.link(own, top / "hard.duckdb")
     os.symlink(tmp_path, top / "up")  # a directory symlink named explicitly is walked
     (top / "notes.wal").write_bytes(good(3) + b"\n")  # a .wal that is not the archive's is read
-    summary = ingest(archive, str(top), str(top / "*"), f"{top}/../archive.duckdb", str(top / "up" / "archive.duckdb"),
-                     f"{own}.wal", str(top / "up"))
+    summary = ingest(
+        archive,
+        str(top),
+        str(top / "*"),
+        f"{top}/../archive.duckdb",
+        str(top / "up" / "archive.duckdb"),
+        f"{own}.wal",
+        str(top / "up"),
+    )
     assert sorted({path for (path,) in rows(archive, "SELECT path FROM sources")}) == sorted(
-        [str(top / "a.jsonl"), str(top / "c.jsonl"), str(top / "notes.wal"),
-         str(top / "up" / "dump" / "a.jsonl"), str(top / "up" / "dump" / "c.jsonl"),
-         str(top / "up" / "dump" / "notes.wal")])
+        [
+            str(top / "a.jsonl"),
+            str(top / "c.jsonl"),
+            str(top / "notes.wal"),
+            str(top / "up" / "dump" / "a.jsonl"),
+            str(top / "up" / "dump" / "c.jsonl"),
+            str(top / "up" / "dump" / "notes.wal"),
+        ]
+    )
     assert summary.archive_files_skipped >= 7
 
 
@@ -205,7 +237,8 @@ def test_a_lake_inside_the_ingested_folder_never_ingests_itself(tmp_path, monkey
             paths = [path for (path,) in rows(lake, "SELECT DISTINCT path FROM sources ORDER BY path")]
     assert any(name.endswith(".parquet") for _root, _dirs, files in os.walk(top) for name in files)
     assert paths == [str(top / "a.jsonl"), str(top / "c.jsonl")]
-    assert summary.files_unchanged == 2 and summary.archive_files_skipped >= 2
+    assert summary.files_unchanged == 2
+    assert summary.archive_files_skipped >= 2
 
 
 def test_a_glob_matching_a_dangling_symlink_and_a_loop_quarantines_them(archive, tmp_path):
@@ -214,11 +247,14 @@ def test_a_glob_matching_a_dangling_symlink_and_a_loop_quarantines_them(archive,
     os.symlink(tmp_path / "gone.jsonl", top / "b.jsonl")
     os.symlink(top / "d.jsonl", top / "d.jsonl")
     summary = ingest(archive, str(top / "*.jsonl"))
-    assert_quarantine(archive, summary, str(top / "b.jsonl"), [
-        ("file", "cannot read the file: No such file or directory")])
-    assert_quarantine(archive, summary, str(top / "d.jsonl"), [
-        ("file", "cannot read the file: Too many levels of symbolic links")])
-    assert tasks(archive, str(top / "a.jsonl")) == ["t1"] and tasks(archive, str(top / "c.jsonl")) == ["t2"]
+    assert_quarantine(
+        archive, summary, str(top / "b.jsonl"), [("file", "cannot read the file: No such file or directory")]
+    )
+    assert_quarantine(
+        archive, summary, str(top / "d.jsonl"), [("file", "cannot read the file: Too many levels of symbolic links")]
+    )
+    assert tasks(archive, str(top / "a.jsonl")) == ["t1"]
+    assert tasks(archive, str(top / "c.jsonl")) == ["t2"]
 
 
 def test_hostile_inputs_prepared_by_worker_processes_store_everything(tmp_path):
@@ -237,4 +273,7 @@ def test_hostile_inputs_prepared_by_worker_processes_store_everything(tmp_path):
     assert result.exit_code == 0, result.output
     with Archive.open(db, read_only=True) as opened:
         assert rows(opened, "SELECT path, records, quarantined FROM sources ORDER BY path") == [
-            (f"{top}/b\\xff.jsonl", 2990, 0), (f"{top}/cr.sse", 3000, 0), (f"{top}/deep.jsonl", 2991, 0)]
+            (f"{top}/b\\xff.jsonl", 2990, 0),
+            (f"{top}/cr.sse", 3000, 0),
+            (f"{top}/deep.jsonl", 2991, 0),
+        ]

@@ -1,4 +1,5 @@
 """Hostile JSON values: deep nesting, huge integers, NaN and Infinity, duplicate keys, a 200 MB line."""
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,9 @@ def test_arrays_nested_100000_deep(archive, write):
     deep = b"[" * 100_000 + b"]" * 100_000
     path = write("deep.jsonl", good(1) + b"\n" + deep + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("line 2", "invalid JSON: depth limit exceeded: line 1 column 1026 (char 1025)")])
+    assert_quarantine(
+        archive, summary, path, [("line 2", "invalid JSON: depth limit exceeded: line 1 column 1026 (char 1025)")]
+    )
     assert quarantined_raw(archive, path) == [deep + b"\n"]
     assert tasks(archive, path) == ["t1", "t3"]
 
@@ -36,8 +38,14 @@ def test_objects_nested_100000_deep_inside_a_part(archive, write):
     line = with_data(2, deep)
     path = write("deep.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [  # orjson's depth limit: 1024 levels in all
-        ("line 2", "invalid JSON: depth limit exceeded: line 1 column 5305 (char 5304)")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [  # orjson's depth limit: 1024 levels in all
+            ("line 2", "invalid JSON: depth limit exceeded: line 1 column 5305 (char 5304)")
+        ],
+    )
     assert tasks(archive, path) == ["t1", "t3"]
 
 
@@ -47,9 +55,11 @@ def test_a_part_nested_past_orjsons_writing_limit_is_stored(archive, write, dept
     deep = b'{"a":' * depth + b"1" + b"}" * depth
     path = write("deep.jsonl", good(1) + b"\n" + with_data(2, deep) + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2", "t3"]
-    assert rows(archive, "SELECT data FROM parts WHERE result_key = 'task:t2' AND kind = 'data' AND NOT is_citation"
-                ) == [(deep.decode(),)]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2", "t3"]
+    assert rows(
+        archive, "SELECT data FROM parts WHERE result_key = 'task:t2' AND kind = 'data' AND NOT is_citation"
+    ) == [(deep.decode(),)]
     assert rows(archive, "SELECT pointer, literal FROM claims WHERE result_key = 'task:t2'") == [("/a" * depth, "1")]
     assert f"   {'/a' * depth} = 1\n" in archive.render("t2")  # `show` walks the Part as deep as it is stored
 
@@ -59,9 +69,11 @@ def test_an_agent_card_nested_1000_deep_is_stored(archive, write):
     deep = b"[" * 1000 + b"]" * 1000
     path = write("card.jsonl", orjson.dumps(card).replace(b'"x":0', b'"x":' + deep) + b"\n" + good(2) + b"\n")
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t2"]
-    assert rows(archive, "SELECT name, json_extract(card, '$.capabilities.x') = ? FROM agent_cards", [deep.decode()]
-                ) == [("deep agent", True)]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t2"]
+    assert rows(
+        archive, "SELECT name, json_extract(card, '$.capabilities.x') = ? FROM agent_cards", [deep.decode()]
+    ) == [("deep agent", True)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -78,7 +90,9 @@ def test_deep_json_is_written_as_orjson_writes_it_shallow(value):
     assert canonical.canonical_json(deep) == b"[" * 300 + canonical.canonical_json(value) + b"]" * 300
     assert canonical.compact_json(deep) == b"[" * 300 + canonical.compact_json(value) + b"]" * 300
     rewritten = orjson.dumps(canonical._normal(value), option=orjson.OPT_SORT_KEYS)  # "1.0" beside it: the normal form
-    assert canonical.canonical_json({"b": deep, "a": 1.0}) == b'{"a":1,"b":' + b"[" * 300 + rewritten + b"]" * 300 + b"}"
+    assert (
+        canonical.canonical_json({"b": deep, "a": 1.0}) == b'{"a":1,"b":' + b"[" * 300 + rewritten + b"]" * 300 + b"}"
+    )
 
 
 def test_nesting_too_deep_for_the_exact_reader_is_quarantined_with_its_depth(archive, write):
@@ -96,11 +110,15 @@ def test_integers_beyond_64_bits_are_kept_exactly(archive, write):
     data = b'{"big": 18446744073709551616, "negative": -9223372036854775809, "huge": 1' + b"0" * 400 + b"}"
     path = write("big.jsonl", good(1) + b"\n" + with_data(2, data) + b"\n")
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
-    assert rows(archive, "SELECT pointer, literal, value FROM claims WHERE result_key = 'task:t2' ORDER BY pointer") == [
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2"]
+    assert rows(
+        archive, "SELECT pointer, literal, value FROM claims WHERE result_key = 'task:t2' ORDER BY pointer"
+    ) == [
         ("/big", "18446744073709551616", 1.8446744073709552e19),
         ("/huge", "1" + "0" * 400, None),  # beyond a double: the literal alone holds it
-        ("/negative", "-9223372036854775809", -9.223372036854776e18)]
+        ("/negative", "-9223372036854775809", -9.223372036854776e18),
+    ]
 
 
 def test_nan_is_quarantined_by_name(archive, write):
@@ -112,11 +130,27 @@ def test_nan_is_quarantined_by_name(archive, write):
 
 
 def test_infinity_and_minus_infinity_are_quarantined_by_name(archive, write):
-    path = write("inf.jsonl", good(1) + b"\n" + with_data(2, b'{"a": Infinity}') + b"\n"
-                 + with_data(3, b'{"a": [1, -Infinity]}') + b"\n" + good(4) + b"\n")
+    path = write(
+        "inf.jsonl",
+        good(1)
+        + b"\n"
+        + with_data(2, b'{"a": Infinity}')
+        + b"\n"
+        + with_data(3, b'{"a": [1, -Infinity]}')
+        + b"\n"
+        + good(4)
+        + b"\n",
+    )
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [("line 2", "invalid JSON: Infinity is not a JSON number"),
-                                               ("line 3", "invalid JSON: -Infinity is not a JSON number")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [
+            ("line 2", "invalid JSON: Infinity is not a JSON number"),
+            ("line 3", "invalid JSON: -Infinity is not a JSON number"),
+        ],
+    )
     assert tasks(archive, path) == ["t1", "t4"]
 
 
@@ -125,9 +159,17 @@ def test_a_float_beyond_a_double_is_quarantined(archive, write):
     path = write("overflow.jsonl", good(1) + b"\n" + line + b"\n")
     summary = ingest(archive, path)
     column = line.index(b"1e400") + 1
-    assert_quarantine(archive, summary, path, [
-        ("line 2", (f"invalid JSON: number is infinity when parsed as double: line 1 column {column} "
-                   f"(char {column - 1})"))])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [
+            (
+                "line 2",
+                (f"invalid JSON: number is infinity when parsed as double: line 1 column {column} (char {column - 1})"),
+            )
+        ],
+    )
     assert tasks(archive, path) == ["t1"]
 
 
@@ -136,8 +178,12 @@ def test_a_lone_surrogate_escape_is_quarantined(archive, write):
     path = write("surrogate.jsonl", line + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
     column = line.index(b"\\ud800") + 1
-    assert_quarantine(archive, summary, path, [
-        ("line 1", f"invalid JSON: no low surrogate in string: line 1 column {column} (char {column - 1})")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("line 1", f"invalid JSON: no low surrogate in string: line 1 column {column} (char {column - 1})")],
+    )
     assert tasks(archive, path) == ["t3"]
 
 
@@ -146,7 +192,9 @@ def test_a_task_id_nested_1000_deep_is_quarantined_with_its_depth(archive, write
     line = good(2).replace(b'"id":"t2"', b'"id":' + b"[" * 1000 + b'"t2"' + b"]" * 1000)
     path = write("deep-id.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [("line 2", "JSON nested too deeply (1003 levels)")])  # in response, result, task
+    assert_quarantine(
+        archive, summary, path, [("line 2", "JSON nested too deeply (1003 levels)")]
+    )  # in response, result, task
     assert tasks(archive, path) == ["t1", "t3"]
 
 
@@ -156,8 +204,12 @@ def test_a_lone_surrogate_read_by_the_exact_reader_is_quarantined(archive, write
     line = with_data(2, b'{"huge": 1' + b"0" * 400 + b', "label": "\\ud800", "pair": "\\ud83d\\ude00"}')
     path = write("surrogate-big.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("line 2", "invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("line 2", "invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)")],
+    )
     assert tasks(archive, path) == ["t1", "t3"]
 
 
@@ -165,7 +217,8 @@ def test_duplicate_keys_last_wins_and_raw_keeps_both(archive, write):
     line = with_data(2, b'{"share": 0.1, "share": 0.42}')
     path = write("dup.jsonl", good(1) + b"\n" + line + b"\n")
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2"]
     assert rows(archive, "SELECT pointer, literal FROM claims WHERE result_key = 'task:t2'") == [("/share", "0.42")]
     assert rows(archive, "SELECT raw FROM records WHERE line = 2") == [(line + b"\n",)]
 
@@ -174,8 +227,10 @@ def test_duplicate_keys_last_wins_and_raw_keeps_both(archive, write):
 def test_a_single_200_mb_line_is_stored_whole(archive, tmp_path):
     """Written in 1 MiB pieces; the test itself never holds the line."""
     path = tmp_path / "huge.jsonl"
-    head = (b'{"jsonrpc":"2.0","id":9,"result":{"kind":"message","messageId":"huge","role":"agent",'
-            b'"contextId":"c","parts":[{"kind":"text","text":"')
+    head = (
+        b'{"jsonrpc":"2.0","id":9,"result":{"kind":"message","messageId":"huge","role":"agent",'
+        b'"contextId":"c","parts":[{"kind":"text","text":"'
+    )
     digest, size = hashlib.sha256(), 0
     with open(path, "wb") as handle:
         handle.write(good(1) + b"\n")
@@ -187,7 +242,12 @@ def test_a_single_200_mb_line_is_stored_whole(archive, tmp_path):
     summary = ingest(archive, str(path))
     assert (summary.records, summary.quarantined) == (3, 0)
     assert rows(archive, "SELECT locator, octet_length(raw), sha256(raw) FROM records ORDER BY seq")[1] == (
-        "line 2", size, digest.hexdigest())
-    assert rows(archive, "SELECT p.result_key, length(p.text) FROM results r JOIN parts p USING (copy_id) "
-                         "WHERE r.kind = 'message'") == [("message:huge", 200 * 2**20)]
+        "line 2",
+        size,
+        digest.hexdigest(),
+    )
+    assert rows(
+        archive,
+        "SELECT p.result_key, length(p.text) FROM results r JOIN parts p USING (copy_id) WHERE r.kind = 'message'",
+    ) == [("message:huge", 200 * 2**20)]
     assert tasks(archive, str(path)) == ["t1", "t3", None]  # the message is a result of no task

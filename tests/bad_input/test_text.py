@@ -1,4 +1,5 @@
 """Bad text: truncation, encodings, byte-order marks, line endings, empty and binary files."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,12 @@ def test_truncated_json_line_between_good_lines(archive, write):
     cut = good(2)[:-20]
     path = write("cut.jsonl", good(1) + b"\n" + cut + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("line 2", "invalid JSON: unexpected control character in string: line 1 column 592 (char 591)")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("line 2", "invalid JSON: unexpected control character in string: line 1 column 592 (char 591)")],
+    )
     assert quarantined_raw(archive, path) == [cut + b"\n"]
     assert tasks(archive, path) == ["t1", "t3"]
 
@@ -23,8 +28,9 @@ def test_truncated_json_line_between_good_lines(archive, write):
 def test_json_lines_cut_at_end_of_file(archive, write):
     path = write("tail.jsonl", good(1) + b"\n" + good(2)[:100])
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("line 2", "invalid JSON: unexpected end of data: line 1 column 101 (char 100)")])
+    assert_quarantine(
+        archive, summary, path, [("line 2", "invalid JSON: unexpected end of data: line 1 column 101 (char 100)")]
+    )
     assert tasks(archive, path) == ["t1"]
 
 
@@ -33,8 +39,9 @@ def test_truncated_json_document_next_to_a_good_file(archive, write):
     path = write("cut.json", text[:-10])
     neighbour = write("fine.json", text)
     summary = ingest(archive, path, neighbour)
-    assert_quarantine(archive, summary, path, [
-        ("document", "invalid JSON: unexpected end of data: line 1 column 604 (char 603)")])
+    assert_quarantine(
+        archive, summary, path, [("document", "invalid JSON: unexpected end of data: line 1 column 604 (char 603)")]
+    )
     assert quarantined_raw(archive, path) == [text[:-10]]
     assert summary.unrecognised_files == [path]
     assert tasks(archive, neighbour) == ["a"]
@@ -55,8 +62,9 @@ def test_invalid_utf8_in_an_sse_event(archive, write):
     path = write("latin.sse", event(good(1)) + event(bad) + event(good(3)))
     summary = ingest(archive, path)
     offset = bad.index(b"\xc3")
-    assert_quarantine(archive, summary, path, [
-        ("event 2 (line 3)", f"invalid JSON: invalid UTF-8 byte 0xc3 at byte {offset}")])
+    assert_quarantine(
+        archive, summary, path, [("event 2 (line 3)", f"invalid JSON: invalid UTF-8 byte 0xc3 at byte {offset}")]
+    )
     assert tasks(archive, path) == ["t1", "t3"]
 
 
@@ -64,7 +72,8 @@ def test_bom_on_json_lines_is_accepted_and_kept(archive, write):
     content = BOM + good(1) + b"\n" + good(2) + b"\n"
     path = write("bom.jsonl", content)
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2"]
     assert stored_bytes(archive, path) == content
 
 
@@ -72,7 +81,8 @@ def test_bom_on_json_document_is_accepted_and_kept(archive, write):
     content = BOM + json.dumps({"tasks": [v1_task("a", v1_cited_parts())]}).encode()
     path = write("bom.json", content)
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["a"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["a"]
     assert stored_bytes(archive, path) == content
 
 
@@ -80,7 +90,8 @@ def test_bom_on_sse_capture_is_accepted_and_kept(archive, write):
     content = BOM + event(good(1)) + event(good(2))
     path = write("bom.sse", content)
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2"]
     assert rows(archive, "SELECT container FROM sources") == [("sse",)]
     assert stored_bytes(archive, path) == content
 
@@ -89,7 +100,8 @@ def test_crlf_json_lines(archive, write):
     content = good(1) + b"\r\n" + good(2) + b"\r\n"
     path = write("crlf.jsonl", content)
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2"]
     assert stored_bytes(archive, path) == content
 
 
@@ -97,9 +109,15 @@ def test_mixed_line_endings_in_json_lines(archive, write):
     content = good(1) + b"\r\n" + good(2) + b"\n\r\n" + good(3) + b"\r\r\n" + good(4)
     path = write("mixed.jsonl", content)
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2", "t3", "t4"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2", "t3", "t4"]
     assert rows(archive, "SELECT locator, kind FROM records ORDER BY seq") == [
-        ("line 1", "json"), ("line 2", "json"), ("line 3", "filler"), ("line 4", "json"), ("line 5", "json")]
+        ("line 1", "json"),
+        ("line 2", "json"),
+        ("line 3", "filler"),
+        ("line 4", "json"),
+        ("line 5", "json"),
+    ]
     assert stored_bytes(archive, path) == content
 
 
@@ -107,7 +125,8 @@ def test_mixed_line_endings_in_an_sse_capture(archive, write):
     content = event(good(1), b"\r\n") + event(good(2)) + b"data: " + good(3) + b"\r\n\n"
     path = write("mixed.sse", content)
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2", "t3"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2", "t3"]
     assert stored_bytes(archive, path) == content
 
 
@@ -143,8 +162,17 @@ def test_a_nul_byte_in_a_json_line_quarantines_that_line_only(archive, write):
     path = write("nul.jsonl", content)
     summary = ingest(archive, path)
     column = bad.index(b"\x00") + 1
-    assert_quarantine(archive, summary, path, [
-        ("line 2", f"invalid JSON: unexpected control character in string: line 1 column {column} (char {column - 1})")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [
+            (
+                "line 2",
+                f"invalid JSON: unexpected control character in string: line 1 column {column} (char {column - 1})",
+            )
+        ],
+    )
     assert quarantined_raw(archive, path) == [bad + b"\n"]
     assert tasks(archive, path) == ["t1", "t3"]
     assert stored_bytes(archive, path) == content
@@ -155,9 +183,14 @@ def test_a_nul_byte_first_in_an_unnamed_json_lines_file(archive, write):
     content = b"\x00\x00" + good(1) + b"\n" + good(2) + b"\n"
     path = write("capture.log", content)
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("line 1", "invalid JSON: unexpected character, expected a JSON value: line 1 column 1 (char 0)")])
-    assert tasks(archive, path) == ["t2"] and stored_bytes(archive, path) == content
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("line 1", "invalid JSON: unexpected character, expected a JSON value: line 1 column 1 (char 0)")],
+    )
+    assert tasks(archive, path) == ["t2"]
+    assert stored_bytes(archive, path) == content
 
 
 def test_a_nul_byte_in_an_sse_event_quarantines_that_event_only(archive, write):
@@ -166,10 +199,19 @@ def test_a_nul_byte_in_an_sse_event_quarantines_that_event_only(archive, write):
     path = write("nul.sse", content)
     summary = ingest(archive, path)
     column = bad.index(b"\x00") + 1
-    assert_quarantine(archive, summary, path, [(
-        "event 2 (line 3)",
-        f"invalid JSON: unexpected control character in string: line 1 column {column} (char {column - 1})")])
-    assert tasks(archive, path) == ["t1", "t3"] and stored_bytes(archive, path) == content
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [
+            (
+                "event 2 (line 3)",
+                f"invalid JSON: unexpected control character in string: line 1 column {column} (char {column - 1})",
+            )
+        ],
+    )
+    assert tasks(archive, path) == ["t1", "t3"]
+    assert stored_bytes(archive, path) == content
 
 
 def test_a_binary_file_with_a_number_on_a_line_is_still_binary(archive, write):
@@ -184,19 +226,37 @@ def test_bare_cr_sse_capture_is_read_event_by_event(archive, write):
     content = event(good(1), b"\r") + b": ping\r\r" + event(good(2), b"\r")
     path = write("cr.sse", content)
     summary = ingest(archive, path)
-    assert summary.quarantined == 0 and tasks(archive, path) == ["t1", "t2"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2"]
     assert rows(archive, "SELECT locator, kind, line, byte_offset FROM records ORDER BY seq") == [
-        ("event 1 (line 1)", "json", 1, 0), ("line 3", "filler", 3, len(event(good(1)))),
-        ("event 2 (line 5)", "json", 5, len(event(good(1))) + 8)]
+        ("event 1 (line 1)", "json", 1, 0),
+        ("line 3", "filler", 3, len(event(good(1)))),
+        ("event 2 (line 5)", "json", 5, len(event(good(1))) + 8),
+    ]
     assert stored_bytes(archive, path) == content
 
 
 def test_sse_capture_mixing_cr_crlf_and_lf(archive, write):
-    content = (b"event: message\r" + event(good(1), b"\r") + b"id: 2\r\n" + event(good(2), b"\r\n")
-               + event(good(3), b"\n") + b"data: " + good(4) + b"\r\n\r" + b"data: " + good(5)[:30] + b"\r")
+    content = (
+        b"event: message\r"
+        + event(good(1), b"\r")
+        + b"id: 2\r\n"
+        + event(good(2), b"\r\n")
+        + event(good(3), b"\n")
+        + b"data: "
+        + good(4)
+        + b"\r\n\r"
+        + b"data: "
+        + good(5)[:30]
+        + b"\r"
+    )
     path = write("mixed-cr.sse", content)
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [
-        ("event 5 (line 11)", "invalid JSON: unexpected end of data: line 1 column 31 (char 30)")])
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("event 5 (line 11)", "invalid JSON: unexpected end of data: line 1 column 31 (char 30)")],
+    )
     assert tasks(archive, path) == ["t1", "t2", "t3", "t4"]
     assert stored_bytes(archive, path) == content
