@@ -304,7 +304,7 @@ class Archive:
         fields = tuple(d[0] for d in cursor.description)
         return Rows(fields, fields, stream(cursor))
 
-    # Re-run citations (issue 8).
+    # Re-run citations: re-derive each cited number from the data layer the agent documents.
 
     def data_layer(self, path: str | None = None):
         """The `DataLayer` at `path`, else the one found beside the archive (`<archive stem>.datalayer.toml`,

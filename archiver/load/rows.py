@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..cite.canonical import compact_json, content_hash, key_hash
+from ..canonical import compact_json, content_hash, key_hash
 from ..cite.citations import EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
 from ..cite.claims import numeric_leaves
 from ..read.records import Record

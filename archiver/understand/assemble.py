@@ -17,7 +17,7 @@ from datetime import datetime
 from itertools import chain
 from typing import Any
 
-from ..cite.canonical import content_hash
+from ..canonical import content_hash
 from .dialects import NotUnderstoodError
 from .model import (
     TERMINAL_STATES,
@@ -228,40 +228,51 @@ class FileAssembly:
             rpc_id = None
         touched: set[str] = set()
         for event in events:
-            if isinstance(event, Task):
-                copy = self._task(event.task_id, event.context_id)
-                copy.apply_task(event)
-                self._link_request(rpc_id, copy)
-            elif isinstance(event, StatusUpdate):
-                copy = self._task(event.task_id, event.context_id)
-                copy.apply_status(event)
-            elif isinstance(event, ArtifactUpdate):
-                copy = self._task(event.task_id, event.context_id)
-                copy.apply_artifact(event)
-            elif isinstance(event, Message):
-                request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
-                if request is not None:
-                    request.task_id = request.task_id or event.task_id
-                    request.context_id = request.context_id or event.context_id
-                    self._loose(record_id, locator, request)
-                self._loose(record_id, locator, event)
-                continue
-            elif isinstance(event, Request):
-                if event.message is not None:
-                    if event.message.task_id is not None:
-                        self._loose(record_id, locator, event.message)
-                    elif isinstance(event.rpc_id, (str, int, float)):
-                        self.requests[event.rpc_id] = event.message
-                continue
-            elif isinstance(event, AgentCard):
-                self.cards.append((record_id, event.card))
-                continue
-            elif isinstance(event, ErrorResponse):
-                self.errors.append((record_id, event))
+            copy = self._task_event(event, rpc_id)
+            if copy is None:
+                self._other_event(event, record_id, rpc_id, locator)
                 continue
             copy.touch(record_id, locator)
             touched.add(copy.task_id)
         self._hold(touched, size)
+
+    def _task_event(self, event: Event, rpc_id: Any) -> StoredCopy | None:
+        """Apply a Task, status or artifact update to its task's copy (which it returns); None for any
+        other event."""
+        if isinstance(event, Task):
+            copy = self._task(event.task_id, event.context_id)
+            copy.apply_task(event)
+            self._link_request(rpc_id, copy)
+        elif isinstance(event, StatusUpdate):
+            copy = self._task(event.task_id, event.context_id)
+            copy.apply_status(event)
+        elif isinstance(event, ArtifactUpdate):
+            copy = self._task(event.task_id, event.context_id)
+            copy.apply_artifact(event)
+        else:
+            return None
+        return copy
+
+    def _other_event(self, event: Event, record_id: str, rpc_id: Any, locator: str | None) -> None:
+        """A message (paired with the request it answers), a request, an agent card or an error response."""
+        if isinstance(event, Message):
+            request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
+            if request is not None:
+                request.task_id = request.task_id or event.task_id
+                request.context_id = request.context_id or event.context_id
+                self._loose(record_id, locator, request)
+            self._loose(record_id, locator, event)
+        elif isinstance(event, Request):
+            if event.message is None:
+                return
+            if event.message.task_id is not None:
+                self._loose(record_id, locator, event.message)
+            elif isinstance(event.rpc_id, (str, int, float)):
+                self.requests[event.rpc_id] = event.message
+        elif isinstance(event, AgentCard):
+            self.cards.append((record_id, event.card))
+        elif isinstance(event, ErrorResponse):
+            self.errors.append((record_id, event))
 
     def _loose(self, record_id: str, locator: str | None, message: Message) -> None:
         self.loose.append((record_id, message, locator))
