@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from archiver.audit import RULES
 from archiver.cli import main
-from tests.transcripts import CITATIONS_MT, citation, jsonrpc_result, v1_cited_parts, v1_task
+from tests.transcripts import CITATIONS_MT, citation, jsonrpc_result, rows, v1_cited_parts, v1_task
 
 EXTENSION_URI = "https://standards.upperhandai.com/ext/citations/v1"
 NUMBERS = {"share": 0.42, "n": 1210}
@@ -303,6 +303,84 @@ def test_user_message_missing_from_a_copy_is_not_dropped(archive, write):
     assert fired(report) == []
 
 
+# ---- undecoded-part --------------------------------------------------------------------------------
+
+
+def js_object_part(data: dict, media_type: str = CITATIONS_MT) -> dict:
+    """A Part as the JavaScript SDK's client holds it in memory (a ts-proto oneof), which no reader decodes."""
+    return {"content": {"$case": "data", "value": data}, "mediaType": media_type, "filename": ""}
+
+
+def store_row(task: dict) -> dict:
+    """`task` as a row of an A2A SDK task store, its JSON columns held as text."""
+    return {
+        "id": task["id"],
+        "context_id": task["contextId"],
+        "kind": "task",
+        "status": orjson.dumps(task["status"]).decode(),
+        "artifacts": orjson.dumps(task["artifacts"]).decode(),
+        "history": None,
+        "metadata": None,
+        "protocol_version": "1.0",
+    }
+
+
+def test_undecoded_part_is_no_evidence_of_a_drop_either_way(archive, write):
+    wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
+    dumped = v1_task("t-js", [{"data": NUMBERS}, js_object_part(citation())])
+    store = write("store.jsonl", [store_row(dumped)])
+    report = audit(archive, [wire, store])
+    (finding,) = fired(report)
+    assert (finding.rule, finding.severity, finding.source_path, finding.locator) == (
+        "undecoded-part",
+        "warning",
+        store,
+        "line 1",
+    )
+    assert (finding.result_key, finding.artifact_id, finding.part_index) == ("task:t-js", "answer", 1)
+    assert finding.detail == (
+        'Part 1 of artifact "answer" in task t-js could not be decoded (keys: content, filename, mediaType; '
+        f"media type {CITATIONS_MT}): it is stored raw, and no evidence of a dropped Part"
+    )
+    assert report.summary["findings"]["dropped-part"] == 0
+    assert archive.stats()["parts_undecoded"] == 1
+    (raw,) = rows(archive, "SELECT data FROM parts WHERE kind = 'unknown'")
+    assert orjson.loads(raw[0]) == js_object_part(citation())
+
+
+def test_a_real_drop_beside_an_undecoded_part_is_found(archive, write):
+    wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
+    dumped = write("dump.jsonl", [jsonrpc_result(v1_task("t-js", [{"data": NUMBERS}, js_object_part(citation())]))])
+    listed = write("list.json", {"tasks": [v1_task("t-js", [{"data": NUMBERS}])]})
+    report = audit(archive, [wire, dumped, listed])
+    assert sorted((f.rule, f.severity, f.source_path, f.part_index) for f in report.findings) == [
+        ("dropped-part", "error", listed, 1),
+        ("undecoded-part", "warning", dumped, 1),
+    ]
+
+
+def test_decoded_parts_beside_an_undecoded_one_are_still_evidence(archive, write):
+    wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
+    note = {"text": "NPS is +31."}
+    dumped = write(
+        "dump.jsonl", [jsonrpc_result(v1_task("t-js", [{"data": NUMBERS}, js_object_part(citation()), note]))]
+    )
+    report = audit(archive, [wire, dumped])
+    assert sorted((f.rule, f.severity, f.source_path, f.part_index) for f in report.findings) == [
+        ("dropped-part", "warning", wire, 2),
+        ("undecoded-part", "warning", dumped, 1),
+    ]
+    (dropped,) = fired(report, "dropped-part")
+    assert "lacks the text Part" in dropped.detail
+
+
+def test_undecoded_part_in_a_single_copy_is_named(archive, write):
+    path = write("dump.jsonl", [jsonrpc_result(v1_task("t-one", [{"kind": "image", "image": "x.png"}]))])
+    (finding,) = fired(audit(archive, [path]))
+    assert (finding.rule, finding.part_index) == ("undecoded-part", 0)
+    assert "(keys: image, kind)" in finding.detail
+
+
 # ---- card-mode-undeclared ----------------------------------------------------------------------------
 
 
@@ -470,7 +548,7 @@ def test_summary_counts(two_agents):
         s["claims"],
     ) == (3, 3, 3, 1, 1, 2 + 2 + 1)
     assert s["validly_cited_share"] == pytest.approx(0.3333)
-    assert s["findings"] == {rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 1, 0, 0, 0, 0), strict=False)}
+    assert s["findings"] == {rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 0, 1, 0, 0, 0, 0), strict=True)}
     assert s["findings_by_severity"] == {"error": 2, "warning": 1}
     assert {g["agent"]: (g["quantitative_results"], g["validly_cited_results"]) for g in s["per_agent"]} == {
         "Versant Insights Agent": (2, 1),

@@ -128,9 +128,10 @@ WHERE base_n > 0 AND base_n = floor(base_n) AND base_n < $min_base
 """
 
 # For every result stored more than once: the Part contents (canonical hashes) each copy
-# holds; the copies in scope, terminal, that hold fewer than their result does; for those,
-# each content another copy holds, whether it is a citation there, and one copy holding it
-# (a terminal one first) to point the reader at.
+# holds, undecoded Parts left out (no content is known of them); the copies in scope, terminal,
+# holding no undecoded agent Part (it may be the very Part they seem to lack), that hold fewer
+# than their result does; for those, each content another copy holds, whether it is a citation
+# there, and one copy holding it (a terminal one first) to point the reader at.
 DROPPED_PART = f"""
 WITH copied AS (
     SELECT result_key FROM audit_result_status WHERE copies_all > 1
@@ -138,7 +139,12 @@ WITH copied AS (
 held AS MATERIALIZED (
     SELECT DISTINCT p.copy_id, p.result_key, p.content_hash
     FROM parts p
-    WHERE p.role = 'agent' AND p.result_key IN (SELECT result_key FROM copied)
+    WHERE p.role = 'agent' AND p.kind <> 'unknown' AND p.result_key IN (SELECT result_key FROM copied)
+),
+undecoded AS (
+    SELECT DISTINCT p.copy_id
+    FROM parts p
+    WHERE p.role = 'agent' AND p.kind = 'unknown' AND p.result_key IN (SELECT result_key FROM copied)
 ),
 short AS MATERIALIZED (
     SELECT r.copy_id, r.result_key
@@ -147,6 +153,7 @@ short AS MATERIALIZED (
       ON whole.result_key = r.result_key
     LEFT JOIN (SELECT copy_id, count(*) AS n FROM held GROUP BY copy_id) mine ON mine.copy_id = r.copy_id
     WHERE r.terminal AND coalesce(mine.n, 0) < whole.n
+      AND r.copy_id NOT IN (SELECT copy_id FROM undecoded)
       AND audit_copy_in_scope(r.copy_id)
 ),
 missing AS (
@@ -184,6 +191,22 @@ JOIN examples x ON x.result_key = m.result_key AND x.content_hash = m.content_ha
 JOIN parts e ON e.part_id = x.example
 JOIN results holder ON holder.copy_id = e.copy_id
 {_COPY_RECORD}
+"""
+
+# Every Part in scope that no reader could decode (kind unknown, stored whole in `data`): where it
+# sits, and the keys it had, so that a reader can tell which dialect it came in.
+UNDECODED_PART = f"""
+SELECT {_PART_COLUMNS}, NULL AS severity,
+       audit_part_place(p.location, p.part_index, coalesce(p.artifact_name, p.artifact_id),
+                        coalesce(p.message_id, r.message_id))
+       || ' in ' || audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id))
+       || ' could not be decoded (keys: ' || coalesce(array_to_string(list_sort(json_keys(p.data)), ', '), '')
+       || CASE WHEN p.media_type IS NULL THEN '' ELSE '; media type ' || p.media_type END
+       || '): it is stored raw, and no evidence of a dropped Part' AS detail
+FROM parts p
+JOIN results r ON r.copy_id = p.copy_id
+{_COPY_RECORD}
+WHERE p.kind = 'unknown' AND audit_copy_in_scope(p.copy_id)
 """
 
 CARD_MODE_UNDECLARED = """
@@ -247,8 +270,17 @@ RULES: tuple[Rule, ...] = (
         "dropped-part",
         ERROR,
         "A stored copy of a result in a terminal state lacks a Part (by content) that another stored copy "
-        "of the same result holds; an error for a citation Part, a warning for any other.",
+        "of the same result holds; an error for a citation Part, a warning for any other. An undecoded Part "
+        "proves nothing either way: no copy is said to lack it, and a copy holding one is never said to lack "
+        "another (the undecoded Part may be the one it seems to lack).",
         DROPPED_PART,
+    ),
+    Rule(
+        "undecoded-part",
+        WARNING,
+        "A stored Part that no reader could decode (an unknown dialect or SDK object model): stored raw with "
+        "kind unknown, named with the keys it had, and left out of dropped-part's comparison.",
+        UNDECODED_PART,
     ),
     Rule(
         "card-mode-undeclared",

@@ -122,7 +122,7 @@ class StoredCopy:
 
 
 def _part_content(part: Part) -> Any:
-    return [part.kind, part.text, part.data, part.file]
+    return [part.kind, part.text, part.data if part.raw is None else part.raw, part.file]
 
 
 HELD_BYTES = 4 * 2**20

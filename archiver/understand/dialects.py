@@ -129,7 +129,9 @@ def part_of(obj: Any) -> Part:
             raise NotUnderstood(f"a Part has more than one content field: {', '.join(present)}")
         kind = present[0] if present else "unknown"
     part = Part(kind=kind, metadata=metadata, media_type=media_type_of(obj, metadata))
-    if kind == "text":
+    if kind == "unknown":
+        part.raw = obj
+    elif kind == "text":
         part.text = _text(obj.get("text")) or ""
     elif kind == "data":
         part.data = _unwrap_data(obj.get("data"), metadata, obj)
