@@ -129,8 +129,10 @@ WHERE base_n > 0 AND base_n = floor(base_n) AND base_n < $min_base
 
 # For every result stored more than once: the Part contents (canonical hashes) each copy
 # holds, undecoded Parts left out (no content is known of them); the copies in scope, terminal,
-# holding no undecoded agent Part (it may be the very Part they seem to lack), that hold fewer
-# than their result does; for those, each content another copy holds, whether it is a citation
+# that hold fewer than their result does, unless they cannot show it: a copy holding an undecoded
+# agent Part, or whose file version (with the versions it extends) holds a quarantined record
+# naming its task, may hold there the very Part it seems to lack (the record is reported by
+# unreadable-record). For the others, each content another copy holds, whether it is a citation
 # there, and one copy holding it (a terminal one first) to point the reader at.
 DROPPED_PART = f"""
 WITH copied AS (
@@ -146,8 +148,8 @@ undecoded AS (
     FROM parts p
     WHERE p.role = 'agent' AND p.kind = 'unknown' AND p.result_key IN (SELECT result_key FROM copied)
 ),
-short AS MATERIALIZED (
-    SELECT r.copy_id, r.result_key
+fewer AS MATERIALIZED (
+    SELECT r.copy_id, r.result_key, r.task_id, r.source_path, r.source_sha256
     FROM results r
     JOIN (SELECT result_key, count(DISTINCT content_hash) AS n FROM held GROUP BY result_key) whole
       ON whole.result_key = r.result_key
@@ -155,6 +157,18 @@ short AS MATERIALIZED (
     WHERE r.terminal AND coalesce(mine.n, 0) < whole.n
       AND r.copy_id NOT IN (SELECT copy_id FROM undecoded)
       AND audit_copy_in_scope(r.copy_id)
+),
+unreadable AS (
+    SELECT DISTINCT f.copy_id
+    FROM fewer f
+    JOIN sources mine ON mine.path = f.source_path AND mine.sha256 = f.source_sha256
+    JOIN sources v ON v.path = mine.path AND coalesce(v.lineage, v.sha256) = coalesce(mine.lineage, mine.sha256)
+    JOIN records rec ON rec.source_path = v.path AND rec.source_sha256 = v.sha256
+    WHERE rec.status = 'quarantined' AND f.task_id IS NOT NULL
+      AND contains(CAST(rec.raw AS VARCHAR), CAST(encode('"' || f.task_id || '"') AS VARCHAR))  -- both escaped alike
+),
+short AS MATERIALIZED (
+    SELECT copy_id, result_key FROM fewer WHERE copy_id NOT IN (SELECT copy_id FROM unreadable)
 ),
 missing AS (
     SELECT s.copy_id, h.result_key, h.content_hash
@@ -270,9 +284,10 @@ RULES: tuple[Rule, ...] = (
         "dropped-part",
         ERROR,
         "A stored copy of a result in a terminal state lacks a Part (by content) that another stored copy "
-        "of the same result holds; an error for a citation Part, a warning for any other. An undecoded Part "
-        "proves nothing either way: no copy is said to lack it, and a copy holding one is never said to lack "
-        "another (the undecoded Part may be the one it seems to lack).",
+        "of the same result holds; an error for a citation Part, a warning for any other. What the archiver "
+        "could not decode proves nothing either way: no copy is said to lack an undecoded Part, and a copy "
+        "holding one, or whose file holds a quarantined record naming its task, is never said to lack "
+        "another (it may be the one it seems to lack).",
         DROPPED_PART,
     ),
     Rule(
