@@ -24,6 +24,7 @@ STAT_QUERIES = {
     "results": "SELECT count(DISTINCT result_key) FROM results",
     "copies": "SELECT count(*) FROM results",
     "parts": "SELECT count(*) FROM parts",
+    "parts_undecoded": "SELECT count(*) FROM parts WHERE kind = 'unknown'",
     "citations": "SELECT count(*) FROM citations",
     "citations_inferred": "SELECT count(*) FROM citations WHERE inferred",
     "citations_invalid": "SELECT count(*) FROM citations WHERE NOT valid",

@@ -122,7 +122,7 @@ class StoredCopy:
 
 
 def _part_content(part: Part) -> Any:
-    return [part.kind, part.text, part.data, part.file]
+    return [part.kind, part.text, part.data if part.raw is None else part.raw, part.file]
 
 
 HELD_BYTES = 4 * 2**20
@@ -228,51 +228,49 @@ class FileAssembly:
             rpc_id = None
         touched: set[str] = set()
         for event in events:
-            copy = self._task_event(event, rpc_id)
-            if copy is None:
-                self._other_event(event, record_id, rpc_id, locator)
-                continue
-            copy.touch(record_id, locator)
-            touched.add(copy.task_id)
+            if isinstance(event, (Task, StatusUpdate, ArtifactUpdate)):
+                copy = self._apply(event, rpc_id)
+                copy.touch(record_id, locator)
+                touched.add(copy.task_id)
+            elif isinstance(event, Message):
+                self._answer(record_id, locator, rpc_id, event)
+            elif isinstance(event, Request):
+                self._request(record_id, locator, event)
+            elif isinstance(event, AgentCard):
+                self.cards.append((record_id, event.card))
+            elif isinstance(event, ErrorResponse):
+                self.errors.append((record_id, event))
         self._hold(touched, size)
 
-    def _task_event(self, event: Event, rpc_id: Any) -> StoredCopy | None:
-        """Apply a Task, status or artifact update to its task's copy (which it returns); None for any
-        other event."""
+    def _apply(self, event: Task | StatusUpdate | ArtifactUpdate, rpc_id: Any) -> StoredCopy:
+        """The stored copy of the event's task, changed by it."""
+        copy = self._task(event.task_id, event.context_id)
         if isinstance(event, Task):
-            copy = self._task(event.task_id, event.context_id)
             copy.apply_task(event)
             self._link_request(rpc_id, copy)
         elif isinstance(event, StatusUpdate):
-            copy = self._task(event.task_id, event.context_id)
             copy.apply_status(event)
-        elif isinstance(event, ArtifactUpdate):
-            copy = self._task(event.task_id, event.context_id)
-            copy.apply_artifact(event)
         else:
-            return None
+            copy.apply_artifact(event)
         return copy
 
-    def _other_event(self, event: Event, record_id: str, rpc_id: Any, locator: str | None) -> None:
-        """A message (paired with the request it answers), a request, an agent card or an error response."""
-        if isinstance(event, Message):
-            request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
-            if request is not None:
-                request.task_id = request.task_id or event.task_id
-                request.context_id = request.context_id or event.context_id
-                self._loose(record_id, locator, request)
-            self._loose(record_id, locator, event)
-        elif isinstance(event, Request):
-            if event.message is None:
-                return
-            if event.message.task_id is not None:
-                self._loose(record_id, locator, event.message)
-            elif isinstance(event.rpc_id, (str, int, float)):
-                self.requests[event.rpc_id] = event.message
-        elif isinstance(event, AgentCard):
-            self.cards.append((record_id, event.card))
-        elif isinstance(event, ErrorResponse):
-            self.errors.append((record_id, event))
+    def _answer(self, record_id: str, locator: str | None, rpc_id: Any, message: Message) -> None:
+        """A loose message, after the request it answers (which takes its task and context when it had none)."""
+        request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
+        if request is not None:
+            request.task_id = request.task_id or message.task_id
+            request.context_id = request.context_id or message.context_id
+            self._loose(record_id, locator, request)
+        self._loose(record_id, locator, message)
+
+    def _request(self, record_id: str, locator: str | None, request: Request) -> None:
+        """A request's message: loose when it names its task, else kept until its answer comes."""
+        if request.message is None:
+            return
+        if request.message.task_id is not None:
+            self._loose(record_id, locator, request.message)
+        elif isinstance(request.rpc_id, (str, int, float)):
+            self.requests[request.rpc_id] = request.message
 
     def _loose(self, record_id: str, locator: str | None, message: Message) -> None:
         self.loose.append((record_id, message, locator))
