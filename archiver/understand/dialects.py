@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from .js_objects import proto_json_of
 from .model import (
     AgentCard,
     Artifact,
@@ -167,18 +168,24 @@ def file_of(obj: dict, kind: str) -> dict:
 
 def _unwrap_data(data: Any, metadata: dict | None, part: dict) -> Any:
     # v0.3 REST nests the DataPart message: {"data": {"data": {...}}}.
-    if (
+    rest_v03 = (
         isinstance(data, dict)
         and len(data) == 1
         and isinstance(data.get("data"), dict)
         and "mediaType" not in part
         and "kind" not in part
         and "type" not in part
-    ):
+    )
+    if rest_v03:
         data = data["data"]
-    # A 1.x SDK answering a 0.3 client wraps non-object data as {"value": ...}.
-    if metadata and metadata.get("data_part_compat") and isinstance(data, dict) and set(data) == {"value"}:
-        data = data["value"]
+    # A 1.x SDK answering a 0.3 client wraps non-object data as {"value": ...}. The Python SDK says so in
+    # metadata.data_part_compat; the JavaScript SDK's v0.3 REST layer does not. v0.3 data is always an
+    # object, so in a v0.3 data Part a lone "value" holding an array or a scalar is that wrapping: the
+    # data (and every claim's pointer) is what it wraps, as in a v1.0 copy of the same Part.
+    if isinstance(data, dict) and set(data) == {"value"}:
+        flagged = metadata and metadata.get("data_part_compat")
+        if flagged or ((rest_v03 or part.get("kind") == "data") and not isinstance(data["value"], dict)):
+            data = data["value"]
     return data
 
 
@@ -324,6 +331,8 @@ def payload_events(obj: Any) -> list[Event]:
         return [event for item in obj for event in payload_events(item)]
     if not isinstance(obj, dict):
         raise NotUnderstood(f"{_JSON_TYPES.get(type(obj), 'a value')} where an A2A object was expected")
+    # The JavaScript SDK's client objects ($case/value oneofs): read as the ProtoJSON they stand for.
+    obj = proto_json_of(obj) or obj
     if is_store_row(obj):
         return [task_of_store_row(obj)]
     kind = obj.get("kind")
