@@ -16,8 +16,8 @@
 //
 // Run by regenerate.sh after `npm ci` in this folder. Determinism: task ids (crypto.randomUUID,
 // which the SDK calls for a new task), message, context and artifact ids, and every status
-// timestamp are fixed here; JSON-RPC request ids are the SDK's counters. The SQLite file's bytes are
-// better-sqlite3's, written in one process in a fixed order.
+// timestamp are fixed here; JSON-RPC request ids are the SDK's counters; `a2a-db upgrade` runs with
+// a fixed clock (fixed-clock.mjs) for its migration ledger. Re-runs write byte-identical files.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,6 +34,13 @@ import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
+import { DefaultRequestHandler as DefaultRequestHandler03, InMemoryTaskStore as InMemoryTaskStore03 } from 'a2a-js-03/server';
+import {
+  agentCardHandler as agentCardHandler03,
+  jsonRpcHandler as jsonRpcHandler03,
+  restHandler as restHandler03,
+  UserBuilder as UserBuilder03,
+} from 'a2a-js-03/server/express';
 import {
   ClientFactory as ClientFactory03,
   ClientFactoryOptions as ClientFactoryOptions03,
@@ -58,9 +65,12 @@ const TS = { submitted: '2026-06-15T08:00:00.000Z', working: '2026-06-15T08:00:0
 
 const nextUuids = [];
 let uuidCount = 0;
-Object.defineProperty(globalThis.crypto, 'randomUUID', {
-  value: () => nextUuids.shift() ?? `00000000-0000-4000-8000-${String(++uuidCount).padStart(12, '0')}`,
-});
+const fixedUuid = () => nextUuids.shift() ?? `00000000-0000-4000-8000-${String(++uuidCount).padStart(12, '0')}`;
+Object.defineProperty(globalThis.crypto, 'randomUUID', { value: fixedUuid });
+// the 0.3.14 server names a new task with the `uuid` package's v4(), which calls the randomUUID of
+// its own module `native.js` (imported by file, past the package's exports map: the same module)
+const uuidNative = await import(new URL('./node_modules/uuid/dist/esm/native.js', import.meta.url));
+uuidNative.default.randomUUID = fixedUuid;
 
 // ---------------------------------------------------------------------------
 // citations and quantitative payloads
@@ -111,6 +121,20 @@ const Q_DISTRICTS = [
 ];
 const Q_EBIKE = { mean_km_per_week: 41.3, total: 0 };
 const Q_TRANSFERS = { mean_transfers: 1.4, total: 2380 };
+const CIT_TRANSIT = citation(W3, 'Public-transport commuters', 980, 'wait_minutes', 'extractMean');
+const CIT_LANES = citation(W3, 'Bike commuters', 357, 'lane_use', 'extractShare');
+const CIT_WAIT_W1 = citation('Wave 1 (November 2025)', COMMUTERS, 2204, 'wait_minutes', 'extractMean');
+const CIT_FARES_W1 = citation('Wave 1 (November 2025)', 'Public-transport commuters', 901, 'fare_type', 'extractShare');
+const CIT_WALK_W1 = citation('Wave 1 (November 2025)', 'Commuters who walk', 262, 'walk_minutes', 'extractMean');
+const Q_TRANSIT = { mean_wait_minutes: 6.2, share_over_10_minutes: 0.17, total: 980 };
+const Q_LANES = [
+  { lane: 'protected', share: 0.58 },
+  { lane: 'painted', share: 0.29 },
+  { lane: 'none', share: 0.13 },
+];
+const Q_WAIT_W1 = { mean_wait_minutes: 6.9, total: 2204 };
+const Q_FARES_W1 = { fares: [{ type: 'monthly_pass', share: 0.62 }, { type: 'single_ticket', share: 0.38 }], total: 901 };
+const Q_WALK_W1 = { mean_walk_minutes: 14.5, total: 262 };
 const MODES_CSV = 'mode,share\npublic_transport,0.41\ncar,0.33\nbike,0.15\nwalk,0.11\n';
 
 // ---------------------------------------------------------------------------
@@ -242,6 +266,73 @@ function mount(app, prefix, taskStore) {
   app.use(`${prefix}/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
   app.use(`${prefix}/a2a/jsonrpc`, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat }));
   app.use(`${prefix}/a2a/rest`, restHandler({ requestHandler, userBuilder, legacyCompat }));
+}
+
+// the same scripts told in v0.3 objects, for the 0.3.14 server
+
+const v03Part = (p) => {
+  const { $case, value } = p.content;
+  const metadata = p.mediaType && $case === 'data' ? { ...(p.metadata || {}), mediaType: p.mediaType } : p.metadata;
+  const part = $case === 'text' ? { kind: 'text', text: value } : { kind: 'data', data: value };
+  return metadata ? { ...part, metadata } : part;
+};
+
+class ScriptedExecutor03 {
+  async execute(ctx, bus) {
+    const user = ctx.userMessage;
+    const sc = SCRIPTS.get(user.messageId);
+    const { taskId, contextId } = ctx;
+    bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted', timestamp: TS.submitted }, history: [user] });
+    let n = 0;
+    const msg = (parts) => ({ kind: 'message', messageId: `${taskId}-agent-msg-${++n}`, taskId, contextId, role: 'agent', parts: parts.map(v03Part) });
+    for (const step of sc.steps) {
+      if (step[0] === 'working') {
+        const status = { state: 'working', timestamp: TS.working, ...(step[1] ? { message: msg([P_text(step[1])]) } : {}) };
+        bus.publish({ kind: 'status-update', taskId, contextId, status, final: false });
+      } else if (step[0] === 'artifact') {
+        const [, artifactId, name, parts, append, lastChunk] = step;
+        const artifact = { artifactId, ...(name ? { name } : {}), parts: parts.map(v03Part) };
+        bus.publish({ kind: 'artifact-update', taskId, contextId, artifact, append, lastChunk });
+      } else if (step[0] === 'completed') {
+        const status = { state: 'completed', timestamp: TS.completed, ...(step[1] ? { message: msg(step[1]) } : {}) };
+        bus.publish({ kind: 'status-update', taskId, contextId, status, final: true });
+      }
+    }
+    bus.finished();
+  }
+
+  async cancelTask() {
+    throw new Error('not cancelable');
+  }
+}
+
+function makeCard03() {
+  const card = makeCard();
+  return {
+    name: card.name,
+    description: card.description,
+    url: `http://${HOST}/a2a/jsonrpc`,
+    protocolVersion: '0.3.0',
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [
+      { url: `http://${HOST}/a2a/jsonrpc`, transport: 'JSONRPC' },
+      { url: `http://${HOST}/a2a/rest`, transport: 'HTTP+JSON' },
+    ],
+    provider: card.provider,
+    version: '2.0.0',
+    capabilities: { streaming: true, pushNotifications: false, extensions: card.capabilities.extensions.map(({ params, ...e }) => e) },
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: card.skills.map(({ securityRequirements, ...skill }) => skill),
+  };
+}
+
+function mount03(app, prefix) {
+  const requestHandler = new DefaultRequestHandler03(makeCard03(), new InMemoryTaskStore03(), new ScriptedExecutor03());
+  const userBuilder = UserBuilder03.noAuthentication;
+  app.use(`${prefix}/${AGENT_CARD_PATH}`, agentCardHandler03({ agentCardProvider: requestHandler }));
+  app.use(`${prefix}/a2a/jsonrpc`, jsonRpcHandler03({ requestHandler, userBuilder }));
+  app.use(`${prefix}/a2a/rest`, restHandler03({ requestHandler, userBuilder }));
 }
 
 // ---------------------------------------------------------------------------
@@ -388,7 +479,9 @@ async function main() {
   // the SQLite task store, its schema made by the SDK's own CLI
   const f_db = `${DIR}/task-store.sqlite`;
   const dbPath = path.join(OUT, f_db);
-  execFileSync(process.execPath, [path.join(HERE, 'node_modules/@a2a-js/sdk/dist/cli/a2a_db.js'), 'upgrade', '--url', `sqlite:${dbPath}`], {
+  const a2aDb = path.join(HERE, 'node_modules/@a2a-js/sdk/dist/cli/a2a_db.js');
+  execFileSync(process.execPath, ['--import', './fixed-clock.mjs', a2aDb, 'upgrade', '--url', `sqlite:${dbPath}`], {
+    cwd: HERE,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const sqlite = new Database(dbPath);
@@ -397,6 +490,7 @@ async function main() {
   const app = express();
   mount(app, '', new InMemoryTaskStore());
   mount(app, '/stored', new DatabaseTaskStore(db));
+  mount03(app, '/v03');
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${server.address().port}`;
@@ -629,6 +723,135 @@ async function main() {
   addCopy('task:task-kst-db-ebike', copyEntry(f_db, 'completed', true, [citSummary(CIT_EBIKE_ZERO, { valid: false })], [Q_EBIKE], 0), { taskId: 'task-kst-db-ebike', contextId: ctx });
   plant('invalid-citation', 'error', 'task:task-kst-db-ebike', f_db, 'Citation base.n is 0, not a positive integer.');
   addCopy('task:task-kst-db-transfers', copyEntry(f_db, 'completed', true, [citSummary(CIT_TRANSFERS)], [Q_TRANSFERS], 1), { taskId: 'task-kst-db-transfers', contextId: ctx });
+
+  // ---- compat-v03-stream.sse / compat-v03-rest-stream.sse: v0.3 streams from the 1.3 server ----
+  const f_cs = `${DIR}/compat-v03-stream.sse`;
+  ctx = 'ctx-kst-compat-stream';
+  plan('msg-kst-compat-003', 'task-kst-compat-transit', {
+    kind: 'task',
+    steps: [
+      ['working', 'Querying kcp_trips (wait_minutes)'],
+      artifact('art-transit', 'waiting', [P_text('Waiting time at stops, Wave 3'), P_data(Q_TRANSIT)], false, false),
+      artifact('art-transit', '', [P_cit(CIT_TRANSIT, { mediaType: CIT_MT })], true, true),
+      ['completed', null],
+    ],
+  });
+  for await (const _ of rpc03.sendMessageStream({
+    message: { kind: 'message', messageId: 'msg-kst-compat-003', contextId: ctx, role: 'user', parts: [{ kind: 'text', text: 'Waiting time at stops?' }] },
+  })) {
+    // the wire is the copy kept
+  }
+  r = take()[0];
+  write(f_cs, r.response);
+  file(f_cs, 'sse', ['0.3-jsonrpc'], `${SDK} server (legacyCompat); client: ${SDK03} JSON-RPC message/stream`, sseEvents(r.response),
+    'v0.3 JSON-RPC SSE from the 1.3 server\'s v0.3 layer: task, status-update working with agent text, artifact-update '
+    + 'chunks (the citation appended in chunk 2), final status-update. The citation Part loses its mediaType, but '
+    + 'its metadata.mediaType (set by the executor) survives, and with it the type.');
+  addCopy('task:task-kst-compat-transit', copyEntry(f_cs, 'completed', true, [citSummary(CIT_TRANSIT)], [Q_TRANSIT], 2), { taskId: 'task-kst-compat-transit', contextId: ctx });
+
+  const f_crs = `${DIR}/compat-v03-rest-stream.sse`;
+  ctx = 'ctx-kst-compat-lanes';
+  plan('msg-kst-compat-004', 'task-kst-compat-lanes', {
+    kind: 'task',
+    steps: [
+      ['working', null],
+      artifact('art-lanes', 'lanes', [P_data(Q_LANES)], false, false),
+      artifact('art-lanes', '', [P_cit(CIT_LANES)], true, true),
+      ['completed', null],
+    ],
+  });
+  for await (const _ of rest03.sendMessageStream({
+    message: { kind: 'message', messageId: 'msg-kst-compat-004', contextId: ctx, role: 'user', parts: [{ kind: 'text', text: 'Which lanes do bike commuters use?' }] },
+  })) {
+    // the wire is the copy kept
+  }
+  r = take()[0];
+  write(f_crs, r.response);
+  file(f_crs, 'sse', ['0.3-rest'], `${SDK} server (legacyCompat); client: ${SDK03} REST POST /v1/message:stream`, sseEvents(r.response),
+    'v0.3 REST SSE from the 1.3 server\'s v0.3 layer: array data wrapped as {"value":[...]} without data_part_compat in '
+    + 'chunk 1, the citation appended in chunk 2 without its mediaType.');
+  addCopy('task:task-kst-compat-lanes', copyEntry(f_crs, 'completed', true, [citSummary(CIT_LANES, { inferred: true })], [Q_LANES], 0), { taskId: 'task-kst-compat-lanes', contextId: ctx });
+  plant('citation-type-lost', 'error', 'task:task-kst-compat-lanes', f_crs,
+    'The 1.3 server\'s v0.3 REST stream conversion dropped the citation Part\'s mediaType.');
+
+  // ---- the 0.3.14 server and client (the agent before its upgrade) ---------------
+  hostPrefix = '/v03';
+  const objects03 = [];
+  const f_obj03 = `${DIR}/client-objects-v03.jsonl`;
+  const f_v3 = `${DIR}/v03-rpc.jsonl`;
+  ctx = 'ctx-kst-v03';
+  const old03 = await client03('JSONRPC');
+  take();
+  plan('msg-kst-v03-001', 'task-kst-v03-wait', {
+    kind: 'task',
+    steps: [['working', null], artifact('art-wait', 'waiting', [P_data(Q_WAIT_W1), P_cit(CIT_WAIT_W1)]), ['completed', null]],
+  });
+  objects03.push(await old03.sendMessage({
+    message: { kind: 'message', messageId: 'msg-kst-v03-001', contextId: ctx, role: 'user', parts: [{ kind: 'text', text: 'Waiting time at stops, Wave 1?' }] },
+  }));
+  objects03.push(await old03.getTask({ id: 'task-kst-v03-wait' }));
+  [data, n] = jsonl(take());
+  write(f_v3, data);
+  file(f_v3, 'jsonl', ['0.3-jsonrpc'], `${SDK03} JSON-RPC client and server`, n,
+    'v0.3 JSON-RPC log of the 0.3.14 SDK: message/send (bare Task) and tasks/get. The citation\'s type is in metadata.mediaType.');
+  for (const p of [f_v3, f_obj03]) {
+    addCopy('task:task-kst-v03-wait', copyEntry(p, 'completed', true, [citSummary(CIT_WAIT_W1)], [Q_WAIT_W1], 0), { taskId: 'task-kst-v03-wait', contextId: ctx });
+  }
+
+  const f_v3s = `${DIR}/v03-stream.sse`;
+  ctx = 'ctx-kst-v03-stream';
+  plan('msg-kst-v03-002', 'task-kst-v03-fares', {
+    kind: 'task',
+    steps: [
+      ['working', 'Querying kcp_trips (fare_type)'],
+      artifact('art-fares', 'fares', [P_text('Fare types, Wave 1'), P_data(Q_FARES_W1)], false, false),
+      artifact('art-fares', '', [P_cit(CIT_FARES_W1)], true, true),
+      ['completed', null],
+    ],
+  });
+  for await (const event of old03.sendMessageStream({
+    message: { kind: 'message', messageId: 'msg-kst-v03-002', contextId: ctx, role: 'user', parts: [{ kind: 'text', text: 'Fare types, Wave 1?' }] },
+  })) {
+    objects03.push(event);
+  }
+  r = take()[0];
+  write(f_v3s, r.response);
+  file(f_v3s, 'sse', ['0.3-jsonrpc'], `${SDK03} JSON-RPC message/stream`, sseEvents(r.response),
+    'v0.3 JSON-RPC SSE of the 0.3.14 SDK: task, status-update working with agent text, artifact-update chunks (citation '
+    + 'appended in chunk 2), status-update final:true.');
+  for (const p of [f_v3s, f_obj03]) {
+    addCopy('task:task-kst-v03-fares', copyEntry(p, 'completed', true, [citSummary(CIT_FARES_W1)], [Q_FARES_W1], 2), { taskId: 'task-kst-v03-fares', contextId: ctx });
+  }
+
+  const f_v3r = `${DIR}/v03-rest-send.json`;
+  ctx = 'ctx-kst-v03-rest';
+  const old03rest = await client03('HTTP+JSON');
+  take();
+  plan('msg-kst-v03-003', 'task-kst-v03-walk', {
+    kind: 'task',
+    steps: [['working', null], artifact('art-walk', 'walking', [P_text('Walking time, Wave 1'), P_data(Q_WALK_W1), P_cit(CIT_WALK_W1)]), ['completed', null]],
+  });
+  objects03.push(await old03rest.sendMessage({
+    message: { kind: 'message', messageId: 'msg-kst-v03-003', contextId: ctx, role: 'user', parts: [{ kind: 'text', text: 'Walking time, Wave 1?' }] },
+  }));
+  r = take()[0];
+  write(f_v3r, r.response);
+  file(f_v3r, 'json', ['0.3-rest'], `${SDK03} REST POST /v1/message:send (client and server)`, 1,
+    'v0.3 REST response document of the 0.3.14 SDK ({"data":{"data":...}} Parts, message parts under "content"). Its '
+    + 'REST conversion drops Part metadata, so the citation loses the metadata.mediaType that typed it.');
+  for (const p of [f_v3r, f_obj03]) {
+    addCopy('task:task-kst-v03-walk', copyEntry(p, 'completed', true, [citSummary(CIT_WALK_W1, { inferred: true })], [Q_WALK_W1], 1), { taskId: 'task-kst-v03-walk', contextId: ctx });
+    plant('citation-type-lost', 'error', 'task:task-kst-v03-walk', p,
+      'The 0.3.14 SDK\'s REST server dropped the citation Part\'s metadata (its only media type); the client\'s objects '
+      + 'carry the loss on.');
+  }
+  hostPrefix = '';
+
+  [data, n] = objectLines(objects03);
+  write(f_obj03, data);
+  file(f_obj03, 'jsonl', ['0.3-client-objects'], `${SDK03} client results written with JSON.stringify`, n,
+    'What the 0.3.14 client returned, one JSON.stringify per line: v0.3 objects (a Task from message/send, tasks/get, '
+    + 'the stream events, a REST send), the same shapes as its wire.');
 
   server.close();
   fs.mkdirSync(FRAG_DIR, { recursive: true });
