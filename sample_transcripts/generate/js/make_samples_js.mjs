@@ -693,6 +693,15 @@ async function main() {
   addCopy('task:task-kst-compat-districts', copyEntry(f_cr, 'completed', true, [citSummary(CIT_DISTRICTS, { inferred: true })], [Q_DISTRICTS], 0), { taskId: 'task-kst-compat-districts', contextId: ctx });
   plant('citation-type-lost', 'error', 'task:task-kst-compat-districts', f_cr,
     'The 1.3 server\'s v0.3 REST conversion dropped the citation Part\'s mediaType and its metadata (which carried the type too).');
+  // the same task as a 1.0 REST client reads it: the array unwrapped, the citation typed
+  const f_rg = `${DIR}/rest-get-task.json`;
+  await rest.getTask({ tenant: '', id: 'task-kst-compat-districts', historyLength: undefined });
+  r = take()[0];
+  write(f_rg, r.response);
+  file(f_rg, 'json', ['1.0-rest'], `${SDK} HTTP+JSON GET /tasks/{id}`, 1,
+    'v1.0 REST GetTask document (a bare Task) of the task compat-v03-rest.json holds: here the array data is bare and '
+    + 'the citation keeps its mediaType. Same Parts by content as the v0.3 copy.');
+  addCopy('task:task-kst-compat-districts', copyEntry(f_rg, 'completed', true, [citSummary(CIT_DISTRICTS)], [Q_DISTRICTS], 0), { taskId: 'task-kst-compat-districts', contextId: ctx });
 
   // ---- task-store.sqlite: the SDK's DatabaseTaskStore ------------------------------
   hostPrefix = '/stored';
