@@ -178,13 +178,13 @@ def _unwrap_data(data: Any, metadata: dict | None, part: dict) -> Any:
     )
     if rest_v03:
         data = data["data"]
-    # A 1.x SDK answering a 0.3 client wraps non-object data as {"value": ...}. The Python SDK says so in
-    # metadata.data_part_compat; the JavaScript SDK's v0.3 REST layer does not. v0.3 data is always an
-    # object, so in a v0.3 data Part a lone "value" holding an array or a scalar is that wrapping: the
-    # data (and every claim's pointer) is what it wraps, as in a v1.0 copy of the same Part.
+    # A 1.x SDK answering a 0.3 client wraps non-object data as {"value": ...} and says so in
+    # metadata.data_part_compat; the JavaScript SDK's v0.3 REST layer drops Part metadata, flag and all.
+    # v0.3 data is always an object, so in a v0.3 REST data Part a lone "value" holding an array or a
+    # scalar is that wrapping: the data (and every claim's pointer) is what it wraps, as in a v1.0 copy.
     if isinstance(data, dict) and set(data) == {"value"}:
         flagged = metadata and metadata.get("data_part_compat")
-        if flagged or ((rest_v03 or part.get("kind") == "data") and not isinstance(data["value"], dict)):
+        if flagged or (rest_v03 and not isinstance(data["value"], dict)):
             data = data["value"]
     return data
 
