@@ -376,7 +376,7 @@ def test_decoded_parts_beside_an_undecoded_one_are_still_evidence(archive, write
 
 
 def test_an_event_of_unknown_shape_is_no_evidence_of_a_drop(archive, write):
-    """A stream whose artifact came in a shape no recogniser knows (the JavaScript SDK's object model):
+    """A stream whose artifact came in a shape no recogniser knows (a logger's own envelope):
     the record is quarantined, and the copy it leaves is not said to lack what the record may hold."""
     wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
 
@@ -384,7 +384,7 @@ def test_an_event_of_unknown_shape_is_no_evidence_of_a_drop(archive, write):
         return {"statusUpdate": {"taskId": "t-js", "contextId": "ctx-1", "status": {"state": state}}}
 
     artifact = {"taskId": "t-js", "contextId": "ctx-1", "artifact": v1_task("t-js", v1_cited_parts())["artifacts"][0]}
-    unknown = {"payload": {"$case": "artifactUpdate", "value": artifact}}
+    unknown = {"envelope": {"type": "artifact-chunk", "body": artifact}}
     stream = write("js-stream.jsonl", [status("TASK_STATE_WORKING"), unknown, status("TASK_STATE_COMPLETED")])
     listed = write("list.json", {"tasks": [v1_task("t-js", [{"data": NUMBERS}])]})
     report = audit(archive, [wire, stream, listed])
@@ -396,7 +396,7 @@ def test_an_event_of_unknown_shape_is_no_evidence_of_a_drop(archive, write):
 
 def test_a_quarantined_record_naming_another_task_hides_no_drop(archive, write):
     full = write("a/full.jsonl", [jsonrpc_result(v1_task("t-drop", v1_cited_parts()))])
-    other = {"payload": {"$case": "task", "value": {"id": "t-drop-2"}}}
+    other = {"envelope": {"type": "task", "body": {"id": "t-drop-2"}}}
     lost = write("b/lost.jsonl", [jsonrpc_result(v1_task("t-drop", [{"data": NUMBERS}])), other])
     report = audit(archive, [full, lost])
     assert sorted((f.rule, f.source_path, f.locator) for f in report.findings) == [

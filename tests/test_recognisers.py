@@ -28,6 +28,7 @@ from archiver.understand.recognisers import RECOGNISERS
 from archiver.understand.recognisers.agent_card import agent_card
 from archiver.understand.recognisers.bare_object import bare_object
 from archiver.understand.recognisers.bare_update import bare_update
+from archiver.understand.recognisers.js_client_object import js_client_object
 from archiver.understand.recognisers.kind_tagged import kind_tagged
 from archiver.understand.recognisers.one_of import one_of
 from archiver.understand.recognisers.store_row import store_row
@@ -209,6 +210,11 @@ def test_order_settles_shapes_two_recognisers_take():
     with pytest.raises(NotUnderstoodError, match="a task status is not an object"):
         kind_tagged(row)  # the `kind` tag alone would refuse it: its status is JSON text
     assert payload_events(row) == store_row(row)
+    # The JavaScript client's task list: the list reader alone reads its Parts as undecodable.
+    listed = sample("kestrel-mobility/client-objects.jsonl", 7)
+    assert {part.kind for task in task_list(listed) for part in task.status.message.parts} == {"unknown"}
+    assert payload_events(listed) == js_client_object(listed)
+    assert {part.kind for task in payload_events(listed) for part in task.status.message.parts} == {"text", "data"}
 
 
 def test_every_recogniser_module_is_registered_once():

@@ -21,13 +21,14 @@ class TransferError(ArchiveError):
 
 
 def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The archive's own tables (schema_migrations is the target's, made by its migrations)."""
+    """The archive's own tables (schema_migrations and schema_views are the target's, made by its own
+    migrations and views)."""
     return [
         name
         for (name,) in con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
             "AND table_catalog = current_database() AND table_schema = current_schema() "
-            "AND table_name <> 'schema_migrations' ORDER BY table_name"
+            "AND table_name NOT IN ('schema_migrations', 'schema_views') ORDER BY table_name"
         ).fetchall()
     ]
 

@@ -152,18 +152,24 @@ def file_of(obj: dict, kind: str) -> dict:
 
 def _unwrap_data(data: Any, metadata: dict | None, part: dict) -> Any:
     # v0.3 REST nests the DataPart message: {"data": {"data": {...}}}.
-    if (
+    rest_v03 = (
         isinstance(data, dict)
         and len(data) == 1
         and isinstance(data.get("data"), dict)
         and "mediaType" not in part
         and "kind" not in part
         and "type" not in part
-    ):
+    )
+    if rest_v03:
         data = data["data"]
-    # A 1.x SDK answering a 0.3 client wraps non-object data as {"value": ...}.
-    if metadata and metadata.get("data_part_compat") and isinstance(data, dict) and set(data) == {"value"}:
-        data = data["value"]
+    # A 1.x SDK answering a 0.3 client wraps non-object data as {"value": ...} and says so in
+    # metadata.data_part_compat; the JavaScript SDK's v0.3 REST layer drops Part metadata, flag and all.
+    # v0.3 data is always an object, so in a v0.3 REST data Part a lone "value" holding an array or a
+    # scalar is that wrapping: the data (and every claim's pointer) is what it wraps, as in a v1.0 copy.
+    if isinstance(data, dict) and set(data) == {"value"}:
+        flagged = metadata and metadata.get("data_part_compat")
+        if flagged or (rest_v03 and not isinstance(data["value"], dict)):
+            data = data["value"]
     return data
 
 

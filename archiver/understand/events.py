@@ -25,14 +25,14 @@ def events_of(value: Any) -> list[Event]:
     return payload_events(value)
 
 
-def payload_events(obj: Any) -> list[Event]:
+def payload_events(obj: Any, recognisers: tuple = RECOGNISERS) -> list[Event]:
     """Events in a JSON-RPC result, a REST body, a stream event or a stored object: those of the first
     recogniser, in the registry's order, that knows the object's shape."""
     if isinstance(obj, list):
-        return [event for item in obj for event in payload_events(item)]
+        return [event for item in obj for event in payload_events(item, recognisers)]
     if not isinstance(obj, dict):
         raise NotUnderstoodError(f"{_JSON_TYPES.get(type(obj), 'a value')} where an A2A object was expected")
-    for recognise in RECOGNISERS:
+    for recognise in recognisers:
         events = recognise(obj)
         if events is not None:
             return events

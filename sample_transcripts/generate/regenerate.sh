@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Rebuilds every sample under sample_transcripts/ with the real SDKs from PyPI.
-# Venvs live OUTSIDE the repo (override with VENV03 / VENV13).
+# Venvs live OUTSIDE the repo (override with VENV03 / VENV13). The JavaScript SDK's samples need
+# Node (>= 20) and npm: `npm ci` installs the pinned packages of js/package-lock.json into
+# js/node_modules (gitignored); better-sqlite3 is built from source when no prebuilt binary can be
+# downloaded, against the local Node headers (/usr/include/node) when they are there.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 VENV03="${VENV03:-/work/venv-sdk03}"
@@ -12,6 +15,7 @@ export PYTHONHASHSEED=0  # stable dict key order
 export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION="${PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION:-python}"
 export SAMPLES_FRAGMENTS="${SAMPLES_FRAGMENTS:-$(mktemp -d)}"
 
+command -v node >/dev/null || { echo "regenerate.sh: node (>= 20) and npm are needed for the JavaScript SDK samples" >&2; exit 1; }
 [ -x "$VENV03/bin/python" ] || "$PY" -m venv "$VENV03"
 [ -x "$VENV13/bin/python" ] || "$PY" -m venv "$VENV13"
 "$VENV03/bin/pip" install -q 'a2a-sdk[http-server,sqlite]==0.3.26' httpx aiosqlite
@@ -22,5 +26,7 @@ cd "$HERE"
 "$VENV03/bin/python" make_samples_03.py   # appends the 0.3.26 (NULL protocol_version) rows
 "$PY" make_legacy.py
 "$VENV13/bin/python" make_verify_demo.py  # data-layer/*.csv and verify-demo/
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; then export npm_config_nodedir=/usr; fi
+(cd js && npm ci --no-audit --no-fund && node make_samples_js.mjs)  # kestrel-mobility/: the JavaScript SDK's samples
 "$PY" merge_manifest.py
 echo "samples regenerated under $(dirname "$HERE")"

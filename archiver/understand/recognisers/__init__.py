@@ -17,6 +17,7 @@ from ..model import Event
 from .agent_card import agent_card
 from .bare_object import bare_object
 from .bare_update import bare_update
+from .js_client_object import js_client_object
 from .kind_tagged import kind_tagged
 from .one_of import one_of
 from .store_row import store_row
@@ -29,6 +30,9 @@ Recogniser = Callable[[dict], list[Event] | None]
 # goes to the one that knows it for sure.
 RECOGNISERS: tuple[Recogniser, ...] = (
     store_row,  # a `status` held as JSON text: no wire object has one (it also carries `kind`: "task")
+    js_client_object,  # the JavaScript SDK's in-memory objects, by marks no wire object has ($case oneofs,
+    # integer enums): before every reader of ProtoJSON below, which would take their Tasks (and lists of
+    # them) and read their Parts as undecodable
     kind_tagged,  # v0.3 names its type in `kind`
     one_of,  # v1.0 / v0.3 REST: one member named for the type ({"task"}, {"statusUpdate"}, {"msg"}, ...)
     task_list,  # {"tasks": [...]}
