@@ -183,12 +183,12 @@ class Archive:
         return migrations.upgrade(self.con, upto)
 
     def sources(self) -> list:
-        """The recorded source-file versions as typed `Source` rows."""
-        from .store.models import Source
+        """The recorded source-file versions as typed `SourceRow`s."""
+        from .store.models import SourceRow
 
         cursor = self.con.execute("SELECT * FROM sources ORDER BY path, ingested_at")
         names = [d[0] for d in cursor.description]
-        return [Source(**dict(zip(names, row, strict=False))) for row in cursor.fetchall()]
+        return [SourceRow(**dict(zip(names, row, strict=False))) for row in cursor.fetchall()]
 
     def audit(
         self,
