@@ -214,18 +214,18 @@ class Archive:
         return run_audit(self.con, select_rules(tuple(rules), tuple(exclude_rules)), scope, min_base)
 
     def _lineage(self, name: str, order_by: str | None, limit: int | None, filters: dict):
-        from .query import Rows
         from .query.filters import Filters
         from .query.lineage import QUERIES
         from .query.output import executed, json_text
+        from .render.listing import Listing
 
         query = QUERIES[name](Filters.of(**filters), order_by=order_by, limit=limit)
         cursor = self.con.cursor()
-        return Rows(
+        return Listing(
             query.fields,
-            query.table_fields,
             executed(cursor, query.sql, query.params),
-            json=lambda fmt: json_text(cursor, query.sql, query.params, query.fields, fmt),
+            table_fields=query.table_fields,
+            spelled=json_text(cursor, query.sql, query.params, query.fields),
         )
 
     def claims(self, order_by: str | None = None, limit: int | None = None, **filters):
@@ -283,17 +283,20 @@ class Archive:
     def sql(self, statement: str, params: list | dict | None = None):
         """Rows of one read-only SELECT; anything that writes, attaches, copies, installs or changes a
         setting raises `NotReadOnly`."""
-        from .query import Rows
         from .query.output import stream
         from .query.readonly import needs_extension, read_only_statement
+        from .render.listing import Listing
 
         cursor = self.con.cursor()
         try:
             cursor.execute(read_only_statement(cursor, statement), params or [])
         except duckdb.Error as exc:
-            raise needs_extension(exc) or exc
+            refusal = needs_extension(exc)
+            if refusal is None:
+                raise
+            raise refusal from exc
         fields = tuple(d[0] for d in cursor.description)
-        return Rows(fields, fields, stream(cursor))
+        return Listing(fields, stream(cursor), table_fields=fields)
 
     # Re-run citations (issue 8).
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from . import summary, wording
-from .report import AuditReport, Finding, fails
+from .report import FINDING_FIELDS, AuditReport, Finding, fails
 from .rules import Rule
 from .scope import Scope
 
@@ -28,7 +28,8 @@ _TEMPORARY = (
 
 # One rule's findings in the columns of a `Finding`, typed alike whatever the rule leaves NULL.
 _FINDINGS_OF = """
-SELECT '{id}' AS rule, coalesce(CAST(f.severity AS VARCHAR), '{severity}') AS severity, CAST(f.result_key AS VARCHAR) AS result_key,
+SELECT '{id}' AS rule, coalesce(CAST(f.severity AS VARCHAR), '{severity}') AS severity,
+       CAST(f.result_key AS VARCHAR) AS result_key,
        CAST(f.task_id AS VARCHAR) AS task_id, CAST(f.message_id AS VARCHAR) AS message_id,
        CAST(f.context_id AS VARCHAR) AS context_id, CAST(f.artifact_id AS VARCHAR) AS artifact_id,
        CAST(f.part_index AS INTEGER) AS part_index, CAST(f.source_path AS VARCHAR) AS source_path,
@@ -44,21 +45,6 @@ WHERE FALSE"""
 ORDER = """source_path, coalesce(line, 0), coalesce(locator, ''), rule, coalesce(result_key, ''),
            coalesce(artifact_id, ''), coalesce(part_index, -1), detail"""
 
-_FIELDS = (
-    "rule",
-    "severity",
-    "result_key",
-    "task_id",
-    "message_id",
-    "context_id",
-    "artifact_id",
-    "part_index",
-    "source_path",
-    "locator",
-    "detail",
-    "line",
-)
-
 
 class Audit:
     """An audit's findings, held in the temporary table `audit_findings` of its connection, and its summary."""
@@ -70,7 +56,7 @@ class Audit:
         return fails(self.summary["findings_by_severity"], fail_on)
 
     def findings(self) -> list[Finding]:
-        rows = self.con.execute(f"SELECT {', '.join(_FIELDS)} FROM audit_findings ORDER BY {ORDER}").fetchall()
+        rows = self.con.execute(f"SELECT {', '.join(FINDING_FIELDS)} FROM audit_findings ORDER BY {ORDER}").fetchall()
         return [Finding(*row) for row in rows]
 
 
