@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from contextlib import suppress
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import duckdb
 
@@ -14,6 +14,9 @@ from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
 from .store.heal import heal, recovering
 from .store.refusals import ArchiveUnusable, explain
+
+if TYPE_CHECKING:
+    from .store.models import SourceRow
 
 STAT_QUERIES = {
     "sources": "SELECT count(DISTINCT path) FROM sources WHERE alias_of IS NULL",
@@ -182,7 +185,7 @@ class Archive:
     def upgrade(self, upto: int | None = None) -> list:
         return migrations.upgrade(self.con, upto)
 
-    def sources(self) -> list:
+    def sources(self) -> list[SourceRow]:
         """The recorded source-file versions as typed `SourceRow`s."""
         from .store.models import SourceRow
 
