@@ -11,7 +11,6 @@ Importing this module imports SQLModel (slow): import it where typed rows are wa
 
 from __future__ import annotations
 
-from dataclasses import fields
 from datetime import datetime
 from typing import Any, get_type_hints
 
@@ -19,11 +18,11 @@ from sqlalchemy import JSON, BigInteger, Column, DateTime, LargeBinary, String
 from sqlalchemy.types import ARRAY
 from sqlmodel import Field, SQLModel
 
-from ..cite.citations import Citation
+from ..cite.citations import CONTENT_FIELDS, Citation
 
 
-def _json(**kw) -> Any:
-    return Field(default=None, sa_column=Column(JSON, **kw))
+def _json() -> Any:
+    return Field(default=None, sa_column=Column(JSON))
 
 
 def _strings() -> Any:
@@ -140,10 +139,9 @@ class PartRow(_CopyRow, table=True):
 
 def _citation_content() -> type[SQLModel]:
     """The columns of what a citation says (study through extra), as the domain `Citation` types them."""
-    names = [f.name for f in fields(Citation)]
     hints = get_type_hints(Citation)
     namespace: dict[str, Any] = {"__module__": __name__, "__annotations__": {}}
-    for name in names[names.index("study") : names.index("extra") + 1]:
+    for name in CONTENT_FIELDS:
         kind = hints[name]
         if name == "extra":  # the domain holds its JSON text; the column is JSON
             kind, namespace[name] = dict | None, _json()
