@@ -373,25 +373,26 @@ def test_a_lease_of_a_live_writer_is_taken_over_after_the_lease(shared_lake, tmp
         assert archive.stats()["sources"] == 1
 
 
-def test_copy_round_trip_file_lake_file(lake, tmp_path):
+def test_transfer_round_trip_file_lake_file(lake, tmp_path):
     db, data = lake
     first = str(tmp_path / "first.duckdb")
     run("ingest", str(SAMPLES), "--db", first)
-    out = run("db", "copy", "--db", first, "--to", db, "--to-data-path", data)
-    assert "copied into" in out
+    out = run("db", "transfer", "--db", first, "--to", db, "--to-data-path", data)
+    assert "transferred into" in out
     back = str(tmp_path / "back.duckdb")
-    run("db", "copy", "--db", db, "--to", back)
+    run("db", "transfer", "--db", db, "--to", back)
     first_stats, first_records = stored(first)
     for other in (db, back):
         stats, records = stored(other)
         assert stats == first_stats
         assert records == first_records
         assert {sha for sha, *_ in records} == {sha for sha, *_ in first_records}
-    # a second copy into a non-empty archive is refused, naming what it holds
+    # a second transfer into a non-empty archive is refused, naming what it holds (the command's earlier
+    # name, `db copy`, still works)
     held = first_stats["sources"]
     refused = run("db", "copy", "--db", first, "--to", back, code=1)
-    assert f"the target holds {held} source file versions already; copy into a new archive" in refused
-    # and the copy goes on ingesting: nothing is new
+    assert f"the target holds {held} source file versions already; transfer into a new archive" in refused
+    # and the lake goes on ingesting: nothing is new
     summary = json.loads(run("ingest", str(SAMPLES), "--db", db, "--json"))
     assert summary["files_unchanged"] == summary["files"]
 
@@ -403,8 +404,8 @@ def test_walk_through_from_one_file_to_a_postgres_lake(postgres, tmp_path, monke
     dsn = postgres()
     lake = f"ducklake:postgres:{dsn}"
     run("ingest", "sample_transcripts/")  # 1. one file, as today
-    out = run("db", "copy", "--to", lake, "--to-data-path", "lake-data/")  # 2. move it into a lake
-    assert "copied into" in out
+    out = run("db", "transfer", "--to", lake, "--to-data-path", "lake-data/")  # 2. move it into a lake
+    assert "transferred into" in out
     monkeypatch.setenv("ARCHIVER_DB", lake)  # 3. point every command at it
     assert json.loads(run("stats", "--json"))["sources"] == stored("archive.duckdb")[0]["sources"]
     writers = [_writer(lake, "lake-data/", [tmp_path / "sample_transcripts"]) for _ in range(2)]  # 4. many writers
@@ -543,7 +544,8 @@ def _lake_ingest(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
             sys.executable,
             "-c",
             (  # one file per commit group, so a kill lands between commits
-                "import archiver.ingest as i; i.GROUP_RECORDS = 1; from archiver.cli import main; main(prog_name='archiver')"
+                "import archiver.ingest as i; i.GROUP_RECORDS = 1; "
+                "from archiver.cli import main; main(prog_name='archiver')"
             ),
             "ingest",
             *map(str, paths),
@@ -572,7 +574,8 @@ def _wait_for_commits(db: str, process: subprocess.Popen, count: int) -> None:
     leases = _catalog_leases(db)
     deadline = time.monotonic() + 120
     while len(leases.runner.query("SELECT sha256 FROM archiver_leases WHERE committed_at IS NOT NULL")) < count:
-        assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, process.communicate()[1]
         time.sleep(0.02)
     leases.close()
 
@@ -592,7 +595,8 @@ def test_a_rerun_after_a_stopped_lake_ingest_stores_every_file(shared_lake, tmp_
     leases.close()
     if signum == signal.SIGTERM:
         assert held == [], "an ingest stopped by SIGTERM releases its leases"
-        assert err.startswith("interrupted by SIGTERM: committed ") and err.count("\n") == 1, err
+        assert err.startswith("interrupted by SIGTERM: committed "), err
+        assert err.count("\n") == 1, err
     rerun = CliRunner().invoke(main, ["ingest", *map(str, batches), "--db", db, "--json"])
     assert rerun.exit_code == 0, rerun.output
     summary = json.loads(rerun.stdout)

@@ -44,6 +44,14 @@ class SchemaMigrationRow(SQLModel, table=True):
     applied_at: datetime | None = _moment()
 
 
+class SchemaViewRow(SQLModel, table=True):
+    """The definitions the archive's views were last made from (`store.views`)."""
+
+    __tablename__ = "schema_views"
+    fingerprint: str = Field(primary_key=True)
+    made_at: datetime | None = _moment()
+
+
 class SourceRow(SQLModel, table=True):
     """One version of one source file, recorded once its ingest committed."""
 
@@ -236,6 +244,7 @@ ROWS: dict[str, type[SQLModel]] = {
     model.__tablename__: model
     for model in (
         SchemaMigrationRow,
+        SchemaViewRow,
         SourceRow,
         RecordRow,
         ResultRow,
