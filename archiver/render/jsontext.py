@@ -7,7 +7,7 @@ queries and the audit need speed) or orjson's. What surrounds them is orjson's, 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any, BinaryIO
 
@@ -38,7 +38,7 @@ def write_jsonl(listing: Listing, out: BinaryIO) -> int:
     return count
 
 
-def write_spliced(out: BinaryIO, skeleton: bytes, key: str, depth: int, write: Any) -> int:
+def write_spliced(out: BinaryIO, skeleton: bytes, key: str, depth: int, write: Callable[[str, int], int]) -> int:
     """Write `skeleton` (indented JSON) with the empty list at `key`, `depth` levels down, replaced by the
     items `write(separator, item_depth)` writes."""
     empty = f'"{key}": []'.encode()
