@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager, suppress
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import duckdb
 
@@ -15,6 +15,9 @@ from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
 from .store.heal import heal, recovering
 from .store.refusals import ArchiveUnusableError, explain
+
+if TYPE_CHECKING:
+    from .store.models import SourceRow
 
 STAT_QUERIES = {
     "sources": "SELECT count(DISTINCT path) FROM sources WHERE alias_of IS NULL",
@@ -193,13 +196,13 @@ class Archive:
     def upgrade(self, upto: int | None = None) -> list:
         return migrations.upgrade(self.con, upto)
 
-    def sources(self) -> list:
-        """The recorded source-file versions as typed `Source` rows."""
-        from .store.models import Source
+    def sources(self) -> list[SourceRow]:
+        """The recorded source-file versions as typed `SourceRow`s."""
+        from .store.models import SourceRow
 
         cursor = self.con.execute("SELECT * FROM sources ORDER BY path, ingested_at")
         names = [d[0] for d in cursor.description]
-        return [Source(**dict(zip(names, row, strict=False))) for row in cursor.fetchall()]
+        return [SourceRow(**dict(zip(names, row, strict=False))) for row in cursor.fetchall()]
 
     def audit(self, rules=(), exclude_rules=(), min_base: float = 30, **selection):
         """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
@@ -223,18 +226,18 @@ class Archive:
             yield audit
 
     def _lineage(self, name: str, order_by: str | None, limit: int | None, filters: dict):
-        from .query import Rows
         from .query.lineage import QUERIES
         from .query.output import executed, json_text
         from .query.selection import Selection
+        from .render.listing import Listing
 
         query = QUERIES[name](Selection.of(**filters), order_by=order_by, limit=limit)
         cursor = self.con.cursor()
-        return Rows(
+        return Listing(
             query.fields,
-            query.table_fields,
             executed(cursor, query.sql, query.params),
-            json=lambda fmt: json_text(cursor, query.sql, query.params, query.fields, fmt),
+            table_fields=query.table_fields,
+            spelled=json_text(cursor, query.sql, query.params, query.fields),
         )
 
     def claims(self, order_by: str | None = None, limit: int | None = None, **filters):
@@ -293,9 +296,9 @@ class Archive:
     def sql(self, statement: str, params: list | dict | None = None):
         """Rows of one read-only SELECT; anything that writes, attaches, copies, installs or changes a
         setting raises `NotReadOnlyError`."""
-        from .query import Rows
         from .query.output import stream
         from .query.readonly import needs_extension, read_only_statement
+        from .render.listing import Listing
 
         cursor = self.con.cursor()
         try:
@@ -303,7 +306,7 @@ class Archive:
         except duckdb.Error as exc:
             raise needs_extension(exc) or QueryError(" ".join(str(exc).split())) from exc
         fields = tuple(d[0] for d in cursor.description)
-        return Rows(fields, fields, stream(cursor))
+        return Listing(fields, stream(cursor), table_fields=fields)
 
     # Re-run citations: re-derive each cited number from the data layer the agent documents.
 

@@ -496,12 +496,12 @@ def test_the_same_file_part_in_two_dialects_has_one_identity(archive, write):
 
 
 def test_sources_come_back_as_typed_rows(archive, write):
-    from archiver.store.models import Source
+    from archiver.store.models import SourceRow
 
     path = write("typed.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(2)])
     archive.ingest([path])
     (source,) = archive.sources()
-    assert isinstance(source, Source)
+    assert isinstance(source, SourceRow)
     with open(path, "rb") as handle:
         expected_sha = hashlib.sha256(handle.read()).hexdigest()
     assert (source.path, source.sha256, source.container, source.records, source.quarantined) == (

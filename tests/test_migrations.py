@@ -1,50 +1,12 @@
-"""The schema comes only from migrations, matches the SQLModel models, and upgrades in place."""
+"""The schema comes only from migrations and upgrades in place (its match with the typed rows: test_schema)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from sqlalchemy import JSON, BigInteger, Boolean, Date, DateTime, Float, Integer, LargeBinary, String
-from sqlalchemy.types import ARRAY, TypeDecorator
-
 from archiver.archive import Archive
-from archiver.store import migrations, models
+from archiver.store import migrations
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
-
-DUCKDB_TYPES = (
-    (BigInteger, "BIGINT"),
-    (Integer, "INTEGER"),
-    (Boolean, "BOOLEAN"),
-    (Float, "DOUBLE"),
-    (DateTime, "TIMESTAMP WITH TIME ZONE"),
-    (Date, "DATE"),
-    (LargeBinary, "BLOB"),
-    (JSON, "JSON"),
-    (String, "VARCHAR"),
-)
-
-
-def duckdb_type(sql_type) -> str:
-    if isinstance(sql_type, TypeDecorator):
-        sql_type = sql_type.impl_instance
-    if isinstance(sql_type, ARRAY):
-        return duckdb_type(sql_type.item_type) + "[]"
-    return next(name for kind, name in DUCKDB_TYPES if isinstance(sql_type, kind))
-
-
-@pytest.mark.parametrize(
-    "model", [models.Source, models.SchemaMigration, *models.BULK_TABLES], ids=lambda m: m.__tablename__
-)
-def test_migrated_schema_matches_the_models(archive, model):
-    table = model.__tablename__
-    found = rows(
-        archive,
-        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-        [table],
-    )
-    expected = [(column.name, duckdb_type(column.type)) for column in model.__table__.columns]
-    assert found == expected
 
 
 def test_bulk_tables_declare_no_keys_or_indexes(archive):

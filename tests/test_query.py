@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from archiver.cli import main
 from archiver.errors import QueryError
 from archiver.query.output import stream
-from archiver.query.output import write as write_rows
 from archiver.query.selection import like_pattern
+from archiver.render.formats import write as render
 
 from .lineage_data import MALICIOUS, SCRIPT_STUDY, build, cite, task
 
@@ -312,10 +312,16 @@ EDGE_NUMBERS = (
 )
 
 
+def rendered(rows, fmt: str) -> str:
+    out = io.BytesIO()
+    render(rows, fmt, out)
+    return out.getvalue().decode()
+
+
 @pytest.mark.parametrize("command", ["claims", "citations", "impact"])
-@pytest.mark.parametrize("fmt", ["json", "jsonl"])
-def test_json_written_by_duckdb_equals_the_python_rows(archive, write, command, fmt):
-    """JSON text made by DuckDB (no Python object per row) holds exactly the values of the Python path."""
+def test_json_of_the_lineage_queries_is_written_by_duckdb(archive, write, command):
+    """The lineage queries' JSON is made by DuckDB alone (no Python object per row): orjson's layout, a row
+    a line, the fields in order, and values exact at the edges (huge integers, subnormals, microseconds)."""
     paths = build(write)
     edge = task(
         "t7",
@@ -326,23 +332,35 @@ def test_json_written_by_duckdb_equals_the_python_rows(archive, write, command, 
     paths.append(write("edge/h.jsonl", orjson.dumps(edge).replace(b'{"placeholder":0}', EDGE_NUMBERS) + b"\n"))
     archive.ingest(paths, workers=1)
     rows = getattr(archive, command)()
-    assert rows.json is not None
-    assert rows.json(fmt) is not None
-    by_duckdb, by_python = io.StringIO(), io.StringIO()
-    assert write_rows(rows, rows.fields, fmt, by_duckdb) == write_rows(iter(list(rows)), rows.fields, fmt, by_python)
-    parsed = [_parsed(out.getvalue(), fmt) for out in (by_duckdb, by_python)]
-    assert parsed[0] == parsed[1]
-    assert len(parsed[0]) > 0
+    assert rows.spelled is not None
+    as_json, as_jsonl = rendered(rows, "json"), rendered(getattr(archive, command)(), "jsonl")
+    lines = as_json.split("\n")
+    assert (lines[0], lines[-2:]) == ("[", ["]", ""])
+    assert all(line.endswith("},") for line in lines[1:-3])
+    parsed = [json.loads(line.removesuffix(",")) for line in lines[1:-2]]
+    assert parsed == json.loads(as_json) == [json.loads(line) for line in as_jsonl.splitlines()]
+    assert len(parsed) > 0
+    assert all(list(row) == list(rows.fields) for row in parsed)
     if command == "claims":
-        values = {row["pointer"]: row["value"] for row in parsed[0] if row["task_id"] == "t7"}
+        values = {row["pointer"]: row["value"] for row in parsed if row["task_id"] == "t7"}
         assert values["/big"] == 123456789012345678901234567890
         assert values["/long"] == 10**400
         assert values["/tiny"] == 5e-324
         assert values["/huge"] == 1e300
         assert str(values["/negzero"]) == "-0.0"
-        assert {row["timestamp"] for row in parsed[0] if row["task_id"] == "t7"} == {"2026-07-01T12:00:00.123456+00:00"}
-        assert {row["base_n"] for row in parsed[0] if row["task_id"] == "t7"} == {10**20}
+        assert values["/whole"] == 100.0
+        assert values["/third"] == 0.3333333333333333
+        assert {row["timestamp"] for row in parsed if row["task_id"] == "t7"} == {"2026-07-01T12:00:00.123456+00:00"}
+        assert {row["base_n"] for row in parsed if row["task_id"] == "t7"} == {10**20}
+        (n,) = [row for row in parsed if (row["task_id"], row["pointer"]) == ("t1", "/n")]
+        assert (n["value"], n["part_index"], n["valid"], n["warnings"]) == (
+            1210,
+            0,
+            True,
+            ["Base under 100 in the 65-74 cell"],
+        )
 
 
-def _parsed(text: str, fmt: str) -> list:
-    return json.loads(text) if fmt == "json" else [json.loads(line) for line in text.splitlines()]
+def test_json_of_no_rows(lineage):
+    assert rendered(lineage.claims(study="nothing"), "json") == "[]\n"
+    assert rendered(lineage.claims(study="nothing"), "jsonl") == ""

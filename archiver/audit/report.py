@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from .rules import ERROR, WARNING, Rule
 
@@ -40,6 +40,11 @@ class Finding:
         value = asdict(self)
         del value["line"]
         return value
+
+
+FINDING_FIELDS = tuple(f.name for f in fields(Finding))
+PUBLISHED_FIELDS = tuple(name for name in FINDING_FIELDS if name != "line")
+"""A finding's fields as JSON, JSON Lines and SARIF publish them."""
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..query.selection import Selection
 from . import summary, wording
-from .report import AuditReport, Finding, fails
+from .report import FINDING_FIELDS, AuditReport, Finding, fails
 from .rules import Rule
 from .scope import materialize
 
@@ -46,21 +46,6 @@ WHERE FALSE"""
 ORDER = """source_path, coalesce(line, 0), coalesce(locator, ''), rule, coalesce(result_key, ''),
            coalesce(artifact_id, ''), coalesce(part_index, -1), detail"""
 
-_FIELDS = (
-    "rule",
-    "severity",
-    "result_key",
-    "task_id",
-    "message_id",
-    "context_id",
-    "artifact_id",
-    "part_index",
-    "source_path",
-    "locator",
-    "detail",
-    "line",
-)
-
 
 class Audit:
     """An audit's findings, held in the temporary table `audit_findings` of its connection, and its summary."""
@@ -75,7 +60,7 @@ class Audit:
         return AuditReport(self.findings(), self.summary, self.rules)
 
     def findings(self) -> list[Finding]:
-        rows = self.con.execute(f"SELECT {', '.join(_FIELDS)} FROM audit_findings ORDER BY {ORDER}").fetchall()
+        rows = self.con.execute(f"SELECT {', '.join(FINDING_FIELDS)} FROM audit_findings ORDER BY {ORDER}").fetchall()
         return [Finding(*row) for row in rows]
 
 

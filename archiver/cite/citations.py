@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import Any
 
@@ -46,6 +46,11 @@ class Citation:
     @property
     def valid(self) -> bool:
         return not self.problems
+
+
+_NAMES = [f.name for f in fields(Citation)]
+CONTENT_FIELDS = tuple(_NAMES[_NAMES.index("study") : _NAMES.index("extra") + 1])
+"""What a citation says, as stored in the `citations` table's columns of the same names (study through extra)."""
 
 
 def citation_of(data: Any, media_type: str | None) -> Citation | None:

@@ -7,12 +7,13 @@ from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
 from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 import pyarrow as pa
 
 from ..canonical import compact_json, content_hash, key_hash
-from ..cite.citations import EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
+from ..cite.citations import CONTENT_FIELDS, EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
 from ..cite.claims import numeric_leaves
 from ..read.records import Record
 from ..read.version import SourceVersion
@@ -129,19 +130,7 @@ ROW_COLUMNS = {
         "copy_id",
         "result_key",
         "citation_hash",
-        "study",
-        "period",
-        "fielded",
-        "fielded_start",
-        "fielded_end",
-        "base_name",
-        "base_n",
-        "weight",
-        "source_table",
-        "source_column",
-        "source_function",
-        "warnings",
-        "extra",
+        *CONTENT_FIELDS,
         "valid",
         "problems",
         "inferred",
@@ -151,6 +140,9 @@ ROW_COLUMNS = {
 }
 """The columns of each table's row tuples, in order; the file's constant columns (source_path, source_dir,
 source_sha256, ingested_at) are added once per batch."""
+
+_citation_content = attrgetter(*CONTENT_FIELDS)
+"""What a `Citation` says, in the order of `CONTENT_FIELDS`."""
 
 CLAIM_PART_COLUMNS = ("part_id", "copy_id", "result_key", "content_hash")
 """A claim's columns that are its Part's: sent once per Part, as the dictionary of an Arrow dictionary column."""
@@ -312,19 +304,7 @@ class FileRows:
                 copy_id,
                 copy.key,
                 c.citation_hash,
-                c.study,
-                c.period,
-                c.fielded,
-                c.fielded_start,
-                c.fielded_end,
-                c.base_name,
-                c.base_n,
-                c.weight,
-                c.source_table,
-                c.source_column,
-                c.source_function,
-                c.warnings,
-                c.extra,
+                *_citation_content(c),
                 c.valid,
                 c.problems,
                 c.inferred,

@@ -1,23 +1,19 @@
-"""Rows out of DuckDB, in batches, into table, json, jsonl or csv: nothing is held whole in memory."""
+"""Rows out of DuckDB, in batches, as dicts of machine-ready values or as JSON text DuckDB writes:
+nothing is held whole in memory. The formats that write them are `archiver.render.formats`."""
 
 from __future__ import annotations
 
-import csv
-import json
-import shutil
+import io
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
-from itertools import islice
 from typing import IO, Any
 
 import duckdb
-import orjson
 import pyarrow as pa
 
-FORMATS = ("table", "json", "jsonl", "csv")
+from ..render.listing import Chunks, Listing
+
 BATCH_SIZE = 2048
-TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
-MIN_WIDTH = 6
 
 
 def executed(cursor: duckdb.DuckDBPyConnection, sql: str, params: list) -> Iterator[dict[str, Any]]:
@@ -87,34 +83,32 @@ def number(literal: str) -> int | float | str:
         return literal
 
 
-def dumps(value: Any) -> str:
-    try:
-        return orjson.dumps(value, default=str).decode()
-    except TypeError:  # integers beyond 64 bits
-        return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def json_text(
-    cursor: duckdb.DuckDBPyConnection, sql: str, params: list, fields: Iterable[str], fmt: str
-) -> Iterator[tuple[int, memoryview | bytes]] | None:
-    """The rows of a query as DuckDB writes them in JSON, the values `plain` would give: JSON Lines,
-    or for "json" each row preceded by ",\n". (rows, text) chunks, no Python object per row; None
-    when a column's type is one only the Python path renders as `write` would."""
+def json_text(cursor: duckdb.DuckDBPyConnection, sql: str, params: list, fields: Iterable[str]):
+    """`Listing.spelled` of a query's rows: their JSON written by DuckDB, the values `plain` gives, each row
+    after the separator; (rows, text) chunks, no Python object per row. For the lineage queries, whose
+    columns all have a spelling here (`_json_value`): a type without one raises ValueError."""
     fields = list(fields)
-    described = {
-        name: str(kind) for name, kind, *_ in cursor.execute(f"SELECT * FROM ({sql}) LIMIT 0", params).description
-    }
-    values = [_json_value(f'q."{name}"', name, described.get(name)) for name in fields]
-    if None in values:
-        return None
-    row = (
-        "to_json(struct_pack("
-        + ", ".join(f'"{name}" := {value}' for name, value in zip(fields, values, strict=False))
-        + "))"
-    )
-    line = f"{row} || chr(10)" if fmt == "jsonl" else f"',' || chr(10) || {row}"
-    reader = cursor.execute(f"SELECT {line} FROM ({sql}) q", params).to_arrow_reader(JSON_BATCH_SIZE)
-    return ((batch.num_rows, _text(batch.column(0))) for batch in reader)
+
+    def spelled(separator: str, depth: int | None) -> Chunks:
+        if depth is not None:
+            raise ValueError("rows are spelled compact")
+        described = {
+            name: str(kind) for name, kind, *_ in cursor.execute(f"SELECT * FROM ({sql}) LIMIT 0", params).description
+        }
+        values = [_json_value(f'q."{name}"', name, described.get(name)) for name in fields]
+        if None in values:
+            missing = [name for name, value in zip(fields, values, strict=True) if value is None]
+            raise ValueError(f"no JSON spelling in SQL for the column(s) {', '.join(missing)}")
+        row = (
+            "to_json(struct_pack("
+            + ", ".join(f'"{name}" := {value}' for name, value in zip(fields, values, strict=False))
+            + "))"
+        )
+        before = "'" + separator.replace("'", "''").replace("\n", "' || chr(10) || '") + "'"
+        reader = cursor.execute(f"SELECT {before} || {row} FROM ({sql}) q", params).to_arrow_reader(JSON_BATCH_SIZE)
+        return ((batch.num_rows, _text(batch.column(0))) for batch in reader)
+
+    return spelled
 
 
 JSON_BATCH_SIZE = 16384
@@ -172,131 +166,25 @@ def _text(array: pa.Array) -> memoryview | bytes:
 
 
 def write(
-    rows: Iterable[dict],
+    rows: Listing,
     fields: Iterable[str],
     fmt: str,
     out: IO[str],
     table_fields: Iterable[str] | None = None,
-    width: int | None = None,
 ) -> int:
-    """Write rows in `fmt`; returns how many were written."""
-    fields = list(fields)
-    json = getattr(rows, "json", None)
-    chunks = json(fmt) if json is not None and fmt in ("json", "jsonl") else None
-    if chunks is not None:
-        return _json_chunks(chunks, fmt, out)
-    if fmt == "table":
-        return _table(rows, list(table_fields or fields), out, width)
-    writer = {"json": _json, "jsonl": _jsonl, "csv": _csv}.get(fmt)
-    if writer is None:
-        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
-    return writer(rows, fields, out)
+    """Write rows in `fmt` to a text stream; returns how many were written. (The CLI's entry until it
+    calls `archiver.render.formats.write` with its binary stdout.)"""
+    from ..render.formats import write as render
 
-
-def _json_chunks(chunks: Iterator[tuple[int, memoryview | bytes]], fmt: str, out: IO[str]) -> int:
+    listing = rows if isinstance(rows, Listing) else Listing(tuple(fields), rows)
+    listing.fields, listing.table_fields = tuple(fields), tuple(table_fields or fields)
     binary = getattr(out, "buffer", None)
-    out.flush()
-
-    def put(text: memoryview | bytes) -> None:
-        binary.write(text) if binary is not None else out.write(bytes(text).decode())
-
-    count = 0
-    if fmt == "json":
-        put(b"[")
-    for rows, text in chunks:
-        if rows:
-            put(text[1:] if fmt == "json" and count == 0 else text)  # the first row has no comma before it
-            count += rows
-    if fmt == "json":
-        put(b"\n]\n" if count else b"]\n")
     if binary is not None:
+        out.flush()
+        count = render(listing, fmt, binary)
         binary.flush()
+        return count
+    buffer = io.BytesIO()
+    count = render(listing, fmt, buffer)
+    out.write(buffer.getvalue().decode())
     return count
-
-
-def _jsonl(rows: Iterable[dict], fields: list[str], out: IO[str]) -> int:
-    count = 0
-    for count, row in enumerate(rows, start=1):
-        out.write(dumps({f: row.get(f) for f in fields}) + "\n")
-    return count
-
-
-def _json(rows: Iterable[dict], fields: list[str], out: IO[str]) -> int:
-    out.write("[")
-    count = 0
-    for count, row in enumerate(rows, start=1):
-        out.write(("\n" if count == 1 else ",\n") + dumps({f: row.get(f) for f in fields}))
-    out.write("\n]\n" if count else "]\n")
-    return count
-
-
-def _csv(rows: Iterable[dict], fields: list[str], out: IO[str]) -> int:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(fields)
-    count = 0
-    for count, row in enumerate(rows, start=1):
-        writer.writerow([_csv_cell(row.get(f)) for f in fields])
-    return count
-
-
-def _csv_cell(value: Any) -> Any:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, dict)):
-        return dumps(value)
-    return value
-
-
-def _table(rows: Iterable[dict], fields: list[str], out: IO[str], width: int | None) -> int:
-    """Aligned columns sized from the first rows, shrunk to fit the terminal (80 columns if unknown)."""
-    rows = iter(rows)
-    head = list(islice(rows, TABLE_SAMPLE))
-    widths = [max([len(f)] + [len(_cell(r.get(f))) for r in head]) for f in fields]
-    _fit(widths, width or shutil.get_terminal_size((80, 24)).columns)
-    numeric = [
-        bool(head)
-        and all(
-            isinstance(r.get(f), (int, float)) and not isinstance(r.get(f), bool) for r in head if r.get(f) is not None
-        )
-        for f in fields
-    ]
-    out.write(_line(fields, widths, [False] * len(fields)) + "\n")
-    out.write("  ".join("-" * w for w in widths) + "\n")
-    count = 0
-    for count, row in enumerate(head, start=1):
-        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric) + "\n")
-    for row in rows:
-        count += 1
-        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric) + "\n")
-    out.write(f"({count} row{'' if count == 1 else 's'})\n")
-    return count
-
-
-def _fit(widths: list[int], total: int) -> None:
-    while sum(widths) + 2 * (len(widths) - 1) > total:
-        widest = max(range(len(widths)), key=widths.__getitem__)
-        if widths[widest] <= MIN_WIDTH:
-            return
-        widths[widest] -= 1
-
-
-def _line(cells: list[str], widths: list[int], numeric: list[bool]) -> str:
-    parts = []
-    for cell, width, right in zip(cells, widths, numeric, strict=False):
-        cell = cell if len(cell) <= width else cell[: width - 1] + "…"
-        parts.append(cell.rjust(width) if right else cell.ljust(width))
-    return "  ".join(parts).rstrip()
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list):
-        return "; ".join(map(str, value))
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return " ".join(str(value).split())

@@ -14,25 +14,15 @@ from typing import Any
 import duckdb
 import orjson
 
+from ..cite.citations import Citation
 from ..errors import QueryError
 from .lineage import CITATION_FIELDS
 
 
 @dataclass
-class CitationView:
-    citation_hash: str
-    study: str | None = None
-    period: str | None = None
-    fielded: str | None = None
-    base_name: str | None = None
-    base_n: float | None = None
-    weight: str | None = None
-    source_table: str | None = None
-    source_column: str | None = None
-    source_function: str | None = None
-    warnings: list[str] = field(default_factory=list)
-    valid: bool = True
-    problems: list[str] = field(default_factory=list)
+class CitationView(Citation):
+    """A citation as `show` displays it: what it says (`Citation`), with its latest verdict."""
+
     inferred: bool = False
     verdict: str | None = None  # the latest `archiver verify` verdict; None: never verified
     verdict_reason: str | None = None
@@ -133,8 +123,9 @@ def _result(con: duckdb.DuckDBPyConnection, key: str) -> ResultView:
         [key],
     )
     names = [d[0] for d in cursor.description]
-    citations = [
-        CitationView(**{n: v for n, v in zip(names, row, strict=False) if v is not None}) for row in cursor.fetchall()
+    citations = [  # `valid` is the Citation's: no problems
+        CitationView(**{n: v for n, v in zip(names, row, strict=False) if v is not None and n != "valid"})
+        for row in cursor.fetchall()
     ]
     _attach_verdicts(con, key, citations)
     return ResultView(

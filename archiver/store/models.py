@@ -1,44 +1,58 @@
-"""The archive's tables as SQLModel models.
+"""The archive's tables as typed rows: one SQLModel class per table, named after the table it types.
 
-The schema itself is made only by the numbered SQL files in `migrations/`; a
-test checks that the migrated schema matches these models. The bulk tables
-declare no PRIMARY KEY, UNIQUE or index in SQL (content-hash keys, batch
-anti-joins): `primary_key=True` below only gives SQLAlchemy an identity.
+The schema itself is made only by the numbered SQL files in `migrations/`; `tests/test_schema.py`
+checks that every table has its model and every model its table, column for column. The bulk
+tables declare no PRIMARY KEY, UNIQUE or index in SQL (content-hash keys, batch anti-joins):
+`primary_key=True` below only gives SQLAlchemy an identity. What a citation says is defined once,
+by the domain `Citation` (`cite.citations`); `CitationRow` takes those columns from it.
+
+Importing this module imports SQLModel (slow): import it where typed rows are wanted, not at start-up.
 """
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
+from typing import Any, get_type_hints
 
 from sqlalchemy import JSON, BigInteger, Column, DateTime, LargeBinary, String
 from sqlalchemy.types import ARRAY
 from sqlmodel import Field, SQLModel
 
-
-def _json(**kw) -> Field:
-    return Field(default=None, sa_column=Column(JSON, **kw))
+from ..cite.citations import CONTENT_FIELDS, Citation
 
 
-def _strings() -> Field:
+def _json() -> Any:
+    return Field(default=None, sa_column=Column(JSON))
+
+
+def _strings() -> Any:
     return Field(default=None, sa_column=Column(ARRAY(String)))
 
 
-def _moment() -> Field:
-    return Field(default=None, sa_column=Column(DateTime(timezone=True)))
+def _moment(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=nullable))
 
 
-def _big() -> Field:
-    return Field(default=None, sa_column=Column(BigInteger))
+def _big(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(BigInteger, nullable=nullable))
 
 
-class SchemaMigration(SQLModel, table=True):
+class SchemaMigrationRow(SQLModel, table=True):
     __tablename__ = "schema_migrations"
     version: int = Field(primary_key=True)
     name: str
     applied_at: datetime | None = _moment()
 
 
-class Source(SQLModel, table=True):
+class SchemaViewRow(SQLModel, table=True):
+    """The definitions the archive's views were last made from (`store.views`)."""
+
+    __tablename__ = "schema_views"
+    fingerprint: str = Field(primary_key=True)
+    made_at: datetime | None = _moment()
+
+
+class SourceRow(SQLModel, table=True):
     """One version of one source file, recorded once its ingest committed."""
 
     __tablename__ = "sources"
@@ -57,12 +71,18 @@ class Source(SQLModel, table=True):
     """For a path holding bytes stored already at another path: that path (the alias adds nothing else)."""
 
 
-class RawRecord(SQLModel, table=True):
+class _IndexRow(SQLModel):
+    """Every row of an index table names the source version (path and content hash) ingest read it from."""
+
+    source_path: str
+    source_sha256: str | None = None
+
+
+class RecordRow(_IndexRow, table=True):
     """An input record stored byte-exact: a line, an SSE event, a JSON document or a database row."""
 
     __tablename__ = "records"
     record_id: str = Field(primary_key=True)
-    source_path: str
     seq: int | None = _big()
     locator: str
     line: int | None = _big()
@@ -73,15 +93,15 @@ class RawRecord(SQLModel, table=True):
     status: str
     reason: str | None = None
     ingested_at: datetime | None = _moment()
-    source_sha256: str | None = None
 
 
-class StoredCopy(SQLModel, table=True):
+class ResultRow(_IndexRow, table=True):
     """One stored copy of a result (a Task or a standalone agent Message) in one source file."""
 
     __tablename__ = "results"
     copy_id: str = Field(primary_key=True)
     result_key: str
+    """The result's identity, the same in each of its stored copies."""
     kind: str
     task_id: str | None = None
     context_id: str | None = None
@@ -89,28 +109,32 @@ class StoredCopy(SQLModel, table=True):
     state: str | None = None
     terminal: bool
     timestamp: datetime | None = _moment()
-    source_path: str
     source_dir: str
     locator: str | None = None
     record_ids: list[str] | None = _strings()
     claims: int | None = None
     """Distinct claims (Part content, pointer) this copy holds."""
-    source_sha256: str | None = None
 
 
-class IndexedPart(SQLModel, table=True):
-    __tablename__ = "parts"
-    part_id: str = Field(primary_key=True)
+class _CopyRow(_IndexRow):
+    """A row of what one stored copy of a result holds: its Parts, their citations and claims."""
+
     copy_id: str
     result_key: str
-    source_path: str
+
+
+class PartRow(_CopyRow, table=True):
+    """One Part of one stored copy, in the copy's order (`ordinal`)."""
+
+    __tablename__ = "parts"
+    part_id: str = Field(primary_key=True)
+    ordinal: int
+    part_index: int
     role: str
     location: str
     artifact_id: str | None = None
     artifact_name: str | None = None
     message_id: str | None = None
-    part_index: int
-    ordinal: int
     kind: str
     media_type: str | None = None
     content_hash: str
@@ -119,94 +143,87 @@ class IndexedPart(SQLModel, table=True):
     file: dict | list | None = _json()
     metadata_: dict | None = Field(default=None, sa_column=Column("metadata", JSON))
     is_citation: bool
-    source_sha256: str | None = None
 
 
-class Citation(SQLModel, table=True):
+def _citation_content() -> type[SQLModel]:
+    """The columns of what a citation says (study through extra), as the domain `Citation` types them."""
+    hints = get_type_hints(Citation)
+    namespace: dict[str, Any] = {"__module__": __name__, "__annotations__": {}}
+    for name in CONTENT_FIELDS:
+        kind = hints[name]
+        if name == "extra":  # the domain holds its JSON text; the column is JSON
+            kind, namespace[name] = dict | None, _json()
+        elif kind == list[str]:
+            kind, namespace[name] = list[str] | None, _strings()
+        else:
+            namespace[name] = None
+        namespace["__annotations__"][name] = kind
+    return type(SQLModel)("CitationContent", (_CopyRow,), namespace)
+
+
+class CitationRow(_citation_content(), table=True):
+    """One citation Part of one stored copy: what the citation says, checked against Citations v1."""
+
     __tablename__ = "citations"
     part_id: str = Field(primary_key=True)
-    copy_id: str
-    result_key: str
-    source_path: str
     citation_hash: str
-    study: str | None = None
-    period: str | None = None
-    fielded: str | None = None
-    fielded_start: date | None = None
-    fielded_end: date | None = None
-    base_name: str | None = None
-    base_n: float | None = None
-    weight: str | None = None
-    source_table: str | None = None
-    source_column: str | None = None
-    source_function: str | None = None
-    warnings: list[str] | None = _strings()
-    extra: dict | None = _json()
     valid: bool
     problems: list[str] | None = _strings()
     inferred: bool
-    source_sha256: str | None = None
 
 
-class Claim(SQLModel, table=True):
+class ClaimRow(_CopyRow, table=True):
+    """One number a Part states, at its JSON pointer."""
+
     __tablename__ = "claims"
     part_id: str = Field(primary_key=True)
     pointer: str = Field(primary_key=True)
-    copy_id: str
-    result_key: str
-    source_path: str
     value: float | None = None
     literal: str
     content_hash: str | None = None
     """The content hash of the claim's Part: with result_key and pointer, the claim's key."""
-    source_sha256: str | None = None
 
 
-class AgentCard(SQLModel, table=True):
+class AgentCardRow(_IndexRow, table=True):
+    """An agent card read from a source: who the agent is, and whether it declares Citations v1."""
+
     __tablename__ = "agent_cards"
     card_id: str = Field(primary_key=True)
-    source_path: str
-    source_dir: str
-    record_id: str
     name: str | None = None
     url: str | None = None
     declares_extension: bool
     lists_media_type: bool
     card: dict | None = _json()
-    source_sha256: str | None = None
+    record_id: str
+    source_dir: str
 
 
-class RpcError(SQLModel, table=True):
+class RpcErrorRow(_IndexRow, table=True):
     """A JSON-RPC or REST error response: no result, never an uncited one."""
 
     __tablename__ = "rpc_errors"
     record_id: str = Field(primary_key=True)
-    source_path: str
     rpc_id: str | None = None
     code: str | None = None
     message: str | None = None
-    source_sha256: str | None = None
 
 
-class Healed(SQLModel, table=True):
+class HealedRow(SQLModel, table=True):
     """Index rows that opening the archive for writing removed: written by no committed ingest."""
 
     __tablename__ = "healed"
-    healed_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=False))
+    healed_at: datetime | None = _moment(nullable=False)
     table_name: str = Field(primary_key=True)
     source_path: str | None = None
     source_sha256: str | None = None
-    rows: int = Field(sa_column=Column(BigInteger, nullable=False))
+    rows: int = _big(nullable=False)
 
 
-BULK_TABLES = (RawRecord, StoredCopy, IndexedPart, Citation, Claim, AgentCard, RpcError)
-
-
-class Verdict(SQLModel, table=True):
+class VerdictRow(SQLModel, table=True):
     """One re-run of one citation of a result (`archiver verify`): reproduced, differs or not-rerunnable."""
 
     __tablename__ = "verdicts"
-    verified_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=False))
+    verified_at: datetime | None = _moment(nullable=False)
     run_id: str = Field(primary_key=True)
     result_key: str = Field(primary_key=True)
     citation_hash: str = Field(primary_key=True)
@@ -223,4 +240,21 @@ class Verdict(SQLModel, table=True):
     data_layer_sha256: str | None = None
 
 
-BULK_TABLES = (*BULK_TABLES, Verdict, Healed)
+ROWS: dict[str, type[SQLModel]] = {
+    model.__tablename__: model
+    for model in (
+        SchemaMigrationRow,
+        SchemaViewRow,
+        SourceRow,
+        RecordRow,
+        ResultRow,
+        PartRow,
+        CitationRow,
+        ClaimRow,
+        AgentCardRow,
+        RpcErrorRow,
+        HealedRow,
+        VerdictRow,
+    )
+}
+"""Every table's typed row, by table name."""

@@ -1,33 +1,50 @@
-"""A verification report as a table for people, JSON or JSON Lines."""
+"""A verification report as a `Listing`, which every output format renders (`archiver.render.formats`)."""
 
 from __future__ import annotations
 
-import orjson
+import io
+from datetime import datetime
 
+from ..render.formats import write
+from ..render.listing import Listing
 from .run import VERDICTS, CitationVerdict, VerifyReport
 
-FORMATS = ("table", "json", "jsonl")
 LABELS = {"reproduced": "reproduced", "differs": "DIFFERS", "not-rerunnable": "NOT-RERUNNABLE", None: "unverified"}
 
 
+def listing(report: VerifyReport) -> Listing:
+    """The report's verdicts in order, with its summary."""
+    return Listing(
+        tuple(CitationVerdict.__dataclass_fields__),
+        (verdict.as_dict() for verdict in report.verdicts),
+        name="verdicts",
+        summary=report.summary(),
+        record=_record,
+        footer=lambda: _footer(report),
+    )
+
+
 def render(report: VerifyReport, fmt: str) -> str:
-    if fmt == "json":
-        return orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2, default=str).decode()
-    if fmt == "jsonl":
-        return "\n".join(orjson.dumps(v.as_dict(), default=str).decode() for v in report.verdicts)
-    return table(report)
+    """The report as text without its last newline (the CLI's entry until it writes `listing` itself)."""
+    out = io.BytesIO()
+    write(listing(report), fmt, out)
+    return out.getvalue().decode().removesuffix("\n")
 
 
-def table(report: VerifyReport) -> str:
-    lines = []
-    for v in report.verdicts:
-        lines.append(f"{LABELS[v.verdict]:<15} {_result(v):<32} {_source(v)}")
-        if v.reason:
-            lines.append(f"{'':<15} {v.reason}")
-        lines += [f"{'':<15} {_note(v)}"] if _note(v) else []
+def _record(v: dict) -> str:
+    """A verdict for people: the verdict, the result and the citation's source, then why and how fresh."""
+    lines = [f"{LABELS[v['verdict']]:<15} {_result(v):<32} {_source(v)}"]
+    if v["reason"]:
+        lines.append(f"{'':<15} {v['reason']}")
+    if _note(v):
+        lines.append(f"{'':<15} {_note(v)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _footer(report: VerifyReport) -> str:
     s = report.summary()
     counts = ", ".join(f"{s[name]} {name}" for name in VERDICTS)
-    lines += [
+    lines = [
         "",
         (
             f"{s['citations']} citations: {counts}"
@@ -46,29 +63,30 @@ def table(report: VerifyReport) -> str:
         )
     if report.data_layer:
         lines.append(f"data layer: {report.data_layer} (sha256 {report.data_layer_sha256[:16]})")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
 
 
-def _result(v: CitationVerdict) -> str:
-    return f"task {v.task_id}" if v.result_kind == "task" else f"message {v.message_id}"
+def _result(v: dict) -> str:
+    return f"task {v['task_id']}" if v["result_kind"] == "task" else f"message {v['message_id']}"
 
 
-def _source(v: CitationVerdict) -> str:
+def _source(v: dict) -> str:
     return (
-        f"{v.source_function or '?'}({v.source_table or '?'}, {v.source_column or '?'}) · {v.study or '?'} · "
-        f"{v.period or '?'}"
+        f"{v['source_function'] or '?'}({v['source_table'] or '?'}, {v['source_column'] or '?'}) · "
+        f"{v['study'] or '?'} · {v['period'] or '?'}"
     )
 
 
-def _note(v: CitationVerdict) -> str:
-    if v.previous_stale:
-        return f"was {v.previous} ({_when(v.previous_at)}) with a data layer that has changed since: STALE"
-    if v.stale:
-        return f"verified {_when(v.verified_at)} with a data layer that has changed since: STALE, run verify again"
-    if v.verified_at and v.previous is None and v.stale is False:
-        return f"verified {_when(v.verified_at)}; the data layer is unchanged since"
+def _note(v: dict) -> str:
+    if v["previous_stale"]:
+        return f"was {v['previous']} ({_when(v['previous_at'])}) with a data layer that has changed since: STALE"
+    if v["stale"]:
+        return f"verified {_when(v['verified_at'])} with a data layer that has changed since: STALE, run verify again"
+    if v["verified_at"] and v["previous"] is None and v["stale"] is False:
+        return f"verified {_when(v['verified_at'])}; the data layer is unchanged since"
     return ""
 
 
-def _when(moment) -> str:
-    return moment.isoformat(timespec="seconds") if moment else "?"
+def _when(moment: str | None) -> str:
+    """An ISO-8601 moment to the second."""
+    return datetime.fromisoformat(moment).isoformat(timespec="seconds") if moment else "?"

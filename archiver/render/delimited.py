@@ -1,0 +1,31 @@
+"""A listing as CSV: a header of its fields, then a line per item."""
+
+from __future__ import annotations
+
+import csv
+from typing import Any, BinaryIO
+
+from .jsontext import dumps
+from .listing import Listing, as_text
+
+
+def write(listing: Listing, out: BinaryIO) -> int:
+    fields = listing.fields
+    count = 0
+    with as_text(out) as text:
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(fields)
+        for row in listing.rows:
+            writer.writerow([_cell(row.get(f)) for f in fields])
+            count += 1
+    return count
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return dumps(value).decode()
+    return value

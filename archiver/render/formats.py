@@ -1,0 +1,42 @@
+"""The output formats, named once: what `--format` offers and the renderer that writes each.
+
+Every renderer takes a `Listing` (query rows, audit findings or verify verdicts) and a binary stream,
+and returns how many items it wrote. Adding a format: one module with its `write`, and one line here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import BinaryIO
+
+from . import delimited, jsontext, sarif, table
+from .listing import Listing
+
+Renderer = Callable[[Listing, BinaryIO], int]
+
+RENDERERS: dict[str, tuple[Renderer, frozenset[str]]] = {
+    # format: (renderer, what it renders: "rows" of a query, audit "findings", verify "verdicts")
+    "table": (table.write, frozenset({"rows", "findings", "verdicts"})),
+    "json": (jsontext.write_json, frozenset({"rows", "findings", "verdicts"})),
+    "jsonl": (jsontext.write_jsonl, frozenset({"rows", "findings", "verdicts"})),
+    "csv": (delimited.write, frozenset({"rows"})),
+    "sarif": (sarif.write, frozenset({"findings"})),
+}
+
+
+def formats_for(kind: str) -> tuple[str, ...]:
+    """The formats a listing of `kind` ("rows", "findings" or "verdicts") can be written in."""
+    return tuple(name for name, (_, kinds) in RENDERERS.items() if kind in kinds)
+
+
+OUTPUT_FORMATS = formats_for("rows")
+AUDIT_FORMATS = formats_for("findings")
+VERIFY_FORMATS = formats_for("verdicts")
+
+
+def write(listing: Listing, fmt: str, out: BinaryIO) -> int:
+    """Write `listing` to `out` in `fmt`; how many items were written."""
+    renderer = RENDERERS.get(fmt)
+    if renderer is None:
+        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(RENDERERS)}")
+    return renderer[0](listing, out)

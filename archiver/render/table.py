@@ -1,0 +1,81 @@
+"""A listing as a table for people: aligned columns sized from the first rows, or each item's own lines."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from itertools import islice
+from typing import IO, Any, BinaryIO
+
+from .listing import Listing, as_text
+
+TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
+MIN_WIDTH = 6
+
+
+def write(listing: Listing, out: BinaryIO, width: int | None = None) -> int:
+    """The items, then the listing's footer; aligned columns shrunk to fit the terminal (80 columns if
+    unknown) where the listing gives no `record` of its own."""
+    with as_text(out) as text:
+        if listing.record is None:
+            count = _columns(listing, list(listing.table_fields or listing.fields), text, width)
+        else:
+            count = 0
+            for row in listing.rows:
+                text.write(listing.record(row))
+                count += 1
+        if listing.footer is not None:
+            text.write(listing.footer())
+        elif listing.record is None:
+            text.write(f"({count} row{'' if count == 1 else 's'})\n")
+    return count
+
+
+def _columns(rows: Iterable[dict], fields: list[str], out: IO[str], width: int | None) -> int:
+    rows = iter(rows)
+    head = list(islice(rows, TABLE_SAMPLE))
+    widths = [max([len(f)] + [len(_cell(r.get(f))) for r in head]) for f in fields]
+    _fit(widths, width or shutil.get_terminal_size((80, 24)).columns)
+    numeric = [bool(head) and all(_is_number(r.get(f)) for r in head if r.get(f) is not None) for f in fields]
+    out.write(_line(fields, widths, [False] * len(fields)) + "\n")
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    count = 0
+    for row in head:
+        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric) + "\n")
+        count += 1
+    for row in rows:
+        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric) + "\n")
+        count += 1
+    return count
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _fit(widths: list[int], total: int) -> None:
+    while sum(widths) + 2 * (len(widths) - 1) > total:
+        widest = max(range(len(widths)), key=widths.__getitem__)
+        if widths[widest] <= MIN_WIDTH:
+            return
+        widths[widest] -= 1
+
+
+def _line(cells: list[str], widths: list[int], numeric: list[bool]) -> str:
+    parts = []
+    for cell, width, right in zip(cells, widths, numeric, strict=False):
+        cell = cell if len(cell) <= width else cell[: width - 1] + "…"
+        parts.append(cell.rjust(width) if right else cell.ljust(width))
+    return "  ".join(parts).rstrip()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return "; ".join(map(str, value))
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return " ".join(str(value).split())
