@@ -7,6 +7,8 @@ from contextlib import contextmanager
 
 import click
 
+from .render.formats import AUDIT_FORMATS, OUTPUT_FORMATS, VERIFY_FORMATS
+
 DB_HELP = (
     "Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
     "or ducklake:PATH (default: $ARCHIVER_DB, else ./archive.duckdb)."
@@ -93,9 +95,6 @@ def emit_json(value) -> None:
     import orjson
 
     click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str).decode())
-
-
-OUTPUT_FORMATS = ("table", "json", "jsonl", "csv")
 
 
 def selection_options(func):
@@ -316,7 +315,7 @@ db_group.add_command(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "jsonl", "sarif"]),
+    type=click.Choice(AUDIT_FORMATS),
     default="table",
     show_default=True,
     help="Output format; sarif for code hosts.",
@@ -346,26 +345,30 @@ def audit(db, wait, fmt, fail_on, rules, exclude_rules, min_base, **selection) -
     or a quarantined record is audited unless a filter it cannot be judged by is given). Rules: see
     `archiver.audit.RULES` (uncited-result, invalid-citation, citation-type-lost, dropped-part, ...).
     """
-    from .audit.render import write
+    from .audit.render import listing
 
     with (
         open_archive(db, wait, read_only=True) as archive,
         archive.audited(rules, exclude_rules, min_base, **selection) as found,
     ):
-        write(found, fmt, sys.stdout.buffer)
+        write_listing(listing(found), fmt)
     sys.exit(1 if found.fails(fail_on) else 0)
 
 
-def write_rows(rows, fmt: str | None) -> None:
-    from .query.output import write
+def write_listing(listing, fmt: str | None) -> None:
+    """Write rows, findings or verdicts to stdout in `fmt` (default: table on a terminal, else jsonl)."""
+    from .render.formats import write
 
     out = sys.stdout
-    write(rows, rows.fields, fmt or ("table" if out.isatty() else "jsonl"), out, rows.table_fields)
+    fmt = fmt or ("table" if out.isatty() else "jsonl")
+    out.flush()
+    write(listing, fmt, out.buffer)
+    out.buffer.flush()
 
 
 def run_lineage(name: str, db, wait, fmt, limit, order_by, selection: dict) -> None:
     with open_archive(db, wait, read_only=True) as archive:
-        write_rows(getattr(archive, name)(order_by=order_by, limit=limit, **selection), fmt)
+        write_listing(getattr(archive, name)(order_by=order_by, limit=limit, **selection), fmt)
 
 
 @main.group("query")
@@ -474,7 +477,7 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
     Statements that write, attach, copy, export, install or load, or change settings are refused.
     """
     with open_archive(db, wait, read_only=True) as archive:
-        write_rows(archive.sql(statement), fmt)
+        write_listing(archive.sql(statement), fmt)
 
 
 @main.command()
@@ -496,7 +499,7 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
     type=click.FloatRange(min=0, min_open=True),
     help="Seconds per extractor run (default: the data layer's, else 60).",
 )
-@click.option("--format", "fmt", type=click.Choice(("table", "json", "jsonl")), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(VERIFY_FORMATS), default="table", show_default=True)
 @click.option(
     "--fail-on",
     type=click.Choice(["differs", "not-rerunnable", "never"]),
@@ -513,14 +516,14 @@ def verify(data_layer, status, tolerance, timeout, fmt, fail_on, db, wait, **sel
     not-rerunnable (the reason). Only functions the data layer declares are run, each in a separate
     process bounded by the timeout. Citations of studies the data layer does not cover are skipped.
     """
-    from .verify.render import render
+    from .verify.render import listing
 
     with open_archive(db, wait, read_only=status) as archive:
         if status:
             report = archive.verdicts(data_layer, **selection)
         else:
             report = archive.verify(data_layer, tolerance=tolerance, timeout=timeout, **selection)
-    click.echo(render(report, fmt))
+    write_listing(listing(report), fmt)
     sys.exit(1 if report.fails(fail_on) else 0)
 
 

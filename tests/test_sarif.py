@@ -36,10 +36,12 @@ def samples_db(tmp_path_factory) -> str:
 
 def sarif(db: str, *options: str) -> bytes:
     """`archiver audit --format sarif` run from the repository's root, its working directory written as
-    file:///CWD (the only part of the document that depends on where the repository is)."""
+    file:///CWD in URIs and CWD in the findings' stored paths (the only parts of the document that depend
+    on where the repository is)."""
     result = CliRunner().invoke(main, ["audit", "--format", "sarif", "--fail-on", "never", "--db", db, *options])
     assert result.exit_code == 0, result.output
-    return result.stdout_bytes.replace(Path.cwd().as_uri().encode(), b"file:///CWD")
+    written = result.stdout_bytes.replace(Path.cwd().as_uri().encode(), b"file:///CWD")
+    return written.replace(f"{Path.cwd()}/".encode(), b"CWD/")
 
 
 def test_sarif_of_the_samples_equals_the_snapshot(samples_db, monkeypatch):

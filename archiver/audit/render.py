@@ -7,9 +7,8 @@ no other Python object, spelt exactly as orjson would spell it around them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
-from ..render.formats import write as render
 from ..render.listing import Chunks, Listing
 from ..render.paths import display_path
 from .report import FINDING_FIELDS, PUBLISHED_FIELDS
@@ -19,11 +18,6 @@ if TYPE_CHECKING:
     from .run import Audit
 
 BATCH_ROWS = 20_000
-
-
-def write(audit: Audit, fmt: str, out: BinaryIO) -> None:
-    """Write the audit to `out` in `fmt`, newline-terminated (nothing at all for JSON Lines without findings)."""
-    render(listing(audit), fmt, out)
 
 
 def listing(audit: Audit) -> Listing:

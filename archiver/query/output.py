@@ -3,15 +3,14 @@ nothing is held whole in memory. The formats that write them are `archiver.rende
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
-from typing import IO, Any
+from typing import Any
 
 import duckdb
 import pyarrow as pa
 
-from ..render.listing import Chunks, Listing
+from ..render.listing import Chunks
 
 BATCH_SIZE = 2048
 
@@ -163,28 +162,3 @@ def _text(array: pa.Array) -> memoryview | bytes:
     _validity, offsets, data = array.buffers()
     bounds = memoryview(offsets).cast(width)
     return memoryview(data)[bounds[array.offset] : bounds[array.offset + len(array)]]
-
-
-def write(
-    rows: Listing,
-    fields: Iterable[str],
-    fmt: str,
-    out: IO[str],
-    table_fields: Iterable[str] | None = None,
-) -> int:
-    """Write rows in `fmt` to a text stream; returns how many were written. (The CLI's entry until it
-    calls `archiver.render.formats.write` with its binary stdout.)"""
-    from ..render.formats import write as render
-
-    listing = rows if isinstance(rows, Listing) else Listing(tuple(fields), rows)
-    listing.fields, listing.table_fields = tuple(fields), tuple(table_fields or fields)
-    binary = getattr(out, "buffer", None)
-    if binary is not None:
-        out.flush()
-        count = render(listing, fmt, binary)
-        binary.flush()
-        return count
-    buffer = io.BytesIO()
-    count = render(listing, fmt, buffer)
-    out.write(buffer.getvalue().decode())
-    return count

@@ -14,3 +14,8 @@ def display_path(path: str) -> str:
     except ValueError:
         return path
     return path if relative.startswith("..") else relative
+
+
+def display_text(text: str) -> str:
+    """A sentence with the stored paths beneath the working directory in it shown relative to it."""
+    return text.replace(os.path.join(os.getcwd(), ""), "")

@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 
 from .jsontext import dumps, spelled, write_chunks, write_spliced
 from .listing import Listing
-from .paths import display_path
+from .paths import display_path, display_text
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_URI = "https://standards.upperhandai.com/ext/citations/v1"
@@ -63,7 +63,7 @@ def result(finding: dict, rule_index: dict[str, int], members: list[str]) -> dic
         "ruleId": finding["rule"],
         "ruleIndex": rule_index[finding["rule"]],
         "level": finding["severity"],
-        "message": {"text": finding["detail"] + place},
+        "message": {"text": display_text(finding["detail"]) + place},
         "partialFingerprints": {"archiverFinding/v1": _fingerprint(finding)},
         "properties": {name: finding[name] for name in members if finding[name] is not None},
     }
@@ -80,11 +80,13 @@ def result(finding: dict, rule_index: dict[str, int], members: list[str]) -> dic
 
 
 def _fingerprint(finding: dict) -> str:
-    """The same finding in the same place keeps its fingerprint from one audit to the next."""
+    """The same finding in the same place keeps its fingerprint from one audit to the next, wherever the
+    checkout is: its paths are taken relative to the working directory."""
     identity = (
-        finding[name]
+        display_path(finding["source_path"]) if name == "source_path" else finding[name]
         for name in ("rule", "result_key", "source_path", "locator", "artifact_id", "part_index", "detail")
     )
+    identity = (display_text(value) if isinstance(value, str) else value for value in identity)
     return hashlib.sha256("\x1f".join(map(str, identity)).encode()).hexdigest()[:32]
 
 

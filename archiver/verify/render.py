@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 from datetime import datetime
 
-from ..render.formats import write
 from ..render.listing import Listing
 from .run import VERDICTS, CitationVerdict, VerifyReport
 
@@ -22,13 +20,6 @@ def listing(report: VerifyReport) -> Listing:
         record=_record,
         footer=lambda: _footer(report),
     )
-
-
-def render(report: VerifyReport, fmt: str) -> str:
-    """The report as text without its last newline (the CLI's entry until it writes `listing` itself)."""
-    out = io.BytesIO()
-    write(listing(report), fmt, out)
-    return out.getvalue().decode().removesuffix("\n")
 
 
 def _record(v: dict) -> str:
