@@ -25,9 +25,8 @@ from .containers import TASK_TABLE_SHAPE, SourceFile, StoreTable, store_row, tas
 SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
 DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306}
 DEFAULT_SCHEMA = {"postgresql": "public"}
-KEY_COLUMNS = ("tenant", "owner", "id")
-"""Primary key columns of the SDKs' task tables: `id` in the Python SDK's, (tenant, owner, id) in the
-JavaScript SDK's."""
+SCOPED_KEY = ("tenant", "owner", "id")
+"""The primary key of the JavaScript SDK's task table (the Python SDK's is `id`)."""
 STORES_EXTRA = "pip install 'archiver[stores]'"
 FETCH_ROWS = 1000
 CONNECT_SECONDS = 10
@@ -113,7 +112,7 @@ def snapshot(url: str, tables: Sequence[str] = ()) -> list[SourceFile]:
 
 
 def _source(store: StoreURL, tx: _Snapshot, table: str, columns: list[str]) -> SourceFile:
-    keys = tuple(key for key in KEY_COLUMNS if key in columns) or tuple(columns)
+    keys = SCOPED_KEY if set(SCOPED_KEY) <= set(columns) else ("id",)
     lines = []
     for names, values in tx.rows(table, keys):
         lines.append(store_row(names, values)[1] + b"\n")
