@@ -229,27 +229,26 @@ def _libpq_value(value: str) -> str:
 
 
 class _MySQLSnapshot(_Snapshot):
-    def __init__(self, con, database: str) -> None:
-        self.con, self.database = con, database
+    """The tables of the URL's database (in MySQL a database is a schema: another one is another URL)."""
+
+    def __init__(self, con) -> None:
+        self.con = con
 
     def tables(self) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         with self.con.cursor() as cursor:
             cursor.execute(
-                "SELECT table_schema, table_name, column_name FROM information_schema.columns "
-                "WHERE table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') "
-                "ORDER BY table_schema, table_name, ordinal_position"
+                "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = DATABASE() "
+                "ORDER BY table_name, ordinal_position"
             )
-            for schema, table, column in cursor.fetchall():
-                name = table if schema == self.database else f"{schema}.{table}"
-                found.setdefault(name, []).append(column)
+            for table, column in cursor.fetchall():
+                found.setdefault(table, []).append(column)
         return found
 
     def rows(self, table: str, keys: tuple[str, ...]) -> Iterator[tuple[list[str], tuple]]:
-        schema, name = _qualified(table, self.database)
         order = ", ".join(_quoted(key, "`") for key in keys)
         with self.con.cursor() as cursor:
-            cursor.execute(f"SELECT * FROM {_quoted(schema, '`')}.{_quoted(name, '`')} ORDER BY {order}")
+            cursor.execute(f"SELECT * FROM {_quoted(table, '`')} ORDER BY {order}")
             names = [d[0] for d in cursor.description]
             while batch := cursor.fetchmany(FETCH_ROWS):
                 for values in batch:
@@ -277,7 +276,7 @@ def _mysql(store: StoreURL) -> Iterator[_Snapshot]:
         cursor.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         cursor.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
         try:
-            yield _MySQLSnapshot(con, store.database)
+            yield _MySQLSnapshot(con)
         finally:
             con.rollback()
 
