@@ -14,6 +14,7 @@ that changed; the ingest stores each row version once (see `ingest`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
@@ -101,7 +102,7 @@ def snapshot(url: str, tables: Sequence[str] = ()) -> list[SourceFile]:
     reader = _postgresql if store.kind == "postgresql" else _mysql
     with _told(store), reader(store) as tx:
         found = tx.tables()
-        names = list(dict.fromkeys(tables)) or task_tables(found)
+        names = list(dict.fromkeys(tx.unqualified(name) for name in tables)) or task_tables(found)
         missing = [name for name in names if name not in found]
         if missing:
             shaped = ", ".join(task_tables(found)) or "none"
@@ -122,6 +123,12 @@ def _source(store: StoreURL, tx: _Snapshot, table: str, columns: list[str]) -> S
 class _Snapshot:
     """One read-only transaction on a store: its tables' columns, and a table's rows in key order."""
 
+    default_schema: str | None = None
+
+    def unqualified(self, name: str) -> str:
+        """A table's name as `tables` lists it: without the default schema."""
+        return name.removeprefix(f"{self.default_schema}.") if self.default_schema else name
+
     def tables(self) -> dict[str, list[str]]:
         raise NotImplementedError
 
@@ -139,7 +146,12 @@ def _told(store: StoreURL) -> Iterator[None]:
     except Exception as exc:
         if not _driver_error(exc):
             raise
-        raise StoreError(f"{store.shown}: cannot read the task store: {store.scrub(exc)}") from None
+        said = _CONNECTING.sub("", store.scrub(exc))
+        raise StoreError(f"{store.shown}: cannot read the task store: {said}") from None
+
+
+_CONNECTING = re.compile(r'Unable to connect to Postgres at "[^"]*": ')
+"""What DuckDB's scanner says before libpq's own reason: the connection options, which tell nothing."""
 
 
 def _driver_error(exc: Exception) -> bool:
