@@ -316,6 +316,7 @@ def test_store_urls_are_shown_without_password_or_query():
     assert parsed.shown == "postgresql://ana@db.example:6543/tasks"
     assert (parsed.user, parsed.password, parsed.options) == ("ana", "s3cr@t", (("sslmode", "require"),))
     assert stores.shown("mariadb://u:p@h/db") == "mysql://u@h/db"
+    assert stores.shown("postgresql+asyncpg://u:p@h/db") == "postgresql://u@h/db"
     assert stores.shown("some/file.jsonl") == "some/file.jsonl"
     assert parsed.scrub("FATAL:  password s3cr@t\nrefused") == "FATAL: password *** refused"
     for bad in ("postgresql://u:p@h:99999/db", "mysql://u:p@h/", "postgresql://u:p@h/a/b"):

@@ -64,7 +64,12 @@ class StoreURL:
 
 def is_store_url(text: str) -> bool:
     scheme, sep, _ = text.partition("://")
-    return bool(sep) and scheme.lower() in SCHEMES
+    return bool(sep) and _kind(scheme) is not None
+
+
+def _kind(scheme: str) -> str | None:
+    """postgresql or mysql, for a URL scheme; SQLAlchemy's `+driver` (as in an SDK's settings) is let be."""
+    return SCHEMES.get(scheme.lower().partition("+")[0])
 
 
 def shown(text: str) -> str:
@@ -80,7 +85,7 @@ def shown(text: str) -> str:
 def parse(url: str) -> StoreURL:
     """A store URL: `postgresql://user:password@host:port/database?options` (or mysql://, mariadb://)."""
     parts = urlsplit(url)
-    kind = SCHEMES.get(parts.scheme.lower())
+    kind = _kind(parts.scheme)
     try:
         port = parts.port
     except ValueError:
