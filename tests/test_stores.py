@@ -298,6 +298,7 @@ def test_what_cannot_be_read_is_one_line_naming_the_store_without_its_password(l
         (wrong, (), "cannot read the task store"),
         (closed, (), "cannot read the task store"),
         (store.url, ("--table", "nope"), "no table nope (task tables: tasks, acme_tasks)"),
+        (store.url, ("--table", "a2a_acme_tasks_migrations"), "a2a_acme_tasks_migrations: not an A2A task-store"),
     ]:
         result = CliRunner().invoke(main, ["ingest", "--db", str(db), url, *args])
         assert result.exit_code == 1, result.output

@@ -114,6 +114,9 @@ def snapshot(url: str, tables: Sequence[str] = ()) -> list[SourceFile]:
             raise StoreError(f"{store.shown}: no table {', '.join(missing)} (task tables: {shaped})")
         if not names:
             raise StoreError(f"{store.shown}: no {TASK_TABLE_SHAPE}; name one with --table")
+        unshaped = [name for name in names if name not in task_tables({name: found[name]})]
+        if unshaped:
+            raise StoreError(f"{store.shown}: {', '.join(unshaped)}: not an {TASK_TABLE_SHAPE}")
         return [_source(store, tx, name, found[name]) for name in names]
 
 
