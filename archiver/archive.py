@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from typing import Self
 
 import duckdb
 
+from .errors import QueryError
 from .store import migrations
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
 from .store.heal import heal, recovering
-from .store.refusals import ArchiveUnusable, explain
+from .store.refusals import ArchiveUnusableError, explain
 
 STAT_QUERIES = {
     "sources": "SELECT count(DISTINCT path) FROM sources WHERE alias_of IS NULL",
@@ -35,11 +36,20 @@ STAT_QUERIES = {
 
 
 def _refuse_newer(con: duckdb.DuckDBPyConnection, location: Location) -> None:
-    """Close `con` and raise `SchemaTooNew` when the archive's schema is newer than this program's."""
+    """Close `con` and raise `SchemaTooNewError` when the archive's schema is newer than this program's."""
+    _checking(con, location, lambda checked: migrations.refuse_newer(checked, location.describe()))
+
+
+def _checking(con: duckdb.DuckDBPyConnection, location: Location, check: Callable):
+    """`check(con)`'s answer; when it fails, `con` is closed first, and a DuckDB error that is a trouble of
+    the archive file (a damaged block the check read) is raised as the one line that says so."""
     try:
-        retry_busy(lambda checked: migrations.refuse_newer(checked, location.describe()), con)
-    except BaseException:
+        return retry_busy(check, con)
+    except BaseException as exc:
         con.close()
+        refusal = explain(exc, location.url) if isinstance(exc, duckdb.Error) and not location.is_lake else None
+        if refusal is not None:
+            raise refusal from exc
         raise
 
 
@@ -92,14 +102,14 @@ class Archive:
         `path`: a DuckDB file, or a lake: `ducklake:postgres:dbname=... host=...`, `ducklake:sqlite:PATH`
         or `ducklake:PATH` (default $ARCHIVER_DB, else ./archive.duckdb); `data_path`: where a new lake
         keeps its Parquet files (default $ARCHIVER_DATA_PATH; beside a file catalog if unset).
-        An archive whose schema is newer than this program's migrations is refused (`SchemaTooNew`),
+        An archive whose schema is newer than this program's migrations is refused (`SchemaTooNewError`),
         except by a read-only open without `upgrade` (`archiver db current`)."""
         location = locate(path, data_path)
         if read_only:
             con = connect(location, read_only=True, wait=wait)
             if upgrade:
                 _refuse_newer(con, location)
-            if upgrade and (retry_busy(migrations.pending, con) or recovering(location)):
+            if upgrade and (_checking(con, location, migrations.outdated) or recovering(location)):
                 con.close()
                 cls.open(path, wait=wait, data_path=data_path).close()
                 con = connect(location, read_only=True, wait=wait)
@@ -111,7 +121,7 @@ class Archive:
             _refuse_newer(con, location)
             if upgrade:
                 _upgraded(con, replayed)
-        except (duckdb.Error, ArchiveUnusable):  # not ArchiveBusy: then the file is another process's
+        except (duckdb.Error, ArchiveUnusableError):  # not ArchiveBusyError: then the file is another process's
             if created:
                 _remove(location)
             raise
@@ -150,7 +160,7 @@ class Archive:
 
         An ingest into an archive this open created that stores no source (a missing path, an empty folder,
         a full disk) leaves no archive file behind when the archive is closed. A DuckDB error that is a
-        trouble of the archive file (a full disk, no permission to write) is raised as `ArchiveUnusable`."""
+        trouble of the archive file (a full disk, no permission to write) is raised as `ArchiveUnusableError`."""
         from .ingest import ingest
         from .store.leases import leases_for
 
@@ -167,13 +177,13 @@ class Archive:
             if leases is not None:
                 leases.close()
 
-    def copy_to(self, target: str, data_path: str | None = None, wait: float = DEFAULT_WAIT_SECONDS) -> dict:
+    def transfer_to(self, target: str, data_path: str | None = None, wait: float = DEFAULT_WAIT_SECONDS) -> dict:
         """Copy every table into the archive `target` (a file or a lake, created if need be, holding no
         sources yet): the same rows, raw bytes and counts. Returns the target's location and row counts."""
-        from .store.copy import copy_archive
+        from .store.transfer import transfer_archive
 
         with Archive.open(target, wait=wait, data_path=data_path) as into:
-            return {"target": into.location.describe(), **copy_archive(self.con, into.con)}
+            return {"target": into.location.describe(), **transfer_archive(self.con, into.con)}
 
     def stats(self) -> dict[str, int]:
         return {name: self.con.execute(sql).fetchone()[0] for name, sql in STAT_QUERIES.items()}
@@ -192,36 +202,34 @@ class Archive:
         names = [d[0] for d in cursor.description]
         return [Source(**dict(zip(names, row, strict=False))) for row in cursor.fetchall()]
 
-    def audit(
-        self,
-        rules=(),
-        exclude_rules=(),
-        agent=None,
-        study=None,
-        since=None,
-        until=None,
-        source=(),
-        min_base: float = 30,
-    ):
+    def audit(self, rules=(), exclude_rules=(), min_base: float = 30, **selection):
         """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
 
-        `rules`/`exclude_rules` are rule ids. `agent`, `study`, `since`, `until` filter as the query
-        commands do (exact, or a glob with *; a bare `until` date includes that day); `source` is a
-        path, directory or glob, or several.
+        `rules`/`exclude_rules` are rule ids (`archiver.audit.RULES`). The selection filters are the
+        query commands' (`archiver.query.selection.Selection`, `source` among them).
         """
-        from .audit import Scope, run_audit, select_rules
+        with self.audited(rules, exclude_rules, min_base, **selection) as audit:
+            return audit.report()
 
-        sources = (source,) if isinstance(source, str) else tuple(source or ())
-        scope = Scope(agent=agent, study=study, since=since, until=until, sources=sources)
-        return run_audit(self.con, select_rules(tuple(rules), tuple(exclude_rules)), scope, min_base)
+    @contextmanager
+    def audited(self, rules=(), exclude_rules=(), min_base: float = 30, **selection):
+        """The audit as `audit`, its findings kept in the archive's connection while the block runs, so
+        that they can be written out one by one (`archiver.audit.render.write`)."""
+        from .audit import select_rules
+        from .audit.run import audited
+        from .query.selection import Selection
+
+        chosen = select_rules(tuple(rules), tuple(exclude_rules))
+        with audited(self.con, chosen, Selection.of(**selection), min_base) as audit:
+            yield audit
 
     def _lineage(self, name: str, order_by: str | None, limit: int | None, filters: dict):
         from .query import Rows
-        from .query.filters import Filters
         from .query.lineage import QUERIES
         from .query.output import executed, json_text
+        from .query.selection import Selection
 
-        query = QUERIES[name](Filters.of(**filters), order_by=order_by, limit=limit)
+        query = QUERIES[name](Selection.of(**filters), order_by=order_by, limit=limit)
         cursor = self.con.cursor()
         return Rows(
             query.fields,
@@ -232,7 +240,7 @@ class Archive:
 
     def claims(self, order_by: str | None = None, limit: int | None = None, **filters):
         """One dict per claim and citation it rests on (claims deduplicated across stored copies).
-        Filters: see `archiver.query.filters.Filters`; a value with `*` is a glob."""
+        Selection: see `archiver.query.selection.Selection`; a value with `*` is a glob."""
         return self._lineage("claims", order_by, limit, filters)
 
     def citations(self, order_by: str | None = None, limit: int | None = None, **filters):
@@ -260,31 +268,32 @@ class Archive:
 
         return render_text(results)
 
-    def export(self, target, fmt: str = "jsonl", sources: list[str] | None = None, **filters):
+    def export(self, target, fmt: str = "jsonl", **selection):
         """Export records or the index.
 
         fmt "jsonl": the selected raw records as JSON Lines, in ingest order, to `target` (a binary
         stream); returns how many. fmt "files": the selected sources re-created under the directory
         `target`; returns the `ExportedFile`s. fmt "parquet": the index tables under `target`.
-        Filters select the records of matching results; `sources` selects source paths (globs).
+        The selection (`archiver.query.selection.Selection`) picks the records of matching results, and
+        `source` the records of matching files.
         """
         from .export.raw import jsonl, recreate, selected_records
-        from .query.filters import Filters
+        from .query.selection import Selection
 
         if fmt == "parquet":
             from .export.parquet import export_parquet
 
             return export_parquet(self.con.cursor(), target)
-        sql, params = selected_records(self.con, Filters.of(**filters), sources)
+        sql, params = selected_records(Selection.of(**selection))
         if fmt == "jsonl":
             return jsonl(self.con, sql, params, target)
         if fmt == "files":
             return recreate(self.con, sql, params, target)
-        raise ValueError(f"unknown export format {fmt!r}: jsonl, files or parquet")
+        raise QueryError(f"unknown export format {fmt!r}: jsonl, files or parquet")
 
     def sql(self, statement: str, params: list | dict | None = None):
         """Rows of one read-only SELECT; anything that writes, attaches, copies, installs or changes a
-        setting raises `NotReadOnly`."""
+        setting raises `NotReadOnlyError`."""
         from .query import Rows
         from .query.output import stream
         from .query.readonly import needs_extension, read_only_statement
@@ -293,7 +302,7 @@ class Archive:
         try:
             cursor.execute(read_only_statement(cursor, statement), params or [])
         except duckdb.Error as exc:
-            raise needs_extension(exc) or exc
+            raise needs_extension(exc) or QueryError(" ".join(str(exc).split())) from exc
         fields = tuple(d[0] for d in cursor.description)
         return Rows(fields, fields, stream(cursor))
 
@@ -317,21 +326,21 @@ class Archive:
         self, data_layer: str | None = None, tolerance: float | None = None, timeout: float | None = None, **filters
     ):
         """Re-derive the claims of every matching citation from the data layer and record a verdict for
-        each (reproduced, differs, not-rerunnable); a `VerifyReport`. Filters as for `claims`."""
-        from .query.filters import Filters
+        each (reproduced, differs, not-rerunnable); a `VerifyReport`. Selection as for `claims`."""
+        from .query.selection import Selection
         from .verify import verify
 
-        return verify(self.con, self.data_layer(data_layer), Filters.of(**filters), tolerance, timeout)
+        return verify(self.con, self.data_layer(data_layer), Selection.of(**filters), tolerance, timeout)
 
     def verdicts(self, data_layer: str | None = None, **filters):
         """The latest stored verdict of every matching citation, without re-running anything; each marked
         stale when the data layer (given, or found beside the archive) has changed since it was made."""
-        from .query.filters import Filters
+        from .query.selection import Selection
         from .verify import find_beside, status
 
         beside = self.location.catalog_path if self.location.catalog != "postgres" else None
         layer = self.data_layer(data_layer) if data_layer or (beside and find_beside(beside)) else None
-        return status(self.con, layer, Filters.of(**filters))
+        return status(self.con, layer, Selection.of(**filters))
 
     def check(self) -> list:
         """The archive's integrity problems (`archiver.store.check.Problem`); empty when it is consistent:

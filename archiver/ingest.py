@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
+from .errors import InputError
 from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load import spool, versions
 from .load.rows import arrow_schemas
@@ -73,6 +74,12 @@ class IngestSummary:
         """No file at all, or none but files in which no A2A object was recognised: nothing to archive."""
         return self.files == 0 or len(self.unrecognised_files) == self.files
 
+    @property
+    def exit_code(self) -> int:
+        """1 when a record was quarantined, nothing was found to archive, or files were left unstored
+        because another writer of the lake was ingesting them; else 0."""
+        return 1 if self.quarantined or self.found_nothing or self.not_stored else 0
+
 
 IGNORE_FILE = ".archiverignore"
 
@@ -94,14 +101,14 @@ def expand(paths: Iterable[str], tables: Sequence[str] = ()) -> Iterator[SourceF
             continue
         matches = sorted(glob.glob(given, recursive=True)) if glob.has_magic(given) else [given]
         if not matches:
-            raise FileNotFoundError(f"{shown(given)}: no such file or directory")
+            raise InputError(f"{shown(given)}: no such file or directory")
         for match in matches:
             if os.path.isdir(match):
                 yield from _walk(match)
             elif os.path.lexists(match):  # a dangling symlink too: quarantined as unreadable, as in a walk
                 yield SourceFile.on_disk(match)
             else:
-                raise FileNotFoundError(f"{shown(match)}: no such file or directory")
+                raise InputError(f"{shown(match)}: no such file or directory")
 
 
 def _walk(top: str) -> Iterator[SourceFile]:

@@ -27,7 +27,7 @@ from .read.decode import decode, nesting_depth
 from .read.records import Record
 from .read.version import SourceVersion
 from .understand.assemble import FileAssembly
-from .understand.dialects import NotUnderstood, events_of, task_of_store_row
+from .understand.dialects import NotUnderstoodError, events_of, task_of_store_row
 
 
 @dataclass
@@ -88,16 +88,16 @@ def _events(record: Record) -> tuple[Any, list]:
     """The JSON-RPC id and the A2A events of one record; ValueError when it holds none, whatever failed
     (this touches nothing shared yet, so the record alone is refused)."""
     if record.kind == "unreadable":
-        raise NotUnderstood(record.error)
+        raise NotUnderstoodError(record.error)
     try:
         value = record.value if record.kind == "row" else decode(record.payload)
         events = [task_of_store_row(value)] if record.kind == "row" else events_of(value)
     except RecursionError:
-        raise NotUnderstood(f"JSON nested too deeply ({_depth(record)} levels)") from None
+        raise NotUnderstoodError(f"JSON nested too deeply ({_depth(record)} levels)") from None
     except (ValueError, TypeError):
         raise
     except Exception as exc:
-        raise NotUnderstood(_one_line(exc)) from exc
+        raise NotUnderstoodError(_one_line(exc)) from exc
     return (value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None), events
 
 

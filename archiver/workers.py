@@ -19,11 +19,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection, wait
 
+from .errors import ArchiverError
 from .interrupts import on_hard_exit
 from .processes import die_with, start_time
 
 
-class WorkerDied(RuntimeError):
+class WorkerDiedError(ArchiverError):
     """A worker process ended without answering (killed from outside, or out of memory)."""
 
 
@@ -85,7 +86,7 @@ class WorkerPool:
             self.answers[number] = connection.recv()
         except EOFError:
             died = [p.exitcode for p in self.processes if not p.is_alive()]
-            raise WorkerDied(f"a parsing worker ended without answering (exit codes {died})") from None
+            raise WorkerDiedError(f"a parsing worker ended without answering (exit codes {died})") from None
         self.idle.append(connection)
 
     def close(self) -> None:

@@ -19,7 +19,4 @@ CREATE TABLE verdicts (
     data_layer_sha256 VARCHAR            -- the whole data layer: its file, every table, every extractor
 );
 
--- The current verdict of each citation of each result: its latest verification.
-CREATE VIEW latest_verdicts AS
-SELECT * FROM verdicts
-QUALIFY row_number() OVER (PARTITION BY result_key, citation_hash ORDER BY verified_at DESC, run_id DESC) = 1;
+-- The view of each citation's current verdict, latest_verdicts, is made from archiver/store/views.py.

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from archiver.audit import RULES
 from archiver.cli import main
+from archiver.errors import UsageError
 from tests.transcripts import CITATIONS_MT, citation, jsonrpc_result, v1_cited_parts, v1_task
 
 EXTENSION_URI = "https://standards.upperhandai.com/ext/citations/v1"
@@ -447,7 +448,7 @@ def test_rule_selection(two_agents):
     report = two_agents.audit(exclude_rules=["uncited-result"])
     assert keys(report) == [("card-mode-undeclared", None)]
     assert "uncited-result" not in report.summary["findings"]
-    with pytest.raises(ValueError, match="unknown rule"):
+    with pytest.raises(UsageError, match="unknown rule"):
         two_agents.audit(rules=["no-such-rule"])
 
 

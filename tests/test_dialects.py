@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from archiver.understand.dialects import NotUnderstood, events_of, part_of, state_of, timestamp_of
+from archiver.understand.dialects import NotUnderstoodError, events_of, part_of, state_of, timestamp_of
 from archiver.understand.model import (
     AgentCard,
     ArtifactUpdate,
@@ -234,7 +234,7 @@ def test_store_row_shape_rebuilds_task():
     ],
 )
 def test_not_understood(value):
-    with pytest.raises(NotUnderstood):
+    with pytest.raises(NotUnderstoodError):
         events_of(value)
 
 
@@ -255,7 +255,7 @@ def test_data_part_compat_is_unwrapped():
 
 
 def test_part_with_two_content_fields_is_refused():
-    with pytest.raises(NotUnderstood, match="more than one content field"):
+    with pytest.raises(NotUnderstoodError, match="more than one content field"):
         part_of({"text": "a", "data": {"b": 1}})
 
 

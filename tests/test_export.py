@@ -130,7 +130,7 @@ def test_raw_export_selected_by_filters(archive, inputs, tmp_path):
     archive.export(buffer, study="Étude*")
     entries = list(raw_entries(buffer.getvalue().splitlines()))
     assert [e["source_path"].rsplit("/", 2)[-2:] for e in entries] == [["sante", "b.jsonl"]]
-    made = archive.export(str(tmp_path / "sel"), fmt="files", sources=["*/versant/*"])
+    made = archive.export(str(tmp_path / "sel"), fmt="files", source=["*/versant/*"])
     assert sorted(Path(m.path).name for m in made) == ["a.jsonl", "agent-card.json", "c.jsonl"]
 
 

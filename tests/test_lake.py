@@ -314,25 +314,26 @@ def test_a_lease_of_a_live_writer_is_taken_over_after_the_lease(shared_lake, tmp
         assert archive.stats()["sources"] == 1
 
 
-def test_copy_round_trip_file_lake_file(lake, tmp_path):
+def test_transfer_round_trip_file_lake_file(lake, tmp_path):
     db, data = lake
     first = str(tmp_path / "first.duckdb")
     run("ingest", str(SAMPLES), "--db", first)
-    out = run("db", "copy", "--db", first, "--to", db, "--to-data-path", data)
-    assert "copied into" in out
+    out = run("db", "transfer", "--db", first, "--to", db, "--to-data-path", data)
+    assert "transferred into" in out
     back = str(tmp_path / "back.duckdb")
-    run("db", "copy", "--db", db, "--to", back)
+    run("db", "transfer", "--db", db, "--to", back)
     first_stats, first_records = stored(first)
     for other in (db, back):
         stats, records = stored(other)
         assert stats == first_stats
         assert records == first_records
         assert {sha for sha, *_ in records} == {sha for sha, *_ in first_records}
-    # a second copy into a non-empty archive is refused, naming what it holds
+    # a second transfer into a non-empty archive is refused, naming what it holds (the command's earlier
+    # name, `db copy`, still works)
     held = first_stats["sources"]
     refused = run("db", "copy", "--db", first, "--to", back, code=1)
-    assert f"the target holds {held} source file versions already; copy into a new archive" in refused
-    # and the copy goes on ingesting: nothing is new
+    assert f"the target holds {held} source file versions already; transfer into a new archive" in refused
+    # and the lake goes on ingesting: nothing is new
     summary = json.loads(run("ingest", str(SAMPLES), "--db", db, "--json"))
     assert summary["files_unchanged"] == summary["files"]
 
@@ -344,8 +345,8 @@ def test_walk_through_from_one_file_to_a_postgres_lake(postgres, tmp_path, monke
     dsn = postgres()
     lake = f"ducklake:postgres:{dsn}"
     run("ingest", "sample_transcripts/")  # 1. one file, as today
-    out = run("db", "copy", "--to", lake, "--to-data-path", "lake-data/")  # 2. move it into a lake
-    assert "copied into" in out
+    out = run("db", "transfer", "--to", lake, "--to-data-path", "lake-data/")  # 2. move it into a lake
+    assert "transferred into" in out
     monkeypatch.setenv("ARCHIVER_DB", lake)  # 3. point every command at it
     assert json.loads(run("stats", "--json"))["sources"] == stored("archive.duckdb")[0]["sources"]
     writers = [_writer(lake, "lake-data/", [tmp_path / "sample_transcripts"]) for _ in range(2)]  # 4. many writers

@@ -16,7 +16,7 @@ from archiver.load.rows import FileRows
 from archiver.read.containers import SourceFile, read_records
 from archiver.read.version import SourceVersion
 from archiver.understand.assemble import FileAssembly
-from archiver.understand.dialects import NotUnderstood, events_of
+from archiver.understand.dialects import NotUnderstoodError, events_of
 
 A2A_KEYS = [
     "id",
@@ -121,7 +121,7 @@ def schemas():
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(json_values, min_size=1, max_size=4))
 def test_the_normaliser_yields_results_or_a_quarantine_reason(values):
-    """Every value is understood or refused with NotUnderstood/ValueError; what is understood assembles and
+    """Every value is understood or refused with NotUnderstoodError/ValueError; what is understood assembles and
     becomes index rows without any other exception."""
     assembly = FileAssembly()
     for number, value in enumerate(values):
@@ -129,7 +129,7 @@ def test_the_normaliser_yields_results_or_a_quarantine_reason(values):
             events = events_of(value)
             rpc_id = value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None
             assembly.add(f"r{number}", rpc_id, events)
-        except (NotUnderstood, ValueError):
+        except (NotUnderstoodError, ValueError):
             continue
     rows = FileRows(SourceVersion("/x.jsonl", "0" * 64, 0, "0" * 64, "/x.jsonl"), datetime.now(UTC))
     rows.add_assembly(assembly)

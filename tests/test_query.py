@@ -13,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from archiver.cli import main
-from archiver.query.filters import like_pattern
+from archiver.errors import QueryError
 from archiver.query.output import stream
 from archiver.query.output import write as write_rows
+from archiver.query.selection import like_pattern
 
 from .lineage_data import MALICIOUS, SCRIPT_STUDY, build, cite, task
 
@@ -202,7 +203,7 @@ def test_order_by_and_limit(lineage):
     rows = list(lineage.claims(order_by="-value", limit=3))
     assert [r["value"] for r in rows] == [1210, 7, 5]
     assert [r["value"] for r in lineage.claims(order_by="value asc", limit=1)] == [0.42]
-    with pytest.raises(ValueError, match="cannot order by"):
+    with pytest.raises(QueryError, match="cannot order by"):
         lineage.claims(order_by="value; DROP TABLE claims")
     with pytest.raises(TypeError, match="unknown filter"):
         lineage.claims(studdy="x")
@@ -301,8 +302,8 @@ def test_cli_filters_and_errors(lineage, tmp_path):
     assert bad.exit_code == 1
     assert "cannot order by 'nope'" in bad.output
     bad = CliRunner().invoke(main, ["query", "claims", "--since", "yesterday", "--db", db])
-    assert bad.exit_code == 1
-    assert "not an ISO-8601" in bad.output
+    assert bad.exit_code == 2  # a usage error, as click's own, with the command's usage
+    assert "Invalid value for '--since': 'yesterday' is not an ISO-8601" in bad.output
 
 
 EDGE_NUMBERS = (

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from archiver.archive import Archive
 from archiver.cli import main
-from archiver.query.readonly import NotReadOnly
+from archiver.query.readonly import NotReadOnlyError
 
 from .lineage_data import build
 
@@ -65,13 +65,13 @@ def test_select_in_every_format(db):
 def test_refused(db, statement, reason):
     result = CliRunner().invoke(main, ["sql", statement, "--db", db])
     assert result.exit_code == 1 and reason in result.output, result.output
-    with Archive.open(db, read_only=True) as archive, pytest.raises(NotReadOnly, match=reason):
+    with Archive.open(db, read_only=True) as archive, pytest.raises(NotReadOnlyError, match=reason):
         archive.sql(statement)
 
 
 def test_refusal_leaves_archive_intact(archive, write):
     archive.ingest(build(write), workers=1)
-    with pytest.raises(NotReadOnly):
+    with pytest.raises(NotReadOnlyError):
         archive.sql("DELETE FROM claims")
     assert archive.stats()["claims"] == 9
     assert list(archive.sql("EXPLAIN SELECT count(*) FROM claims"))

@@ -3,7 +3,6 @@
 from .report import AuditReport, Finding
 from .rules import RULES, RULES_BY_ID, Rule, select_rules
 from .run import DEFAULT_MIN_BASE, run_audit
-from .scope import Scope
 
 __all__ = [
     "DEFAULT_MIN_BASE",
@@ -12,7 +11,6 @@ __all__ = [
     "AuditReport",
     "Finding",
     "Rule",
-    "Scope",
     "run_audit",
     "select_rules",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import UsageError
 from . import rerun
 
 ERROR = "error"
@@ -285,8 +286,8 @@ RULES_BY_ID = {rule.id: rule for rule in RULES}
 
 
 def select_rules(only: tuple[str, ...] | list[str] = (), exclude: tuple[str, ...] | list[str] = ()) -> list[Rule]:
-    """The rules to run, in their stable order; unknown ids raise ValueError."""
+    """The rules to run, in their stable order; an unknown id is refused (`UsageError`)."""
     unknown = [name for name in (*only, *exclude) if name not in RULES_BY_ID]
     if unknown:
-        raise ValueError(f"unknown rule {', '.join(unknown)} (known: {', '.join(RULES_BY_ID)})")
+        raise UsageError(f"unknown rule {', '.join(unknown)} (known: {', '.join(RULES_BY_ID)})", "--rule")
     return [rule for rule in RULES if (not only or rule.id in only) and rule.id not in exclude]

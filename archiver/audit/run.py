@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from ..query.selection import Selection
 from . import summary, wording
 from .report import AuditReport, Finding, fails
 from .rules import Rule
-from .scope import Scope
+from .scope import materialize
 
 if TYPE_CHECKING:
     import duckdb
@@ -69,6 +70,9 @@ class Audit:
     def fails(self, fail_on: str = "error") -> bool:
         return fails(self.summary["findings_by_severity"], fail_on)
 
+    def report(self) -> AuditReport:
+        return AuditReport(self.findings(), self.summary, self.rules)
+
     def findings(self) -> list[Finding]:
         rows = self.con.execute(f"SELECT {', '.join(_FIELDS)} FROM audit_findings ORDER BY {ORDER}").fetchall()
         return [Finding(*row) for row in rows]
@@ -76,13 +80,16 @@ class Audit:
 
 @contextmanager
 def audited(
-    con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | None = None, min_base: float = DEFAULT_MIN_BASE
+    con: duckdb.DuckDBPyConnection,
+    rules: list[Rule],
+    selection: Selection | None = None,
+    min_base: float = DEFAULT_MIN_BASE,
 ) -> Iterator[Audit]:
     """The audit, its findings in a temporary table on `con` for as long as the block runs."""
-    scope = scope or Scope()
+    selection = selection or Selection()
     con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
     wording.define(con)
-    scope.materialize(con)
+    materialize(con, selection)
     try:
         summary.prepare(con)
         _find(con, rules, {"min_base": min_base})
@@ -97,7 +104,7 @@ def audited(
         counts["findings"] = by_rule
         counts["findings_by_severity"] = by_severity
         counts["min_base"] = min_base
-        counts["filters"] = scope.as_dict()
+        counts["filters"] = selection.as_dict()
         yield Audit(con, rules, counts)
     finally:
         for table in _TEMPORARY:
@@ -105,10 +112,13 @@ def audited(
 
 
 def run_audit(
-    con: duckdb.DuckDBPyConnection, rules: list[Rule], scope: Scope | None = None, min_base: float = DEFAULT_MIN_BASE
+    con: duckdb.DuckDBPyConnection,
+    rules: list[Rule],
+    selection: Selection | None = None,
+    min_base: float = DEFAULT_MIN_BASE,
 ) -> AuditReport:
-    with audited(con, rules, scope, min_base) as audit:
-        return AuditReport(audit.findings(), audit.summary, rules)
+    with audited(con, rules, selection, min_base) as audit:
+        return audit.report()
 
 
 def _find(con: duckdb.DuckDBPyConnection, rules: list[Rule], params: dict) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import orjson
 
-from ..query.filters import Filters
+from ..query.selection import Selection
 
 _LATEST = """
     SELECT r.*, v.lineage FROM records r JOIN sources v ON v.path = r.source_path AND v.sha256 = r.source_sha256
@@ -30,25 +30,21 @@ _LATEST = """
 """
 
 
-def selected_records(
-    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, sources: list[str] | None = None
-) -> tuple[str, list]:
-    """SQL (and parameters) of the latest records, narrowed to the results that match `filters`
-    (their records only) and to source paths matching `sources` (globs allowed)."""
+def selected_records(selection: Selection) -> tuple[str, list]:
+    """SQL (and parameters) of the latest records of the selected files (`source`), narrowed by the other
+    filters to the records of the results they match."""
     conditions, params = [], []
-    if filters is not None and filters != Filters():
-        where, params = filters.where("u.")
+    chosen = selection.without_source()
+    if chosen != Selection():
+        where, params = chosen.where("u.")
         conditions.append(f"""record_id IN (
             SELECT unnest(r.record_ids) FROM results r
             WHERE r.copy_id IN (SELECT u.copy_id FROM citation_uses u WHERE {where}))""")
-    if sources:
-        alternatives = []
-        for pattern in sources:
-            alternatives.append("source_path GLOB ?" if any(ch in pattern for ch in "*?[") else "source_path = ?")
-            params.append(pattern)
-        conditions.append("(" + " OR ".join(alternatives) + ")")
-    where = " AND ".join(conditions) or "TRUE"
-    return f"SELECT * FROM ({_LATEST}) WHERE {where}", params
+    if selection.source is not None:
+        where, source_params = Selection(source=selection.source).where("x.", scope="copy")
+        conditions.append(where)
+        params += source_params
+    return f"SELECT * FROM ({_LATEST}) x WHERE {' AND '.join(conditions) or 'TRUE'}", params
 
 
 def jsonl(con: duckdb.DuckDBPyConnection, sql: str, params: list, out, batch_size: int = 1024) -> int:

@@ -25,9 +25,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import ArchiverError
+from ..errors import ArchiveError
 from ..read.version import SourceVersion
-from ..store.migrations import rollback
+from ..store.connection import rollback
 from ..store.params import STRINGS, strings
 from ..store.refusals import storage_failure
 from ..store.tables import INDEX_TABLES
@@ -60,7 +60,7 @@ _CONFLICT = re.compile(
 )
 
 
-class CommitConflict(ArchiverError):
+class CommitConflictError(ArchiveError):
     """A commit still conflicted with other writers after every retry; nothing of its files was stored."""
 
 
@@ -109,7 +109,7 @@ def _retried(con: duckdb.DuckDBPyConnection, write: Callable[[], T], paths: list
             if not is_conflict(exc):
                 raise
             if attempt == COMMIT_ATTEMPTS - 1:
-                raise CommitConflict(
+                raise CommitConflictError(
                     f"commit conflicted {COMMIT_ATTEMPTS} times, nothing stored of: "
                     f"{', '.join(paths)}; ingest again (last error: {' '.join(str(exc).split())})"
                 ) from exc

@@ -6,7 +6,7 @@ import re
 
 import duckdb
 
-from ..errors import ArchiverError
+from ..errors import QueryError
 
 _EXPLAIN = re.compile(r"^\s*explain\s+(analy[sz]e\s+)?", re.IGNORECASE)
 _WHAT = {
@@ -41,7 +41,7 @@ _EXTENSION = re.compile(r"requires the extension (\w+)|exists in the (\w+) exten
 """DuckDB's words for a file (a URL) or a function that an extension it has not loaded would handle."""
 
 
-class NotReadOnly(ArchiverError, ValueError):
+class NotReadOnlyError(QueryError):
     """A statement that would change the archive, its connection, or files and extensions around it."""
 
 
@@ -50,9 +50,9 @@ def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
-        raise NotReadOnly(f"cannot parse the statement: {exc}") from None
+        raise NotReadOnlyError(f"cannot parse the statement: {exc}") from None
     if len(statements) != 1:
-        raise NotReadOnly(f"give exactly one statement (got {len(statements)})")
+        raise NotReadOnlyError(f"give exactly one statement (got {len(statements)})")
     statement = statements[0]
     kind = statement.type.name
     if kind == "EXPLAIN":
@@ -62,18 +62,18 @@ def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
             return sql
     if kind != "SELECT":
         what = _WHAT.get(kind, f"is a {kind} statement")
-        raise NotReadOnly(f"refused: this statement {what}; `archiver sql` runs read-only SELECT queries only")
+        raise NotReadOnlyError(f"refused: this statement {what}; `archiver sql` runs read-only SELECT queries only")
     return sql
 
 
-def needs_extension(exc: duckdb.Error) -> NotReadOnly | None:
+def needs_extension(exc: duckdb.Error) -> NotReadOnlyError | None:
     """The refusal of a SELECT that needs an extension DuckDB would otherwise fetch or load (httpfs for a
     URL, a scanner for another database's file); None for any other error."""
     found = _EXTENSION.search(str(exc))
     if found is None:
         return None
     name = next(group for group in found.groups() if group)
-    return NotReadOnly(
+    return NotReadOnlyError(
         f"refused: this statement needs DuckDB's {name} extension; `archiver sql` never installs or "
         "loads extensions, so nothing reaches the network (local CSV, Parquet and JSON files can be read)"
     )

@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 import orjson
 
+from ..errors import QueryError
 from .lineage import CITATION_FIELDS
 
 
@@ -70,7 +71,7 @@ class ResultView:
     citations: list[CitationView]
 
 
-class NotFound(LookupError):
+class NotFoundError(QueryError):
     """No task, message or context of that id in the archive."""
 
 
@@ -85,7 +86,7 @@ def transcript(con: duckdb.DuckDBPyConnection, ident: str) -> list[ResultView]:
     """Every result the id names: a task id, a message id or a context id, oldest first."""
     keys = [row[0] for row in con.execute(_RESULTS, {"id": ident}).fetchall()]
     if not keys:
-        raise NotFound(f"{ident}: no task, message or context of this id in the archive")
+        raise NotFoundError(f"{ident}: no task, message or context of this id in the archive")
     views = [_result(con, key) for key in keys]
     return sorted(views, key=lambda v: (v.timestamp is None, v.timestamp or datetime.min, v.result_key))
 

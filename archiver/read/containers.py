@@ -27,6 +27,7 @@ from urllib.parse import quote
 
 import orjson
 
+from ..errors import RecordError
 from .records import Record
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -45,7 +46,7 @@ LINE_EXTENSIONS = (".jsonl", ".ndjson")
 HEAD_SIZE = 64 * 1024
 
 
-class ContainerError(ValueError):
+class ContainerError(RecordError):
     """The whole source is unreadable (corrupt gzip, an expansion past the limit, ...)."""
 
 
@@ -288,7 +289,7 @@ def whole_file(source: SourceFile, reason: str) -> Record:
     return Record(0, "file", raw, "unreadable", byte_offset=0, error=reason)
 
 
-class LineTooLong(Exception):
+class LineTooLongError(RecordError):
     """A line past RECORD_LIMIT: `length` bytes, passed over unread."""
 
     def __init__(self, length: int) -> None:
@@ -299,18 +300,18 @@ class LineTooLong(Exception):
         self.length = length
 
 
-def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes | LineTooLong]]:
-    """(line number, byte offset, line with its terminator, or LineTooLong in its place)."""
+def _lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes | LineTooLongError]]:
+    """(line number, byte offset, line with its terminator, or LineTooLongError in its place)."""
     offset, number = 0, 0
     while line := stream.readline(LINE_CHUNK):
         number += 1
         if len(line) == LINE_CHUNK and not line.endswith(b"\n"):
             line = _long_line(stream, line)
         yield number, offset, line
-        offset += line.length if isinstance(line, LineTooLong) else len(line)
+        offset += line.length if isinstance(line, LineTooLongError) else len(line)
 
 
-def _long_line(stream: BinaryIO, start: bytes) -> bytes | LineTooLong:
+def _long_line(stream: BinaryIO, start: bytes) -> bytes | LineTooLongError:
     """The rest of a line longer than a chunk, read a chunk at a time; past RECORD_LIMIT the line is
     read on to its end but let go."""
     buffer = io.BytesIO()  # grows in place, and getvalue() hands over its bytes without a copy
@@ -323,7 +324,7 @@ def _long_line(stream: BinaryIO, start: bytes) -> bytes | LineTooLong:
             buffer = None
         elif buffer is not None:
             buffer.write(chunk)
-    return buffer.getvalue() if buffer is not None else LineTooLong(length)
+    return buffer.getvalue() if buffer is not None else LineTooLongError(length)
 
 
 def read_lines(stream: BinaryIO) -> Iterator[Record]:
@@ -331,7 +332,7 @@ def read_lines(stream: BinaryIO) -> Iterator[Record]:
     seq = 0
     with stream:
         for number, offset, line in _lines(stream):
-            if isinstance(line, LineTooLong):
+            if isinstance(line, LineTooLongError):
                 yield Record(seq, f"line {number}", b"", "unreadable", line=number, byte_offset=offset, error=str(line))
                 seq += 1
                 continue
@@ -391,7 +392,7 @@ def read_sse(stream: BinaryIO) -> Iterator[Record]:
 
     with stream:
         for number, offset, line in _sse_lines(stream):
-            if isinstance(line, LineTooLong):
+            if isinstance(line, LineTooLongError):
                 if block:
                     yield emit()
                     block, data = [], []
@@ -419,15 +420,15 @@ _SSE_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 """One SSE line and its terminator: CRLF, LF or a bare CR."""
 
 
-def _sse_lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes | LineTooLong]]:
-    """(line number, byte offset, line with its terminator, or LineTooLong in its place) as the SSE spec
+def _sse_lines(stream: BinaryIO) -> Iterator[tuple[int, int, bytes | LineTooLongError]]:
+    """(line number, byte offset, line with its terminator, or LineTooLongError in its place) as the SSE spec
     ends lines: CRLF, LF or CR.
 
     The stream's LF-ended lines are split at any bare CR; a CRLF never straddles two of them.
     """
     number, offset = 0, 0
     for _number, _offset, chunk in _lines(stream):
-        if isinstance(chunk, LineTooLong):
+        if isinstance(chunk, LineTooLongError):
             number += 1
             yield number, offset, chunk
             offset += chunk.length

@@ -15,12 +15,14 @@ from typing import Any
 
 import orjson
 
+from ..errors import RecordError
+
 _DIGITS_AS_ZEROS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
 _LONG_RUN = b"0" * 19  # every integer orjson cannot hold exactly has 19 digits or more
 _CONSTANTS = (b"NaN", b"Infinity")
 
 
-class InvalidJSON(ValueError):
+class InvalidJSONError(RecordError):
     """The record's payload is not JSON; the message is the one-line reason."""
 
 
@@ -54,9 +56,9 @@ def _exact(payload: bytes) -> Any:
         if b"\\ud" in payload or b"\\uD" in payload:
             json.dumps(value, ensure_ascii=False).encode()
     except RecursionError:
-        raise InvalidJSON(f"JSON nested too deeply ({nesting_depth(payload)} levels)") from None
+        raise InvalidJSONError(f"JSON nested too deeply ({nesting_depth(payload)} levels)") from None
     except UnicodeEncodeError:
-        raise InvalidJSON(
+        raise InvalidJSONError(
             "invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)"
         ) from None
     return value
@@ -79,29 +81,29 @@ def _decode_refused(payload: bytes, exc: orjson.JSONDecodeError) -> Any:
         try:
             payload.decode("utf-8")
         except UnicodeDecodeError as bad:
-            raise InvalidJSON(
+            raise InvalidJSONError(
                 f"invalid JSON: invalid UTF-8 byte 0x{payload[bad.start]:02x} at byte {bad.start}"
             ) from None
     number_refused = "infinity" in reason and _long_digits(payload)
     if number_refused or any(constant in payload for constant in _CONSTANTS):
         try:
             value = _exact(payload)
-        except InvalidJSON:
+        except InvalidJSONError:
             raise
         except (ValueError, RecursionError):
             pass
         else:
             if number_refused:
                 return value
-    raise InvalidJSON(f"invalid JSON: {reason}") from None
+    raise InvalidJSONError(f"invalid JSON: {reason}") from None
 
 
 def _refuse_constant(name: str):
-    raise InvalidJSON(f"invalid JSON: {name} is not a JSON number")
+    raise InvalidJSONError(f"invalid JSON: {name} is not a JSON number")
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise InvalidJSON(f"invalid JSON: {text[:40]} is beyond the range of a double")
+        raise InvalidJSONError(f"invalid JSON: {text[:40]} is beyond the range of a double")
     return value

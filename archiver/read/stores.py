@@ -20,7 +20,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from ..errors import ArchiverError
+from ..errors import InputError
 from .containers import TASK_TABLE_SHAPE, SourceFile, StoreTable, store_row, task_tables
 
 SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
@@ -33,7 +33,7 @@ FETCH_ROWS = 1000
 CONNECT_SECONDS = 10
 
 
-class StoreError(ArchiverError):
+class StoreError(InputError):
     """A task store that cannot be read as given: a bad URL, a server out of reach, a refused login, a
     missing table or driver. The message names the store without its password."""
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import ArchiverError
+from ..errors import ArchiveError
 
 DEFAULT_DB = "archive.duckdb"
 LAKE_PREFIX = "ducklake:"
@@ -28,7 +28,7 @@ LAKE_EXTRA = "pip install 'archiver[lake]'"
 _SCANNERS = {"postgres": ("postgres", "postgres_scanner"), "sqlite": ("sqlite", "sqlite_scanner")}
 
 
-class BackendError(ArchiverError, RuntimeError):
+class BackendError(ArchiveError):
     """The archive's location cannot be used as given (a missing extension wheel, a data path)."""
 
 

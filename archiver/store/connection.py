@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 
 import duckdb
 
-from ..errors import ArchiverError
+from ..errors import ArchiveError
 from .backend import DEFAULT_DB, BackendError, Location, create_lake, exists, install, installed, locate, open_database
-from .refusals import NoArchive, explain, refuse_non_archive
+from .refusals import NoArchiveError, explain, refuse_non_archive
 
-__all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusy", "BackendError", "archive_path", "connect"]
+__all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusyError", "BackendError", "archive_path", "connect"]
 
 DEFAULT_WAIT_SECONDS = 5.0
 _LOCK = re.compile(r"Could not set lock on file|Conflicting lock|database is locked")
@@ -22,7 +23,7 @@ _NO_LAKE = re.compile(
 )
 
 
-class ArchiveBusy(ArchiverError, RuntimeError):
+class ArchiveBusyError(ArchiveError):
     """Another process holds the archive for longer than we were allowed to wait."""
 
 
@@ -37,7 +38,7 @@ def connect(
     holds it."""
     location = path if isinstance(path, Location) else locate(path)
     if read_only and exists(location) is False:
-        raise NoArchive(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
+        raise NoArchiveError(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
     if not location.is_lake:
         refuse_non_archive(location.catalog_path)
     if location.is_lake and not installed(location):
@@ -96,13 +97,13 @@ def _explain(exc: duckdb.Error, location: Location, read_only: bool) -> None:
     if _LOCK.search(str(exc)):
         return
     if location.is_lake and read_only and _NO_LAKE.search(str(exc)):
-        raise NoArchive(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
+        raise NoArchiveError(f"{location.describe()}: no archive here (ingest something first, or pass --db)")
     if location.is_lake:
         raise BackendError(f"{location.describe()}: {' '.join(str(exc).split())}") from None
     raise explain(exc, location.url) or exc
 
 
-def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusy:
+def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusyError:
     pid = _PID.search(str(exc))
     holder = f"process {pid.group(1)}" if pid else "another process"
     why = ""
@@ -111,6 +112,12 @@ def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusy:
             " (a lake whose catalog is a DuckDB file admits one process at a time; for several writers "
             "use ducklake:postgres:... or ducklake:sqlite:...)"
         )
-    return ArchiveBusy(
+    return ArchiveBusyError(
         f"{location.url}: the archive is busy: {holder} holds it; waited {wait:g}s (use --wait to wait longer){why}"
     )
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """ROLLBACK, unless the failed statement was the COMMIT, which leaves no transaction to roll back."""
+    with contextlib.suppress(duckdb.TransactionException):
+        con.execute("ROLLBACK")

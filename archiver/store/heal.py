@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import duckdb
 
 from .backend import Location
-from .migrations import rollback
+from .connection import rollback
 from .tables import INDEX_TABLES, UNCOMMITTED
 
 _ORPHANS = (

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 import time
 from dataclasses import dataclass
@@ -10,7 +9,9 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import ArchiverError
+from ..errors import ArchiveError
+from . import views
+from .connection import rollback
 
 _NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
 _BOOKKEEPING = """
@@ -57,15 +58,15 @@ def current_version(con: duckdb.DuckDBPyConnection) -> int:
     return con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
 
 
-class SchemaTooNew(ArchiverError):
+class SchemaTooNewError(ArchiveError):
     """The archive was migrated by a newer archiver: this one does not know its tables and must not write."""
 
 
 def refuse_newer(con: duckdb.DuckDBPyConnection, where: str) -> None:
-    """Raise `SchemaTooNew` when the archive's schema is past this program's last migration."""
-    have, known = current_version(con), max(m.version for m in available())
+    """Raise `SchemaTooNewError` when the archive's schema is past this program's last migration."""
+    have, known = current_version(con), latest_version()
     if have > known:
-        raise SchemaTooNew(
+        raise SchemaTooNewError(
             f"{where}: the archive's schema is at version {have}, newer than this archiver's "
             f"(version {known}); use a newer archiver (pip install --upgrade archiver)"
         )
@@ -77,26 +78,45 @@ def pending(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Mig
 
 
 def upgrade(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Migration]:
-    """Apply what is pending, each migration in its own transaction.
+    """Apply what is pending, each migration in its own transaction; then, at the latest version, (re)make
+    the views if their definitions are not the ones the archive holds (`store.views`).
 
     Processes opening a new lake together race to apply the same migration: the loser's commit fails,
-    and it goes on from whatever version the winner recorded."""
+    and it goes on from whatever version the winner recorded (or with the views the winner made)."""
     applied = []
     for migration in pending(con, upto):
-        if current_version(con) >= migration.version:
-            continue
-        for attempt in range(_RACE_ATTEMPTS):
-            try:
-                _apply(con, migration)
-                applied.append(migration)
-                break
-            except duckdb.Error:
-                if current_version(con) >= migration.version:
-                    break
-                if attempt == _RACE_ATTEMPTS - 1:
-                    raise
-                time.sleep(0.1 * 2**attempt)
+        if _raced(lambda m=migration: _apply(con, m), lambda m=migration: current_version(con) >= m.version):
+            applied.append(migration)
+    if current_version(con) == latest_version():
+        _raced(lambda: views.create(con), lambda: not views.stale(con))
     return applied
+
+
+def latest_version() -> int:
+    return max(m.version for m in available())
+
+
+def outdated(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether opening for writing would change the schema: a migration is pending, or the views are stale."""
+    return bool(pending(con)) or views.stale(con)
+
+
+def _raced(step, done) -> bool:
+    """Run `step` unless `done()`; when it fails because another process did it first, go on. Whether
+    this process did it."""
+    for attempt in range(_RACE_ATTEMPTS):
+        if done():
+            return False
+        try:
+            step()
+            return True
+        except duckdb.Error:
+            if done():
+                return False
+            if attempt == _RACE_ATTEMPTS - 1:
+                raise
+            time.sleep(0.1 * 2**attempt)
+    return False
 
 
 _RACE_ATTEMPTS = 5
@@ -112,9 +132,3 @@ def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
     except BaseException:
         rollback(con)
         raise
-
-
-def rollback(con: duckdb.DuckDBPyConnection) -> None:
-    """ROLLBACK, unless the failed statement was the COMMIT, which leaves no transaction to roll back."""
-    with contextlib.suppress(duckdb.TransactionException):
-        con.execute("ROLLBACK")

@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import ArchiverError
+from ..errors import ArchiveError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 DUCKDB_MAGIC = b"DUCK"
@@ -25,41 +25,45 @@ _NO_FOLDER = re.compile(r"No such file or directory", re.IGNORECASE)
 _PASS_DB = "pass --db an archive file, or a new path to create one"
 
 
-class ArchiveUnusable(ArchiverError):
+class ArchiveUnusableError(ArchiveError):
     """The file `--db` names is not an archive, or an archive that cannot be used as it is."""
 
 
-class NoArchive(ArchiverError, FileNotFoundError):
+class NoArchiveError(ArchiveError, FileNotFoundError):
     """A command that reads was pointed at a path where no archive is."""
 
 
 def refuse_non_archive(path: str) -> None:
-    """Raise `ArchiveUnusable` when something exists at `path` that is not a DuckDB database file."""
+    """Raise `ArchiveUnusableError` when something exists at `path` that is not a DuckDB database file."""
     target = Path(path)
     if not target.exists():
         return
     if target.is_dir():
-        raise ArchiveUnusable(
+        raise ArchiveUnusableError(
             f"{path}: is a directory, not an archive; pass --db the archive's file "
             f"(e.g. {os.path.join(path, 'archive.duckdb')})"
         )
     if not target.is_file():
-        raise ArchiveUnusable(f"{path}: is not a regular file, so not an archive; {_PASS_DB}")
+        raise ArchiveUnusableError(f"{path}: is not a regular file, so not an archive; {_PASS_DB}")
     try:
         with open(target, "rb") as handle:
             head = handle.read(max(len(SQLITE_HEADER), DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC)))
     except OSError as exc:
-        raise ArchiveUnusable(f"{path}: cannot be read ({exc.strerror}); fix its permissions, or {_PASS_DB}") from None
+        raise ArchiveUnusableError(
+            f"{path}: cannot be read ({exc.strerror}); fix its permissions, or {_PASS_DB}"
+        ) from None
     if not head:
-        raise ArchiveUnusable(f"{path}: is an empty file, not an archive; remove it, or {_PASS_DB}")
+        raise ArchiveUnusableError(f"{path}: is an empty file, not an archive; remove it, or {_PASS_DB}")
     if head.startswith(SQLITE_HEADER):
-        raise ArchiveUnusable(
+        raise ArchiveUnusableError(
             f"{path}: is a SQLite database, not an archive; {_PASS_DB} (to ingest an A2A "
             f"task store: archiver ingest {path}; a lake with a SQLite catalog: "
             f"--db ducklake:sqlite:{path})"
         )
     if head[DUCKDB_MAGIC_OFFSET : DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC)] != DUCKDB_MAGIC:
-        raise ArchiveUnusable(f"{path}: is not a DuckDB archive (its first bytes are not a DuckDB file's); {_PASS_DB}")
+        raise ArchiveUnusableError(
+            f"{path}: is not a DuckDB archive (its first bytes are not a DuckDB file's); {_PASS_DB}"
+        )
 
 
 def storage_failure(exc: Exception) -> bool:
@@ -67,25 +71,25 @@ def storage_failure(exc: Exception) -> bool:
     return bool(_FULL.search(str(exc)) or _UNWRITABLE.search(str(exc)))
 
 
-def explain(exc: Exception, path: str) -> ArchiveUnusable | None:
+def explain(exc: Exception, path: str) -> ArchiveUnusableError | None:
     """The one-line refusal for a DuckDB error on the archive file `path`, or None when it is none of
     the known troubles of a file."""
     reason = " ".join(str(exc).split())
     if _FULL.search(reason):
-        return ArchiveUnusable(
+        return ArchiveUnusableError(
             f"{path}: the disk is full ({reason}); free some space and run again "
             "(what was committed before stays; nothing of the failed commit was stored)"
         )
     if _UNWRITABLE.search(reason):
-        return ArchiveUnusable(
+        return ArchiveUnusableError(
             f"{path}: cannot write to the archive ({reason}); use a copy you may write to, "
             "or change its permissions (commands that only read work on it as it is)"
         )
     if _DAMAGED.search(reason):
-        return ArchiveUnusable(
+        return ArchiveUnusableError(
             f"{path}: the archive is damaged ({reason}); restore it from a backup, or "
             "ingest its sources again into a new archive"
         )
     if _NO_FOLDER.search(reason) and not Path(path).parent.exists():
-        return ArchiveUnusable(f"{path}: its folder does not exist; create it, or pass --db another path")
+        return ArchiveUnusableError(f"{path}: its folder does not exist; create it, or pass --db another path")
     return None

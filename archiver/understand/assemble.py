@@ -18,7 +18,7 @@ from itertools import chain
 from typing import Any
 
 from ..cite.canonical import content_hash
-from .dialects import NotUnderstood
+from .dialects import NotUnderstoodError
 from .model import (
     TERMINAL_STATES,
     AgentCard,
@@ -220,7 +220,7 @@ class FileAssembly:
     _aside: _Aside = field(default_factory=_Aside)
 
     def add(self, record_id: str, rpc_id: Any, events: list[Event], locator: str | None = None, size: int = 0) -> None:
-        """Take one record's events (`size` bytes of it); NotUnderstood, before any change, when they
+        """Take one record's events (`size` bytes of it); NotUnderstoodError, before any change, when they
         put a task seen here in another context (a task id is unique to its context: the record is
         quarantined)."""
         self._check_contexts(events)
@@ -290,7 +290,7 @@ class FileAssembly:
             if known is None:
                 contexts[event.task_id] = event.context_id
             elif known != event.context_id:
-                raise NotUnderstood(
+                raise NotUnderstoodError(
                     f"task {event.task_id} was seen in context {known}; this record puts it in context "
                     f"{event.context_id}"
                 )

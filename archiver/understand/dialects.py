@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from ..errors import RecordError
 from .model import (
     AgentCard,
     Artifact,
@@ -27,7 +28,7 @@ from .model import (
 )
 
 
-class NotUnderstood(ValueError):
+class NotUnderstoodError(RecordError):
     """The value is JSON but no A2A object could be read from it."""
 
 
@@ -118,7 +119,7 @@ def media_type_of(obj: dict, metadata: dict | None) -> str | None:
 
 def part_of(obj: Any) -> Part:
     if not isinstance(obj, dict):
-        raise NotUnderstood(f"a Part is not an object: {type(obj).__name__}")
+        raise NotUnderstoodError(f"a Part is not an object: {type(obj).__name__}")
     metadata = _metadata(obj)
     tag = obj.get("kind") or obj.get("type")
     if tag in ("text", "data", "file"):
@@ -126,7 +127,7 @@ def part_of(obj: Any) -> Part:
     else:
         present = [name for name in _PART_KINDS if obj.get(name) is not None]
         if len(present) > 1:
-            raise NotUnderstood(f"a Part has more than one content field: {', '.join(present)}")
+            raise NotUnderstoodError(f"a Part has more than one content field: {', '.join(present)}")
         kind = present[0] if present else "unknown"
     part = Part(kind=kind, metadata=metadata, media_type=media_type_of(obj, metadata))
     if kind == "text":
@@ -187,13 +188,13 @@ def _parts(obj: dict, *names: str) -> list[Part]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise NotUnderstood("parts is not an array")
+        raise NotUnderstoodError("parts is not an array")
     return [part_of(item) for item in raw]
 
 
 def message_of(obj: Any) -> Message:
     if not isinstance(obj, dict):
-        raise NotUnderstood("a Message is not an object")
+        raise NotUnderstoodError("a Message is not an object")
     return Message(
         message_id=_text(field(obj, "messageId", "message_id")),
         role=role_of(obj.get("role")),
@@ -206,7 +207,7 @@ def message_of(obj: Any) -> Message:
 
 def artifact_of(obj: Any) -> Artifact:
     if not isinstance(obj, dict):
-        raise NotUnderstood("an Artifact is not an object")
+        raise NotUnderstoodError("an Artifact is not an object")
     artifact_id = field(obj, "artifactId", "artifact_id")
     if artifact_id is None and obj.get("index") is not None:  # v0.1 addressed artifacts by index
         artifact_id = f"index:{obj['index']}"
@@ -222,7 +223,7 @@ def status_of(obj: Any) -> Status:
     if obj is None:
         return Status()
     if not isinstance(obj, dict):
-        raise NotUnderstood("a task status is not an object")
+        raise NotUnderstoodError("a task status is not an object")
     message = field(obj, "message", "update")
     return Status(
         state=state_of(obj.get("state")),
@@ -236,14 +237,14 @@ def _list(obj: dict, *names: str) -> list:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise NotUnderstood(f"{names[0]} is not an array")
+        raise NotUnderstoodError(f"{names[0]} is not an array")
     return value
 
 
 def task_of(obj: dict) -> Task:
     task_id = _text(field(obj, "id", "taskId", "task_id"))
     if task_id is None:
-        raise NotUnderstood("a Task without an id")
+        raise NotUnderstoodError("a Task without an id")
     return Task(
         task_id=task_id,
         context_id=_text(field(obj, "contextId", "context_id", "sessionId", "session_id")),
@@ -271,7 +272,7 @@ def task_of_store_row(row: dict) -> Task:
             try:
                 return orjson.loads(value)
             except orjson.JSONDecodeError as exc:
-                raise NotUnderstood(f"task-store column {name} is not JSON: {exc}") from None
+                raise NotUnderstoodError(f"task-store column {name} is not JSON: {exc}") from None
         return value
 
     return task_of(
@@ -289,14 +290,14 @@ def task_of_store_row(row: dict) -> Task:
 def _status_update(obj: dict) -> StatusUpdate:
     task_id = _text(field(obj, "taskId", "task_id", "id"))
     if task_id is None:
-        raise NotUnderstood("a status update without a task id")
+        raise NotUnderstoodError("a status update without a task id")
     return StatusUpdate(task_id, _text(field(obj, "contextId", "context_id")), status_of(obj.get("status")))
 
 
 def _artifact_update(obj: dict) -> ArtifactUpdate:
     task_id = _text(field(obj, "taskId", "task_id", "id"))
     if task_id is None:
-        raise NotUnderstood("an artifact update without a task id")
+        raise NotUnderstoodError("an artifact update without a task id")
     artifact = obj.get("artifact")
     return ArtifactUpdate(
         task_id=task_id,
@@ -323,7 +324,7 @@ def payload_events(obj: Any) -> list[Event]:
     if isinstance(obj, list):
         return [event for item in obj for event in payload_events(item)]
     if not isinstance(obj, dict):
-        raise NotUnderstood(f"{_JSON_TYPES.get(type(obj), 'a value')} where an A2A object was expected")
+        raise NotUnderstoodError(f"{_JSON_TYPES.get(type(obj), 'a value')} where an A2A object was expected")
     if is_store_row(obj):
         return [task_of_store_row(obj)]
     kind = obj.get("kind")
@@ -340,7 +341,7 @@ def payload_events(obj: Any) -> list[Event]:
         inner = obj[wrapped[0]]
         target = _WRAPPERS[wrapped[0]]
         if not isinstance(inner, dict):
-            raise NotUnderstood(f"{wrapped[0]} is not an object")
+            raise NotUnderstoodError(f"{wrapped[0]} is not an object")
         if target == "task":
             return [task_of(inner)]
         if target == "message":
@@ -360,7 +361,7 @@ def payload_events(obj: Any) -> list[Event]:
         return [task_of(obj)]
     if field(obj, "messageId", "message_id") is not None or ("role" in obj and ("parts" in obj or "content" in obj)):
         return [message_of(obj)]
-    raise NotUnderstood("no A2A object recognised (keys: " + ", ".join(sorted(map(str, obj))[:8]) + ")")
+    raise NotUnderstoodError("no A2A object recognised (keys: " + ", ".join(sorted(map(str, obj))[:8]) + ")")
 
 
 def events_of(value: Any) -> list[Event]:
@@ -384,14 +385,14 @@ def _jsonrpc_events(obj: dict) -> list[Event]:
         return [Request(rpc_id, _text(obj.get("method")), message_of(message) if message is not None else None)]
     has_error, has_result = obj.get("error") is not None, "result" in obj
     if has_error and has_result:
-        raise NotUnderstood("a JSON-RPC response carries both result and error")
+        raise NotUnderstoodError("a JSON-RPC response carries both result and error")
     if has_error:
         error = obj["error"]
         if not isinstance(error, dict):
-            raise NotUnderstood("a JSON-RPC error is not an object")
+            raise NotUnderstoodError("a JSON-RPC error is not an object")
         return [ErrorResponse(rpc_id, error.get("code"), _text(error.get("message")))]
     if not has_result:
-        raise NotUnderstood("a JSON-RPC response with neither result nor error")
+        raise NotUnderstoodError("a JSON-RPC response with neither result nor error")
     if obj["result"] is None:
         return []
     return payload_events(obj["result"])

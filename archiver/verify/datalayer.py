@@ -19,6 +19,8 @@ from pathlib import Path
 
 import orjson
 
+from ..errors import VerifyError
+
 ENTRY_POINT_GROUP = "archiver.extractors"
 DEFAULT_TOLERANCE = 1e-9
 DEFAULT_TIMEOUT = 60.0
@@ -26,7 +28,7 @@ BESIDE_ARCHIVE = "archiver-data-layer.toml"
 TABLE_FORMATS = {".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 
-class DataLayerError(ValueError):
+class DataLayerError(VerifyError):
     """The data layer file is missing, unreadable or malformed."""
 
 

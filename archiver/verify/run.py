@@ -18,7 +18,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from ..query.filters import Filters
+from ..query.selection import Selection
 from ..store.params import STRINGS, strings
 from .compare import ClaimValue, differences
 from .datalayer import DataLayer, Resolution
@@ -26,6 +26,8 @@ from .worker import OK, CitationContext, Worker
 
 REPRODUCED, DIFFERS, NOT_RERUNNABLE = "reproduced", "differs", "not-rerunnable"
 VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE)
+# The verdicts each `--fail-on` level fails on.
+FAILING = {DIFFERS: (DIFFERS,), NOT_RERUNNABLE: (DIFFERS, NOT_RERUNNABLE), "never": ()}
 
 CITATIONS = """
 SELECT u.result_key, u.citation_hash, any_value(u.result_kind) AS result_kind, any_value(u.task_id) AS task_id,
@@ -96,6 +98,11 @@ class VerifyReport:
     def count(self, verdict: str) -> int:
         return sum(1 for v in self.verdicts if v.verdict == verdict)
 
+    def fails(self, fail_on: str = DIFFERS) -> bool:
+        """Whether a verdict as bad as `fail_on` exists: differs, not-rerunnable (which includes differs)
+        or never."""
+        return any(self.count(verdict) for verdict in FAILING[fail_on])
+
     @property
     def stale(self) -> int:
         """Verdicts made with a data layer that has changed since (before this run, when one ran)."""
@@ -121,7 +128,7 @@ class VerifyReport:
 def verify(
     con: duckdb.DuckDBPyConnection,
     layer: DataLayer,
-    filters: Filters,
+    filters: Selection,
     tolerance: float | None = None,
     timeout: float | None = None,
 ) -> VerifyReport:
@@ -169,7 +176,7 @@ def verify(
     return VerifyReport(verdicts, skipped, layer.path, layer_sha, run_id, now)
 
 
-def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Filters) -> VerifyReport:
+def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Selection) -> VerifyReport:
     """The latest verdict of every citation in scope, without running anything. With a data layer:
     only the citations it covers, each marked stale when its table or extractor changed since."""
     citations, skipped = _citations(con, layer, filters)
@@ -190,7 +197,7 @@ def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Fil
     )
 
 
-def _citations(con, layer: DataLayer | None, filters: Filters) -> tuple[list[dict], int]:
+def _citations(con, layer: DataLayer | None, filters: Selection) -> tuple[list[dict], int]:
     where, params = filters.where("u.")
     cursor = con.execute(CITATIONS.format(where=where), params)
     names = [d[0] for d in cursor.description]

@@ -1,21 +1,29 @@
-"""Filters shared by the lineage queries, turned into SQL with bound parameters only.
+"""What a command is about: one `Selection`, read by query, export, audit and verify alike, turned
+into SQL with bound parameters only.
 
-A value matches exactly, unless it holds a `*`: then `*` matches any run of
-characters (`\\*` a literal star) and nothing else in it is special.
+A text value matches exactly, unless it holds a `*`: then `*` matches any run of characters (`\\*` a
+literal star) and nothing else in it is special. A source is a path, absolute or relative to the working
+directory, that matches that file or anything under that directory, or a glob (`*`, `?`, `[`) over
+paths; it also matches what was stored from the same bytes under another path (an alias: a copied,
+moved or symlinked dump selects the files it holds).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, time, timedelta
+
+from ..errors import UsageError
+from ..read.containers import shown
 
 Strings = str | Iterable[str] | None
 
 
 @dataclass
-class Filters:
-    """What a lineage question is about. Several values of one filter mean any of them."""
+class Selection:
+    """What a question is about. Several values of one filter mean any of them; none, everything."""
 
     study: Strings = None
     period: Strings = None
@@ -32,20 +40,54 @@ class Filters:
     max_n: float | None = None
     valid: bool | None = None
     inferred: bool | None = None
+    source: Strings = None
+
+    def __post_init__(self) -> None:
+        for name in ("since", "until"):
+            value = getattr(self, name)
+            if value is not None:
+                moment(value, end=name == "until")  # a value that is no time is refused here, by its option
 
     @classmethod
-    def of(cls, **given) -> Filters:
+    def of(cls, **given) -> Selection:
+        """A selection from keyword filters; None and empty values select everything."""
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(given) - names)
         if unknown:
             raise TypeError(f"unknown filter {', '.join(unknown)}; known: {', '.join(sorted(names))}")
-        return cls(**given)
+        return cls(**{name: value for name, value in given.items() if value is not None and value != ()})
+
+    def as_dict(self) -> dict:
+        """The selection as plain JSON values: agent, study, since, until and source always (the audit
+        report's `filters`), any other filter when it is set; sources as the paths they match."""
+        shown_always = ("agent", "study", "since", "until", "source")
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None and f.name not in shown_always:
+                continue
+            if f.name == "source":
+                given = [value] if isinstance(value, str) else list(value or ())
+                value = [shown(path) for path in given]
+            out[f.name] = _plain(value)
+        return out
+
+    def without_source(self) -> Selection:
+        return replace(self, source=None)
+
+    def chooses_citations(self) -> bool:
+        """Whether a filter on the citation's own fields is set (a subject with no citation fails it)."""
+        return self.where(scope="citation")[0] != "TRUE"
+
+    def chooses_copies(self) -> bool:
+        """Whether a filter on the stored copy (agent, task, time, source) is set."""
+        return self.where(scope="copy")[0] != "TRUE"
 
     def where(self, prefix: str = "", scope: str = "all") -> tuple[str, list]:
         """A WHERE condition over a relation with the `claim_citations` / `citation_uses` columns.
 
         `scope` "citation" keeps the conditions on the citation's own fields, "copy" those on the
-        stored copy (agent, task, task time), "all" both.
+        stored copy (agent, task, task time, source file: `source_path`, `source_sha256`), "all" both.
         """
         conditions: list[str] = []
         params: list = []
@@ -54,6 +96,7 @@ class Filters:
                 _text_condition(prefix + column, getattr(self, name), conditions, params)
         if scope != "citation":
             self._time(prefix, conditions, params)
+            self._source(prefix, conditions, params)
         if scope != "copy":
             self._citation(prefix, conditions, params)
         return " AND ".join(conditions) or "TRUE", params
@@ -66,6 +109,21 @@ class Filters:
             whole_day = is_date(self.until)
             conditions.append(f"{prefix}timestamp {'<' if whole_day else '<='} ?")
             params.append(moment(self.until, end=True))
+
+    def _source(self, prefix: str, conditions: list[str], params: list) -> None:
+        """Rows stored from the given paths, or stored under another path from the same bytes."""
+        if self.source is None:
+            return
+        given = [self.source] if isinstance(self.source, str) else list(self.source)
+        if not given:
+            return
+        direct, direct_params = _path_match(f"{prefix}source_path", given)
+        aliased, alias_params = _path_match("a.path", given)
+        conditions.append(
+            f"({direct} OR EXISTS (SELECT 1 FROM sources a WHERE a.alias_of = {prefix}source_path "
+            f"AND a.sha256 = {prefix}source_sha256 AND {aliased}))"
+        )
+        params += direct_params + alias_params
 
     def _citation(self, prefix: str, conditions: list[str], params: list) -> None:
         if self.has_warnings is not None:
@@ -146,7 +204,44 @@ def moment(value: str | datetime | date, end: bool) -> datetime:
         try:
             value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError(f"{value!r} is not an ISO-8601 date or time") from None
+            option = "--until" if end else "--since"
+            raise UsageError(f"{value!r} is not an ISO-8601 date or time", option) from None
     if not isinstance(value, datetime):
         value = datetime.combine(value + timedelta(days=1) if end else value, time())
     return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _plain(value):
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    return value.isoformat() if isinstance(value, (date, datetime)) else list(value)
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _path_match(column: str, given: list[str]) -> tuple[str, list]:
+    alternatives, params = [], []
+    for value in given:
+        pattern, glob = source_pattern(value)
+        if glob:
+            alternatives.append(f"{column} GLOB ?")
+            params.append(pattern)
+        else:
+            alternatives.append(f"({column} = ? OR starts_with({column}, ?))")
+            params += [pattern, pattern.rstrip("/") + "/"]
+    return "(" + " OR ".join(alternatives) + ")", params
+
+
+def source_pattern(given: str) -> tuple[str, bool]:
+    """A source value as stored paths are written (absolute), and whether it is a glob.
+
+    A relative value is taken from the working directory; a glob starting with `*` is used as given.
+    Bytes of a name that are not UTF-8 are written as ingest archived them (\\xNN).
+    """
+    if given in ("-", "<stdin>"):
+        return "<stdin>", False
+    glob = any(char in _GLOB_CHARS for char in given)
+    if glob and given.startswith("*"):
+        return shown(given), True
+    return shown(os.path.abspath(given)), glob

@@ -1,0 +1,206 @@
+"""The archive's views: the SQL of each defined once, here.
+
+The views are the documented way to ask the archive questions from DuckDB directly; the lineage
+queries (`archiver.query.lineage`) are the same SQL, narrowed to the results a filter concerns before
+the costly steps. So each definition is a function of that narrowing condition, and the view is the
+function with no narrowing. Migrations create tables only: these views are made after every upgrade,
+and re-made whenever their SQL here changes (`create`, `stale`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import duckdb
+
+from .connection import rollback
+
+EVERYTHING = "TRUE"
+
+# The citation fields a person reads, in the order the commands print them.
+CITATION_FIELDS = (
+    "study",
+    "period",
+    "fielded",
+    "base_name",
+    "base_n",
+    "weight",
+    "source_table",
+    "source_column",
+    "source_function",
+    "warnings",
+    "valid",
+    "problems",
+    "inferred",
+)
+
+
+def _gathered(prefix: str = "") -> str:
+    """One citation's fields over the rows that hold it: valid in all of them, inferred in any."""
+    return ", ".join(
+        f"bool_and({prefix}{f}) AS {f}"
+        if f == "valid"
+        else f"bool_or({prefix}{f}) AS {f}"
+        if f == "inferred"
+        else f"any_value({prefix}{f}) AS {f}"
+        for f in CITATION_FIELDS
+    )
+
+
+def with_agent(relation: str, directory: str = "x.source_dir") -> str:
+    """The rows of `relation` (each with a `source_path`) and their agent: the name on the agent card in
+    the same file, else on one in the same directory (the smallest name where there are several)."""
+    return f"""
+    SELECT x.*, coalesce(in_file.agent, in_dir.agent) AS agent
+    FROM ({relation}) x
+    LEFT JOIN (SELECT source_path, min(name) AS agent FROM agent_cards GROUP BY source_path) in_file
+           ON in_file.source_path = x.source_path
+    LEFT JOIN (SELECT source_dir, min(name) AS agent FROM agent_cards GROUP BY source_dir) in_dir
+           ON in_dir.source_dir = {directory}"""
+
+
+def copies(where: str = EVERYTHING) -> str:
+    """The stored copies of results (rows of `results`) that pass `where`, each with its agent."""
+    return with_agent(f"SELECT * FROM results r WHERE {where}")
+
+
+def result_citations(where: str = EVERYTHING) -> str:
+    """The distinct citations of each result, gathered over all its stored copies (`copies`: in how
+    many copies it stands; `inferred`: it lost its media type in at least one)."""
+    return f"""
+    SELECT result_key, citation_hash, {_gathered()}, count(*) AS copies
+    FROM citations WHERE {where} GROUP BY result_key, citation_hash"""
+
+
+def claim_citations(narrowed: str = EVERYTHING) -> str:
+    """One row per claim and each citation of its result, over the results that pass `narrowed`.
+
+    A claim is (result_key, Part content, pointer): the same claim stored in several copies of its
+    result is one claim, described by its most recent copy (`copies`: in how many it stands), and rests
+    on the citations of every copy. An uncited claim has one row with a NULL citation. A result stored
+    once, as most are, needs no deduplication, so only results with several copies go through it.
+    """
+    return f"""
+    WITH stored AS MATERIALIZED (
+        SELECT c.*, count(*) OVER (PARTITION BY c.result_key) AS stored
+        FROM ({copies(f"r.claims > 0 AND {narrowed}")}) c),
+    claim_copies AS (
+        SELECT cl.value, cl.literal, cl.pointer, p.part_index, cl.content_hash, p.artifact_id,
+               coalesce(p.message_id, r.message_id) AS message_id, r.task_id, r.context_id, r.agent,
+               r.timestamp, r.source_path, r.source_sha256, cl.result_key, r.copy_id, cl.part_id, p.ordinal,
+               r.stored
+        FROM (SELECT * FROM claims WHERE {narrowed}) cl
+        JOIN parts p ON p.part_id = cl.part_id
+        JOIN stored r ON r.copy_id = cl.copy_id),
+    claim_once AS (
+        SELECT * EXCLUDE (ordinal, stored), 1 AS copies FROM claim_copies WHERE stored = 1
+        UNION ALL
+        SELECT * EXCLUDE (ordinal, stored),
+               count(*) OVER (PARTITION BY result_key, content_hash, pointer) AS copies
+        FROM claim_copies WHERE stored > 1
+        QUALIFY row_number() OVER (PARTITION BY result_key, content_hash, pointer
+                                   ORDER BY timestamp DESC NULLS LAST, source_path, ordinal) = 1),
+    cited AS ({result_citations(narrowed)})
+    SELECT k.*, c.citation_hash, {", ".join(f"c.{f}" for f in CITATION_FIELDS)}
+    FROM claim_once k LEFT JOIN cited c ON c.result_key = k.result_key"""
+
+
+def citation_uses(where: str = EVERYTHING) -> str:
+    """One row per citation Part in a stored copy that passes `where` (over these very columns), with
+    the copy's task, message, context, artifact, agent, time and file."""
+    return f"""
+    SELECT * FROM (
+        SELECT c.citation_hash, c.study, c.period, c.fielded, c.fielded_start, c.fielded_end,
+               c.base_name, c.base_n, c.weight, c.source_table, c.source_column, c.source_function,
+               c.warnings, c.valid, c.problems, c.inferred, c.part_id AS citation_part_id,
+               r.copy_id, r.result_key, r.kind AS result_kind, r.task_id,
+               coalesce(p.message_id, r.message_id) AS message_id, r.context_id, p.artifact_id,
+               r.agent, r.timestamp, r.source_path, r.source_sha256
+        FROM citations c
+        JOIN ({copies()}) r ON r.copy_id = c.copy_id
+        JOIN parts p ON p.part_id = c.part_id) u
+    WHERE {where}"""
+
+
+CITATION_INDEX_FIELDS = (*CITATION_FIELDS, "claims", "results", "tasks", "agents", "citation_hash")
+
+
+def citation_index(where: str = EVERYTHING) -> str:
+    """One row per distinct citation among the citation Parts that pass `where` (over a citation's
+    columns and its copy's task_id, agent and timestamp), with the claims, results, tasks and agents
+    resting on it. A result's claims are counted once however many copies hold them."""
+    return f"""
+    WITH uses AS MATERIALIZED (
+        SELECT u.* FROM (
+            SELECT c.*, r.task_id, r.agent, r.timestamp
+            FROM citations c JOIN ({copies()}) r ON r.copy_id = c.copy_id) u
+        WHERE {where}),
+    stored AS (
+        SELECT result_key, count(*) AS copies, sum(claims) AS claims FROM results
+        WHERE result_key IN (SELECT result_key FROM uses) GROUP BY result_key),
+    claim_counts AS (
+        SELECT s.result_key, CASE WHEN s.copies = 1 THEN s.claims ELSE coalesce(m.claims, 0) END AS claims
+        FROM stored s
+        LEFT JOIN (SELECT result_key, count(DISTINCT (content_hash, pointer)) AS claims FROM claims
+                   WHERE result_key IN (SELECT result_key FROM stored WHERE copies > 1)
+                   GROUP BY result_key) m ON m.result_key = s.result_key),
+    citation_claims AS (
+        SELECT h.citation_hash, sum(cc.claims) AS claims
+        FROM (SELECT DISTINCT citation_hash, result_key FROM uses) h
+        JOIN claim_counts cc ON cc.result_key = h.result_key
+        GROUP BY h.citation_hash),
+    grouped AS (
+        SELECT u.citation_hash, {_gathered("u.")}, count(DISTINCT u.result_key) AS results,
+               count(DISTINCT u.task_id) AS tasks, count(DISTINCT u.agent) AS agents
+        FROM uses u GROUP BY u.citation_hash)
+    SELECT {", ".join(f"g.{f}" for f in CITATION_FIELDS)}, coalesce(cc.claims, 0)::BIGINT AS claims,
+           g.results, g.tasks, g.agents, g.citation_hash
+    FROM grouped g LEFT JOIN citation_claims cc ON cc.citation_hash = g.citation_hash"""
+
+
+QUARANTINE = """
+SELECT source_path, locator, line, byte_offset, reason, sha256, raw, ingested_at
+FROM records WHERE status = 'quarantined'"""
+
+LATEST_VERDICTS = """
+SELECT * FROM verdicts
+QUALIFY row_number() OVER (PARTITION BY result_key, citation_hash ORDER BY verified_at DESC, run_id DESC) = 1"""
+
+# Every view, in an order in which each reads only views made before it.
+VIEWS: dict[str, str] = {
+    "quarantine": QUARANTINE,
+    "result_agents": f"SELECT copy_id, agent FROM ({copies()})",
+    "citation_uses": citation_uses(),
+    "result_citations": result_citations(),
+    "claim_citations": claim_citations(),
+    "claim_lineage": "SELECT * FROM claim_citations",
+    "citation_index": citation_index(),
+    "latest_verdicts": LATEST_VERDICTS,
+}
+
+FINGERPRINT = hashlib.sha256("\n;\n".join(f"{name}\n{sql}" for name, sql in VIEWS.items()).encode()).hexdigest()
+
+
+def stale(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the archive's views are not (yet) the ones defined here."""
+    try:
+        made = con.execute("SELECT fingerprint FROM schema_views").fetchall()
+    except duckdb.CatalogException:
+        return True
+    return made != [(FINGERPRINT,)]
+
+
+def create(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)make every view as defined here, in one transaction, and record which definitions they are."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for name in reversed(VIEWS):
+            con.execute(f"DROP VIEW IF EXISTS {name}")
+        for name, sql in VIEWS.items():
+            con.execute(f"CREATE VIEW {name} AS {sql}")
+        con.execute("DELETE FROM schema_views")
+        con.execute("INSERT INTO schema_views VALUES (?, now())", [FINGERPRINT])
+        con.execute("COMMIT")
+    except BaseException:
+        rollback(con)
+        raise
