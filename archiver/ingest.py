@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from .errors import InputError
+from .errors import InputError, UsageError
 from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load import spool, versions
 from .load.rows import arrow_schemas
@@ -212,6 +212,9 @@ def ingest(
     Worker processes are started with the forkserver method, so a script calling this with
     workers > 1 needs the usual `if __name__ == "__main__":` guard.
     """
+    paths = list(paths)
+    if tables and not any(stores.is_store_url(path) for path in paths):
+        raise UsageError("names tables of a task store, and no postgresql:// or mysql:// URL was given", "--table")
     summary = IngestSummary()
     spool.sweep()  # what killed ingests left in the temporary folder
     _limit_memory(con, 0)

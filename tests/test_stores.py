@@ -319,6 +319,7 @@ def test_store_urls_are_shown_without_password_or_query():
     assert (parsed.user, parsed.password, parsed.options) == ("ana", "s3cr@t", (("sslmode", "require"),))
     assert stores.shown("mariadb://u:p@h/db") == "mysql://u@h/db"
     assert stores.shown("postgresql+asyncpg://u:p@h/db") == "postgresql://u@h/db"
+    assert stores.shown("mysql://u:p@[::1]:3306/db") == "mysql://u@[::1]:3306/db"
     assert stores.shown("some/file.jsonl") == "some/file.jsonl"
     assert parsed.scrub("FATAL:  password s3cr@t\nrefused") == "FATAL: password *** refused"
     for bad in ("postgresql://u:p@h:99999/db", "mysql://u:p@h/", "postgresql://u:p@h/a/b"):
@@ -334,4 +335,14 @@ def test_a_store_url_without_the_stores_extra_names_the_extra(monkeypatch, tmp_p
     assert result.exit_code == 1
     assert result.output == (
         "Error: mysql://u@127.0.0.1/db: reading a MySQL task store needs PyMySQL: pip install 'archiver[stores]'\n"
+    )
+
+
+def test_tables_without_a_store_url_are_a_usage_error(tmp_path, write):
+    path = write("one.jsonl", [{"jsonrpc": "2.0", "id": 1, "result": v1_task("t1", v1_cited_parts())}])
+    result = CliRunner().invoke(main, ["ingest", "--db", str(tmp_path / "a.duckdb"), path, "--table", "tasks"])
+    assert result.exit_code == 2
+    assert result.output.endswith(
+        "Error: Invalid value for '--table': names tables of a task store, and no postgresql:// or mysql:// URL "
+        "was given\n"
     )

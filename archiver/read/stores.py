@@ -53,8 +53,9 @@ class StoreURL:
     def shown(self) -> str:
         """The URL as archived and printed: no password, no query."""
         user = f"{self.user}@" if self.user else ""
+        host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
         port = f":{self.port}" if self.port else ""
-        return f"{self.kind}://{user}{self.host}{port}/{self.database}"
+        return f"{self.kind}://{user}{host}{port}/{self.database}"
 
     def scrub(self, text: str) -> str:
         """`text` (a driver's message) on one line, the password out of it wherever it appears."""
