@@ -265,6 +265,10 @@ def test_a_live_store_is_read_in_snapshots_and_a_later_run_stores_only_changed_r
     assert _archived(db) == (sources, records, results)
     check = CliRunner().invoke(main, ["db", "check", "--db", str(db)])
     assert check.exit_code == 0, check.output
+    for source, claims in [(store.url + "#tasks", 6), (store.shown + "#*", 12), (store.shown + "#nope", 0)]:
+        query = CliRunner().invoke(main, ["query", "claims", "--db", str(db), "--source", source, "--format", "jsonl"])
+        assert query.exit_code == 0, query.output
+        assert len(query.output.splitlines()) == claims
 
     only = ingest(tmp_path / "other.duckdb", store.url, "--table", "acme_tasks")
     assert _counts(only) == (1, 0, 3, 0, 0, 3, 3, 6)
@@ -320,6 +324,7 @@ def test_store_urls_are_shown_without_password_or_query():
     assert stores.shown("mariadb://u:p@h/db") == "mysql://u@h/db"
     assert stores.shown("postgresql+asyncpg://u:p@h/db") == "postgresql://u@h/db"
     assert stores.shown("mysql://u:p@[::1]:3306/db") == "mysql://u@[::1]:3306/db"
+    assert stores.shown("mysql://u:p@h/db?x=1#acme_tasks") == "mysql://u@h/db#acme_tasks"
     assert stores.shown("some/file.jsonl") == "some/file.jsonl"
     assert parsed.scrub("FATAL:  password s3cr@t\nrefused") == "FATAL: password *** refused"
     for bad in ("postgresql://u:p@h:99999/db", "mysql://u:p@h/", "postgresql://u:p@h/a/b"):

@@ -74,11 +74,12 @@ def _kind(scheme: str) -> str | None:
 
 
 def shown(text: str) -> str:
-    """A path as given, a store URL without its password."""
+    """A path as given; a store URL as its sources are named (no password, no query; its `#table` kept)."""
     if not is_store_url(text):
         return text
+    table = text.partition("#")[2]
     try:
-        return parse(text).shown
+        return parse(text.partition("#")[0]).shown + (f"#{table}" if table else "")
     except StoreError:
         return text.partition("://")[0] + "://..."
 
