@@ -24,6 +24,7 @@ STAT_QUERIES = {
     "results": "SELECT count(DISTINCT result_key) FROM results",
     "copies": "SELECT count(*) FROM results",
     "parts": "SELECT count(*) FROM parts",
+    "parts_undecoded": "SELECT count(*) FROM parts WHERE kind = 'unknown'",
     "citations": "SELECT count(*) FROM citations",
     "citations_inferred": "SELECT count(*) FROM citations WHERE inferred",
     "citations_invalid": "SELECT count(*) FROM citations WHERE NOT valid",
@@ -306,7 +307,7 @@ class Archive:
         fields = tuple(d[0] for d in cursor.description)
         return Rows(fields, fields, stream(cursor))
 
-    # Re-run citations (issue 8).
+    # Re-run citations: re-derive each cited number from the data layer the agent documents.
 
     def data_layer(self, path: str | None = None):
         """The `DataLayer` at `path`, else the one found beside the archive (`<archive stem>.datalayer.toml`,

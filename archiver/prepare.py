@@ -27,7 +27,8 @@ from .read.decode import decode, nesting_depth
 from .read.records import Record
 from .read.version import SourceVersion
 from .understand.assemble import FileAssembly
-from .understand.dialects import NotUnderstoodError, events_of, task_of_store_row
+from .understand.dialects import NotUnderstoodError, task_of_store_row
+from .understand.events import events_of
 
 
 @dataclass

@@ -275,7 +275,8 @@ def main() -> None:
             f"DuckDB read_json by hand {baseline_s:,.2f} s, {baseline_found:,} citations (no claims, copies, raw)",
         ),
     ]
-    assert summary["citations"] == truth["citations"] and summary["claims"] == truth["claims"], summary
+    assert summary["citations"] == truth["citations"], summary
+    assert summary["claims"] == truth["claims"], summary
 
     busiest = "SELECT source_column, study FROM citations GROUP BY ALL ORDER BY count(*) DESC LIMIT 1"
     index = json.loads(timed([*ARCHIVER, "sql", busiest, "--db", str(db), "--format", "json"])[2])[0]

@@ -1,4 +1,4 @@
--- Re-run verdicts (issue 8): one row per citation of a result per `archiver verify` run.
+-- Re-run verdicts: one row per citation of a result per `archiver verify` run.
 -- Append-only, no PRIMARY KEY, UNIQUE or index (portable to DuckLake): the latest row per
 -- (result_key, citation_hash) is the citation's current verdict.
 CREATE TABLE verdicts (

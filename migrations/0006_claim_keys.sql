@@ -1,4 +1,4 @@
--- Claim keys where the queries need them (issue 5): a claim is (result_key, Part content, pointer),
+-- Claim keys where the queries need them: a claim is (result_key, Part content, pointer),
 -- so `claims` carries its Part's content hash, and each stored copy carries how many distinct
 -- claims it holds. Lineage questions then count and deduplicate claims without joining `parts`
 -- for every claim of the archive. Ingest fills both; this backfills archives made before.

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from archiver.audit import RULES
 from archiver.cli import main
 from archiver.errors import UsageError
-from tests.transcripts import CITATIONS_MT, citation, jsonrpc_result, v1_cited_parts, v1_task
+from tests.transcripts import CITATIONS_MT, citation, jsonrpc_result, rows, v1_cited_parts, v1_task
 
 EXTENSION_URI = "https://standards.upperhandai.com/ext/citations/v1"
 NUMBERS = {"share": 0.42, "n": 1210}
@@ -304,6 +304,114 @@ def test_user_message_missing_from_a_copy_is_not_dropped(archive, write):
     assert fired(report) == []
 
 
+# ---- undecoded-part --------------------------------------------------------------------------------
+
+
+def js_object_part(data: dict, media_type: str = CITATIONS_MT) -> dict:
+    """A Part as the JavaScript SDK's client holds it in memory (a ts-proto oneof), which no reader decodes."""
+    return {"content": {"$case": "data", "value": data}, "mediaType": media_type, "filename": ""}
+
+
+def store_row(task: dict) -> dict:
+    """`task` as a row of an A2A SDK task store, its JSON columns held as text."""
+    return {
+        "id": task["id"],
+        "context_id": task["contextId"],
+        "kind": "task",
+        "status": orjson.dumps(task["status"]).decode(),
+        "artifacts": orjson.dumps(task["artifacts"]).decode(),
+        "history": None,
+        "metadata": None,
+        "protocol_version": "1.0",
+    }
+
+
+def test_undecoded_part_is_no_evidence_of_a_drop_either_way(archive, write):
+    wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
+    dumped = v1_task("t-js", [{"data": NUMBERS}, js_object_part(citation())])
+    store = write("store.jsonl", [store_row(dumped)])
+    report = audit(archive, [wire, store])
+    (finding,) = fired(report)
+    assert (finding.rule, finding.severity, finding.source_path, finding.locator) == (
+        "undecoded-part",
+        "warning",
+        store,
+        "line 1",
+    )
+    assert (finding.result_key, finding.artifact_id, finding.part_index) == ("task:t-js", "answer", 1)
+    assert finding.detail == (
+        'Part 1 of artifact "answer" in task t-js could not be decoded (keys: content, filename, mediaType; '
+        f"media type {CITATIONS_MT}): it is stored raw, and no evidence of a dropped Part"
+    )
+    assert report.summary["findings"]["dropped-part"] == 0
+    assert archive.stats()["parts_undecoded"] == 1
+    (raw,) = rows(archive, "SELECT data FROM parts WHERE kind = 'unknown'")
+    assert orjson.loads(raw[0]) == js_object_part(citation())
+
+
+def test_a_real_drop_beside_an_undecoded_part_is_found(archive, write):
+    wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
+    dumped = write("dump.jsonl", [jsonrpc_result(v1_task("t-js", [{"data": NUMBERS}, js_object_part(citation())]))])
+    listed = write("list.json", {"tasks": [v1_task("t-js", [{"data": NUMBERS}])]})
+    report = audit(archive, [wire, dumped, listed])
+    assert sorted((f.rule, f.severity, f.source_path, f.part_index) for f in report.findings) == [
+        ("dropped-part", "error", listed, 1),
+        ("undecoded-part", "warning", dumped, 1),
+    ]
+
+
+def test_decoded_parts_beside_an_undecoded_one_are_still_evidence(archive, write):
+    wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
+    note = {"text": "NPS is +31."}
+    dumped = write(
+        "dump.jsonl", [jsonrpc_result(v1_task("t-js", [{"data": NUMBERS}, js_object_part(citation()), note]))]
+    )
+    report = audit(archive, [wire, dumped])
+    assert sorted((f.rule, f.severity, f.source_path, f.part_index) for f in report.findings) == [
+        ("dropped-part", "warning", wire, 2),
+        ("undecoded-part", "warning", dumped, 1),
+    ]
+    (dropped,) = fired(report, "dropped-part")
+    assert "lacks the text Part" in dropped.detail
+
+
+def test_an_event_of_unknown_shape_is_no_evidence_of_a_drop(archive, write):
+    """A stream whose artifact came in a shape no recogniser knows (the JavaScript SDK's object model):
+    the record is quarantined, and the copy it leaves is not said to lack what the record may hold."""
+    wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
+
+    def status(state: str) -> dict:
+        return {"statusUpdate": {"taskId": "t-js", "contextId": "ctx-1", "status": {"state": state}}}
+
+    artifact = {"taskId": "t-js", "contextId": "ctx-1", "artifact": v1_task("t-js", v1_cited_parts())["artifacts"][0]}
+    unknown = {"payload": {"$case": "artifactUpdate", "value": artifact}}
+    stream = write("js-stream.jsonl", [status("TASK_STATE_WORKING"), unknown, status("TASK_STATE_COMPLETED")])
+    listed = write("list.json", {"tasks": [v1_task("t-js", [{"data": NUMBERS}])]})
+    report = audit(archive, [wire, stream, listed])
+    assert sorted((f.rule, f.severity, f.source_path, f.locator) for f in report.findings) == [
+        ("dropped-part", "error", listed, "document"),
+        ("unreadable-record", "error", stream, "line 2"),
+    ]
+
+
+def test_a_quarantined_record_naming_another_task_hides_no_drop(archive, write):
+    full = write("a/full.jsonl", [jsonrpc_result(v1_task("t-drop", v1_cited_parts()))])
+    other = {"payload": {"$case": "task", "value": {"id": "t-drop-2"}}}
+    lost = write("b/lost.jsonl", [jsonrpc_result(v1_task("t-drop", [{"data": NUMBERS}])), other])
+    report = audit(archive, [full, lost])
+    assert sorted((f.rule, f.source_path, f.locator) for f in report.findings) == [
+        ("dropped-part", lost, "line 1"),
+        ("unreadable-record", lost, "line 2"),
+    ]
+
+
+def test_undecoded_part_in_a_single_copy_is_named(archive, write):
+    path = write("dump.jsonl", [jsonrpc_result(v1_task("t-one", [{"kind": "image", "image": "x.png"}]))])
+    (finding,) = fired(audit(archive, [path]))
+    assert (finding.rule, finding.part_index) == ("undecoded-part", 0)
+    assert "(keys: image, kind)" in finding.detail
+
+
 # ---- card-mode-undeclared ----------------------------------------------------------------------------
 
 
@@ -471,7 +579,7 @@ def test_summary_counts(two_agents):
         s["claims"],
     ) == (3, 3, 3, 1, 1, 2 + 2 + 1)
     assert s["validly_cited_share"] == pytest.approx(0.3333)
-    assert s["findings"] == {rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 1, 0, 0, 0, 0), strict=False)}
+    assert s["findings"] == {rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 0, 1, 0, 0, 0, 0), strict=True)}
     assert s["findings_by_severity"] == {"error": 2, "warning": 1}
     assert {g["agent"]: (g["quantitative_results"], g["validly_cited_results"]) for g in s["per_agent"]} == {
         "Versant Insights Agent": (2, 1),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from archiver.understand.dialects import NotUnderstoodError, events_of, part_of, state_of, timestamp_of
+from archiver.understand.dialects import NotUnderstoodError, part_of, state_of, timestamp_of
+from archiver.understand.events import events_of
 from archiver.understand.model import (
     AgentCard,
     ArtifactUpdate,
@@ -19,7 +20,8 @@ MT = "application/vnd.upperhand.citations+json"
 
 
 def only(events, kind):
-    assert len(events) == 1 and isinstance(events[0], kind), events
+    assert len(events) == 1, events
+    assert isinstance(events[0], kind), events
     return events[0]
 
 

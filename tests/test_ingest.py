@@ -395,7 +395,7 @@ def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, writ
         return prepared
 
     monkeypatch.setattr(ingest_module, "prepare", prepare_a_bad_claims_batch)
-    with pytest.raises(Exception, match="(?i)part_id|not null|constraint"):
+    with pytest.raises(Exception, match=r"(?i)part_id|not null|constraint"):
         archive.ingest([boom])
     for table in ("records", "results", "parts", "citations", "claims"):
         assert rows(archive, f"SELECT DISTINCT source_path FROM {table}") == [(ok,)], table

@@ -70,7 +70,8 @@ def wait_for_workers(process: subprocess.Popen, count: int = 3) -> None:
     """Until the forkserver and at least two workers run beside the ingest."""
     deadline = time.monotonic() + 60
     while len(session(process.pid)) < 1 + count:
-        assert process.poll() is None and time.monotonic() < deadline, "the ingest never started its workers"
+        assert process.poll() is None, "the ingest never started its workers"
+        assert time.monotonic() < deadline, "the ingest never started its workers"
         time.sleep(0.05)
 
 
@@ -100,7 +101,8 @@ def wait_for_a_commit(process: subprocess.Popen, db: Path) -> None:
     wal = Path(f"{db}.wal")
     deadline = time.monotonic() + 120
     while not (wal.exists() and wal.stat().st_size > 0):
-        assert process.poll() is None and time.monotonic() < deadline, "the ingest never committed"
+        assert process.poll() is None, "the ingest never committed"
+        assert time.monotonic() < deadline, "the ingest never committed"
         time.sleep(0.01)
 
 
@@ -125,7 +127,8 @@ def test_a_signal_stops_the_ingest_within_two_seconds_saying_what_it_committed(c
     lines = err.read_text().splitlines()
     assert len(lines) == 1, "\n".join(lines)
     said = COMMITTED.match(lines[0])
-    assert said and said.group(1) == signum.name, lines
+    assert said, lines
+    assert said.group(1) == signum.name, lines
     assert_all_gone(process.pid)
     if int(said.group(2)) == 0:  # an ingest that stored nothing leaves no archive it created
         assert not db.exists()

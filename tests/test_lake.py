@@ -485,7 +485,8 @@ def _lake_ingest(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
             sys.executable,
             "-c",
             (  # one file per commit group, so a kill lands between commits
-                "import archiver.ingest as i; i.GROUP_RECORDS = 1; from archiver.cli import main; main(prog_name='archiver')"
+                "import archiver.ingest as i; i.GROUP_RECORDS = 1; "
+                "from archiver.cli import main; main(prog_name='archiver')"
             ),
             "ingest",
             *map(str, paths),
@@ -514,7 +515,8 @@ def _wait_for_commits(db: str, process: subprocess.Popen, count: int) -> None:
     leases = _catalog_leases(db)
     deadline = time.monotonic() + 120
     while len(leases.runner.query("SELECT sha256 FROM archiver_leases WHERE committed_at IS NOT NULL")) < count:
-        assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() < deadline, process.communicate()[1]
         time.sleep(0.02)
     leases.close()
 
@@ -534,7 +536,8 @@ def test_a_rerun_after_a_stopped_lake_ingest_stores_every_file(shared_lake, tmp_
     leases.close()
     if signum == signal.SIGTERM:
         assert held == [], "an ingest stopped by SIGTERM releases its leases"
-        assert err.startswith("interrupted by SIGTERM: committed ") and err.count("\n") == 1, err
+        assert err.startswith("interrupted by SIGTERM: committed "), err
+        assert err.count("\n") == 1, err
     rerun = CliRunner().invoke(main, ["ingest", *map(str, batches), "--db", db, "--json"])
     assert rerun.exit_code == 0, rerun.output
     summary = json.loads(rerun.stdout)

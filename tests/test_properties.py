@@ -16,7 +16,8 @@ from archiver.load.rows import FileRows
 from archiver.read.containers import SourceFile, read_records
 from archiver.read.version import SourceVersion
 from archiver.understand.assemble import FileAssembly
-from archiver.understand.dialects import NotUnderstoodError, events_of
+from archiver.understand.dialects import NotUnderstoodError
+from archiver.understand.events import events_of
 
 A2A_KEYS = [
     "id",

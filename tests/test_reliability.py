@@ -80,7 +80,8 @@ def test_db_check_passes_on_a_clean_archive_and_names_every_kind_of_damage(tmp_p
         archive.ingest(files)
         assert archive.check() == []
     ok = CliRunner().invoke(main, ["db", "check", "--db", db])
-    assert ok.exit_code == 0 and ok.stdout.startswith("ok: 3 sources, 3 records"), ok.output
+    assert ok.exit_code == 0, ok.output
+    assert ok.stdout.startswith("ok: 3 sources, 3 records"), ok.output
     with Archive.open(db) as archive:
         con = archive.con
         con.execute("DELETE FROM records WHERE source_path = ?", [files[0]])  # index rows lose their raw record

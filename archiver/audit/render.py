@@ -1,7 +1,8 @@
 """An audit as a table for people, JSON, JSON Lines, or SARIF 2.1.0 for code hosts.
 
 Findings are written as DuckDB spells them, in order, batch by batch: one string per finding
-and no other Python object, and memory bounded by one batch however many findings there are. What surrounds them (the summary, SARIF's rules) is written by orjson,
+and no other Python object, and memory bounded by one batch however many findings there are. What surrounds them
+(the summary, SARIF's rules) is written by orjson,
 and the findings are spelt exactly as orjson would spell them there.
 """
 

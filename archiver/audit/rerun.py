@@ -1,4 +1,4 @@
-"""The re-run rules (issue 8): a citation whose latest verification (`archiver verify`) re-derived
+"""The re-run rules: a citation whose latest verification (`archiver verify`) re-derived
 different numbers (`rerun-differs`), or could not re-run it at all (`not-rerunnable`).
 
 One finding per stored copy, in scope, that holds the citation. A result never verified raises

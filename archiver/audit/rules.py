@@ -129,9 +129,12 @@ WHERE base_n > 0 AND base_n = floor(base_n) AND base_n < $min_base
 """
 
 # For every result stored more than once: the Part contents (canonical hashes) each copy
-# holds; the copies in scope, terminal, that hold fewer than their result does; for those,
-# each content another copy holds, whether it is a citation there, and one copy holding it
-# (a terminal one first) to point the reader at.
+# holds, undecoded Parts left out (no content is known of them); the copies in scope, terminal,
+# that hold fewer than their result does, unless they cannot show it: a copy holding an undecoded
+# agent Part, or whose file version (with the versions it extends) holds a quarantined record
+# naming its task, may hold there the very Part it seems to lack (the record is reported by
+# unreadable-record). For the others, each content another copy holds, whether it is a citation
+# there, and one copy holding it (a terminal one first) to point the reader at.
 DROPPED_PART = f"""
 WITH copied AS (
     SELECT result_key FROM audit_result_status WHERE copies_all > 1
@@ -139,16 +142,34 @@ WITH copied AS (
 held AS MATERIALIZED (
     SELECT DISTINCT p.copy_id, p.result_key, p.content_hash
     FROM parts p
-    WHERE p.role = 'agent' AND p.result_key IN (SELECT result_key FROM copied)
+    WHERE p.role = 'agent' AND p.kind <> 'unknown' AND p.result_key IN (SELECT result_key FROM copied)
 ),
-short AS MATERIALIZED (
-    SELECT r.copy_id, r.result_key
+undecoded AS (
+    SELECT DISTINCT p.copy_id
+    FROM parts p
+    WHERE p.role = 'agent' AND p.kind = 'unknown' AND p.result_key IN (SELECT result_key FROM copied)
+),
+fewer AS MATERIALIZED (
+    SELECT r.copy_id, r.result_key, r.task_id, r.source_path, r.source_sha256
     FROM results r
     JOIN (SELECT result_key, count(DISTINCT content_hash) AS n FROM held GROUP BY result_key) whole
       ON whole.result_key = r.result_key
     LEFT JOIN (SELECT copy_id, count(*) AS n FROM held GROUP BY copy_id) mine ON mine.copy_id = r.copy_id
     WHERE r.terminal AND coalesce(mine.n, 0) < whole.n
+      AND r.copy_id NOT IN (SELECT copy_id FROM undecoded)
       AND audit_copy_in_scope(r.copy_id)
+),
+unreadable AS (
+    SELECT DISTINCT f.copy_id
+    FROM fewer f
+    JOIN sources mine ON mine.path = f.source_path AND mine.sha256 = f.source_sha256
+    JOIN sources v ON v.path = mine.path AND coalesce(v.lineage, v.sha256) = coalesce(mine.lineage, mine.sha256)
+    JOIN records rec ON rec.source_path = v.path AND rec.source_sha256 = v.sha256
+    WHERE rec.status = 'quarantined' AND f.task_id IS NOT NULL
+      AND contains(CAST(rec.raw AS VARCHAR), CAST(encode('"' || f.task_id || '"') AS VARCHAR))  -- both escaped alike
+),
+short AS MATERIALIZED (
+    SELECT copy_id, result_key FROM fewer WHERE copy_id NOT IN (SELECT copy_id FROM unreadable)
 ),
 missing AS (
     SELECT s.copy_id, h.result_key, h.content_hash
@@ -185,6 +206,22 @@ JOIN examples x ON x.result_key = m.result_key AND x.content_hash = m.content_ha
 JOIN parts e ON e.part_id = x.example
 JOIN results holder ON holder.copy_id = e.copy_id
 {_COPY_RECORD}
+"""
+
+# Every Part in scope that no reader could decode (kind unknown, stored whole in `data`): where it
+# sits, and the keys it had, so that a reader can tell which dialect it came in.
+UNDECODED_PART = f"""
+SELECT {_PART_COLUMNS}, NULL AS severity,
+       audit_part_place(p.location, p.part_index, coalesce(p.artifact_name, p.artifact_id),
+                        coalesce(p.message_id, r.message_id))
+       || ' in ' || audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id))
+       || ' could not be decoded (keys: ' || coalesce(array_to_string(list_sort(json_keys(p.data)), ', '), '')
+       || CASE WHEN p.media_type IS NULL THEN '' ELSE '; media type ' || p.media_type END
+       || '): it is stored raw, and no evidence of a dropped Part' AS detail
+FROM parts p
+JOIN results r ON r.copy_id = p.copy_id
+{_COPY_RECORD}
+WHERE p.kind = 'unknown' AND audit_copy_in_scope(p.copy_id)
 """
 
 CARD_MODE_UNDECLARED = """
@@ -248,8 +285,18 @@ RULES: tuple[Rule, ...] = (
         "dropped-part",
         ERROR,
         "A stored copy of a result in a terminal state lacks a Part (by content) that another stored copy "
-        "of the same result holds; an error for a citation Part, a warning for any other.",
+        "of the same result holds; an error for a citation Part, a warning for any other. What the archiver "
+        "could not decode proves nothing either way: no copy is said to lack an undecoded Part, and a copy "
+        "holding one, or whose file holds a quarantined record naming its task, is never said to lack "
+        "another (it may be the one it seems to lack).",
         DROPPED_PART,
+    ),
+    Rule(
+        "undecoded-part",
+        WARNING,
+        "A stored Part that no reader could decode (an unknown dialect or SDK object model): stored raw with "
+        "kind unknown, named with the keys it had, and left out of dropped-part's comparison.",
+        UNDECODED_PART,
     ),
     Rule(
         "card-mode-undeclared",

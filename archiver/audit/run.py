@@ -29,7 +29,8 @@ _TEMPORARY = (
 
 # One rule's findings in the columns of a `Finding`, typed alike whatever the rule leaves NULL.
 _FINDINGS_OF = """
-SELECT '{id}' AS rule, coalesce(CAST(f.severity AS VARCHAR), '{severity}') AS severity, CAST(f.result_key AS VARCHAR) AS result_key,
+SELECT '{id}' AS rule, coalesce(CAST(f.severity AS VARCHAR), '{severity}') AS severity,
+       CAST(f.result_key AS VARCHAR) AS result_key,
        CAST(f.task_id AS VARCHAR) AS task_id, CAST(f.message_id AS VARCHAR) AS message_id,
        CAST(f.context_id AS VARCHAR) AS context_id, CAST(f.artifact_id AS VARCHAR) AS artifact_id,
        CAST(f.part_index AS INTEGER) AS part_index, CAST(f.source_path AS VARCHAR) AS source_path,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from .canonical import compact_json, content_hash
+from ..canonical import compact_json, content_hash
 
 MEDIA_TYPE = "application/vnd.upperhand.citations+json"
 EXTENSION_URI = "https://standards.upperhandai.com/ext/citations/v1"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..cite.canonical import compact_json, content_hash, key_hash
+from ..canonical import compact_json, content_hash, key_hash
 from ..cite.citations import EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
 from ..cite.claims import numeric_leaves
 from ..read.records import Record
@@ -265,7 +265,7 @@ class FileRows:
         citation = citation_of(part.data, part.media_type) if part.kind == "data" and is_result else None
         part_hash = content_hash({part.kind: _content(part)})
         artifact, message = located.artifact, located.message
-        data, file = dumps(part.data) if part.kind == "data" else None, dumps(part.file)
+        data, file = _stored_data(part), dumps(part.file)
         self.rows["parts"].append(
             (
                 part_id,
@@ -400,7 +400,13 @@ class FileRows:
 
 
 def _content(part: Part) -> Any:
-    """What a Part says, for its identity: text, data, or the file's location or bytes (not its name)."""
+    """What a Part says, for its identity: text, data, the file's location or bytes (not its name), or
+    an undecoded Part's whole object."""
     if part.kind == "file" and isinstance(part.file, dict):
         return {key: value for key, value in part.file.items() if key != "name"}
-    return {"text": part.text, "data": part.data}.get(part.kind, part.file)
+    return {"text": part.text, "data": part.data, "unknown": part.raw}.get(part.kind, part.file)
+
+
+def _stored_data(part: Part) -> bytes | None:
+    """The `data` column: a data Part's data, or an undecoded Part's whole object (kind unknown)."""
+    return dumps({"data": part.data, "unknown": part.raw}.get(part.kind))

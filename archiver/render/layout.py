@@ -46,7 +46,7 @@ def sections(result: ResultView) -> list[Section]:
         groups.setdefault((rank, part.group), []).append(part)
     by_hash = {c.citation_hash: c for c in result.citations}
     out = []
-    for (rank, group), parts in sorted(groups.items(), key=lambda item: item[0][0]):
+    for (_rank, group), parts in sorted(groups.items(), key=lambda item: item[0][0]):
         first = parts[0]
         if first.location == "artifact":
             title = f"artifact {first.group_name or group or '(unnamed)'}"

@@ -48,7 +48,8 @@ CHECKS = (
         f"""
           SELECT s.path || ': ' || s.records || ' counted, ' || count(r.record_id) || ' stored'
           FROM sources s LEFT JOIN ({_LINEAGE_RECORDS}) r
-            ON r.source_path = s.path AND r.lineage = s.lineage AND r.kind <> 'filler' AND r.ingested_at <= s.ingested_at
+            ON r.source_path = s.path AND r.lineage = s.lineage AND r.kind <> 'filler'
+           AND r.ingested_at <= s.ingested_at
           WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.records HAVING count(r.record_id) < s.records""",
     ),
     Check(
@@ -59,7 +60,8 @@ CHECKS = (
           FROM sources s LEFT JOIN ({_LINEAGE_RECORDS}) r
             ON r.source_path = s.path AND r.lineage = s.lineage AND r.status = 'quarantined'
            AND r.ingested_at <= s.ingested_at
-          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.quarantined HAVING count(r.record_id) < s.quarantined""",
+          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.quarantined
+          HAVING count(r.record_id) < s.quarantined""",
     ),
     Check(
         "duplicate-content",
@@ -84,7 +86,8 @@ CHECKS = (
         Check(
             f"uncommitted-{table}",
             f"{table} rows of file versions no committed ingest recorded",
-            f"SELECT t.source_path || ': ' || count(*) || ' rows' FROM {table} t WHERE {UNCOMMITTED} GROUP BY t.source_path",
+            f"SELECT t.source_path || ': ' || count(*) || ' rows' FROM {table} t "
+            f"WHERE {UNCOMMITTED} GROUP BY t.source_path",
         )
         for table in INDEX_TABLES
     ),

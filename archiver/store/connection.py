@@ -12,7 +12,7 @@ from ..errors import ArchiveError
 from .backend import DEFAULT_DB, BackendError, Location, create_lake, exists, install, installed, locate, open_database
 from .refusals import NoArchiveError, explain, refuse_non_archive
 
-__all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusyError", "BackendError", "archive_path", "connect"]
+__all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusyError", "BackendError", "connect"]
 
 DEFAULT_WAIT_SECONDS = 5.0
 _LOCK = re.compile(r"Could not set lock on file|Conflicting lock|database is locked")
@@ -25,10 +25,6 @@ _NO_LAKE = re.compile(
 
 class ArchiveBusyError(ArchiveError):
     """Another process holds the archive for longer than we were allowed to wait."""
-
-
-def archive_path(db: str | None) -> str:
-    return locate(db).url
 
 
 def connect(

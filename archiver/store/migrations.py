@@ -83,10 +83,11 @@ def upgrade(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Mig
 
     Processes opening a new lake together race to apply the same migration: the loser's commit fails,
     and it goes on from whatever version the winner recorded (or with the views the winner made)."""
-    applied = []
-    for migration in pending(con, upto):
-        if _raced(lambda m=migration: _apply(con, m), lambda m=migration: current_version(con) >= m.version):
-            applied.append(migration)
+    applied = [
+        migration
+        for migration in pending(con, upto)
+        if _raced(lambda m=migration: _apply(con, m), lambda m=migration: current_version(con) >= m.version)
+    ]
     if current_version(con) == latest_version():
         _raced(lambda: views.create(con), lambda: not views.stale(con))
     return applied

@@ -17,7 +17,7 @@ from datetime import datetime
 from itertools import chain
 from typing import Any
 
-from ..cite.canonical import content_hash
+from ..canonical import content_hash
 from .dialects import NotUnderstoodError
 from .model import (
     TERMINAL_STATES,
@@ -122,7 +122,7 @@ class StoredCopy:
 
 
 def _part_content(part: Part) -> Any:
-    return [part.kind, part.text, part.data, part.file]
+    return [part.kind, part.text, part.data if part.raw is None else part.raw, part.file]
 
 
 HELD_BYTES = 4 * 2**20
@@ -228,40 +228,49 @@ class FileAssembly:
             rpc_id = None
         touched: set[str] = set()
         for event in events:
-            if isinstance(event, Task):
-                copy = self._task(event.task_id, event.context_id)
-                copy.apply_task(event)
-                self._link_request(rpc_id, copy)
-            elif isinstance(event, StatusUpdate):
-                copy = self._task(event.task_id, event.context_id)
-                copy.apply_status(event)
-            elif isinstance(event, ArtifactUpdate):
-                copy = self._task(event.task_id, event.context_id)
-                copy.apply_artifact(event)
+            if isinstance(event, (Task, StatusUpdate, ArtifactUpdate)):
+                copy = self._apply(event, rpc_id)
+                copy.touch(record_id, locator)
+                touched.add(copy.task_id)
             elif isinstance(event, Message):
-                request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
-                if request is not None:
-                    request.task_id = request.task_id or event.task_id
-                    request.context_id = request.context_id or event.context_id
-                    self._loose(record_id, locator, request)
-                self._loose(record_id, locator, event)
-                continue
+                self._answer(record_id, locator, rpc_id, event)
             elif isinstance(event, Request):
-                if event.message is not None:
-                    if event.message.task_id is not None:
-                        self._loose(record_id, locator, event.message)
-                    elif isinstance(event.rpc_id, (str, int, float)):
-                        self.requests[event.rpc_id] = event.message
-                continue
+                self._request(record_id, locator, event)
             elif isinstance(event, AgentCard):
                 self.cards.append((record_id, event.card))
-                continue
             elif isinstance(event, ErrorResponse):
                 self.errors.append((record_id, event))
-                continue
-            copy.touch(record_id, locator)
-            touched.add(copy.task_id)
         self._hold(touched, size)
+
+    def _apply(self, event: Task | StatusUpdate | ArtifactUpdate, rpc_id: Any) -> StoredCopy:
+        """The stored copy of the event's task, changed by it."""
+        copy = self._task(event.task_id, event.context_id)
+        if isinstance(event, Task):
+            copy.apply_task(event)
+            self._link_request(rpc_id, copy)
+        elif isinstance(event, StatusUpdate):
+            copy.apply_status(event)
+        else:
+            copy.apply_artifact(event)
+        return copy
+
+    def _answer(self, record_id: str, locator: str | None, rpc_id: Any, message: Message) -> None:
+        """A loose message, after the request it answers (which takes its task and context when it had none)."""
+        request = self.requests.pop(rpc_id, None) if rpc_id is not None else None
+        if request is not None:
+            request.task_id = request.task_id or message.task_id
+            request.context_id = request.context_id or message.context_id
+            self._loose(record_id, locator, request)
+        self._loose(record_id, locator, message)
+
+    def _request(self, record_id: str, locator: str | None, request: Request) -> None:
+        """A request's message: loose when it names its task, else kept until its answer comes."""
+        if request.message is None:
+            return
+        if request.message.task_id is not None:
+            self._loose(record_id, locator, request.message)
+        elif isinstance(request.rpc_id, (str, int, float)):
+            self.requests[request.rpc_id] = request.message
 
     def _loose(self, record_id: str, locator: str | None, message: Message) -> None:
         self.loose.append((record_id, message, locator))

@@ -1,8 +1,10 @@
-"""Read any A2A dialect (v0.1, v0.3 JSON-RPC, v0.3 REST, v1.0 ProtoJSON) into the canonical model.
+"""Readers of A2A objects (v0.1, v0.3 JSON-RPC, v0.3 REST, v1.0 ProtoJSON) into the canonical model.
 
-Detection is per object, never per file: one dump may mix dialects. Tolerance
-rules of `shared/spec/a2a-dialects.md`: "" and null mean absent, camelCase and
-snake_case both accepted, integer enums accepted, timestamps in every form.
+Each reader takes one piece (a Part, a Message, a Task, a stream event) in any dialect. Which reader a
+whole object goes to is decided per object, never per file, by the recognisers
+(`archiver.understand.recognisers`, tried in order by `archiver.understand.events`); see
+docs/recognisers.md. Tolerance rules of `shared/spec/a2a-dialects.md`: "" and null mean absent,
+camelCase and snake_case both accepted, integer enums accepted, timestamps in every form.
 """
 
 from __future__ import annotations
@@ -13,19 +15,7 @@ from typing import Any
 import orjson
 
 from ..errors import RecordError
-from .model import (
-    AgentCard,
-    Artifact,
-    ArtifactUpdate,
-    ErrorResponse,
-    Event,
-    Message,
-    Part,
-    Request,
-    Status,
-    StatusUpdate,
-    Task,
-)
+from .model import Artifact, ArtifactUpdate, Message, Part, Status, StatusUpdate, Task
 
 
 class NotUnderstoodError(RecordError):
@@ -44,15 +34,6 @@ _STATES_BY_NUMBER = {
     8: "auth-required",
 }
 _PART_KINDS = ("text", "data", "file", "url", "raw")
-_WRAPPERS = {
-    "task": "task",
-    "message": "message",
-    "msg": "message",
-    "statusUpdate": "status",
-    "status_update": "status",
-    "artifactUpdate": "artifact",
-    "artifact_update": "artifact",
-}
 
 
 def field(obj: dict, *names: str) -> Any:
@@ -64,7 +45,8 @@ def field(obj: dict, *names: str) -> Any:
     return None
 
 
-def _text(value: Any) -> str | None:
+def text_of(value: Any) -> str | None:
+    """A string field's value as text; None for "" and null."""
     if value is None or value == "":
         return None
     return value if isinstance(value, str) else str(value)
@@ -114,7 +96,7 @@ def media_type_of(obj: dict, metadata: dict | None) -> str | None:
     found = field(obj, "mediaType", "media_type")
     if found is None and metadata:
         found = field(metadata, "mediaType", "mimeType", "media_type")
-    return _text(found)
+    return text_of(found)
 
 
 def part_of(obj: Any) -> Part:
@@ -130,14 +112,16 @@ def part_of(obj: Any) -> Part:
             raise NotUnderstoodError(f"a Part has more than one content field: {', '.join(present)}")
         kind = present[0] if present else "unknown"
     part = Part(kind=kind, metadata=metadata, media_type=media_type_of(obj, metadata))
-    if kind == "text":
-        part.text = _text(obj.get("text")) or ""
+    if kind == "unknown":
+        part.raw = obj
+    elif kind == "text":
+        part.text = text_of(obj.get("text")) or ""
     elif kind == "data":
         part.data = _unwrap_data(obj.get("data"), metadata, obj)
     elif kind in ("file", "url", "raw"):
         part.kind, part.file = "file", file_of(obj, kind)
         if part.media_type is None and isinstance(obj.get("file"), dict):
-            part.media_type = _text(field(obj["file"], "mimeType", "mime_type", "mediaType", "media_type"))
+            part.media_type = text_of(field(obj["file"], "mimeType", "mime_type", "mediaType", "media_type"))
     return part
 
 
@@ -196,11 +180,11 @@ def message_of(obj: Any) -> Message:
     if not isinstance(obj, dict):
         raise NotUnderstoodError("a Message is not an object")
     return Message(
-        message_id=_text(field(obj, "messageId", "message_id")),
+        message_id=text_of(field(obj, "messageId", "message_id")),
         role=role_of(obj.get("role")),
         parts=_parts(obj, "parts", "content"),
-        context_id=_text(field(obj, "contextId", "context_id")),
-        task_id=_text(field(obj, "taskId", "task_id")),
+        context_id=text_of(field(obj, "contextId", "context_id")),
+        task_id=text_of(field(obj, "taskId", "task_id")),
         metadata=_metadata(obj),
     )
 
@@ -212,8 +196,8 @@ def artifact_of(obj: Any) -> Artifact:
     if artifact_id is None and obj.get("index") is not None:  # v0.1 addressed artifacts by index
         artifact_id = f"index:{obj['index']}"
     return Artifact(
-        artifact_id=_text(artifact_id),
-        name=_text(obj.get("name")),
+        artifact_id=text_of(artifact_id),
+        name=text_of(obj.get("name")),
         parts=_parts(obj, "parts"),
         metadata=_metadata(obj),
     )
@@ -242,12 +226,12 @@ def _list(obj: dict, *names: str) -> list:
 
 
 def task_of(obj: dict) -> Task:
-    task_id = _text(field(obj, "id", "taskId", "task_id"))
+    task_id = text_of(field(obj, "id", "taskId", "task_id"))
     if task_id is None:
         raise NotUnderstoodError("a Task without an id")
     return Task(
         task_id=task_id,
-        context_id=_text(field(obj, "contextId", "context_id", "sessionId", "session_id")),
+        context_id=text_of(field(obj, "contextId", "context_id", "sessionId", "session_id")),
         status=status_of(obj.get("status")),
         artifacts=[artifact_of(a) for a in _list(obj, "artifacts")],
         history=[message_of(m) for m in _list(obj, "history")],
@@ -287,112 +271,24 @@ def task_of_store_row(row: dict) -> Task:
     )
 
 
-def _status_update(obj: dict) -> StatusUpdate:
-    task_id = _text(field(obj, "taskId", "task_id", "id"))
+def status_update_of(obj: dict) -> StatusUpdate:
+    task_id = text_of(field(obj, "taskId", "task_id", "id"))
     if task_id is None:
         raise NotUnderstoodError("a status update without a task id")
-    return StatusUpdate(task_id, _text(field(obj, "contextId", "context_id")), status_of(obj.get("status")))
+    return StatusUpdate(task_id, text_of(field(obj, "contextId", "context_id")), status_of(obj.get("status")))
 
 
-def _artifact_update(obj: dict) -> ArtifactUpdate:
-    task_id = _text(field(obj, "taskId", "task_id", "id"))
+def artifact_update_of(obj: dict) -> ArtifactUpdate:
+    task_id = text_of(field(obj, "taskId", "task_id", "id"))
     if task_id is None:
         raise NotUnderstoodError("an artifact update without a task id")
     artifact = obj.get("artifact")
     return ArtifactUpdate(
         task_id=task_id,
-        context_id=_text(field(obj, "contextId", "context_id")),
+        context_id=text_of(field(obj, "contextId", "context_id")),
         artifact=artifact_of(artifact),
         append=bool(obj.get("append") or (isinstance(artifact, dict) and artifact.get("append"))),
         last_chunk=bool(
             field(obj, "lastChunk", "last_chunk") or (isinstance(artifact, dict) and artifact.get("lastChunk"))
         ),
     )
-
-
-def _is_card(obj: dict) -> bool:
-    return "name" in obj and any(
-        key in obj for key in ("skills", "capabilities", "defaultOutputModes", "supportedInterfaces")
-    )
-
-
-_JSON_TYPES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string"}
-
-
-def payload_events(obj: Any) -> list[Event]:
-    """Events in a JSON-RPC result, a REST body, a stream event or a stored object."""
-    if isinstance(obj, list):
-        return [event for item in obj for event in payload_events(item)]
-    if not isinstance(obj, dict):
-        raise NotUnderstoodError(f"{_JSON_TYPES.get(type(obj), 'a value')} where an A2A object was expected")
-    if is_store_row(obj):
-        return [task_of_store_row(obj)]
-    kind = obj.get("kind")
-    if kind == "task":
-        return [task_of(obj)]
-    if kind == "message":
-        return [message_of(obj)]
-    if kind == "status-update":
-        return [_status_update(obj)]
-    if kind == "artifact-update":
-        return [_artifact_update(obj)]
-    wrapped = [key for key in _WRAPPERS if obj.get(key) is not None]
-    if len(wrapped) == 1 and not ({"id", "messageId", "status"} & obj.keys()):
-        inner = obj[wrapped[0]]
-        target = _WRAPPERS[wrapped[0]]
-        if not isinstance(inner, dict):
-            raise NotUnderstoodError(f"{wrapped[0]} is not an object")
-        if target == "task":
-            return [task_of(inner)]
-        if target == "message":
-            return [message_of(inner)]
-        return [_status_update(inner) if target == "status" else _artifact_update(inner)]
-    if "tasks" in obj and isinstance(obj["tasks"], list):
-        return [task_of(t) for t in obj["tasks"]] if all(isinstance(t, dict) for t in obj["tasks"]) else []
-    if _is_card(obj):
-        return [AgentCard(obj)]
-    if obj.get("artifact") is not None and field(obj, "taskId", "task_id", "id") is not None:
-        return [_artifact_update(obj)]
-    if "status" in obj and field(obj, "taskId", "task_id") is not None and "id" not in obj:
-        return [_status_update(obj)]
-    if "status" in obj and "final" in obj and not ({"artifacts", "history"} & obj.keys()):
-        return [_status_update(obj)]  # v0.1 TaskStatusUpdateEvent: {"id", "status", "final"}
-    if "status" in obj and field(obj, "id") is not None:
-        return [task_of(obj)]
-    if field(obj, "messageId", "message_id") is not None or ("role" in obj and ("parts" in obj or "content" in obj)):
-        return [message_of(obj)]
-    raise NotUnderstoodError("no A2A object recognised (keys: " + ", ".join(sorted(map(str, obj))[:8]) + ")")
-
-
-def events_of(value: Any) -> list[Event]:
-    """All A2A events in one decoded record, its JSON-RPC envelope unwrapped."""
-    if isinstance(value, list):
-        return [event for item in value for event in events_of(item)]
-    if isinstance(value, dict) and ("jsonrpc" in value or "method" in value):
-        return _jsonrpc_events(value)
-    if isinstance(value, dict) and "id" in value and ("result" in value or "error" in value) and "status" not in value:
-        return _jsonrpc_events(value)
-    if isinstance(value, dict) and value.keys() == {"error"}:  # a REST error body
-        return _jsonrpc_events({"id": None, **value})
-    return payload_events(value)
-
-
-def _jsonrpc_events(obj: dict) -> list[Event]:
-    rpc_id = obj.get("id")
-    if "method" in obj:
-        params = obj.get("params")
-        message = params.get("message") if isinstance(params, dict) else None
-        return [Request(rpc_id, _text(obj.get("method")), message_of(message) if message is not None else None)]
-    has_error, has_result = obj.get("error") is not None, "result" in obj
-    if has_error and has_result:
-        raise NotUnderstoodError("a JSON-RPC response carries both result and error")
-    if has_error:
-        error = obj["error"]
-        if not isinstance(error, dict):
-            raise NotUnderstoodError("a JSON-RPC error is not an object")
-        return [ErrorResponse(rpc_id, error.get("code"), _text(error.get("message")))]
-    if not has_result:
-        raise NotUnderstoodError("a JSON-RPC response with neither result nor error")
-    if obj["result"] is None:
-        return []
-    return payload_events(obj["result"])

@@ -22,6 +22,8 @@ class Part:
     file: Any = None
     media_type: str | None = None
     metadata: dict | None = None
+    raw: dict | None = None
+    """A Part of kind unknown as it came: no reader could decode it, so it is kept whole."""
 
 
 @dataclass

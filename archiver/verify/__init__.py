@@ -1,4 +1,4 @@
-"""Re-run citations (issue 8): re-derive each cited number from the agent's documented data layer."""
+"""Re-run citations: re-derive each cited number from the agent's documented data layer."""
 
 from .datalayer import DataLayer, DataLayerError, find_beside
 from .run import DIFFERS, NOT_RERUNNABLE, REPRODUCED, CitationVerdict, VerifyReport, status, verify

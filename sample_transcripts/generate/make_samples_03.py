@@ -53,8 +53,24 @@ from a2a.types import (  # noqa: E402
     TaskStatus,
     TextPart,
 )
-from common import *  # noqa: E402,F403
-from common import OUT, TS, Fragment, cit_summary, citation, copy_entry  # noqa: E402
+from common import (  # noqa: E402  # noqa: E402
+    CIT_MT,
+    CIT_NORTHWIND,
+    CIT_NORTHWIND_CHANNEL,
+    CIT_NORTHWIND_LEGACY,
+    CIT_NORTHWIND_ZERO,
+    EXT_URI,
+    OUT,
+    Q_BASKET,
+    Q_BASKET_LEGACY,
+    Q_CHANNEL,
+    Q_VISITS,
+    TS,
+    Fragment,
+    cit_summary,
+    citation,
+    copy_entry,
+)
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
 
 SDK = "a2a-sdk 0.3.26"
@@ -99,16 +115,16 @@ CIT_SEASONAL = citation(
 Q_SEASONAL = {"mean_gift_spend_eur": 86.5, "share_buying_gifts": 0.64, "total": 587}
 
 
-def T(s):
+def text_part(s):
     return Part(root=TextPart(text=s))
 
 
-def D(d, meta=None):
+def data_part(d, meta=None):
     return Part(root=DataPart(data=d, metadata=meta))
 
 
-def C(d, key="mediaType"):
-    return D(d, {key: CIT_MT})
+def cite_part(d, key="mediaType"):
+    return data_part(d, {key: CIT_MT})
 
 
 SCRIPTS: dict[str, dict] = {}
@@ -157,7 +173,7 @@ class ScriptedExecutor(AgentExecutor):
             )
         for step in sc["steps"]:
             if step[0] == "working":
-                msg = up.new_agent_message([T(step[1])]) if step[1] else None
+                msg = up.new_agent_message([text_part(step[1])]) if step[1] else None
                 await up.update_status(TaskState.working, message=msg, timestamp=TS["working"])
             elif step[0] == "artifact":
                 _, aid, name, parts, append, last = step
@@ -244,7 +260,7 @@ class Agent:
     async def send(self, msg_id, context_id, task_id, text, steps, transport="JSONRPC", streaming=False):
         SCRIPTS[msg_id] = {"steps": steps}
         NextTaskId.value = task_id
-        msg = Message(message_id=msg_id, context_id=context_id, role=Role.user, parts=[T(text)])
+        msg = Message(message_id=msg_id, context_id=context_id, role=Role.user, parts=[text_part(text)])
         cl = self.client(transport, streaming)
         return [ev async for ev in cl.send_message(msg)]
 
@@ -293,7 +309,9 @@ async def main():
         "Mean basket size, Q1 2026?",
         [
             ("working", "Reading nw_pulse_long.basket_size"),
-            artifact("art-basket", "basket", [T("Mean basket €42.70"), D(Q_BASKET), C(CIT_NORTHWIND)]),
+            artifact(
+                "art-basket", "basket", [text_part("Mean basket €42.70"), data_part(Q_BASKET), cite_part(CIT_NORTHWIND)]
+            ),
             ("completed", None),
         ],
     )
@@ -304,7 +322,7 @@ async def main():
         "Visits per week, new stores?",
         [
             ("working", None),
-            artifact("art-visits", "visits", [D(Q_VISITS), C(CIT_NORTHWIND_ZERO, "mimeType")]),
+            artifact("art-visits", "visits", [data_part(Q_VISITS), cite_part(CIT_NORTHWIND_ZERO, "mimeType")]),
             ("completed", None),
         ],
     )
@@ -348,8 +366,8 @@ async def main():
         "Channel split, Q1 2026?",
         [
             ("working", "Reading nw_pulse_long.channel"),
-            artifact("art-channel", "channel", [D(Q_CHANNEL)], False, False),
-            artifact("art-channel", None, [C(CIT_NORTHWIND_CHANNEL)], True, True),
+            artifact("art-channel", "channel", [data_part(Q_CHANNEL)], False, False),
+            artifact("art-channel", None, [cite_part(CIT_NORTHWIND_CHANNEL)], True, True),
             ("completed", None),
         ],
         streaming=True,
@@ -383,9 +401,9 @@ async def main():
         "Footfall index, Q1 2026?",
         [
             ("working", None),
-            artifact("art-footfall", "footfall", [T("Footfall index 103.4"), D(Q_FOOTFALL)]),
-            artifact("art-footfall-citation", "citation", [C(CIT_FOOTFALL, "media_type")]),
-            ("completed", [T("Footfall is up 2.1% on the prior quarter.")]),
+            artifact("art-footfall", "footfall", [text_part("Footfall index 103.4"), data_part(Q_FOOTFALL)]),
+            artifact("art-footfall-citation", "citation", [cite_part(CIT_FOOTFALL, "media_type")]),
+            ("completed", [text_part("Footfall is up 2.1% on the prior quarter.")]),
         ],
         streaming=True,
     )
@@ -419,8 +437,8 @@ async def main():
         "Loyalty tiers, Q1 2026?",
         [
             ("working", "Reading nw_pulse_long.loyalty_tier"),
-            artifact("art-loyalty", "loyalty", [D(Q_LOYALTY)], False, False),
-            artifact("art-loyalty", None, [C(CIT_LOYALTY)], True, True),
+            artifact("art-loyalty", "loyalty", [data_part(Q_LOYALTY)], False, False),
+            artifact("art-loyalty", None, [cite_part(CIT_LOYALTY)], True, True),
             ("completed", None),
         ],
         transport="HTTP+JSON",
@@ -453,7 +471,11 @@ async def main():
         "Gift spend, Q4 2025?",
         [
             ("working", None),
-            artifact("art-gifts", "gifts", [T("Mean gift spend €86.50"), D(Q_SEASONAL), C(CIT_SEASONAL)]),
+            artifact(
+                "art-gifts",
+                "gifts",
+                [text_part("Mean gift spend €86.50"), data_part(Q_SEASONAL), cite_part(CIT_SEASONAL)],
+            ),
             ("completed", None),
         ],
         transport="HTTP+JSON",
@@ -490,7 +512,7 @@ async def main():
         "Basket size, Q3 2025?",
         [
             ("working", "Reading nw_pulse_long.basket_size"),
-            artifact("art-basket", "basket", [D(Q_BASKET_LEGACY), C(CIT_NORTHWIND_LEGACY)]),
+            artifact("art-basket", "basket", [data_part(Q_BASKET_LEGACY), cite_part(CIT_NORTHWIND_LEGACY)]),
             ("completed", None),
         ],
     )
@@ -501,9 +523,9 @@ async def main():
         "Footfall index, Q1 2026?",
         [
             ("working", None),
-            artifact("art-footfall", "footfall", [D(Q_FOOTFALL)]),
-            artifact("art-footfall-citation", "citation", [C(CIT_FOOTFALL)]),
-            ("completed", [T("Footfall index 103.4.")]),
+            artifact("art-footfall", "footfall", [data_part(Q_FOOTFALL)]),
+            artifact("art-footfall-citation", "citation", [cite_part(CIT_FOOTFALL)]),
+            ("completed", [text_part("Footfall index 103.4.")]),
         ],
     )
     dbag.rec.take()

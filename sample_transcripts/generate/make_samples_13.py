@@ -11,6 +11,7 @@ where a post-processing step is named: truncation, CRLF, gzip).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import random
 import sys
@@ -22,8 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # Deterministic uuid4 (JSON-RPC request ids etc. generated inside the SDK).
 _rng = random.Random(1300)
 uuid.uuid4 = lambda: uuid.UUID(int=_rng.getrandbits(128), version=4)
-
-import contextlib
 
 import httpx  # noqa: E402
 from a2a.client import ClientConfig, ClientFactory  # noqa: E402
@@ -42,8 +41,37 @@ from a2a.server.routes import (  # noqa: E402
 )
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskUpdater  # noqa: E402
 from a2a.types import a2a_pb2 as pb  # noqa: E402
-from common import *  # noqa: E402,F403
-from common import OUT, TS, Fragment, cit_summary, copy_entry  # noqa: E402
+from common import (  # noqa: E402  # noqa: E402
+    CIT_BHM,
+    CIT_BHM_NOFUNC,
+    CIT_MT,
+    CIT_NORTHWIND,
+    CIT_NORTHWIND_CHANNEL,
+    CIT_NORTHWIND_Q4,
+    CIT_SANTE,
+    CIT_SANTE_SMALL,
+    CIT_VERSANT_W5,
+    CIT_VERSANT_W6,
+    CIT_VERSANT_W6_CONSIDER,
+    EXT_URI,
+    OUT,
+    Q_BASKET,
+    Q_BASKET_Q4,
+    Q_CHANNEL,
+    Q_CONSIDER_W6,
+    Q_FUNNEL_W6,
+    Q_NPS,
+    Q_NPS_R4,
+    Q_SANTE,
+    Q_SANTE_REGION,
+    Q_SANTE_SMALL,
+    Q_SHARE_W5,
+    Q_UNCITED,
+    TS,
+    Fragment,
+    cit_summary,
+    copy_entry,
+)
 from google.protobuf import struct_pb2  # noqa: E402
 from google.protobuf.json_format import ParseDict  # noqa: E402
 from sqlalchemy.ext.asyncio import create_async_engine  # noqa: E402
@@ -56,11 +84,11 @@ FR = Fragment("sdk13")
 # parts
 
 
-def P_text(s):
+def pb_text(s):
     return pb.Part(text=s)
 
 
-def P_data(d, media_type=None, metadata=None):
+def pb_data(d, media_type=None, metadata=None):
     p = pb.Part(data=ParseDict(d, struct_pb2.Value()))
     if media_type:
         p.media_type = media_type
@@ -69,11 +97,11 @@ def P_data(d, media_type=None, metadata=None):
     return p
 
 
-def P_cit(d, mode="mt"):
+def pb_citation(d, mode="mt"):
     """mode 'mt': v1 mediaType only; 'mt+meta': also metadata.mediaType."""
     if mode == "mt":
-        return P_data(d, CIT_MT)
-    return P_data(d, CIT_MT, {"mediaType": CIT_MT})
+        return pb_data(d, CIT_MT)
+    return pb_data(d, CIT_MT, {"mediaType": CIT_MT})
 
 
 # ---------------------------------------------------------------------------
@@ -118,7 +146,7 @@ class ScriptedExecutor(AgentExecutor):
             await event_queue.enqueue_event(new_task_from_user_message(context.message))
         for step in sc["steps"]:
             if step[0] == "working":
-                msg = up.new_agent_message([P_text(step[1])]) if step[1] else None
+                msg = up.new_agent_message([pb_text(step[1])]) if step[1] else None
                 await up.update_status(pb.TaskState.TASK_STATE_WORKING, message=msg, timestamp=TS["working"])
             elif step[0] == "artifact":
                 _, aid, name, parts, append, last = step
@@ -236,7 +264,7 @@ class Agent:
     async def send(self, msg_id, context_id, task_id, text, script, binding="JSONRPC", streaming=False, card=None):
         SCRIPTS[msg_id] = script
         NextTaskId.value = task_id
-        msg = pb.Message(message_id=msg_id, context_id=context_id, role=pb.Role.ROLE_USER, parts=[P_text(text)])
+        msg = pb.Message(message_id=msg_id, context_id=context_id, role=pb.Role.ROLE_USER, parts=[pb_text(text)])
         cl = self.client(binding, streaming, card)
         return [ev async for ev in cl.send_message(pb.SendMessageRequest(message=msg))]
 
@@ -286,15 +314,15 @@ def artifact(aid, name, parts, append=False, last=True):
 
 async def main():
     # ======================= Versant Insights Agent ========================
-    V = "Versant Insights Agent"
+    versant_agent = "Versant Insights Agent"
     vcard = make_card(
-        V,
+        versant_agent,
         "versant.test",
         "Quantitative brand-tracking answers from the Versant Mega Tracker and the Brand Health Monitor.",
     )
     va = Agent(vcard, "versant.test")
     await save_card(va, "versant-insights/agent-card.json")
-    FR.agent(V, "versant-insights/agent-card.json", True, True)
+    FR.agent(versant_agent, "versant-insights/agent-card.json", True, True)
 
     # ---- rpc-v1.jsonl : JSON-RPC client log -----------------------------
     f_rpc = "versant-insights/rpc-v1.jsonl"
@@ -308,8 +336,8 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", "Querying versant_flat (s14r5)"),
-                artifact("art-funnel", "funnel", [P_text("Awareness funnel by age, W6"), P_data(Q_FUNNEL_W6)]),
-                artifact("art-funnel-citation", "citation", [P_cit(CIT_VERSANT_W6)]),
+                artifact("art-funnel", "funnel", [pb_text("Awareness funnel by age, W6"), pb_data(Q_FUNNEL_W6)]),
+                artifact("art-funnel-citation", "citation", [pb_citation(CIT_VERSANT_W6)]),
                 ("completed", None),
             ],
         },
@@ -323,7 +351,7 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", None),
-                artifact("art-trend", "trend", [P_text("Awareness, last three waves"), P_data(Q_UNCITED)]),
+                artifact("art-trend", "trend", [pb_text("Awareness, last three waves"), pb_data(Q_UNCITED)]),
                 ("completed", None),
             ],
         },
@@ -340,8 +368,8 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", None),
-                artifact("art-share", "share", [P_data(Q_SHARE_W5)], False, False),
-                artifact("art-share", None, [P_cit(CIT_VERSANT_W5)], True, True),
+                artifact("art-share", "share", [pb_data(Q_SHARE_W5)], False, False),
+                artifact("art-share", None, [pb_citation(CIT_VERSANT_W5)], True, True),
                 ("completed", None),
             ],
         },
@@ -390,14 +418,18 @@ async def main():
     key = "task:task-vrs-rpc-funnel"
     FR.add_copy(
         key,
-        V,
+        versant_agent,
         copy_entry(f_rpc, "completed", True, [cit_summary(CIT_VERSANT_W6)], [Q_FUNNEL_W6], 2),
         task_id="task-vrs-rpc-funnel",
         context_id=ctx,
     )
     key = "task:task-vrs-rpc-trend"
     FR.add_copy(
-        key, V, copy_entry(f_rpc, "completed", True, [], [Q_UNCITED], 1), task_id="task-vrs-rpc-trend", context_id=ctx
+        key,
+        versant_agent,
+        copy_entry(f_rpc, "completed", True, [], [Q_UNCITED], 1),
+        task_id="task-vrs-rpc-trend",
+        context_id=ctx,
     )
     FR.plant(
         "uncited-result",
@@ -409,14 +441,14 @@ async def main():
     key = "task:task-vrs-stream-share"
     FR.add_copy(
         key,
-        V,
+        versant_agent,
         copy_entry(f_part, "working", False, [], [Q_SHARE_W5], 0),
         task_id="task-vrs-stream-share",
         context_id=ctx,
     )
     FR.add_copy(
         key,
-        V,
+        versant_agent,
         copy_entry(f_rpc, "completed", True, [cit_summary(CIT_VERSANT_W5)], [Q_SHARE_W5], 0),
         task_id="task-vrs-stream-share",
         context_id=ctx,
@@ -435,9 +467,13 @@ async def main():
             "steps": [
                 ("working", "Querying versant_flat (s15r1)"),
                 artifact(
-                    "art-consider", "consideration", [P_text("Consideration, W6"), P_data(Q_CONSIDER_W6)], False, False
+                    "art-consider",
+                    "consideration",
+                    [pb_text("Consideration, W6"), pb_data(Q_CONSIDER_W6)],
+                    False,
+                    False,
                 ),
-                artifact("art-consider", None, [P_cit(CIT_VERSANT_W6_CONSIDER)], True, True),
+                artifact("art-consider", None, [pb_citation(CIT_VERSANT_W6_CONSIDER)], True, True),
                 ("completed", None),
             ],
         },
@@ -456,7 +492,7 @@ async def main():
     )
     FR.add_copy(
         "task:task-vrs-stream-consider",
-        V,
+        versant_agent,
         copy_entry(f_sse, "completed", True, [cit_summary(CIT_VERSANT_W6_CONSIDER)], [Q_CONSIDER_W6], 2),
         task_id="task-vrs-stream-consider",
         context_id=ctx,
@@ -474,7 +510,9 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", None),
-                artifact("art-nps", "nps", [P_text("NPS, Wave 14 (r4)"), P_data(Q_NPS_R4), P_cit(CIT_BHM_NOFUNC)]),
+                artifact(
+                    "art-nps", "nps", [pb_text("NPS, Wave 14 (r4)"), pb_data(Q_NPS_R4), pb_citation(CIT_BHM_NOFUNC)]
+                ),
                 ("completed", None),
             ],
         },
@@ -493,7 +531,7 @@ async def main():
     key = "task:task-vrs-rest-nps"
     FR.add_copy(
         key,
-        V,
+        versant_agent,
         copy_entry(f_rs, "completed", True, [cit_summary(CIT_BHM_NOFUNC, valid=False)], [Q_NPS_R4], 1),
         task_id="task-vrs-rest-nps",
         context_id=ctx,
@@ -519,8 +557,8 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", None),
-                artifact("art-nps-citation", "citation", [P_cit(CIT_BHM)]),
-                ("completed", [P_text("NPS is +31 among category buyers (Wave 14)."), P_data(Q_NPS)]),
+                artifact("art-nps-citation", "citation", [pb_citation(CIT_BHM)]),
+                ("completed", [pb_text("NPS is +31 among category buyers (Wave 14)."), pb_data(Q_NPS)]),
             ],
         },
         binding="HTTP+JSON",
@@ -551,13 +589,17 @@ async def main():
     key = "task:task-vrs-rest-nps-main"
     FR.add_copy(
         key,
-        V,
+        versant_agent,
         copy_entry(f_rss, "completed", True, [cit_summary(CIT_BHM)], [Q_NPS], 1),
         task_id="task-vrs-rest-nps-main",
         context_id=ctx,
     )
     FR.add_copy(
-        key, V, copy_entry(f_rl, "completed", True, [], [Q_NPS], 1), task_id="task-vrs-rest-nps-main", context_id=ctx
+        key,
+        versant_agent,
+        copy_entry(f_rl, "completed", True, [], [Q_NPS], 1),
+        task_id="task-vrs-rest-nps-main",
+        context_id=ctx,
     )
     FR.plant(
         "dropped-part",
@@ -589,7 +631,7 @@ async def main():
                 artifact(
                     "art-funnel",
                     "funnel",
-                    [P_text("Awareness funnel by age, W6"), P_data(Q_FUNNEL_W6), P_cit(CIT_VERSANT_W6)],
+                    [pb_text("Awareness funnel by age, W6"), pb_data(Q_FUNNEL_W6), pb_citation(CIT_VERSANT_W6)],
                 ),
                 ("completed", None),
             ],
@@ -612,7 +654,7 @@ async def main():
     key = "task:task-vrs-compat-funnel"
     FR.add_copy(
         key,
-        V,
+        versant_agent,
         copy_entry(f_cp, "completed", True, [cit_summary(CIT_VERSANT_W6, inferred=True)], [Q_FUNNEL_W6], 1),
         task_id="task-vrs-compat-funnel",
         context_id=ctx,
@@ -627,9 +669,9 @@ async def main():
     )
 
     # ========================= Santé Panel Agent ===========================
-    S = "Santé Panel Agent"
+    sante_agent = "Santé Panel Agent"
     scard = make_card(
-        S,
+        sante_agent,
         "sante.test",
         "Réponses chiffrées issues du panel Étude Santé 2026.",
         list_media_type=False,
@@ -638,7 +680,7 @@ async def main():
     )
     sa = Agent(scard, "sante.test")
     await save_card(sa, "sante-panel/agent-card.json")
-    FR.agent(S, "sante-panel/agent-card.json", True, False)
+    FR.agent(sante_agent, "sante-panel/agent-card.json", True, False)
     FR.plant(
         "card-mode-undeclared",
         "warning",
@@ -659,7 +701,7 @@ async def main():
         {
             "kind": "message",
             "reply_id": "msg-sante-reply-001",
-            "parts": [P_text("46 % ont une mutuelle individuelle."), P_data(Q_SANTE), P_cit(CIT_SANTE)],
+            "parts": [pb_text("46 % ont une mutuelle individuelle."), pb_data(Q_SANTE), pb_citation(CIT_SANTE)],
         },
     )
     await sa.send(
@@ -671,7 +713,7 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", None),
-                artifact("art-teleconsult", "teleconsultation", [P_data(Q_SANTE_SMALL), P_cit(CIT_SANTE_SMALL)]),
+                artifact("art-teleconsult", "teleconsultation", [pb_data(Q_SANTE_SMALL), pb_citation(CIT_SANTE_SMALL)]),
                 ("completed", None),
             ],
         },
@@ -690,7 +732,7 @@ async def main():
     )
     FR.add_copy(
         "message:msg-sante-reply-001",
-        S,
+        sante_agent,
         copy_entry(f_sg, None, True, [cit_summary(CIT_SANTE)], [Q_SANTE], 1),
         task_id=None,
         context_id=ctx,
@@ -699,7 +741,7 @@ async def main():
     key = "task:task-sante-small"
     FR.add_copy(
         key,
-        S,
+        sante_agent,
         copy_entry(f_sg, "completed", True, [cit_summary(CIT_SANTE_SMALL)], [Q_SANTE_SMALL], 0),
         task_id="task-sante-small",
         context_id=ctx,
@@ -719,8 +761,8 @@ async def main():
         {
             "kind": "task",
             "steps": [
-                ("working", "Interrogation de sante_panel (région × q7)…"),
-                artifact("art-regions", "régions", [P_data(Q_SANTE_REGION), P_cit(cit_region)]),
+                ("working", "Interrogation de sante_panel (région × q7)…"),  # noqa: RUF001 (French sample text)
+                artifact("art-regions", "régions", [pb_data(Q_SANTE_REGION), pb_citation(cit_region)]),
                 ("completed", None),
             ],
         },
@@ -753,14 +795,14 @@ async def main():
     key = "task:task-sante-regions"
     FR.add_copy(
         key,
-        S,
+        sante_agent,
         copy_entry(f_sc, "completed", True, [cit_summary(cit_region)], [Q_SANTE_REGION], 1),
         task_id="task-sante-regions",
         context_id=ctx,
     )
     FR.add_copy(
         key,
-        S,
+        sante_agent,
         copy_entry(f_sl, "completed", True, [cit_summary(cit_region)], [Q_SANTE_REGION], 0),
         task_id="task-sante-regions",
         context_id=ctx,
@@ -775,13 +817,13 @@ async def main():
     )
 
     # ===== Legacy Funnel Agent, after its upgrade to 1.3: task-store rows ====
-    L = "Legacy Funnel Agent"
+    funnel_agent = "Legacy Funnel Agent"
     db = OUT / "legacy-funnel" / "task-store.sqlite"
     db.parent.mkdir(parents=True, exist_ok=True)
     if db.exists():
         db.unlink()
     engine = create_async_engine(f"sqlite+aiosqlite:///{db}")
-    lcard = make_card(L, "funnel.test", "Retail funnel answers (Northwind Retail Pulse).")
+    lcard = make_card(funnel_agent, "funnel.test", "Retail funnel answers (Northwind Retail Pulse).")
     store10 = DatabaseTaskStore(engine)
     store03 = DatabaseTaskStore(engine, core_to_model_conversion=core_to_compat_task_model)
     await store10.initialize()
@@ -797,8 +839,8 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", None),
-                artifact("art-basket", "basket", [P_data(Q_BASKET), P_cit(CIT_NORTHWIND)]),
-                ("completed", [P_text("Mean basket €42.70 (Q1 2026).")]),
+                artifact("art-basket", "basket", [pb_data(Q_BASKET), pb_citation(CIT_NORTHWIND)]),
+                ("completed", [pb_text("Mean basket €42.70 (Q1 2026).")]),
             ],
         },
     )
@@ -811,8 +853,8 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", None),
-                artifact("art-channel", "channel", [P_data(Q_CHANNEL)]),
-                artifact("art-channel-citation", "citation", [P_cit(CIT_NORTHWIND_CHANNEL)]),
+                artifact("art-channel", "channel", [pb_data(Q_CHANNEL)]),
+                artifact("art-channel-citation", "citation", [pb_citation(CIT_NORTHWIND_CHANNEL)]),
                 ("completed", None),
             ],
         },
@@ -826,7 +868,7 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", None),
-                artifact("art-basket", "basket", [P_data(Q_BASKET_Q4), P_cit(CIT_NORTHWIND_Q4, "mt+meta")]),
+                artifact("art-basket", "basket", [pb_data(Q_BASKET_Q4), pb_citation(CIT_NORTHWIND_Q4, "mt+meta")]),
                 ("completed", None),
             ],
         },
@@ -843,7 +885,7 @@ async def main():
         st = "completed"
         FR.add_copy(
             f"task:{tid}",
-            L,
+            funnel_agent,
             copy_entry(f_db, st, True, [cit_summary(cit)], [data_], texts),
             task_id=tid,
             context_id=ctx,

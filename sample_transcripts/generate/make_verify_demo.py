@@ -1,4 +1,4 @@
-"""The verify-demo samples (issue 8), made by the real a2a-sdk 1.3.0 (run in the 1.3.0 venv).
+"""The verify-demo samples, made by the real a2a-sdk 1.3.0 (run in the 1.3.0 venv).
 
 1. Writes the synthetic survey table of the sample data layer, one CSV per wave
    (`data-layer/demo_flat_w1.csv`, `demo_flat_w2.csv`), from a seeded random generator.
@@ -96,9 +96,9 @@ async def main():
         write_table(name, tables[period])
     w1, w2 = tables["W1 (June 2026)"], tables["W2 (July 2026)"]
 
-    A = "Verify Demo Agent"
+    demo_agent = "Verify Demo Agent"
     card = make_card(
-        A,
+        demo_agent,
         "verify-demo.test",
         "Brand funnel answers from the Verify Demo Tracker, re-runnable from its documented data layer.",
         skill_id="funnel",
@@ -106,7 +106,7 @@ async def main():
     )
     agent = Agent(card, "verify-demo.test")
     await save_card(agent, "verify-demo/agent-card.json")
-    FR.agent(A, "verify-demo/agent-card.json", True, True)
+    FR.agent(demo_agent, "verify-demo/agent-card.json", True, True)
 
     f_rpc = "verify-demo/rpc-v1.jsonl"
     ctx = "ctx-vd-rpc"
@@ -165,7 +165,7 @@ async def main():
         )
         FR.add_copy(
             f"task:{task_id}",
-            A,
+            demo_agent,
             copy_entry(f_rpc, "completed", True, [cit_summary(cit)], [payload], 1),
             task_id=task_id,
             context_id=ctx,
@@ -234,7 +234,7 @@ async def main():
     )
     FR.add_copy(
         "task:task-vd-aware-w2",
-        A,
+        demo_agent,
         copy_entry(f_sse, "completed", True, [cit_summary(cit)], [payload], 1),
         task_id="task-vd-aware-w2",
         context_id=ctx,

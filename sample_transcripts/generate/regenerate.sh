@@ -21,6 +21,6 @@ cd "$HERE"
 "$VENV13/bin/python" make_samples_13.py   # creates legacy-funnel/task-store.sqlite afresh
 "$VENV03/bin/python" make_samples_03.py   # appends the 0.3.26 (NULL protocol_version) rows
 "$PY" make_legacy.py
-"$VENV13/bin/python" make_verify_demo.py  # data-layer/*.csv and verify-demo/ (issue 8)
+"$VENV13/bin/python" make_verify_demo.py  # data-layer/*.csv and verify-demo/
 "$PY" merge_manifest.py
 echo "samples regenerated under $(dirname "$HERE")"

@@ -8,7 +8,7 @@ import orjson
 import pytest
 from hypothesis import example, given, settings
 
-from archiver.cite import canonical
+from archiver import canonical
 from tests.test_properties import json_values
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
 
