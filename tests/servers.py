@@ -162,8 +162,8 @@ def mariadb() -> Iterator[Server]:
         _wait_for_port(port, process)
         yield Server(root, port, as_user)
     finally:
-        _stop(process.pid, signal.SIGTERM)
-        process.wait(timeout=10)
+        process.terminate()  # our own child: waited for, not polled (its zombie would stay in /proc)
+        process.wait(timeout=60)
         shutil.rmtree(root, ignore_errors=True)
 
 
