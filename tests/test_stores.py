@@ -265,6 +265,7 @@ def test_a_live_store_is_read_in_snapshots_and_a_later_run_stores_only_changed_r
     assert _archived(db) == (sources, records, results)
     check = CliRunner().invoke(main, ["db", "check", "--db", str(db)])
     assert check.exit_code == 0, check.output
+    assert PASSWORD.encode() not in db.read_bytes()
     for source, claims in [(store.url + "#tasks", 6), (store.shown + "#*", 12), (store.shown + "#nope", 0)]:
         query = CliRunner().invoke(main, ["query", "claims", "--db", str(db), "--source", source, "--format", "jsonl"])
         assert query.exit_code == 0, query.output

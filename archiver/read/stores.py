@@ -15,6 +15,7 @@ that changed; the ingest stores each row version once (see `ingest`).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
@@ -165,8 +166,6 @@ _CONNECTING = re.compile(r'Unable to connect to Postgres at "[^"]*": ')
 
 
 def _driver_error(exc: Exception) -> bool:
-    import sys
-
     duckdb, pymysql = sys.modules.get("duckdb"), sys.modules.get("pymysql")
     return (
         isinstance(exc, OSError)
