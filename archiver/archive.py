@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Self
 
@@ -156,9 +156,11 @@ class Archive:
         on_file: Callable | None = None,
         workers: int | None = None,
         wait_for_writers: bool = False,
+        tables: Sequence[str] = (),
     ):
-        """Ingest files, directories, globs or "-"; `workers` parsing processes (default 1). On a lake that
-        several writers share, `wait_for_writers` waits out files another live writer is ingesting.
+        """Ingest files, directories, globs, "-" or live task stores (`postgresql://`, `mysql://` URLs; `tables`
+        names their tables to read, default every task table); `workers` parsing processes (default 1). On a
+        lake that several writers share, `wait_for_writers` waits out files another live writer is ingesting.
 
         An ingest into an archive this open created that stores no source (a missing path, an empty folder,
         a full disk) leaves no archive file behind when the archive is closed. A DuckDB error that is a
@@ -169,7 +171,7 @@ class Archive:
         leases = leases_for(self.location)
         self._discard_if_empty = self.created
         try:
-            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers)
+            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers, tables)
         except duckdb.Error as exc:
             refusal = None if self.location.is_lake else explain(exc, self.path)
             if refusal is not None:

@@ -165,10 +165,27 @@ def main() -> None:
     help="On a lake of several writers: wait for files another live writer is ingesting (until it "
     "commits them, or dies and this run takes them over) instead of leaving them unstored.",
 )
+@click.option(
+    "--table",
+    "tables",
+    multiple=True,
+    metavar="NAME",
+    help="Of a postgresql:// or mysql:// task store: read this table (repeatable; schema.table for "
+    "another schema). Default: every table shaped like an A2A SDK's task table.",
+)
 def ingest(
-    paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None, wait_for_writers: bool
+    paths: tuple[str, ...],
+    db: str | None,
+    wait: float,
+    as_json: bool,
+    workers: int | None,
+    wait_for_writers: bool,
+    tables: tuple[str, ...],
 ) -> None:
-    """Ingest files, directories, globs or - (stdin) into the archive.
+    """Ingest files, directories, globs, - (stdin) or live task stores into the archive.
+
+    A task store is a URL: postgresql://user:password@host:port/database or mysql://... (MariaDB too),
+    read in one read-only snapshot; a later run stores only the rows that changed (docs/stores.md).
 
     Exit status 1 when any record was quarantined (the good records are stored), when no transcript
     was found at all (an empty folder, no A2A object recognised in any file), or when files were left
@@ -178,10 +195,15 @@ def ingest(
     from .ingest import default_workers
     from .interrupts import stopped_by_signals
     from .progress import Progress
+    from .read.stores import shown
 
     with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress() as progress:
         summary = archive.ingest(
-            paths, on_file=progress.update, workers=workers or default_workers(), wait_for_writers=wait_for_writers
+            paths,
+            on_file=progress.update,
+            workers=workers or default_workers(),
+            wait_for_writers=wait_for_writers,
+            tables=tables,
         )
     for problem in summary.problems:
         click.echo(f"quarantined: {problem}", err=True)
@@ -190,7 +212,7 @@ def ingest(
     if summary.found_nothing:
         click.secho(
             f"warning: no transcript found in {summary.files} file{'s' * (summary.files != 1)} "
-            f"under {', '.join(paths)}",
+            f"under {', '.join(shown(path) for path in paths)}",
             fg="yellow",
             err=True,
         )

@@ -12,19 +12,20 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 import duckdb
 
-from .errors import InputError
+from .errors import InputError, UsageError
 from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load import spool, versions
 from .load.rows import arrow_schemas
 from .load.writer import PENDING_BYTES, alias_row, write_aliases, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
+from .read import stores
 from .read.containers import SourceFile, shown
 from .read.version import SourceVersion
 from .store.backend import archive_files
@@ -83,8 +84,9 @@ class IngestSummary:
 IGNORE_FILE = ".archiverignore"
 
 
-def expand(paths: Iterable[str]) -> Iterator[SourceFile]:
-    """Files, directories (recursively, in name order), globs and "-" for standard input.
+def expand(paths: Iterable[str], tables: Sequence[str] = ()) -> Iterator[SourceFile]:
+    """Files, directories (recursively, in name order), globs, "-" for standard input, and live task
+    stores (`postgresql://...`, `mysql://...`: a source for each of `tables`, else for each task table).
 
     In a directory walk, hidden files are passed over, and so is whatever a
     `.archiverignore` file (one glob per line, `dir/` for a folder) names
@@ -93,6 +95,9 @@ def expand(paths: Iterable[str]) -> Iterator[SourceFile]:
     for given in paths:
         if given == "-":
             yield SourceFile(STDIN, sys.stdin.buffer.read())
+            continue
+        if stores.is_store_url(given):
+            yield from stores.snapshot(given, tables)
             continue
         matches = sorted(glob.glob(given, recursive=True)) if glob.has_magic(given) else [given]
         if not matches:
@@ -190,6 +195,7 @@ def ingest(
     workers: int | None = None,
     leases: Leases | None = None,
     wait_for_writers: bool = False,
+    tables: Sequence[str] = (),
 ) -> IngestSummary:
     """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed (in `workers`
     processes when there is enough input) and written by this process, each file atomically.
@@ -199,15 +205,22 @@ def ingest(
     is ingesting, which is also listed in `not_stored`, unless `wait_for_writers`: then this run waits
     until that writer commits it, or dies and this run takes it over.
 
+    A live task store's table (see `read.stores`; `tables` names the ones to read) continues the
+    lineage at its name whatever changed: each run stores the rows it has not stored before, and its
+    index rows replace those of the run before.
+
     Worker processes are started with the forkserver method, so a script calling this with
     workers > 1 needs the usual `if __name__ == "__main__":` guard.
     """
+    paths = list(paths)
+    if tables and not any(stores.is_store_url(path) for path in paths):
+        raise UsageError("names tables of a task store, and no postgresql:// or mysql:// URL was given", "--table")
     summary = IngestSummary()
     spool.sweep()  # what killed ingests left in the temporary folder
     _limit_memory(con, 0)
     try:
         with _writer_settings(con):
-            _ingest(con, paths, on_file, workers, leases, summary, wait_for_writers)
+            _ingest(con, paths, on_file, workers, leases, summary, wait_for_writers, tables)
         stop_if_received()
     except BaseException as exc:
         stopped = as_interrupted(exc)
@@ -248,11 +261,12 @@ def _ingest(
     leases: Leases | None,
     summary: IngestSummary,
     wait_for_writers: bool,
+    tables: Sequence[str] = (),
 ) -> None:
     schemas = arrow_schemas(con)
     own = archive_files(con)
     sources = []
-    for source in expand(paths):
+    for source in expand(paths, tables):
         if source.data is None and own.holds(source.fs_path):
             summary.archive_files_skipped += 1
         else:
@@ -345,6 +359,8 @@ def _versions(
     for source in sources:
         before = latest.get(source.path) if source.path != STDIN else None
         sha256, size, head = source.fingerprint(before.size if before else None)
+        if source.store is not None:  # a store's next snapshot continues its lineage, whatever changed
+            head = before.sha256 if before else None
         listed.setdefault((source.path, sha256), (source, sha256, size, head))
     known = versions.recorded(con, list(listed))
     contents = versions.stored_contents(con, [sha256 for _, sha256 in listed])

@@ -6,16 +6,12 @@ Catalogs: SQLite and a DuckDB file always; PostgreSQL when Debian's `postgresql`
 
 from __future__ import annotations
 
-import glob
 import json
 import os
-import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,6 +21,7 @@ from click.testing import CliRunner
 from archiver.archive import Archive
 from archiver.cli import main
 from archiver.store.backend import locate
+from tests import servers
 from tests.transcripts import SAMPLES, assert_offline_and_locked, jsonrpc_result, v1_cited_parts, v1_task
 
 pytest.importorskip("duckdb_extension_ducklake", reason="the lake extras are not installed: pip install '.[lake]'")
@@ -33,76 +30,20 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.lake
 
 
-def _pg_bin() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    return Path(found[-1]).parent if found else None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def postgres():
     """A throwaway PostgreSQL cluster on 127.0.0.1; yields a function making a fresh database's DSN."""
-    bindir = _pg_bin()
-    if bindir is None:
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql); .ci/run installs it")
-    root = Path(tempfile.mkdtemp(prefix="archiver-pg-"))  # directly under /tmp: pytest's own is root-only
-    as_user: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses root: run the cluster as the postgres user
-        try:
-            account = pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("running as root and no postgres user to run the cluster as")
-        os.chown(root, account.pw_uid, account.pw_gid)
-        as_user = ["runuser", "-u", "postgres", "--"]
-    data, port = root / "data", _free_port()
-    subprocess.run(
-        [*as_user, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
-        check=True,
-        capture_output=True,
-    )
-    subprocess.run(
-        [
-            *as_user,
-            str(bindir / "pg_ctl"),
-            "-D",
-            str(data),
-            "-l",
-            str(root / "log"),
-            "-w",
-            "-o",
-            f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c max_connections=200",
-            "start",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    pid = int((data / "postmaster.pid").read_text().split()[0])
+    servers.skip_without("postgres")
     made = []
+    with servers.postgres() as server:
 
-    def database() -> str:
-        name = f"lake{len(made)}"
-        subprocess.run(
-            [*as_user, str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", name],
-            check=True,
-            capture_output=True,
-        )
-        made.append(name)
-        return f"dbname={name} host=127.0.0.1 port={port} user=postgres"
+        def database() -> str:
+            name = f"lake{len(made)}"
+            server.createdb(name)
+            made.append(name)
+            return f"dbname={name} host=127.0.0.1 port={server.port} user=postgres"
 
-    try:
         yield database
-    finally:
-        os.kill(pid, signal.SIGINT)  # fast shutdown, by the postmaster's pid
-        for _ in range(100):
-            if not Path(f"/proc/{pid}").exists():
-                break
-            time.sleep(0.1)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,8 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from ..errors import UsageError
 from ..read.containers import shown
+from ..read.stores import is_store_url
+from ..read.stores import shown as store_source
 
 Strings = str | Iterable[str] | None
 
@@ -241,6 +243,9 @@ def source_pattern(given: str) -> tuple[str, bool]:
     """
     if given in ("-", "<stdin>"):
         return "<stdin>", False
+    if is_store_url(given):  # a task store's table: `postgresql://user@host:port/db#table`, or `#*` for all
+        given = store_source(given)
+        return given, any(char in _GLOB_CHARS for char in given)
     glob = any(char in _GLOB_CHARS for char in given)
     if glob and given.startswith("*"):
         return shown(given), True

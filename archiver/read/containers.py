@@ -4,6 +4,9 @@ Containers: a JSON document, JSON Lines, Server-Sent-Event captures, any of
 these gzip-compressed, and SQLite task stores. Records cover the decompressed
 bytes contiguously (blank lines and keep-alive comments become `filler`
 records), so concatenating a file's records gives its bytes back.
+
+A table of a live task store (PostgreSQL, MySQL: see `read.stores`) arrives as a snapshot of its rows,
+one serialised row a line; each row is a record located by its key.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import re
 import sqlite3
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -47,12 +50,23 @@ class ContainerError(RecordError):
     """The whole source is unreadable (corrupt gzip, an expansion past the limit, ...)."""
 
 
+@dataclass(frozen=True)
+class StoreTable:
+    """A table of a live task store whose snapshot a source holds in `data`, one serialised row a line."""
+
+    kind: str  # postgresql | mysql: the source's container
+    table: str
+    keys: tuple[str, ...]
+    """The columns that name a row (the A2A SDKs' primary key columns the table has)."""
+
+
 @dataclass
 class SourceFile:
-    path: str  # as archived: absolute, or "<stdin>"
-    data: bytes | None = None  # content given in memory (stdin)
+    path: str  # as archived: absolute, "<stdin>", or a task store's URL (no password) and table
+    data: bytes | None = None  # content given in memory (stdin, a task store's snapshot)
     unreadable: str | None = None  # why the path could not be read, once `fingerprint` found it so
     location: str | None = None  # the path to open, where it differs from `path` (a name not in UTF-8)
+    store: StoreTable | None = None  # for a live task store's table: what `data` holds
 
     @classmethod
     def on_disk(cls, path: str) -> SourceFile:
@@ -215,6 +229,8 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
     """Container, compression, and a stream of the source's records."""
     if source.unreadable is not None:
         return "unreadable", None, iter([Record(0, "file", b"", "unreadable", error=source.unreadable)])
+    if source.store is not None:
+        return source.store.kind, None, read_store_rows(source.data or b"", source.store)
     try:
         if source.data is None and _is_sqlite(source):
             return "sqlite", None, read_sqlite(source)
@@ -432,14 +448,13 @@ def read_sqlite(source: SourceFile) -> Iterator[Record]:
         try:
             tables = _task_tables(con)
             if not tables:
-                raise sqlite3.DatabaseError("no A2A task-store table (one with id, context_id and status columns)")
+                raise sqlite3.DatabaseError(f"no {TASK_TABLE_SHAPE}")
             seq = 0
             for table in tables:
                 cursor = con.execute(f'SELECT rowid, * FROM "{table}" ORDER BY rowid')
                 names = [d[0] for d in cursor.description][1:]
                 for rowid, *values in cursor:
-                    row = {name: _cell(value) for name, value in zip(names, values, strict=False)}
-                    raw = orjson.dumps(row)
+                    row, raw = store_row(names, values)
                     yield Record(seq, f"{table} rowid {rowid}", raw, "row", value=row)
                     seq += 1
         finally:
@@ -448,17 +463,46 @@ def read_sqlite(source: SourceFile) -> Iterator[Record]:
         yield from _whole_unreadable(source, f"SQLite file is not a readable task store: {exc}")
 
 
-def _task_tables(con: sqlite3.Connection) -> list[str]:
-    names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-    shaped = [
-        name
-        for name in names
-        if {"id", "context_id", "status"} <= {r[1] for r in con.execute(f'PRAGMA table_info("{name}")')}
-    ]
+TASK_TABLE_COLUMNS = frozenset({"id", "context_id", "status"})
+TASK_TABLE_SHAPE = "A2A task-store table (one with id, context_id and status columns)"
+
+
+def task_tables(columns: dict[str, Iterable[str]]) -> list[str]:
+    """Of tables and their column names, those shaped like an A2A SDK's task table: `tasks` first, then by name."""
+    shaped = sorted(name for name, names in columns.items() if set(names) >= TASK_TABLE_COLUMNS)
     return sorted(shaped, key=lambda name: name != "tasks")
 
 
+def _task_tables(con: sqlite3.Connection) -> list[str]:
+    names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    return task_tables({name: [r[1] for r in con.execute(f'PRAGMA table_info("{name}")')] for name in names})
+
+
+def store_row(names: list[str], values: Iterable) -> tuple[dict, bytes]:
+    """A task-store row as a dict of JSON-ready cells, and its raw bytes: that dict serialised. One
+    definition for every store, so the same row reads as the same bytes however it was fetched."""
+    row = {name: _cell(value) for name, value in zip(names, values, strict=False)}
+    return row, orjson.dumps(row)
+
+
+def read_store_rows(data: bytes, store: StoreTable) -> Iterator[Record]:
+    """The rows of a live store's table snapshot (`store_row` bytes, one a line), each located by its key;
+    a key seen again (a table without a primary key) is told apart by its count."""
+    seen: dict[str, int] = {}
+    for seq, raw in enumerate(data.splitlines()):
+        row = orjson.loads(raw)
+        locator = f"{store.table} " + " ".join(f"{key}={row.get(key)}" for key in store.keys)
+        seen[locator] = seen.get(locator, 0) + 1
+        if seen[locator] > 1:
+            locator += f" #{seen[locator]}"
+        yield Record(seq, locator, raw, "row", value=row)
+
+
 def _cell(value):
+    """A value as a JSON cell: text as it is, bytes as UTF-8 text, a time in ISO 8601, any other
+    non-JSON value (a decimal, a UUID) as its text."""
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
-    return value
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)

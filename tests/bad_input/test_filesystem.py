@@ -56,8 +56,8 @@ def test_a_file_removed_between_listing_and_reading(archive, tmp_path, monkeypat
     top = folder(tmp_path, ("a.jsonl", "b.jsonl", "c.jsonl"))
     listed = ingest_module.expand
 
-    def expand_then_remove(paths):
-        for source in listed(paths):
+    def expand_then_remove(paths, *args):
+        for source in listed(paths, *args):
             if source.path.endswith("b.jsonl"):
                 os.remove(source.path)
             yield source
