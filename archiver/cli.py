@@ -135,6 +135,23 @@ def selection_options(func):
     return func
 
 
+def report_options(
+    formats: tuple[str, ...], levels: tuple[str, ...], fail_help: str, format_help: str = "Output format."
+):
+    """--format (default: table) and --fail-on (default: the first of `levels`) of a command that reports
+    findings and gates on them."""
+
+    def decorate(func):
+        func = click.option(
+            "--fail-on", type=click.Choice(levels), default=levels[0], show_default=True, help=fail_help
+        )(func)
+        return click.option(
+            "--format", "fmt", type=click.Choice(formats), default="table", show_default=True, help=format_help
+        )(func)
+
+    return decorate
+
+
 def output_options(func):
     func = click.option(
         "--format",
@@ -334,20 +351,11 @@ db_group.add_command(
 
 @main.command()
 @db_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(AUDIT_FORMATS),
-    default="table",
-    show_default=True,
-    help="Output format; sarif for code hosts.",
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(["error", "warning", "never"]),
-    default="error",
-    show_default=True,
-    help="Exit 1 when a finding at or above this severity exists.",
+@report_options(
+    AUDIT_FORMATS,
+    ("error", "warning", "never"),
+    "Exit 1 when a finding at or above this severity exists.",
+    "Output format; sarif for code hosts.",
 )
 @click.option("--rule", "rules", multiple=True, metavar="RULE", help="Run only this rule (repeatable).")
 @click.option("--exclude-rule", "exclude_rules", multiple=True, metavar="RULE", help="Skip this rule (repeatable).")
@@ -398,31 +406,25 @@ def query_group() -> None:
     """Which claims, citations, tasks, agents and files depend on a study, period or column."""
 
 
-@query_group.command("citations")
-@selection_options
-@output_options
-@db_options
-def query_citations(db, wait, fmt, limit, order_by, **selection) -> None:
-    """One row per distinct citation, with how many claims, results, tasks and agents rest on it."""
-    run_lineage("citations", db, wait, fmt, limit, order_by, selection)
+def _lineage_command(name: str, summary: str) -> None:
+    """`archiver query NAME`: the rows of `Archive.NAME` that pass the selection."""
+
+    def command(db, wait, fmt, limit, order_by, **selection) -> None:
+        run_lineage(name, db, wait, fmt, limit, order_by, selection)
+
+    command.__doc__ = summary
+    query_group.command(name)(selection_options(output_options(db_options(command))))
 
 
-@query_group.command("claims")
-@selection_options
-@output_options
-@db_options
-def query_claims(db, wait, fmt, limit, order_by, **selection) -> None:
-    """One row per claim and citation it depends on; a claim stored in several copies is one claim."""
-    run_lineage("claims", db, wait, fmt, limit, order_by, selection)
-
-
-@query_group.command("impact")
-@selection_options
-@output_options
-@db_options
-def query_impact(db, wait, fmt, limit, order_by, **selection) -> None:
-    """The affected tasks, contexts, agents and source files, with counts: whom to tell of a correction."""
-    run_lineage("impact", db, wait, fmt, limit, order_by, selection)
+_lineage_command(
+    "citations", "One row per distinct citation, with how many claims, results, tasks and agents rest on it."
+)
+_lineage_command(
+    "claims", "One row per claim and citation it depends on; a claim stored in several copies is one claim."
+)
+_lineage_command(
+    "impact", "The affected tasks, contexts, agents and source files, with counts: whom to tell of a correction."
+)
 
 
 @main.command()
@@ -521,13 +523,10 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
     type=click.FloatRange(min=0, min_open=True),
     help="Seconds per extractor run (default: the data layer's, else 60).",
 )
-@click.option("--format", "fmt", type=click.Choice(VERIFY_FORMATS), default="table", show_default=True)
-@click.option(
-    "--fail-on",
-    type=click.Choice(["differs", "not-rerunnable", "never"]),
-    default="differs",
-    show_default=True,
-    help="Exit 1 when a verdict this bad (not-rerunnable includes differs) exists.",
+@report_options(
+    VERIFY_FORMATS,
+    ("differs", "not-rerunnable", "never"),
+    "Exit 1 when a verdict this bad (not-rerunnable includes differs) exists.",
 )
 @selection_options
 @db_options

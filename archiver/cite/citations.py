@@ -99,32 +99,32 @@ def _type_name(value: Any) -> str:
     }.get(type(value), f"a {type(value).__name__}")
 
 
-def _required_string(obj: dict, key: str, problems: list[str], prefix: str = "") -> str | None:
+def _required(obj: dict, key: str, kind: type, problems: list[str], prefix: str = "") -> Any:
+    """`obj[key]` when it is present, not null and of `kind` (a string must not be blank); else None, with
+    the problem said in `problems`."""
     value = obj.get(key)
     if key not in obj:
         problems.append(f"{prefix}{key} is missing")
     elif value is None:
         problems.append(f"{prefix}{key} is null")
-    elif not isinstance(value, str):
-        problems.append(f"{prefix}{key} is {_type_name(value)}, not a string")
-    elif not value.strip():
+    elif not isinstance(value, kind):
+        problems.append(f"{prefix}{key} is {_type_name(value)}, not {_KIND_NAMES[kind]}")
+    elif kind is str and not value.strip():
         problems.append(f"{prefix}{key} is empty")
     else:
         return value
     return None
 
 
+_KIND_NAMES = {str: "a string", dict: "an object"}
+
+
+def _required_string(obj: dict, key: str, problems: list[str], prefix: str = "") -> str | None:
+    return _required(obj, key, str, problems, prefix)
+
+
 def _required_object(obj: dict, key: str, problems: list[str]) -> dict | None:
-    value = obj.get(key)
-    if key not in obj:
-        problems.append(f"{key} is missing")
-    elif value is None:
-        problems.append(f"{key} is null")
-    elif not isinstance(value, dict):
-        problems.append(f"{key} is {_type_name(value)}, not an object")
-    else:
-        return value
-    return None
+    return _required(obj, key, dict, problems)
 
 
 def _base_n(base: dict, problems: list[str]) -> float | None:

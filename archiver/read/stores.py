@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -131,6 +131,9 @@ def _source(store: StoreURL, tx: _Snapshot, table: str, columns: list[str]) -> S
     return SourceFile(f"{store.shown}#{table}", b"".join(lines), store=StoreTable(store.kind, table, keys))
 
 
+DOUBLE_QUOTE = '"'
+
+
 class _Snapshot:
     """One read-only transaction on a store: its tables' columns, and a table's rows in key order."""
 
@@ -140,11 +143,28 @@ class _Snapshot:
         """A table's name as `tables` lists it: without the default schema."""
         return name.removeprefix(f"{self.default_schema}.") if self.default_schema else name
 
+    quote = DOUBLE_QUOTE
+
     def tables(self) -> dict[str, list[str]]:
         raise NotImplementedError
 
-    def rows(self, table: str, keys: tuple[str, ...]) -> Iterator[tuple[list[str], tuple]]:
+    def cursor(self):
+        """A context holding a cursor inside the snapshot's transaction."""
         raise NotImplementedError
+
+    def qualified(self, table: str) -> str:
+        """The table's name as a query writes it."""
+        return _quoted(table, self.quote)
+
+    def rows(self, table: str, keys: tuple[str, ...]) -> Iterator[tuple[list[str], tuple]]:
+        """Each row of `table` in key order, with the column names, fetched in batches."""
+        order = ", ".join(_quoted(key, self.quote) for key in keys)
+        with self.cursor() as cursor:
+            cursor.execute(f"SELECT * FROM {self.qualified(table)} ORDER BY {order}")
+            names = [d[0] for d in cursor.description]
+            while batch := cursor.fetchmany(FETCH_ROWS):
+                for values in batch:
+                    yield names, values
 
 
 @contextmanager
@@ -198,15 +218,12 @@ class _DuckDBSnapshot(_Snapshot):
             found.setdefault(name, []).append(column)
         return found
 
-    def rows(self, table: str, keys: tuple[str, ...]) -> Iterator[tuple[list[str], tuple]]:
+    def cursor(self):
+        return nullcontext(self.con)  # the connection itself: a DuckDB cursor would be another transaction
+
+    def qualified(self, table: str) -> str:
         schema, name = _qualified(table, self.default_schema)
-        order = ", ".join(_quoted(key, DOUBLE_QUOTE) for key in keys)
-        where = ".".join(_quoted(part, DOUBLE_QUOTE) for part in (self.catalog, schema, name))
-        cursor = self.con.execute(f"SELECT * FROM {where} ORDER BY {order}")
-        names = [d[0] for d in cursor.description]
-        while batch := cursor.fetchmany(FETCH_ROWS):
-            for values in batch:
-                yield names, values
+        return ".".join(_quoted(part, DOUBLE_QUOTE) for part in (self.catalog, schema, name))
 
 
 @contextmanager
@@ -266,14 +283,10 @@ class _MySQLSnapshot(_Snapshot):
                 found.setdefault(table, []).append(column)
         return found
 
-    def rows(self, table: str, keys: tuple[str, ...]) -> Iterator[tuple[list[str], tuple]]:
-        order = ", ".join(_quoted(key, "`") for key in keys)
-        with self.con.cursor() as cursor:
-            cursor.execute(f"SELECT * FROM {_quoted(table, '`')} ORDER BY {order}")
-            names = [d[0] for d in cursor.description]
-            while batch := cursor.fetchmany(FETCH_ROWS):
-                for values in batch:
-                    yield names, values
+    quote = "`"
+
+    def cursor(self):
+        return self.con.cursor()
 
 
 @contextmanager
@@ -300,9 +313,6 @@ def _mysql(store: StoreURL) -> Iterator[_Snapshot]:
             yield _MySQLSnapshot(con)
         finally:
             con.rollback()
-
-
-DOUBLE_QUOTE = '"'
 
 
 def _quoted(name: str, quote: str) -> str:

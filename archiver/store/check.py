@@ -31,6 +31,17 @@ _LINEAGE_RECORDS = """
     SELECT r.*, v.lineage FROM records r JOIN sources v ON v.path = r.source_path AND v.sha256 = r.source_sha256"""
 """Records with the lineage of the version that stored them."""
 
+
+def _counted(column: str, kept: str) -> str:
+    """Source versions whose lineage holds fewer records meeting `kept` than their ingest counted in
+    `sources.column`."""
+    return f"""
+          SELECT s.path || ': ' || s.{column} || ' counted, ' || count(r.record_id) || ' stored'
+          FROM sources s LEFT JOIN ({_LINEAGE_RECORDS}) r
+            ON r.source_path = s.path AND r.lineage = s.lineage AND {kept} AND r.ingested_at <= s.ingested_at
+          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.{column} HAVING count(r.record_id) < s.{column}"""
+
+
 CHECKS = (
     Check(
         "record-bytes",
@@ -45,23 +56,12 @@ CHECKS = (
     Check(
         "missing-records",
         "source versions with fewer stored records than their ingest counted",
-        f"""
-          SELECT s.path || ': ' || s.records || ' counted, ' || count(r.record_id) || ' stored'
-          FROM sources s LEFT JOIN ({_LINEAGE_RECORDS}) r
-            ON r.source_path = s.path AND r.lineage = s.lineage AND r.kind <> 'filler'
-           AND r.ingested_at <= s.ingested_at
-          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.records HAVING count(r.record_id) < s.records""",
+        _counted("records", "r.kind <> 'filler'"),
     ),
     Check(
         "missing-quarantine",
         "source versions with fewer quarantined records than their ingest counted",
-        f"""
-          SELECT s.path || ': ' || s.quarantined || ' counted, ' || count(r.record_id) || ' stored'
-          FROM sources s LEFT JOIN ({_LINEAGE_RECORDS}) r
-            ON r.source_path = s.path AND r.lineage = s.lineage AND r.status = 'quarantined'
-           AND r.ingested_at <= s.ingested_at
-          WHERE s.alias_of IS NULL GROUP BY s.path, s.sha256, s.quarantined
-          HAVING count(r.record_id) < s.quarantined""",
+        _counted("quarantined", "r.status = 'quarantined'"),
     ),
     Check(
         "duplicate-content",
