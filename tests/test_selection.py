@@ -1,0 +1,96 @@
+"""`--source` has one meaning in every command: a path (relative or absolute; a directory means every file
+under it) or a glob, and it follows path aliases. Query, export, audit and verify select the same files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from archiver.archive import Archive
+from archiver.cli import main
+from archiver.query.selection import Selection
+from tests.transcripts import SAMPLES
+
+FOLDER = "versant-insights"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """The samples copied under a working directory, ingested, plus an alias: the same folder copied
+    under another name and ingested too (its files are recorded as aliases of the first)."""
+    root = tmp_path_factory.mktemp("selection")
+    shutil.copytree(SAMPLES, root / "samples")
+    shutil.copytree(SAMPLES / FOLDER, root / "moved")
+    db = str(root / "archive.duckdb")
+    with Archive.open(db) as archive:
+        archive.ingest([str(root / "samples"), str(root / "moved")], workers=1)
+    return root, db
+
+
+def cli(root, *args: str) -> str:
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        result = CliRunner().invoke(main, list(args))
+    finally:
+        os.chdir(cwd)
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def stored_under(db: str, folder: str) -> set[str]:
+    with Archive.open(db, read_only=True) as archive:
+        rows = archive.con.execute(
+            "SELECT DISTINCT path FROM sources WHERE alias_of IS NULL AND starts_with(path, ?)", [folder + "/"]
+        ).fetchall()
+    return {path for (path,) in rows}
+
+
+@pytest.mark.parametrize(
+    "given",
+    [f"samples/{FOLDER}/", f"samples/{FOLDER}", f"*/{FOLDER}/*", "moved"],
+    ids=["relative-dir-slash", "relative-dir", "glob", "alias"],
+)
+def test_every_command_selects_the_same_files(corpus, given):
+    root, db = corpus
+    files = stored_under(db, str(root / "samples" / FOLDER))
+    assert files
+    exported = {
+        json.loads(line)["source_path"]
+        for line in cli(root, "export", "--raw", "--source", given, "--db", db).splitlines()
+    }
+    assert exported == files
+    claims = cli(root, "query", "claims", "--source", given, "--format", "jsonl", "--db", db).splitlines()
+    assert claims
+    assert {json.loads(line)["source_path"] for line in claims} <= files
+    audit = json.loads(cli(root, "audit", "--source", given, "--format", "json", "--fail-on", "never", "--db", db))
+    assert audit["findings"]
+    assert {finding["source_path"] for finding in audit["findings"]} <= files
+    with Archive.open(db, read_only=True) as archive:
+        everything = archive.con.execute(
+            "SELECT count(*) FROM claims WHERE starts_with(source_path, ?)", [str(root / "samples" / FOLDER) + "/"]
+        ).fetchone()[0]
+    stated = sum(1 for line in claims if json.loads(line)["pointer"])
+    assert 0 < stated <= everything
+
+
+def test_an_absolute_path_and_a_file(corpus):
+    root, db = corpus
+    one = sorted(stored_under(db, str(root / "samples" / FOLDER)))[0]
+    exported = {
+        json.loads(line)["source_path"]
+        for line in cli(root, "export", "--raw", "--source", one, "--db", db).splitlines()
+    }
+    assert exported == {one}
+
+
+def test_selection_is_one_value_for_the_api():
+    chosen = Selection.of(source=("a/",), study="S*", agent=None)
+    assert chosen.source == ("a/",)
+    assert chosen.chooses_copies()
+    assert chosen.chooses_citations()
+    assert not Selection.of(source=()).chooses_copies()
