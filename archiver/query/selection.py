@@ -61,17 +61,17 @@ class Selection:
 
     def as_dict(self) -> dict:
         """The selection as plain JSON values: agent, study, since, until and source always (the audit
-        report's `filters`), any other filter when it is set; sources as the paths they match."""
-        shown_always = ("agent", "study", "since", "until", "source")
+        report's `filters`, in that order), then any other filter that is set; sources as given."""
+        always = ("agent", "study", "since", "until", "source")
+        names = [*always, *(f.name for f in fields(self) if f.name not in always)]
         out = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is None and f.name not in shown_always:
+        for name in names:
+            value = getattr(self, name)
+            if value is None and name not in always:
                 continue
-            if f.name == "source":
-                given = [value] if isinstance(value, str) else list(value or ())
-                value = [shown(path) for path in given]
-            out[f.name] = _plain(value)
+            if name == "source":
+                value = [shown(path) for path in ([value] if isinstance(value, str) else list(value or ()))]
+            out[name] = _plain(value)
         return out
 
     def without_source(self) -> Selection:
