@@ -285,6 +285,10 @@ def test_states(raw, expected):
         "2026-04-20T10:00:00.123Z",
         "2026-04-20T10:00:00.123456789Z",
         "2026-04-20 10:00:00",
+        1776679200,  # epoch seconds
+        1776679200123,  # epoch milliseconds (the JavaScript SDK's stores)
+        "1776679200123",  # the same as digits
+        {"seconds": "1776679200", "nanos": 123000000},  # a protobuf Timestamp object (ts-proto, useDate off)
     ],
 )
 def test_timestamps_in_every_form(raw):
@@ -292,6 +296,15 @@ def test_timestamps_in_every_form(raw):
     assert parsed is not None
     assert parsed.utcoffset() is not None
     assert parsed.replace(microsecond=0).isoformat() == "2026-04-20T10:00:00+00:00"
+
+
+@pytest.mark.parametrize("raw", [{"seconds": "soon"}, {}, "tomorrow", True])
+def test_what_is_no_timestamp_is_none(raw):
+    assert timestamp_of(raw) is None
+
+
+def test_eight_digits_are_a_compact_date_not_an_epoch():
+    assert timestamp_of("20260420").isoformat() == "2026-04-20T00:00:00+00:00"
 
 
 def test_file_parts_of_every_dialect_take_one_shape():

@@ -66,9 +66,17 @@ def state_of(value: Any) -> str | None:
 
 
 def timestamp_of(value: Any) -> datetime | None:
-    """Parse a timestamp given with Z, an offset or no zone, any sub-second precision, or epoch."""
+    """Parse a timestamp given with Z, an offset or no zone, any sub-second precision, or epoch (seconds or
+    milliseconds, as a number or digits; or a protobuf Timestamp object, `{"seconds", "nanos"}`)."""
     if value is None or value == "" or isinstance(value, bool):
         return None
+    if isinstance(value, dict):
+        seconds = _number(value.get("seconds"))
+        if seconds is None:
+            return None
+        value = seconds + (_number(value.get("nanos")) or 0) / 1e9
+    elif isinstance(value, str) and value.strip().isdigit() and len(value.strip()) >= 10:
+        value = int(value)  # epoch digits; fewer than ten are a compact ISO date (20260615)
     try:
         if isinstance(value, (int, float)):
             seconds = value / 1000 if value > 1e11 else value
@@ -84,6 +92,16 @@ def timestamp_of(value: Any) -> datetime | None:
     except (ValueError, OverflowError, OSError):
         return None
     return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _number(value: Any) -> float | None:
+    """A protobuf int64 as JSON gives it (a number, or digits in a string); None for anything else."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _metadata(obj: dict) -> dict | None:
