@@ -479,8 +479,7 @@ def export(destination, raw, files_dir, fmt, db, wait, **selection) -> None:
             made = archive.export(files_dir, fmt="files", **selection)
             click.echo(f"re-created {len(made)} files under {files_dir}", err=True)
         elif destination and destination != "-":
-            with open(destination, "wb") as handle:
-                count = archive.export(handle, **selection)
+            count = archive.export(destination, **selection)
             click.echo(f"wrote {count} records to {destination}", err=True)
         else:
             archive.export(sys.stdout.buffer, **selection)
