@@ -204,3 +204,18 @@ def test_the_python_api_page_runs(monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert "0 records quarantined" in printed
     assert "'reproduced': 2, 'differs': 1, 'not-rerunnable': 1" in printed
+
+
+def test_the_cli_says_in_one_line_when_it_cannot_write_a_raw_export(tmp_path, write):
+    from click.testing import CliRunner
+
+    from archiver.cli import main
+
+    db = str(tmp_path / "a.duckdb")
+    with Archive.open(db) as archive:
+        archive.ingest(build(write), workers=1)
+    result = CliRunner().invoke(main, ["export", "--raw", str(tmp_path / "missing" / "out.jsonl"), "--db", db])
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1
+    assert "cannot write the jsonl export to" in result.output
+    assert "No such file or directory" in result.output
