@@ -99,9 +99,8 @@ def test_links_resolve(page):
             continue  # a URL: not fetched (nothing reaches the network)
         path, _, anchor = target.partition("#")
         resolved = (page.parent / path).resolve() if path else page
-        if not resolved.exists():
-            broken.append(target)
-        elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+        missing_anchor = resolved.exists() and anchor and resolved.suffix == ".md" and anchor not in anchors(resolved)
+        if not resolved.exists() or missing_anchor:
             broken.append(target)
     assert broken == []
 
