@@ -318,19 +318,19 @@ class Archive:
             return jsonl(self.con, sql, params, out)
 
     def sql(self, statement: str, params: list | dict | None = None) -> Listing:
-        """Rows of one read-only SELECT, run each time they are read (an EXPLAIN's, once, now); anything
+        """Rows of one read-only SELECT, run each time they are read (an EXPLAIN's or a pragma's, once, now); anything
         that writes, attaches, copies, installs or changes a setting raises `NotReadOnlyError`."""
         from .query.output import QueryRows, stream
-        from .query.readonly import is_explain, needs_extension, read_only_statement
+        from .query.readonly import needs_extension, read_only_statement
         from .render.listing import Listing
 
         rows = QueryRows(self.con, read_only_statement(self.con.cursor(), statement), params or [])
         try:
-            if is_explain(rows.sql):  # no query can wrap an EXPLAIN: its few rows are read now
+            try:
+                described = rows.described()
+            except duckdb.ParserException:  # EXPLAIN, PRAGMA: no query can wrap them; their few rows are read now
                 cursor = rows.run()
                 described, rows = cursor.description, list(stream(cursor))
-            else:
-                described = rows.described()
         except duckdb.Error as exc:
             raise needs_extension(exc) or QueryError(" ".join(str(exc).split())) from exc
         fields = tuple(d[0] for d in described)

@@ -102,14 +102,15 @@ def test_rows_read_after_the_archive_is_closed_say_so(tmp_path, write):
         list(rows)
 
 
-def test_sql_errors_are_raised_when_asked_and_explain_still_reads(lineage):
+def test_sql_errors_are_raised_when_asked_and_explain_and_pragmas_still_read(lineage):
     with pytest.raises(QueryError):
         lineage.sql("SELECT nothing_such FROM claims")
     rows = lineage.sql("SELECT count(*) AS n FROM claims;")
     assert len(rows) == 1
-    explained = lineage.sql("EXPLAIN SELECT * FROM claims")
-    assert list(explained) == list(explained) != []
-    assert len(explained) == len(list(explained))
+    for unwrappable in ("EXPLAIN SELECT * FROM claims", "PRAGMA table_info('claims')"):
+        rows = lineage.sql(unwrappable)
+        assert list(rows) == list(rows) != []
+        assert len(rows) == len(list(rows))
 
 
 # Exports: JSON Lines to a path or a binary file object; files and Parquet to a directory path.

@@ -45,10 +45,6 @@ class NotReadOnlyError(QueryError):
     """A statement that would change the archive, its connection, or files and extensions around it."""
 
 
-def is_explain(sql: str) -> bool:
-    return _EXPLAIN.match(sql) is not None
-
-
 def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     """The one SELECT (or EXPLAIN of one) in `sql`, without a closing semicolon (so that a query can
     wrap it); anything else is refused with the reason."""
