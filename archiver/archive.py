@@ -220,6 +220,8 @@ class Archive:
         model = ROWS.get(table)
         if model is None:
             raise QueryError(f"no table {table!r} has typed rows; one of {', '.join(sorted(ROWS))}")
+        if limit is not None and limit < 0:
+            raise QueryError("limit must not be negative")
         order = ", ".join(f'"{column.name}"' for column in model.__table__.primary_key.columns)
         bounded = "" if limit is None else f" LIMIT {int(limit)}"
         return typed(model, self.con.cursor().execute(f'SELECT * FROM "{table}" ORDER BY {order}{bounded}'))

@@ -192,6 +192,8 @@ def test_rows_of_a_table_are_its_sqlmodel_class(lineage):
     assert all(isinstance(source, SourceRow) for source in lineage.sources())
     with pytest.raises(QueryError, match="no table 'claim' has typed rows"):
         lineage.rows("claim")
+    with pytest.raises(QueryError, match="limit must not be negative"):
+        lineage.rows("claims", limit=-1)
 
 
 # The API's page: its example runs over sample_transcripts/.
