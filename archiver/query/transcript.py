@@ -1,8 +1,8 @@
 """What `archiver show` displays, read from the archive: results, their parts, their citations.
 
 A result stored in several copies is shown once, from its fullest copy (most
-parts, then the latest) or the copy in the file asked for, with the citations
-gathered from every copy, and a line for each copy that lacks a Part another holds.
+parts, then the latest) with the citations gathered from every copy, or as the
+file asked for holds it; with a line for each copy that lacks a Part another holds.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ class ResultView:
     parts: list[PartView]
     citations: list[CitationView]
     shown_path: str | None = None  # the file of the copy whose parts are shown
+    one_copy: bool = False  # shown as one file holds it (`--copy`): its own parts and citations only
     copy_gaps: list[str] = field(default_factory=list)  # "copy in <file> lacks the citation Part (...)"
 
 
@@ -133,10 +134,11 @@ def _result(con: duckdb.DuckDBPyConnection, key: str, copy: str | None) -> Resul
         ).fetchall()
     ]
     columns = ", ".join(CITATION_FIELDS)
+    held = "AND citation_hash IN (SELECT citation_hash FROM citations WHERE copy_id = $copy)" if copy else ""
     cursor = con.execute(
-        f"SELECT citation_hash, {columns} FROM result_citations WHERE result_key = ? "
+        f"SELECT citation_hash, {columns} FROM result_citations WHERE result_key = $key {held} "
         "ORDER BY study, period, source_column, citation_hash",
-        [key],
+        {"key": key, "copy": copy_id} if copy else {"key": key},
     )
     names = [d[0] for d in cursor.description]
     citations = [  # `valid` is the Citation's: no problems
@@ -157,6 +159,7 @@ def _result(con: duckdb.DuckDBPyConnection, key: str, copy: str | None) -> Resul
         parts,
         citations,
         chosen[0][8],
+        copy is not None,
         copy_gaps(con, key) if len(copies) > 1 else [],
     )
 

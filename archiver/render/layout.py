@@ -71,6 +71,7 @@ class Section:
 
 
 UNCITED = "UNCITED: no citation in any stored copy of this result"
+UNCITED_IN_COPY = "UNCITED: no citation in this copy of the result"
 
 
 def sections(result: ResultView) -> list[Section]:
@@ -101,9 +102,10 @@ def _item(part: PartView, result: ResultView, by_hash: dict[str, CitationView]) 
         labels = cell_labels(found)
         if not labels:
             return Item("data", blocks=found)
-        covers = Line("plain", f"covers {_count(len(labels))}: {coverage(found)}")
-        cited = [citation_lines(c, covers, labels) for c in result.citations]
-        return Item("data", blocks=found, cited=cited or [[Line("bad", UNCITED), covers]])
+        cells = f"{_count(len(labels))}: {coverage(found)}"
+        cited = [citation_lines(c, Line("plain", f"covers {cells}"), labels) for c in result.citations]
+        uncited = UNCITED_IN_COPY if result.one_copy else UNCITED
+        return Item("data", blocks=found, cited=cited or [[Line("bad", uncited), Line("plain", cells)]])
     if part.kind in ("file", "url", "raw"):
         return Item("file", text=f"{part.kind} {part.media_type or ''} {literal_of(part.file)}".strip())
     return Item("other", text=f"{part.kind} part")
@@ -290,11 +292,8 @@ def verdict_lines(c: CitationView, labels: dict[str, Cell]) -> list[Line]:
     differing = [(labels[p], c.differences[p]) for p in labels if p in c.differences]
     if c.verdict == "differs" and differing:
         return [Line("bad", f"RE-RUN DIFFERS{when}:")] + [
-            Line(
-                "bad",
-                f"{cell.label}: the agent wrote {cell.text}, the data layer re-derives {as_written(rerun, cell.text)}",
-            )
-            for cell, rerun in differing
+            Line("bad", f"  {cell.label}: the agent wrote {cell.text}, the data layer re-derives {rerun}")
+            for cell, rerun in ((cell, as_written(value, cell.text)) for cell, value in differing)
         ]
     if c.verdict == "differs":
         return [Line("verdict", f"re-run: these numbers reproduced, others of this result differ{when}")]
@@ -302,10 +301,11 @@ def verdict_lines(c: CitationView, labels: dict[str, Cell]) -> list[Line]:
 
 
 def as_written(value: Any, written: str) -> str:
-    """A re-derived number with as many decimals as the agent wrote, and more only where needed to differ."""
+    """A re-derived number to one decimal more than the agent wrote (more only where needed to differ), not
+    the float's every digit: the agent wrote 0.47, the data layer re-derives 0.415."""
     if not _is_number(value) or "." not in written or "e" in written.lower():
         return literal_of(value)
-    places = len(written.split(".", 1)[1])
+    places = len(written.split(".", 1)[1]) + 1
     text = f"{value:.{places}f}"
     while text == written and places < 17:
         places += 1
