@@ -1,4 +1,4 @@
-"""archiver show: each number with its citation directly beneath, as text and as one HTML page."""
+"""archiver show: tables of numbers with one citation block per Part beside them, as text and as one HTML page."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def lines_under(text: str, head: str) -> list[str]:
     return following
 
 
-VERSANT_W6 = "citation: Versant Mega Tracker · W6 (April 2026) · fielded 2026-04-02/2026-04-19"
+VERSANT_W6 = "citation: Versant Mega Tracker · W6 (April 2026)"
 
 
 def test_show_cited(lineage):
@@ -45,6 +45,7 @@ def test_show_cited(lineage):
     assert "   share  0.42\n   n      1210\n" in text
     assert lines_under(text, VERSANT_W6) == [
         "covers 2 numbers: share, n",
+        "fielded 2026-04-02/2026-04-19",
         "base: Adults 18-74, aware of brand · n=4210 · weight main_weight",
         "source: extractFunnel(versant_flat, s14r5)",
         "⚠ WARNING: Base under 100 in the 65-74 cell",
@@ -56,10 +57,8 @@ def test_show_cited(lineage):
 def test_show_claim_on_two_citations(lineage):
     text = lineage.render("t2")
     assert "   x  5\n" in text
-    assert lines_under(text, "citation: Versant Mega Tracker · W5 (March 2026) · fielded 2026-04-02/2026-04-19")[0] == (
-        "covers 1 number: x"
-    )
-    under = lines_under(text, "citation: Étude Santé 2026 · Vague 2 · fielded 2026-04-02/2026-04-19")
+    assert lines_under(text, "citation: Versant Mega Tracker · W5 (March 2026)")[0] == ("covers 1 number: x")
+    under = lines_under(text, "citation: Étude Santé 2026 · Vague 2")
     assert "source: extractDistribution(sante_panel, q7)" in under
 
 
@@ -71,17 +70,13 @@ def test_show_uncited(lineage):
 
 def test_show_invalid(lineage):
     text = lineage.render("t5")
-    under = lines_under(
-        text, "INVALID citation: Versant Mega Tracker · W6 (April 2026) · fielded 2026-04-02/2026-04-19"
-    )
+    under = lines_under(text, "INVALID citation: Versant Mega Tracker · W6 (April 2026)")
     assert "INVALID: base.n is missing" in under
 
 
 def test_show_type_lost(lineage):
-    under = lines_under(
-        lineage.render("t4"), f"TYPE-LOST citation: {MALICIOUS} · W6 (April 2026) · fielded 2026-04-02/2026-04-19"
-    )
-    assert under[:2] == ["covers 1 number: z", "base: Tiny · n=50"]
+    under = lines_under(lineage.render("t4"), f"TYPE-LOST citation: {MALICIOUS} · W6 (April 2026)")
+    assert under[:3] == ["covers 1 number: z", "fielded 2026-04-02/2026-04-19", "base: Tiny · n=50"]
     assert "TYPE-LOST: recognised by its fields; its media type was lost on the way" in under
 
 
@@ -106,6 +101,7 @@ def test_html_escapes_every_string(lineage):
 # Issue 15, item 7: what a reader saw, and what they see now.
 
 SEGMENTS = {
+    "wave": "W6",
     "segments": [
         {"name": "18-34", "share": 0.42, "n": 1210},
         {"name": "35-54", "share": 0.37, "n": 1655},
@@ -154,7 +150,7 @@ def test_a_rerun_difference_is_shown_to_the_agents_precision_not_as_a_float():
 
     citation = CitationView(inferred=False, study="S", period="W1", base_name="All", base_n=120, citation_hash="c")
     citation.verdict, citation.differences = "differs", {"/segments/0/share": 0.41510322261717025}
-    part = PartView("data", "agent", "artifact", "a", "funnel", 0, None, data=SEGMENTS, literals={})
+    part = PartView("data", "agent", "artifact", "a", "funnel", 0, None, data=SEGMENTS)
     result = ResultView("task:t", "task", "t", "ctx", None, "completed", None, None, ["a.jsonl"], [part], [citation])
     text = render_text([result])
     assert "  share of 18-34: the agent wrote 0.42, the data layer re-derives 0.415\n" in text

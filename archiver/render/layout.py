@@ -263,12 +263,11 @@ def citation_status(citation: CitationView) -> str:
 def citation_lines(c: CitationView, covers: Line, labels: dict[str, Cell]) -> list[Line]:
     """One citation's block beside the Part it supports: what it says, which cells, what is wrong with it."""
     bad = not c.valid or c.inferred
-    head = f"{citation_status(c)}: {c.study or '?'} · {c.period or '?'}" + (
-        f" · fielded {c.fielded}" if c.fielded else ""
-    )
+    head = f"{citation_status(c)}: {c.study or '?'} · {c.period or '?'}"
     lines = [
         Line("head-bad" if bad else "head", head),
         covers,
+        *([Line("plain", f"fielded {c.fielded}")] if c.fielded else []),
         Line(
             "plain",
             f"base: {c.base_name or '?'} · n={n_text(c.base_n)}" + (f" · weight {c.weight}" if c.weight else ""),
@@ -324,24 +323,21 @@ def source_text(citation: CitationView) -> str:
 
 
 def header(result: ResultView) -> list[str]:
-    """The result's line, where it is stored, and (for a result stored in several copies) which copy is shown."""
+    """The result's line, its agent and context, where it is stored and (for a result stored in several
+    copies) which copy is shown: short lines, for an 80-column terminal."""
     what = f"task {result.task_id}" if result.kind == "task" else f"message {result.message_id}"
-    line = " · ".join(
-        x
-        for x in (
-            what,
-            result.state,
-            str(result.timestamp) if result.timestamp else None,
-            f"agent {result.agent}" if result.agent else None,
-        )
-        if x
+    when = str(result.timestamp) if result.timestamp else None
+    line = " · ".join(x for x in (what, result.state, when) if x)
+    who = " · ".join(
+        x for x in (f"agent {result.agent}" if result.agent else None, f"context {result.context_id or '-'}") if x
     )
     paths = [display_path(p) for p in result.source_paths]
     if len(paths) == 1:
-        return [line, f"context {result.context_id or '-'} · stored in: {paths[0]}"]
+        return [line, who, f"stored in: {paths[0]}"]
     shown = display_path(result.shown_path or "")
     return [
         line,
-        f"context {result.context_id or '-'} · stored in {len(paths)} copies (--copy FILE shows one):",
+        who,
+        f"stored in {len(paths)} copies (--copy FILE shows one):",
         *(f"  {path}" + (" (shown)" if path == shown else "") for path in paths),
     ]
