@@ -270,20 +270,23 @@ class Archive:
         """The tasks, contexts, agents and source files affected by the matching citations, with counts."""
         return self._lineage("impact", order_by, limit, filters)
 
-    def results(self, ident: str) -> list[ResultView]:
-        """The results a task id, message id or context id names, as `ResultView`s ready to render."""
+    def results(self, ident: str, copy: str | None = None) -> list[ResultView]:
+        """The results a task id, message id or context id names, as `ResultView`s ready to render.
+
+        `copy`: each result as stored in this file, rather than its fullest copy.
+        """
         from .query.transcript import transcript
 
-        return transcript(self.con.cursor(), ident)
+        return transcript(self.con.cursor(), ident, copy)
 
-    def show(self, ident: str) -> list[ResultView]:
+    def show(self, ident: str, copy: str | None = None) -> list[ResultView]:
         """Deprecated: `results` (the objects), or `render` (the text `archiver show` prints)."""
         warnings.warn("Archive.show is Archive.results now; Archive.render gives text", DeprecationWarning, 2)
-        return self.results(ident)
+        return self.results(ident, copy)
 
-    def render(self, ident: str, fmt: str = "text") -> str:
+    def render(self, ident: str, fmt: str = "text", copy: str | None = None) -> str:
         """What `archiver show` prints: the `results` as text, or as one self-contained HTML page (fmt="html")."""
-        results = self.results(ident)
+        results = self.results(ident, copy)
         if fmt == "html":
             from .render.html import render_html
 
