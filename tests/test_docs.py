@@ -115,7 +115,14 @@ def reference() -> str:
     ]
 
     def visit(command: click.Command, path: list[str], parent: click.Context | None) -> None:
-        ctx = click.Context(command, info_name=path[-1], parent=parent, terminal_width=100, max_content_width=100)
+        ctx = click.Context(  # as the CLI makes them (-h too: click keeps a command's help option once made)
+            command,
+            info_name=path[-1],
+            parent=parent,
+            terminal_width=100,
+            max_content_width=100,
+            help_option_names=["-h", "--help"],
+        )
         out.extend(
             [f"{'#' * min(len(path) + 1, 4)} `{' '.join(path)}`", "", "```text", command.get_help(ctx), "```", ""]
         )
