@@ -413,3 +413,287 @@ def test_the_samples_audit_shows_the_verdicts(sample_db):
         if p["rule"] in ("rerun-differs", "not-rerunnable")
     }
     assert {(f.rule, f.result_key, f.source_path.removeprefix(str(SAMPLES) + "/")) for f in findings} == planted
+
+
+# An analyst's data layer: each case of issue 16's "Why", with the verdict and reason it must get.
+
+# 40 pilot rows fielded before the window, then 30 rows inside it; three quarters in one table.
+ANALYST_ROWS = (
+    "resp_id,fielded_on,quarter,q1\n"
+    + "".join(f"P{i},2026-03-20,Q1,1\n" for i in range(40))
+    + "".join(f"R{i},2026-04-{2 + i % 18:02d},Q{1 + i % 3},{i % 2}\n" for i in range(30))
+)
+
+ANALYST_EXTRACTORS = """
+import time
+
+from helpers import SCALE
+
+
+def count(relation, column, context):
+    return {"n": relation.query("t", f'SELECT count(*) FROM t WHERE "{column}" = 1').fetchone()[0]}
+
+
+def share(relation, column, context):
+    return {"share": SCALE * relation.query("t", f'SELECT avg("{column}"::DOUBLE) FROM t').fetchone()[0]}
+
+
+def window(relation, column, context):
+    return {"start": context.fielded_start.isoformat(), "end": context.fielded_end.isoformat()}
+
+
+def other_shape(relation, column, context):
+    return {"value": {"n": relation.query("t", "SELECT count(*) FROM t").fetchone()[0]}}
+
+
+def hang(relation, column, context):
+    time.sleep(60)
+"""
+
+ANALYST_LAYER = """
+[verify]
+timeout = {timeout}
+
+[[tables]]
+name = "fielded"
+path = "rows.csv"
+date_column = "fielded_on"
+
+[[tables]]
+name = "unfiltered"
+path = "rows.csv"
+
+[[tables]]
+name = "wave"
+period = "W5*"
+path = "rows.csv"
+
+[[tables]]
+name = "quarters"
+period_column = "quarter"
+path = "rows.csv"
+
+[[tables]]
+name = "loose"
+path = "rows.csv"
+absolute = 0.01
+
+[extractors]
+count = "extractors.py:count"
+window = "extractors.py:window"
+hang = "extractors.py:hang"
+
+[extractors.share]
+module = "extractors.py"
+
+[[extractors.extractShare]]
+module = "extractors.py"
+function = "count"
+
+[[extractors.extractShare]]
+study = "Other Study"
+module = "extractors.py"
+function = "other_shape"
+"""
+
+
+@pytest.fixture
+def analyst(tmp_path: Path) -> Path:
+    (tmp_path / "rows.csv").write_text(ANALYST_ROWS)
+    (tmp_path / "extractors.py").write_text(ANALYST_EXTRACTORS)
+    (tmp_path / "helpers.py").write_text("SCALE = 1\n")
+    path = tmp_path / "archiver-data-layer.toml"
+    path.write_text(ANALYST_LAYER.format(timeout=20))
+    return path
+
+
+def analyst_cite(table, function="count", period="W6 (April 2026)", fielded="2026-04-02/2026-04-19", study="S"):
+    return citation(
+        study=study,
+        period=period,
+        fielded=fielded,
+        weight="unweighted",
+        source={"table": table, "column": "q1", "function": function},
+        warnings=None,
+    )
+
+
+def outcomes(report) -> dict[str, tuple]:
+    return {v.task_id: (v.verdict, v.reason, v.rows_used) for v in report.verdicts}
+
+
+def test_rows_are_narrowed_to_the_fielded_window(archive, write, analyst):
+    ingest(
+        archive,
+        write,
+        {
+            "fielded": ({"n": 15}, analyst_cite("fielded")),
+            "no-date-column": ({"n": 15}, analyst_cite("unfiltered")),
+            "context": ({"start": 0, "end": 0}, analyst_cite("fielded", "window")),
+            "empty-window": ({"n": 15}, analyst_cite("fielded", fielded="2025-01-01/2025-01-31")),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["fielded"] == ("reproduced", None, "rows fielded 2026-04-02..2026-04-19: 30 of 70")
+    assert found["no-date-column"] == (
+        "differs",
+        "1 of 1 claims differ; /n: claimed 15, re-derived 55",
+        "all rows: 70 (no date column declared: fielded 2026-04-02..2026-04-19 not applied)",
+    )
+    assert found["empty-window"][:2] == ("not-rerunnable", "table 'fielded' has no rows fielded 2025-01-01..2025-01-31")
+    (context,) = [v for v in archive.verify(task="context").verdicts]
+    assert context.differences == [
+        {"pointer": "/end", "claimed": 0, "rerun": "2026-04-19", "note": "the re-derived value here is not a number"},
+        {"pointer": "/start", "claimed": 0, "rerun": "2026-04-02", "note": "the re-derived value here is not a number"},
+    ]
+
+
+def test_periods_match_by_glob_or_by_a_period_column(archive, write, analyst):
+    ingest(
+        archive,
+        write,
+        {
+            "glob": ({"n": 55}, analyst_cite("wave", period="W5 (March 2026)", fielded=None)),
+            "glob-miss": ({"n": 55}, analyst_cite("wave", period="W6 (April 2026)", fielded=None)),
+            "q1": ({"n": 45}, analyst_cite("quarters", period="Q1", fielded=None)),
+            "q2": ({"n": 5}, analyst_cite("quarters", period="Q2", fielded=None)),
+            "q4": ({"n": 5}, analyst_cite("quarters", period="Q4", fielded=None)),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["glob"] == ("reproduced", None, "all rows: 70")
+    assert found["glob-miss"] == (
+        "not-rerunnable",
+        "the data layer has no table 'wave' for study 'S', period 'W6 (April 2026)'",
+        None,
+    )
+    assert found["q1"] == ("reproduced", None, "rows with quarter = 'Q1': 50 of 70")
+    assert found["q2"] == ("reproduced", None, "rows with quarter = 'Q2': 10 of 70")
+    assert found["q4"] == (
+        "not-rerunnable",
+        "table 'quarters' has no rows with quarter = 'Q4'",
+        "rows with quarter = 'Q4': 0 of 70",
+    )
+
+
+def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
+    # 15 of the 30 fielded rows answer 1: a share of 0.5; of all 70 rows, 55/70 = 0.7857...
+    ingest(
+        archive,
+        write,
+        {
+            "rounded": ({"share": 0.79}, analyst_cite("unfiltered", "share")),
+            "too-precise": ({"share": 0.7857}, analyst_cite("unfiltered", "share")),
+            "loose": ({"share": 0.78}, analyst_cite("loose", "share")),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["rounded"][0] == "reproduced"
+    assert found["too-precise"][0] == "reproduced"
+    assert found["loose"][0] == "reproduced"  # absolute 0.01 on that table
+    (verdict,) = archive.verify(task="rounded").verdicts
+    assert verdict.comparison == "as rounded (half-even or half-up at the claim's decimal places)"
+    (analyst.parent / "helpers.py").write_text("SCALE = 100\n")
+    found = outcomes(archive.verify())
+    assert found["rounded"][:2] == (
+        "differs",
+        "scale: claimed as fraction, data gives percent; 1 of 1 claims differ; /share: claimed 0.79, "
+        "re-derived 78.57142857142857",
+    )
+
+
+def test_a_change_to_a_module_the_extractor_imports_makes_verdicts_stale(archive, write, analyst, tmp_path):
+    ingest(archive, write, {"t1": ({"share": 0.79}, analyst_cite("unfiltered", "share"))})
+    archive.verify()
+    assert [v.stale for v in archive.verdicts().verdicts] == [False]
+    (tmp_path / "helpers.py").write_text("SCALE = 1  # reviewed\n")
+    assert [v.stale for v in archive.verdicts().verdicts] == [True]
+
+
+def test_extractors_keyed_by_study(archive, write, analyst):
+    ingest(
+        archive,
+        write,
+        {
+            "default": ({"n": 55}, analyst_cite("unfiltered", "extractShare", fielded=None)),
+            "other": (
+                {"value": {"n": 70}},
+                analyst_cite("unfiltered", "extractShare", fielded=None, study="Other Study"),
+            ),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["default"][0] == found["other"][0] == "reproduced"
+
+
+def test_a_hanging_extractor_costs_one_timeout_per_table(archive, write, analyst):
+    analyst.write_text(ANALYST_LAYER.format(timeout=1))
+    ingest(
+        archive,
+        write,
+        {
+            "a": ({"n": 1}, analyst_cite("unfiltered", "hang")),
+            "b": ({"n": 2}, analyst_cite("unfiltered", "hang", period="W7")),  # another citation
+            "c": ({"n": 55}, analyst_cite("unfiltered", fielded=None)),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["a"][:2] == ("not-rerunnable", "the extractor did not finish within 1s and was stopped")
+    assert found["b"][:2] == (
+        "not-rerunnable",
+        f"the extractor {analyst.parent / 'extractors.py'}:hang did not finish within 1s on table 'unfiltered' "
+        "earlier in this run; not run on it again",
+    )
+    assert found["c"][0] == "reproduced"
+
+
+def test_each_verdict_is_stored_as_it_is_made(archive, write, analyst, monkeypatch):
+    from archiver.verify import worker
+
+    ingest(
+        archive,
+        write,
+        {
+            "a": ({"n": 55}, analyst_cite("unfiltered", fielded=None)),
+            "b": ({"n": 55}, analyst_cite("wave", period="W5")),
+        },
+    )
+    real, calls = worker.Worker.run, []
+
+    def killed_after_one(self, *args):
+        calls.append(args)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        return real(self, *args)
+
+    monkeypatch.setattr(worker.Worker, "run", killed_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        archive.verify()
+    assert archive.con.execute("SELECT count(*), any_value(verdict) FROM verdicts").fetchone() == (1, "reproduced")
+
+
+def test_status_exits_0_unless_asked_to_gate_and_the_summary_reads_as_english(archive, write, analyst, tmp_path):
+    ingest(
+        archive,
+        write,
+        {
+            "a": ({"n": 1}, analyst_cite("unfiltered", fielded=None)),
+            "b": ({"n": 55}, analyst_cite("unfiltered", fielded=None)),
+            "c": ({"n": 55}, analyst_cite("unfiltered", fielded=None, study="Another")),
+        },
+    )
+    analyst.write_text(ANALYST_LAYER.format(timeout=20).replace("[verify]", 'studies = ["S"]\n[verify]'))
+    archive.close()
+    db = str(tmp_path / "archive.duckdb")
+    ran = CliRunner().invoke(main, ["verify", "--db", db])
+    assert ran.exit_code == 1
+    assert (
+        "2 citations: 1 reproduced, 1 differs\n1 citation skipped: its study is outside the data layer\n" in ran.output
+    )
+    assert CliRunner().invoke(main, ["verify", "--status", "--db", db]).exit_code == 0
+    assert CliRunner().invoke(main, ["verify", "--status", "--db", db, "--fail-on", "differs"]).exit_code == 1
+    assert CliRunner().invoke(main, ["verify", "--status", "--db", db, "--fail-on", "stale"]).exit_code == 0
+    (tmp_path / "rows.csv").write_text(ANALYST_ROWS + "X,2026-04-03,Q1,1\n")
+    stale = CliRunner().invoke(main, ["verify", "--status", "--db", db, "--fail-on", "stale"])
+    assert stale.exit_code == 1
+    assert "STALE: 2 verdicts rest on a data layer" in stale.output
