@@ -541,7 +541,7 @@ def test_rows_are_narrowed_to_the_fielded_window(archive, write, analyst):
         "all rows: 70 (no date column declared: fielded 2026-04-02..2026-04-19 not applied)",
     )
     assert found["empty-window"][:2] == ("not-rerunnable", "table 'fielded' has no rows fielded 2025-01-01..2025-01-31")
-    (context,) = [v for v in archive.verify(task="context").verdicts]
+    (context,) = archive.verify(task="context").verdicts
     assert context.differences == [
         {"pointer": "/end", "claimed": 0, "rerun": "2026-04-19", "note": "the re-derived value here is not a number"},
         {"pointer": "/start", "claimed": 0, "rerun": "2026-04-02", "note": "the re-derived value here is not a number"},
