@@ -451,9 +451,6 @@ def hang(relation, column, context):
 """
 
 ANALYST_LAYER = """
-[verify]
-timeout = {timeout}
-
 [[tables]]
 name = "fielded"
 path = "rows.csv"
@@ -494,6 +491,9 @@ function = "count"
 study = "Other Study"
 module = "extractors.py"
 function = "other_shape"
+
+[verify]
+timeout = {timeout}
 """
 
 
@@ -682,7 +682,7 @@ def test_status_exits_0_unless_asked_to_gate_and_the_summary_reads_as_english(ar
             "c": ({"n": 55}, analyst_cite("unfiltered", fielded=None, study="Another")),
         },
     )
-    analyst.write_text(ANALYST_LAYER.format(timeout=20).replace("[verify]", 'studies = ["S"]\n[verify]'))
+    analyst.write_text('studies = ["S"]\n' + ANALYST_LAYER.format(timeout=20))
     archive.close()
     db = str(tmp_path / "archive.duckdb")
     ran = CliRunner().invoke(main, ["verify", "--db", db])
