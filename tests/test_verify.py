@@ -156,6 +156,8 @@ def test_comparison_rules():
         ("4", 4.0000001, AS_ROUNDED, True),
         ("1210", 1250, AS_ROUNDED, False),
         ("1.2e3", 1249, AS_ROUNDED, True),
+        ("0.2833333333333333", 0.28333333333333327, AS_ROUNDED, True),  # a double in full, summed otherwise
+        ("0.2833333333333333", 0.283333333334, AS_ROUNDED, False),
         ("0.01", 0.0149, Comparison(absolute=0.005), True),
         ("0.01", 0.0149, Comparison(relative=0.005), False),
         ("0.11", 0.1095, Comparison(relative=0.005), True),

@@ -3,7 +3,9 @@
 A claim is found in the re-derived JSON by its RFC 6901 pointer. By default a claim compares *as
 rounded*: written with k decimal places (its literal as the agent sent it), it reproduces when the
 re-derived value rounds to it at k places, half-even or half-up (`0.11` reproduces 0.1095, `4`
-reproduces 4.0000001, `1210` does not reproduce 1250). A data layer or table may instead ask for an
+reproduces 4.0000001, `1210` does not reproduce 1250). A literal of 15 or more significant digits is
+a double printed in full: it reproduces within a relative 1e-12, as the order of a sum changes its
+last digits. A data layer or table may instead ask for an
 absolute tolerance (|claimed - rerun| <= absolute) or a relative one
 (|claimed - rerun| <= relative * max(|claimed|, |rerun|)); integer literals follow the same rule.
 
@@ -20,6 +22,7 @@ from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 
 _MISSING = object()
 _INTEGER_LITERAL = re.compile(r"^-?\d+$")
+FULL_PRECISION_DIGITS, FULL_PRECISION_RELATIVE = 15, 1e-12
 
 # (the factor the data gives the claim times, the note that names the mismatch)
 SCALES = (
@@ -74,6 +77,8 @@ def rounds_to(literal: str, rerun: float) -> bool:
         return False
     if not claimed.is_finite() or not value.is_finite():
         return False
+    if len(claimed.as_tuple().digits) >= FULL_PRECISION_DIGITS:
+        return math.isclose(float(claimed), float(rerun), rel_tol=FULL_PRECISION_RELATIVE)
     quantum = Decimal((0, (1,), claimed.as_tuple().exponent))
     try:
         return any(value.quantize(quantum, rounding=mode) == claimed for mode in (ROUND_HALF_EVEN, ROUND_HALF_UP))
