@@ -403,6 +403,10 @@ def test_verify_over_the_samples_reports_exactly_the_planted_outcomes(sample_db)
     assert [d["pointer"] for d in differs["differences"]] == ["/segments/0/share"]
     missing = next(v for v in report["verdicts"] if v["verdict"] == "not-rerunnable")
     assert missing["reason"] == "the table has no column 'purchase_b1'"
+    by_task = {v["task_id"]: v for v in report["verdicts"]}
+    assert by_task["task-vd-aware-w3"]["rows_used"] == "rows fielded 2026-08-03..2026-08-16: 120 of 140"
+    assert by_task["task-vd-consider-w2"]["verdict"] == "reproduced"  # its shares were rounded to two places
+    assert by_task["task-vd-consider-w2"]["comparison"].startswith("as rounded")
 
 
 def test_the_samples_audit_shows_the_verdicts(sample_db):
