@@ -344,6 +344,10 @@ def test_the_data_layer_file(tmp_path, layer):
         ("[[tables]]\nname = 't'\npath = 'x.txt'", "cannot tell the format"),
         ("[extractors]\nf = {function = 'g'}", "module is required"),
         ("tables = [", "archiver-data-layer|snap.toml"),
+        ("[[tables]]\nname = 't'\npath = 'x.csv'\nperiod = 'W1'\nperiod_column = 'wave'", "not both"),
+        ("[verify]\nabsolute = 0.1\nrelative = 0.1", "give absolute or relative, not both"),
+        ("[[tables]]\nname = 't'\npath = 'x.csv'\nabsolute = -1", "must be a non-negative number"),
+        ("[[extractors.f]]\nmodule = 'a.py'\n[[extractors.f]]\nmodule = 'b.py'", "two declarations"),
     ):
         snapshots.write_text(bad)
         with pytest.raises(DataLayerError, match=message):
