@@ -603,12 +603,17 @@ def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
     assert found["loose"][0] == "reproduced"  # absolute 0.01 on that table
     (verdict,) = archive.verify(task="rounded").verdicts
     assert verdict.comparison == "as rounded (half-even or half-up at the claim's decimal places)"
+    assert "re-run: reproduced, over all rows: 70 (no date column declared" in archive.render("rounded")
     (analyst.parent / "helpers.py").write_text("SCALE = 100\n")
     found = outcomes(archive.verify())
     assert found["rounded"][:2] == (
         "differs",
         "scale: claimed as fraction, data gives percent; 1 of 1 claims differ; /share: claimed 0.79, "
         "re-derived 78.57142857142857",
+    )
+    assert (
+        "RE-RUN DIFFERS: the data layer re-derives 78.57142857142857 (scale: claimed as fraction, data gives "
+        "percent), over all rows: 70" in archive.render("rounded")
     )
 
 

@@ -152,10 +152,14 @@ def verdict_text(citation: CitationView, pointer: str | None) -> str | None:
     if citation.verdict is None:
         return None
     when = f" (verified {citation.verified_at:%Y-%m-%d %H:%M})" if citation.verified_at else ""
+    rows = f", over {citation.rows_used}" if citation.rows_used else ""
     if citation.verdict == "not-rerunnable":
         return f"NOT RE-RUNNABLE: {citation.verdict_reason}{when}"
     if citation.verdict == "differs" and pointer in citation.differences:
-        return f"RE-RUN DIFFERS: the data layer re-derives {literal_of(citation.differences[pointer])}{when}"
+        note = f" ({citation.notes[pointer]})" if pointer in citation.notes else ""
+        return (
+            f"RE-RUN DIFFERS: the data layer re-derives {literal_of(citation.differences[pointer])}{note}{rows}{when}"
+        )
     if citation.verdict == "differs":
-        return f"re-run: this number reproduced, others of this result differ{when}"
-    return f"re-run: {citation.verdict}{when}"
+        return f"re-run: this number reproduced, others of this result differ{rows}{when}"
+    return f"re-run: {citation.verdict}{rows}{when}"
