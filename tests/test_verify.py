@@ -502,6 +502,12 @@ study = "Other Study"
 module = "extractors.py"
 function = "other_shape"
 
+[[extractors.extractShare]]
+study = "Other Study"
+table = "quarters"
+module = "extractors.py"
+function = "share"
+
 [verify]
 timeout = {timeout}
 """
@@ -625,7 +631,7 @@ def test_a_change_to_a_module_the_extractor_imports_makes_verdicts_stale(archive
     assert [v.stale for v in archive.verdicts().verdicts] == [True]
 
 
-def test_extractors_keyed_by_study(archive, write, analyst):
+def test_extractors_keyed_by_study_and_table(archive, write, analyst):
     ingest(
         archive,
         write,
@@ -635,10 +641,11 @@ def test_extractors_keyed_by_study(archive, write, analyst):
                 {"value": {"n": 70}},
                 analyst_cite("unfiltered", "extractShare", fielded=None, study="Other Study"),
             ),
+            "other-quarters": ({"share": 0.9}, analyst_cite("quarters", "extractShare", "Q1", None, "Other Study")),
         },
     )
     found = outcomes(archive.verify())
-    assert found["default"][0] == found["other"][0] == "reproduced"
+    assert found["default"][0] == found["other"][0] == found["other-quarters"][0] == "reproduced"
 
 
 def test_a_hanging_extractor_costs_one_timeout_per_table(archive, write, analyst):
