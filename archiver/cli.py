@@ -165,7 +165,7 @@ def output_options(func):
 
 
 @click.group(cls=ArchiverGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="archiver")
+@click.version_option(package_name="a2a-archiver")
 def main() -> None:
     """Archive A2A transcripts and hold their Citations v1 claims to account."""
 
