@@ -118,6 +118,7 @@ class DataLayer:
     timeout: float = DEFAULT_TIMEOUT
     entry_points: bool = True
     _hashes: dict[str, str] = field(default_factory=dict, repr=False)
+    _code: dict[str, str] = field(default_factory=dict, repr=False)  # a module file's code hash, once per load
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> DataLayer:
@@ -266,9 +267,11 @@ class DataLayer:
         return f"{extractor.version or 'unversioned'}+sha256:{self._code_sha(module_file)[:16]}"
 
     def _code_sha(self, module_file: str) -> str:
-        files, packages = code_of(module_file)
-        parts = [(os.path.relpath(f, os.path.dirname(module_file)), self._file_sha(f)) for f in sorted(files)]
-        return _sha(orjson.dumps({"files": parts, "packages": sorted(packages.items())}))
+        if module_file not in self._code:
+            files, packages = code_of(module_file)
+            parts = [(os.path.relpath(f, os.path.dirname(module_file)), self._file_sha(f)) for f in sorted(files)]
+            self._code[module_file] = _sha(orjson.dumps({"files": parts, "packages": sorted(packages.items())}))
+        return self._code[module_file]
 
 
 def code_of(module_file: str) -> tuple[set[str], dict[str, str]]:
