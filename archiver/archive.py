@@ -255,15 +255,18 @@ class Archive:
         """The tasks, contexts, agents and source files affected by the matching citations, with counts."""
         return self._lineage("impact", order_by, limit, filters)
 
-    def show(self, ident: str) -> list:
-        """The results a task id, message id or context id names, as `ResultView`s ready to render."""
+    def show(self, ident: str, copy: str | None = None) -> list:
+        """The results a task id, message id or context id names, as `ResultView`s ready to render.
+
+        `copy`: each result as stored in this file, rather than its fullest copy.
+        """
         from .query.transcript import transcript
 
-        return transcript(self.con.cursor(), ident)
+        return transcript(self.con.cursor(), ident, copy)
 
-    def render(self, ident: str, fmt: str = "text") -> str:
+    def render(self, ident: str, fmt: str = "text", copy: str | None = None) -> str:
         """`show` rendered as text, or as one self-contained HTML page (fmt="html")."""
-        results = self.show(ident)
+        results = self.show(ident, copy)
         if fmt == "html":
             from .render.html import render_html
 

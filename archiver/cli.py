@@ -432,11 +432,12 @@ _lineage_command(
 @click.argument("ident", metavar="ID")
 @click.option("--format", "fmt", type=click.Choice(("text", "html")), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@click.option("--copy", "copy", metavar="FILE", help="Show each result as stored in this file, not its fullest copy.")
 @db_options
-def show(ident: str, fmt: str, output: str | None, db, wait) -> None:
-    """A task, message or context as a person reads it, each number with its citation beneath."""
+def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -> None:
+    """A task, message or context as a person reads it: tables of numbers, each with its citations beside."""
     with open_archive(db, wait, read_only=True) as archive:
-        page = archive.render(ident, fmt)
+        page = archive.render(ident, fmt, copy)
     if output:
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(page)
