@@ -6,6 +6,7 @@ import sys
 from contextlib import contextmanager
 
 import click
+from click.core import ParameterSource
 
 from .render.formats import AUDIT_FORMATS, OUTPUT_FORMATS, VERIFY_FORMATS
 
@@ -516,7 +517,7 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
 @click.option(
     "--tolerance",
     type=click.FloatRange(min=0),
-    help="Relative tolerance (default: the data layer's, else 1e-9). Counts compare exactly.",
+    help="Relative tolerance for every table (default: the data layer's; without one, claims compare as rounded).",
 )
 @click.option(
     "--timeout",
@@ -525,8 +526,9 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
 )
 @report_options(
     VERIFY_FORMATS,
-    ("differs", "not-rerunnable", "never"),
-    "Exit 1 when a verdict this bad (not-rerunnable includes differs) exists.",
+    ("differs", "not-rerunnable", "stale", "never"),
+    "Exit 1 when a verdict this bad (not-rerunnable includes differs) exists, or (stale) a verdict rests on a "
+    "changed data layer. With --status: never, unless given.",
 )
 @selection_options
 @db_options
@@ -545,6 +547,8 @@ def verify(data_layer, status, tolerance, timeout, fmt, fail_on, db, wait, **sel
         else:
             report = archive.verify(data_layer, tolerance=tolerance, timeout=timeout, **selection)
     write_listing(listing(report), fmt)
+    if status and click.get_current_context().get_parameter_source("fail_on") is ParameterSource.DEFAULT:
+        fail_on = "never"
     sys.exit(1 if report.fails(fail_on) else 0)
 
 

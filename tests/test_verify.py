@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from archiver.archive import Archive
 from archiver.cli import main
 from archiver.verify import DataLayer, DataLayerError, find_beside
-from archiver.verify.compare import ClaimValue, differences
+from archiver.verify.compare import AS_ROUNDED, ClaimValue, Comparison, differences
 from tests.transcripts import CITATIONS_MT, SAMPLES, citation, jsonrpc_result, v1_task
 
 TABLE = "segment,wt,q1\na,1.0,1\na,3.0,0\nb,2.0,1\nb,2.0,1\n"
@@ -99,7 +99,7 @@ def with_share(payload: dict, share: float) -> dict:
     return changed
 
 
-def test_reproduced_within_the_relative_tolerance(archive, write, layer):
+def test_claims_compare_as_rounded_by_default_and_within_a_tolerance_when_asked(archive, write, layer):
     ingest(
         archive,
         write,
@@ -111,40 +111,70 @@ def test_reproduced_within_the_relative_tolerance(archive, write, layer):
     )
     found = verdicts(archive.verify())
     assert found["exact"] == ("reproduced", None)
-    assert found["close"] == ("reproduced", None)
-    assert found["far"][0] == "differs"
+    assert found["close"][0] == found["far"][0] == "differs"  # more places than the data gives
     assert "/segments/0/share" in found["far"][1]
+    assert verdicts(archive.verify(tolerance=1e-11, task="close"))["close"] == ("reproduced", None)
     assert verdicts(archive.verify(tolerance=1e-5, task="far"))["far"] == ("reproduced", None)
 
 
 def test_differs_records_the_pointers_and_both_values(archive, write, layer):
-    ingest(archive, write, {"t1": (with_share(WEIGHTED, 0.3), cite())})
+    ingest(archive, write, {"t1": (with_share(WEIGHTED, 0.35), cite())})
     (verdict,) = archive.verify().verdicts
     assert verdict.verdict == "differs"
     assert verdict.claims == 5
-    assert verdict.differences == [{"pointer": "/segments/0/share", "claimed": 0.3, "rerun": 0.25}]
+    assert verdict.differences == [{"pointer": "/segments/0/share", "claimed": 0.35, "rerun": 0.25}]
     stored = archive.con.execute("SELECT verdict, differences, claims, fingerprint FROM verdicts").fetchall()
     assert [(v, orjson.loads(d), n) for v, d, n, _ in stored] == [("differs", verdict.differences, 5)]
 
 
-def test_integral_counts_compare_exactly(archive, write, layer):
+def test_integer_literals_follow_the_same_rule(archive, write, layer):
     near_count = json.loads(json.dumps(WEIGHTED))
-    near_count["total"] = 4 + 1e-12  # within any tolerance, but a count is exact
+    near_count["total"] = 4 + 1e-7  # a JavaScript agent's 4 for 4.0000001 reproduces at tolerance 0.01
     as_float = json.loads(json.dumps(WEIGHTED))
     as_float["total"] = 4.0  # the 1.x SDKs send every number as a double: 4.0 is the count 4
     ingest(archive, write, {"near": (near_count, cite()), "float": (as_float, cite())})
-    found = verdicts(archive.verify(tolerance=1e-3))
-    assert found["near"][0] == "differs"
-    assert "/total" in found["near"][1]
-    assert found["float"] == ("reproduced", None)
+    found = verdicts(archive.verify(tolerance=1e-2))
+    assert found == {"near": ("reproduced", None), "float": ("reproduced", None)}
 
 
 def test_comparison_rules():
     claims = [ClaimValue("/n", "2", 2.0), ClaimValue("/share", "0.5", 0.5), ClaimValue("/gone", "1.5", 1.5)]
-    found = differences(claims, {"n": 2.000001, "share": 0.5000001, "gone": "x"}, tolerance=1e-3)
-    assert [(d["pointer"], d["rerun"]) for d in found] == [("/n", 2.000001), ("/gone", "x")]
-    assert differences([ClaimValue("/a~1b/0", "1", 1.0)], {"a/b": [1]}, 1e-9) == []
-    assert differences([ClaimValue("/x", "1", 1.0)], {}, 1e-9)[0]["rerun"] is None
+    found = differences(claims, {"n": 2.000001, "share": 0.5000001, "gone": "x"}, Comparison(relative=1e-3))
+    assert [(d["pointer"], d["rerun"]) for d in found] == [("/gone", "x")]
+    assert differences([ClaimValue("/a~1b/0", "1", 1.0)], {"a/b": [1]}) == []
+    assert differences([ClaimValue("/x", "1", 1.0)], {})[0]["rerun"] is None
+
+
+@pytest.mark.parametrize(
+    ("literal", "rerun", "comparison", "agrees"),
+    [
+        ("0.11", 0.1095, AS_ROUNDED, True),
+        ("0.01", 0.0149, AS_ROUNDED, True),
+        ("0.03", 0.025, AS_ROUNDED, True),  # half-up
+        ("0.02", 0.025, AS_ROUNDED, True),  # half-even
+        ("0.02", 0.0149, AS_ROUNDED, False),
+        ("4", 4.0000001, AS_ROUNDED, True),
+        ("1210", 1250, AS_ROUNDED, False),
+        ("1.2e3", 1249, AS_ROUNDED, True),
+        ("0.2833333333333333", 0.28333333333333327, AS_ROUNDED, True),  # a double in full, summed otherwise
+        ("0.2833333333333333", 0.283333333334, AS_ROUNDED, False),
+        ("0.01", 0.0149, Comparison(absolute=0.005), True),
+        ("0.01", 0.0149, Comparison(relative=0.005), False),
+        ("0.11", 0.1095, Comparison(relative=0.005), True),
+        ("4", 4.0000001, Comparison(relative=0.01), True),
+    ],
+)
+def test_as_rounded_absolute_and_relative(literal, rerun, comparison, agrees):
+    assert comparison.agrees(ClaimValue("", literal, float(literal)), rerun) is agrees
+
+
+def test_a_scale_mismatch_is_named():
+    (found,) = differences([ClaimValue("/share", "0.46", 0.46)], {"share": 45.999})
+    assert found["note"] == "scale: claimed as fraction, data gives percent"
+    (found,) = differences([ClaimValue("/share", "46", 46.0)], {"share": 0.4601})
+    assert found["note"] == "scale: claimed as percent, data gives fraction"
+    (found,) = differences([ClaimValue("/share", "0.35", 0.35)], {"share": 0.25})
+    assert "note" not in found
 
 
 def test_weight_handling(archive, write, layer):
@@ -247,16 +277,15 @@ def test_a_changed_data_layer_makes_earlier_verdicts_visibly_stale(archive, writ
 
 
 def test_verdicts_show_in_query_claims_show_and_audit(archive, write, layer):
-    ingest(archive, write, {"t1": (with_share(WEIGHTED, 0.3), cite()), "t2": (WEIGHTED, cite(column="q9"))})
+    ingest(archive, write, {"t1": (with_share(WEIGHTED, 0.35), cite()), "t2": (WEIGHTED, cite(column="q9"))})
     archive.verify()
     claims = {(r["task_id"], r["pointer"]): (r["verdict"], r["rerun_value"]) for r in archive.claims()}
     assert claims[("t1", "/segments/0/share")] == ("differs", 0.25)
     assert claims[("t1", "/total")] == ("reproduced", None)
     assert claims[("t2", "/total")] == ("not-rerunnable", None)
     text = archive.render("t1")
-    assert "   a       0.3  2\n" in text
-    assert "     RE-RUN DIFFERS (verified " in text
-    assert "\n       share of a: the agent wrote 0.3, the data layer re-derives 0.25\n" in text
+    assert "     RE-RUN DIFFERS, over all rows: 4 (no date column declared" in text
+    assert "\n       share of a: the agent wrote 0.35, the data layer re-derives 0.250\n" in text
     assert "NOT RE-RUNNABLE: the table has no column 'q9'" in archive.render("t2")
     assert "RE-RUN DIFFERS" in archive.render("t1", fmt="html")
     found = {(f.rule, f.task_id, f.severity) for f in archive.audit(rules=["rerun-differs", "not-rerunnable"]).findings}
@@ -315,6 +344,10 @@ def test_the_data_layer_file(tmp_path, layer):
         ("[[tables]]\nname = 't'\npath = 'x.txt'", "cannot tell the format"),
         ("[extractors]\nf = {function = 'g'}", "module is required"),
         ("tables = [", "archiver-data-layer|snap.toml"),
+        ("[[tables]]\nname = 't'\npath = 'x.csv'\nperiod = 'W1'\nperiod_column = 'wave'", "not both"),
+        ("[verify]\nabsolute = 0.1\nrelative = 0.1", "give absolute or relative, not both"),
+        ("[[tables]]\nname = 't'\npath = 'x.csv'\nabsolute = -1", "must be a non-negative number"),
+        ("[[extractors.f]]\nmodule = 'a.py'\n[[extractors.f]]\nmodule = 'b.py'", "two declarations"),
     ):
         snapshots.write_text(bad)
         with pytest.raises(DataLayerError, match=message):
@@ -374,6 +407,10 @@ def test_verify_over_the_samples_reports_exactly_the_planted_outcomes(sample_db)
     assert [d["pointer"] for d in differs["differences"]] == ["/segments/0/share"]
     missing = next(v for v in report["verdicts"] if v["verdict"] == "not-rerunnable")
     assert missing["reason"] == "the table has no column 'purchase_b1'"
+    by_task = {v["task_id"]: v for v in report["verdicts"]}
+    assert by_task["task-vd-aware-w3"]["rows_used"] == "rows fielded 2026-08-03..2026-08-16: 120 of 140"
+    assert by_task["task-vd-consider-w2"]["verdict"] == "reproduced"  # its shares were rounded to two places
+    assert by_task["task-vd-consider-w2"]["comparison"].startswith("as rounded")
 
 
 def test_the_samples_audit_shows_the_verdicts(sample_db):
@@ -386,3 +423,298 @@ def test_the_samples_audit_shows_the_verdicts(sample_db):
         if p["rule"] in ("rerun-differs", "not-rerunnable")
     }
     assert {(f.rule, f.result_key, f.source_path.removeprefix(str(SAMPLES) + "/")) for f in findings} == planted
+
+
+# An analyst's data layer: each case of issue 16's "Why", with the verdict and reason it must get.
+
+# 40 pilot rows fielded before the window, then 30 rows inside it; three quarters in one table.
+ANALYST_ROWS = (
+    "resp_id,fielded_on,quarter,q1\n"
+    + "".join(f"P{i},2026-03-20,Q1,1\n" for i in range(40))
+    + "".join(f"R{i},2026-04-{2 + i % 18:02d},Q{1 + i % 3},{i % 2}\n" for i in range(30))
+)
+
+ANALYST_EXTRACTORS = """
+import time
+
+from helpers import SCALE
+
+
+def count(relation, column, context):
+    return {"n": relation.query("t", f'SELECT count(*) FROM t WHERE "{column}" = 1').fetchone()[0]}
+
+
+def share(relation, column, context):
+    return {"share": SCALE * relation.query("t", f'SELECT avg("{column}"::DOUBLE) FROM t').fetchone()[0]}
+
+
+def window(relation, column, context):
+    return {"start": context.fielded_start.isoformat(), "end": context.fielded_end.isoformat()}
+
+
+def other_shape(relation, column, context):
+    return {"value": {"n": relation.query("t", "SELECT count(*) FROM t").fetchone()[0]}}
+
+
+def hang(relation, column, context):
+    time.sleep(60)
+"""
+
+ANALYST_LAYER = """
+[[tables]]
+name = "fielded"
+path = "rows.csv"
+date_column = "fielded_on"
+
+[[tables]]
+name = "unfiltered"
+path = "rows.csv"
+
+[[tables]]
+name = "wave"
+period = "W5*"
+path = "rows.csv"
+
+[[tables]]
+name = "quarters"
+period_column = "quarter"
+path = "rows.csv"
+
+[[tables]]
+name = "loose"
+path = "rows.csv"
+absolute = 0.01
+
+[extractors]
+count = "extractors.py:count"
+window = "extractors.py:window"
+hang = "extractors.py:hang"
+
+[extractors.share]
+module = "extractors.py"
+
+[[extractors.extractShare]]
+module = "extractors.py"
+function = "count"
+
+[[extractors.extractShare]]
+study = "Other Study"
+module = "extractors.py"
+function = "other_shape"
+
+[[extractors.extractShare]]
+study = "Other Study"
+table = "quarters"
+module = "extractors.py"
+function = "share"
+
+[verify]
+timeout = {timeout}
+"""
+
+
+@pytest.fixture
+def analyst(tmp_path: Path) -> Path:
+    (tmp_path / "rows.csv").write_text(ANALYST_ROWS)
+    (tmp_path / "extractors.py").write_text(ANALYST_EXTRACTORS)
+    (tmp_path / "helpers.py").write_text("SCALE = 1\n")
+    path = tmp_path / "archiver-data-layer.toml"
+    path.write_text(ANALYST_LAYER.format(timeout=20))
+    return path
+
+
+def analyst_cite(table, function="count", period="W6 (April 2026)", fielded="2026-04-02/2026-04-19", study="S"):
+    return citation(
+        study=study,
+        period=period,
+        fielded=fielded,
+        weight="unweighted",
+        source={"table": table, "column": "q1", "function": function},
+        warnings=None,
+    )
+
+
+def outcomes(report) -> dict[str, tuple]:
+    return {v.task_id: (v.verdict, v.reason, v.rows_used) for v in report.verdicts}
+
+
+def test_rows_are_narrowed_to_the_fielded_window(archive, write, analyst):
+    ingest(
+        archive,
+        write,
+        {
+            "fielded": ({"n": 15}, analyst_cite("fielded")),
+            "no-date-column": ({"n": 15}, analyst_cite("unfiltered")),
+            "context": ({"start": 0, "end": 0}, analyst_cite("fielded", "window")),
+            "empty-window": ({"n": 15}, analyst_cite("fielded", fielded="2025-01-01/2025-01-31")),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["fielded"] == ("reproduced", None, "rows fielded 2026-04-02..2026-04-19: 30 of 70")
+    assert found["no-date-column"] == (
+        "differs",
+        "1 of 1 claims differ; /n: claimed 15, re-derived 55",
+        "all rows: 70 (no date column declared: fielded 2026-04-02..2026-04-19 not applied)",
+    )
+    assert found["empty-window"][:2] == ("not-rerunnable", "table 'fielded' has no rows fielded 2025-01-01..2025-01-31")
+    (context,) = archive.verify(task="context").verdicts
+    assert context.differences == [
+        {"pointer": "/end", "claimed": 0, "rerun": "2026-04-19", "note": "the re-derived value here is not a number"},
+        {"pointer": "/start", "claimed": 0, "rerun": "2026-04-02", "note": "the re-derived value here is not a number"},
+    ]
+
+
+def test_periods_match_by_glob_or_by_a_period_column(archive, write, analyst):
+    ingest(
+        archive,
+        write,
+        {
+            "glob": ({"n": 55}, analyst_cite("wave", period="W5 (March 2026)", fielded=None)),
+            "glob-miss": ({"n": 55}, analyst_cite("wave", period="W6 (April 2026)", fielded=None)),
+            "q1": ({"n": 45}, analyst_cite("quarters", period="Q1", fielded=None)),
+            "q2": ({"n": 5}, analyst_cite("quarters", period="Q2", fielded=None)),
+            "q4": ({"n": 5}, analyst_cite("quarters", period="Q4", fielded=None)),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["glob"] == ("reproduced", None, "all rows: 70")
+    assert found["glob-miss"] == (
+        "not-rerunnable",
+        "the data layer has no table 'wave' for study 'S', period 'W6 (April 2026)'",
+        None,
+    )
+    assert found["q1"] == ("reproduced", None, "rows with quarter = 'Q1': 50 of 70")
+    assert found["q2"] == ("reproduced", None, "rows with quarter = 'Q2': 10 of 70")
+    assert found["q4"] == (
+        "not-rerunnable",
+        "table 'quarters' has no rows with quarter = 'Q4'",
+        "rows with quarter = 'Q4': 0 of 70",
+    )
+
+
+def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
+    # 15 of the 30 fielded rows answer 1: a share of 0.5; of all 70 rows, 55/70 = 0.7857...
+    ingest(
+        archive,
+        write,
+        {
+            "rounded": ({"share": 0.79}, analyst_cite("unfiltered", "share")),
+            "too-precise": ({"share": 0.7857}, analyst_cite("unfiltered", "share")),
+            "loose": ({"share": 0.78}, analyst_cite("loose", "share")),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["rounded"][0] == "reproduced"
+    assert found["too-precise"][0] == "reproduced"
+    assert found["loose"][0] == "reproduced"  # absolute 0.01 on that table
+    (verdict,) = archive.verify(task="rounded").verdicts
+    assert verdict.comparison == "as rounded (half-even or half-up at the claim's decimal places)"
+    assert "re-run: reproduced, over all rows: 70 (no date column declared" in archive.render("rounded")
+    (analyst.parent / "helpers.py").write_text("SCALE = 100\n")
+    found = outcomes(archive.verify())
+    assert found["rounded"][:2] == (
+        "differs",
+        "scale: claimed as fraction, data gives percent; 1 of 1 claims differ; /share: claimed 0.79, "
+        "re-derived 78.57142857142857",
+    )
+    shown = archive.render("rounded")
+    assert "the data layer re-derives 78.571 (scale: claimed as fraction, data gives percent)\n" in shown
+    assert "RE-RUN DIFFERS, over all rows: 70 (no date column declared" in shown
+
+
+def test_a_change_to_a_module_the_extractor_imports_makes_verdicts_stale(archive, write, analyst, tmp_path):
+    ingest(archive, write, {"t1": ({"share": 0.79}, analyst_cite("unfiltered", "share"))})
+    archive.verify()
+    assert [v.stale for v in archive.verdicts().verdicts] == [False]
+    (tmp_path / "helpers.py").write_text("SCALE = 1  # reviewed\n")
+    assert [v.stale for v in archive.verdicts().verdicts] == [True]
+
+
+def test_extractors_keyed_by_study_and_table(archive, write, analyst):
+    ingest(
+        archive,
+        write,
+        {
+            "default": ({"n": 55}, analyst_cite("unfiltered", "extractShare", fielded=None)),
+            "other": (
+                {"value": {"n": 70}},
+                analyst_cite("unfiltered", "extractShare", fielded=None, study="Other Study"),
+            ),
+            "other-quarters": ({"share": 0.9}, analyst_cite("quarters", "extractShare", "Q1", None, "Other Study")),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["default"][0] == found["other"][0] == found["other-quarters"][0] == "reproduced"
+
+
+def test_a_hanging_extractor_costs_one_timeout_per_table(archive, write, analyst):
+    analyst.write_text(ANALYST_LAYER.format(timeout=1))
+    ingest(
+        archive,
+        write,
+        {
+            "a": ({"n": 1}, analyst_cite("unfiltered", "hang")),
+            "b": ({"n": 2}, analyst_cite("unfiltered", "hang", period="W7")),  # another citation
+            "c": ({"n": 55}, analyst_cite("unfiltered", fielded=None)),
+        },
+    )
+    found = outcomes(archive.verify())
+    assert found["a"][:2] == ("not-rerunnable", "the extractor did not finish within 1s and was stopped")
+    assert found["b"][:2] == (
+        "not-rerunnable",
+        f"the extractor {analyst.parent / 'extractors.py'}:hang did not finish within 1s on table 'unfiltered' "
+        "earlier in this run; not run on it again",
+    )
+    assert found["c"][0] == "reproduced"
+
+
+def test_each_verdict_is_stored_as_it_is_made(archive, write, analyst, monkeypatch):
+    from archiver.verify import worker
+
+    ingest(
+        archive,
+        write,
+        {
+            "a": ({"n": 55}, analyst_cite("unfiltered", fielded=None)),
+            "b": ({"n": 55}, analyst_cite("wave", period="W5")),
+        },
+    )
+    real, calls = worker.Worker.run, []
+
+    def killed_after_one(self, *args):
+        calls.append(args)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        return real(self, *args)
+
+    monkeypatch.setattr(worker.Worker, "run", killed_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        archive.verify()
+    assert archive.con.execute("SELECT count(*), any_value(verdict) FROM verdicts").fetchone() == (1, "reproduced")
+
+
+def test_status_exits_0_unless_asked_to_gate_and_the_summary_reads_as_english(archive, write, analyst, tmp_path):
+    ingest(
+        archive,
+        write,
+        {
+            "a": ({"n": 1}, analyst_cite("unfiltered", fielded=None)),
+            "b": ({"n": 55}, analyst_cite("unfiltered", fielded=None)),
+            "c": ({"n": 55}, analyst_cite("unfiltered", fielded=None, study="Another")),
+        },
+    )
+    analyst.write_text('studies = ["S"]\n' + ANALYST_LAYER.format(timeout=20))
+    archive.close()
+    db = str(tmp_path / "archive.duckdb")
+    ran = CliRunner().invoke(main, ["verify", "--db", db])
+    assert ran.exit_code == 1
+    assert (
+        "2 citations: 1 reproduced, 1 differs\n1 citation skipped: its study is outside the data layer\n" in ran.output
+    )
+    assert CliRunner().invoke(main, ["verify", "--status", "--db", db]).exit_code == 0
+    assert CliRunner().invoke(main, ["verify", "--status", "--db", db, "--fail-on", "differs"]).exit_code == 1
+    assert CliRunner().invoke(main, ["verify", "--status", "--db", db, "--fail-on", "stale"]).exit_code == 0
+    (tmp_path / "rows.csv").write_text(ANALYST_ROWS + "X,2026-04-03,Q1,1\n")
+    stale = CliRunner().invoke(main, ["verify", "--status", "--db", db, "--fail-on", "stale"])
+    assert stale.exit_code == 1
+    assert "STALE: 2 verdicts rest on a data layer" in stale.output

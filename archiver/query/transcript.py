@@ -30,6 +30,8 @@ class CitationView(Citation):
     verdict_reason: str | None = None
     verified_at: datetime | None = None
     differences: dict[str, Any] = field(default_factory=dict)  # pointer -> re-derived value, where it differs
+    notes: dict[str, str] = field(default_factory=dict)  # pointer -> why it differs ("scale: ..."), where known
+    rows_used: str | None = None  # the rows the verdict was made over, e.g. "rows fielded ...: 4,210 of 4,250"
 
 
 @dataclass
@@ -206,14 +208,17 @@ def copy_gaps(con: duckdb.DuckDBPyConnection, key: str) -> list[str]:
 
 def _attach_verdicts(con: duckdb.DuckDBPyConnection, key: str, citations: list[CitationView]) -> None:
     by_hash = {c.citation_hash: c for c in citations}
-    for citation_hash, verdict, reason, verified_at, differences in con.execute(
-        "SELECT citation_hash, verdict, reason, verified_at, differences FROM latest_verdicts WHERE result_key = ?",
+    for citation_hash, verdict, reason, verified_at, differences, rows_used in con.execute(
+        "SELECT citation_hash, verdict, reason, verified_at, differences, rows_used FROM latest_verdicts "
+        "WHERE result_key = ?",
         [key],
     ).fetchall():
         if citation_hash in by_hash:
             c = by_hash[citation_hash]
-            c.verdict, c.verdict_reason, c.verified_at = verdict, reason, verified_at
-            c.differences = {d["pointer"]: d.get("rerun") for d in (_json(differences) or [])}
+            c.verdict, c.verdict_reason, c.verified_at, c.rows_used = verdict, reason, verified_at, rows_used
+            found = _json(differences) or []
+            c.differences = {d["pointer"]: d.get("rerun") for d in found}
+            c.notes = {d["pointer"]: d["note"] for d in found if d.get("note", "").startswith("scale:")}
 
 
 def _json(text: str | None) -> Any:

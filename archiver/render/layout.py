@@ -286,17 +286,22 @@ def verdict_lines(c: CitationView, labels: dict[str, Cell]) -> list[Line]:
     if c.verdict is None:
         return []
     when = f" (verified {c.verified_at:%Y-%m-%d %H:%M})" if c.verified_at else ""
+    rows = f", over {c.rows_used}" if c.rows_used else ""
     if c.verdict == "not-rerunnable":
         return [Line("bad", f"NOT RE-RUNNABLE: {c.verdict_reason}{when}")]
-    differing = [(labels[p], c.differences[p]) for p in labels if p in c.differences]
+    differing = [(p, labels[p], c.differences[p]) for p in labels if p in c.differences]
     if c.verdict == "differs" and differing:
-        return [Line("bad", f"RE-RUN DIFFERS{when}:")] + [
-            Line("bad", f"  {cell.label}: the agent wrote {cell.text}, the data layer re-derives {rerun}")
-            for cell, rerun in ((cell, as_written(value, cell.text)) for cell, value in differing)
+        return [Line("bad", f"RE-RUN DIFFERS{rows}{when}:")] + [
+            Line(
+                "bad",
+                f"  {cell.label}: the agent wrote {cell.text}, the data layer re-derives {as_written(value, cell.text)}"
+                + (f" ({c.notes[pointer]})" if pointer in c.notes else ""),
+            )
+            for pointer, cell, value in differing
         ]
     if c.verdict == "differs":
-        return [Line("verdict", f"re-run: these numbers reproduced, others of this result differ{when}")]
-    return [Line("verdict", f"re-run: {c.verdict}{when}")]
+        return [Line("verdict", f"re-run: these numbers reproduced, others of this result differ{rows}{when}")]
+    return [Line("verdict", f"re-run: {c.verdict}{rows}{when}")]
 
 
 def as_written(value: Any, written: str) -> str:

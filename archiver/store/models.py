@@ -238,6 +238,9 @@ class VerdictRow(SQLModel, table=True):
     fingerprint: str
     data_layer: str | None = None
     data_layer_sha256: str | None = None
+    rows_used: str | None = None
+    comparison: str | None = None
+    absolute_tolerance: float | None = None
 
 
 ROWS: dict[str, type[SQLModel]] = {

@@ -1,9 +1,16 @@
 """Compare a result's claims with what the extractor re-derived, pointer by pointer.
 
-A claim is found in the re-derived JSON by its RFC 6901 pointer. Counts compare exactly: when the
-claim's literal is an integer or the extractor returned an integer there, the values must be equal
-(`1210.0` equals `1210`). Every other number compares with a relative tolerance:
-|claimed - rerun| <= tolerance * max(|claimed|, |rerun|).
+A claim is found in the re-derived JSON by its RFC 6901 pointer. By default a claim compares *as
+rounded*: written with k decimal places (its literal as the agent sent it), it reproduces when the
+re-derived value rounds to it at k places, half-even or half-up (`0.11` reproduces 0.1095, `4`
+reproduces 4.0000001, `1210` does not reproduce 1250). A literal of 15 or more significant digits is
+a double printed in full: it reproduces within a relative 1e-12, as the order of a sum changes its
+last digits. A data layer or table may instead ask for an
+absolute tolerance (|claimed - rerun| <= absolute) or a relative one
+(|claimed - rerun| <= relative * max(|claimed|, |rerun|)); integer literals follow the same rule.
+
+A claim that does not reproduce but would after a factor of 100 or 1,000 is still a difference; its
+note says which scale the claim and the data use, so the cause is visible.
 """
 
 from __future__ import annotations
@@ -11,9 +18,19 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 
 _MISSING = object()
 _INTEGER_LITERAL = re.compile(r"^-?\d+$")
+FULL_PRECISION_DIGITS, FULL_PRECISION_RELATIVE = 15, 1e-12
+
+# (the factor the data gives the claim times, the note that names the mismatch)
+SCALES = (
+    (100, "scale: claimed as fraction, data gives percent"),
+    (1 / 100, "scale: claimed as percent, data gives fraction"),
+    (1000, "scale: claimed in thousands, data gives units (or fraction against per mille)"),
+    (1 / 1000, "scale: claimed in units, data gives thousands (or per mille against fraction)"),
+)
 
 
 @dataclass(frozen=True)
@@ -21,6 +38,52 @@ class ClaimValue:
     pointer: str
     literal: str
     value: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How a claim is compared: as rounded (no tolerance given), or within an absolute or relative
+    tolerance."""
+
+    absolute: float | None = None
+    relative: float | None = None
+
+    def describe(self) -> str:
+        if self.absolute is not None:
+            return f"absolute tolerance {self.absolute:g}"
+        if self.relative is not None:
+            return f"relative tolerance {self.relative:g}"
+        return "as rounded (half-even or half-up at the claim's decimal places)"
+
+    def agrees(self, claim: ClaimValue, rerun) -> bool:
+        if not is_number(rerun) or math.isnan(claim.value) or math.isnan(rerun):
+            return False
+        if self.absolute is not None:
+            return abs(claim.value - rerun) <= self.absolute
+        if self.relative is not None:
+            return abs(claim.value - rerun) <= self.relative * max(abs(claim.value), abs(rerun))
+        return rounds_to(claim.literal, rerun)
+
+
+AS_ROUNDED = Comparison()
+
+
+def rounds_to(literal: str, rerun: float) -> bool:
+    """Whether `rerun` rounded at the literal's decimal places (half-even or half-up) is the literal."""
+    try:
+        claimed = Decimal(literal.strip())
+        value = Decimal(repr(float(rerun)))
+    except (InvalidOperation, ValueError, OverflowError):
+        return False
+    if not claimed.is_finite() or not value.is_finite():
+        return False
+    if len(claimed.as_tuple().digits) >= FULL_PRECISION_DIGITS:
+        return math.isclose(float(claimed), float(rerun), rel_tol=FULL_PRECISION_RELATIVE)
+    quantum = Decimal((0, (1,), claimed.as_tuple().exponent))
+    try:
+        return any(value.quantize(quantum, rounding=mode) == claimed for mode in (ROUND_HALF_EVEN, ROUND_HALF_UP))
+    except InvalidOperation:
+        return False
 
 
 def resolve(document, pointer: str):
@@ -50,22 +113,23 @@ def is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def agrees(claim: ClaimValue, rerun, tolerance: float) -> bool:
-    if not is_number(rerun):
-        return False
-    if isinstance(rerun, int) or _INTEGER_LITERAL.match(claim.literal.strip()):
-        return claim.value == rerun
-    if math.isnan(claim.value) or math.isnan(rerun):
-        return False
-    return abs(claim.value - rerun) <= tolerance * max(abs(claim.value), abs(rerun))
+def scale_note(claim: ClaimValue, rerun, comparison: Comparison) -> str | None:
+    """The scale mismatch that explains a difference, when a factor of 100 or 1,000 makes it agree."""
+    if not is_number(rerun) or claim.value == 0:
+        return None
+    for factor, note in SCALES:
+        if comparison.agrees(claim, rerun / factor):
+            return note
+    return None
 
 
-def differences(claims: list[ClaimValue], rerun, tolerance: float) -> list[dict]:
-    """One entry per claim that the re-derived value does not reproduce: pointer, claimed, rerun."""
+def differences(claims: list[ClaimValue], rerun, comparison: Comparison = AS_ROUNDED) -> list[dict]:
+    """One entry per claim that the re-derived value does not reproduce: pointer, claimed, rerun (and a
+    note when the value is missing, not a number, or on another scale)."""
     found = []
     for claim in claims:
         value = resolve(rerun, claim.pointer)
-        if agrees(claim, value, tolerance):
+        if comparison.agrees(claim, value):
             continue
         entry = {
             "pointer": claim.pointer,
@@ -76,6 +140,8 @@ def differences(claims: list[ClaimValue], rerun, tolerance: float) -> list[dict]
             entry["note"] = "the re-derived value has nothing at this pointer"
         elif not is_number(value):
             entry["note"] = "the re-derived value here is not a number"
+        elif note := scale_note(claim, value, comparison):
+            entry["note"] = note
         found.append(entry)
     return found
 

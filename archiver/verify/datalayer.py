@@ -9,10 +9,14 @@ only ever looked up here: nothing named inside a transcript is imported or run.
 
 from __future__ import annotations
 
+import ast
+import fnmatch
 import hashlib
 import importlib.metadata
 import importlib.util
 import os
+import sys
+import sysconfig
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +24,9 @@ from pathlib import Path
 import orjson
 
 from ..errors import VerifyError
+from .compare import AS_ROUNDED, Comparison
 
 ENTRY_POINT_GROUP = "archiver.extractors"
-DEFAULT_TOLERANCE = 1e-9
 DEFAULT_TIMEOUT = 60.0
 BESIDE_ARCHIVE = "archiver-data-layer.toml"
 TABLE_FORMATS = {".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -41,15 +45,36 @@ class TableSource:
     paths: tuple[str, ...]
     table: str | None = None  # the table inside a DuckDB database
     study: str | None = None
-    period: str | None = None
+    period: str | None = None  # the period its rows are: an exact value or a glob ("W5*")
+    period_column: str | None = None  # or the column saying each row's period
+    date_column: str | None = None  # the column of each row's fielding date
+    comparison: Comparison | None = None  # the table's own tolerance, else the data layer's
 
     def describe(self) -> str:
         where = ", ".join(self.paths) + (f" table {self.table}" if self.table else "")
         return f"{self.name} ({self.format}: {where})"
 
+    def period_match(self, period: str | None) -> int | None:
+        """How closely this table's declared period fits a citation's: 3 exact, 2 glob, 1 by its period
+        column, 0 declares none; None when it does not fit."""
+        if self.period is None:
+            return 1 if self.period_column else 0
+        if period is None:
+            return None
+        if self.period == period:
+            return 3
+        return 2 if fnmatch.fnmatchcase(period, self.period) else None
+
     def spec(self) -> dict:
-        """What a worker process needs to open it."""
-        return {"format": self.format, "paths": list(self.paths), "table": self.table}
+        """What a worker process needs to open it and keep the rows a citation concerns."""
+        return {
+            "name": self.name,
+            "format": self.format,
+            "paths": list(self.paths),
+            "table": self.table,
+            "period_column": self.period_column,
+            "date_column": self.date_column,
+        }
 
 
 @dataclass(frozen=True)
@@ -61,6 +86,8 @@ class Extractor:
     target: str
     function: str
     version: str | None = None
+    study: str | None = None  # the extractor answers for this study only
+    table: str | None = None  # ... or this table only
 
     def label(self) -> str:
         return f"{self.target}:{self.function}" if self.kind != "entry_point" else f"entry point {self.target}"
@@ -85,12 +112,13 @@ class Resolution:
 class DataLayer:
     path: str
     tables: list[TableSource]
-    extractors: dict[str, Extractor]
+    extractors: dict[str, list[Extractor]]  # by source.function, most specific first
     studies: frozenset[str] | None  # None: every study
-    tolerance: float = DEFAULT_TOLERANCE
+    comparison: Comparison = AS_ROUNDED
     timeout: float = DEFAULT_TIMEOUT
     entry_points: bool = True
     _hashes: dict[str, str] = field(default_factory=dict, repr=False)
+    _code: dict[str, str] = field(default_factory=dict, repr=False)  # a module file's code hash, once per load
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> DataLayer:
@@ -108,7 +136,7 @@ class DataLayer:
             _table_source(entry, base, index) for index, entry in enumerate(_list(doc.get("tables", []), "[[tables]]"))
         ]
         extractors = {
-            name: _extractor(name, value, base)
+            name: _extractors(name, value, base)
             for name, value in _table(doc.get("extractors", {}), "[extractors]").items()
         }
         studies = doc.get("studies")
@@ -121,7 +149,7 @@ class DataLayer:
             tables,
             extractors,
             studies,
-            tolerance=_number(settings.get("tolerance", DEFAULT_TOLERANCE), "[verify] tolerance"),
+            comparison=_comparison(settings, "[verify]") or AS_ROUNDED,
             timeout=_number(settings.get("timeout", DEFAULT_TIMEOUT), "[verify] timeout"),
             entry_points=bool(settings.get("entry_points", True)),
         )
@@ -131,14 +159,23 @@ class DataLayer:
         return self.studies is None or study in self.studies
 
     def table(self, name: str, study: str | None, period: str | None) -> TableSource | None:
-        """The most specific declared table of that name for the study and period."""
-        fitting = [t for t in self.tables if t.name == name and t.study in (None, study) and t.period in (None, period)]
-        return max(fitting, key=lambda t: (t.study is not None) + 2 * (t.period is not None), default=None)
+        """The most specific declared table of that name for the study and period: a period matched
+        exactly, then by glob, then by a period column, then a table for every period."""
+        fitting = [
+            (match, t.study is not None, -index, t)
+            for index, t in enumerate(self.tables)
+            if t.name == name and t.study in (None, study) and (match := t.period_match(period)) is not None
+        ]
+        return max(fitting, key=lambda f: f[:3], default=(None,) * 4)[3]
 
-    def extractor(self, name: str) -> Extractor | None:
-        """A function declared in the file, else (unless disabled) an installed entry point."""
+    def extractor(self, name: str, study: str | None = None, table: str | None = None) -> Extractor | None:
+        """The declared function of that name for the study and table (keyed by study and table, by one
+        of them, or by name alone), else (unless disabled) an installed entry point."""
+        fitting = [e for e in self.extractors.get(name, ()) if e.study in (None, study) and e.table in (None, table)]
+        if fitting:
+            return max(fitting, key=lambda e: 2 * (e.study is not None) + (e.table is not None))
         if name in self.extractors:
-            return self.extractors[name]
+            return None
         if self.entry_points:
             for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP, name=name):
                 version = point.dist.version if point.dist else None
@@ -155,13 +192,15 @@ class DataLayer:
             if not isinstance(value, str) or not value
         ]
         source = self.table(table, study, period) if isinstance(table, str) else None
-        extractor = self.extractor(function) if isinstance(function, str) and function else None
+        extractor = self.extractor(function, study, table) if isinstance(function, str) and function else None
         if missing:
             problem = f"the citation names no {' or '.join(missing)}"
         elif source is None:
             problem = f"the data layer has no table {table!r} for study {study!r}, period {period!r}"
         elif extractor is None:
-            problem = f"the data layer declares no extractor function {function!r}"
+            problem = f"the data layer declares no extractor function {function!r}" + (
+                f" for study {study!r}, table {table!r}" if function in self.extractors else ""
+            )
         table_sha = self._table_sha(source) if source else None
         if source and table_sha is None and problem is None:
             problem = f"table {source.describe()} is declared but its file is missing"
@@ -173,6 +212,7 @@ class DataLayer:
             "table_sha256": table_sha,
             "extractor": extractor.spec() if extractor else None,
             "extractor_version": version,
+            "comparison": self.comparison_for(source).describe(),
             "problem": problem,
         }
         return Resolution(source, extractor, problem, table_sha, version, _sha(orjson.dumps(identity)))
@@ -183,7 +223,11 @@ class DataLayer:
             parts = {
                 "file": _sha(handle.read()),
                 "tables": [(t.name, self._table_sha(t)) for t in self.tables],
-                "extractors": [(e.name, self._extractor_version(e)) for e in self.extractors.values()],
+                "extractors": [
+                    (e.name, e.study, e.table, self._extractor_version(e))
+                    for declared in self.extractors.values()
+                    for e in declared
+                ],
             }
         return _sha(orjson.dumps(parts))
 
@@ -208,22 +252,107 @@ class DataLayer:
             self._hashes[path] = digest.hexdigest()
         return self._hashes[path]
 
+    def comparison_for(self, source: TableSource | None) -> Comparison:
+        return source.comparison if source and source.comparison else self.comparison
+
     def _extractor_version(self, extractor: Extractor) -> str | None:
-        """The declared version plus the module file's hash; for an entry point its distribution's version."""
+        """The declared version plus a hash of the code it runs: the module's source, the project-local
+        modules it imports (transitively) and the versions of the installed packages they import; for
+        an entry point its distribution's version."""
         if extractor.kind == "entry_point":
             return extractor.version or "unversioned"
-        if extractor.kind == "file":
-            module_file = extractor.target
-        else:
-            try:
-                spec = importlib.util.find_spec(extractor.target)
-            except (ImportError, ValueError):
-                spec = None
-            module_file = spec.origin if spec and spec.origin and os.path.isfile(spec.origin) else None
-        digest = self._file_sha(module_file) if module_file else None
-        if digest is None:
+        module_file = extractor.target if extractor.kind == "file" else _module_origin(extractor.target)
+        if not module_file or self._file_sha(module_file) is None:
             return None
-        return f"{extractor.version or 'unversioned'}+sha256:{digest[:16]}"
+        return f"{extractor.version or 'unversioned'}+sha256:{self._code_sha(module_file)[:16]}"
+
+    def _code_sha(self, module_file: str) -> str:
+        if module_file not in self._code:
+            files, packages = code_of(module_file)
+            parts = [(os.path.relpath(f, os.path.dirname(module_file)), self._file_sha(f)) for f in sorted(files)]
+            self._code[module_file] = _sha(orjson.dumps({"files": parts, "packages": sorted(packages.items())}))
+        return self._code[module_file]
+
+
+def code_of(module_file: str) -> tuple[set[str], dict[str, str]]:
+    """The project-local module files a module imports, itself included and transitively, and the
+    installed distributions (name: version) they import. Read from the source; nothing is imported."""
+    files: set[str] = set()
+    packages: dict[str, str] = {}
+    pending = [module_file]
+    distributions = importlib.metadata.packages_distributions()
+    while pending:
+        path = pending.pop()
+        if path in files:
+            continue
+        files.add(path)
+        for name in _imports(path):
+            local = _local_module(name, os.path.dirname(path))
+            if local:
+                pending.append(local)
+            elif name.split(".")[0] not in sys.stdlib_module_names:
+                for dist in distributions.get(name.split(".")[0], ()):
+                    packages[dist] = _dist_version(dist)
+    return files, packages
+
+
+def _imports(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return []
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            names += [("." * node.level) + (node.module or "") + ("." + alias.name) for alias in node.names]
+    return names
+
+
+def _local_module(name: str, folder: str) -> str | None:
+    """The file of a module of the project (beside the importing file, or importable but not installed
+    nor in the standard library), else None."""
+    if name.startswith("."):
+        level = len(name) - len(name.lstrip("."))
+        base = folder
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        parts = [p for p in name.lstrip(".").split(".") if p]
+    else:
+        base, parts = folder, name.split(".")
+    for count in range(len(parts), 0, -1):
+        stem = os.path.join(base, *parts[:count])
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+    if name.startswith(".") or name.split(".")[0] in sys.stdlib_module_names:
+        return None
+    origin = _module_origin(name)
+    return origin if origin and not _installed(origin) else None
+
+
+def _installed(path: str) -> bool:
+    roots = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return "site-packages" in path.split(os.sep) or any(path.startswith(root + os.sep) for root in roots)
+
+
+def _module_origin(name: str) -> str | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec and spec.origin and os.path.isfile(spec.origin) else None
+
+
+def _dist_version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def find_beside(archive: str) -> str | None:
@@ -264,6 +393,18 @@ def _number(value, where: str) -> float:
     return float(value)
 
 
+def _comparison(entry: dict, where: str) -> Comparison | None:
+    """An absolute or relative tolerance (`tolerance` is the relative one), or None: compare as rounded."""
+    absolute, relative = entry.get("absolute"), entry.get("relative", entry.get("tolerance"))
+    if absolute is not None and relative is not None:
+        raise DataLayerError(f"{where}: give absolute or relative, not both")
+    if absolute is not None:
+        return Comparison(absolute=_number(absolute, f"{where} absolute"))
+    if relative is not None:
+        return Comparison(relative=_number(relative, f"{where} relative"))
+    return None
+
+
 def _optional_text(entry: dict, key: str, where: str) -> str | None:
     value = entry.get(key)
     if value is not None and not isinstance(value, str):
@@ -278,12 +419,15 @@ def _table_source(entry, base: str, index: int) -> TableSource:
     if not name:
         raise DataLayerError(f"{where}: name is required")
     where = f"table {name!r}"
-    study, period = _optional_text(entry, "study", where), _optional_text(entry, "period", where)
+    scope = {key: _optional_text(entry, key, where) for key in ("study", "period", "period_column", "date_column")}
+    if scope["period"] and scope["period_column"]:
+        raise DataLayerError(f"{where}: give period (its rows' period) or period_column, not both")
+    scope["comparison"] = _comparison(entry, where)
     if "duckdb" in entry:
         database, table = _optional_text(entry, "duckdb", where), _optional_text(entry, "table", where)
         if not database or not table:
             raise DataLayerError(f"{where}: a DuckDB table needs both duckdb (the database file) and table")
-        return TableSource(name, "duckdb", (os.path.join(base, database),), table, study, period)
+        return TableSource(name, "duckdb", (os.path.join(base, database),), table, **scope)
     given = entry.get("path", entry.get("paths"))
     paths = [given] if isinstance(given, str) else given
     if not paths:
@@ -292,7 +436,18 @@ def _table_source(entry, base: str, index: int) -> TableSource:
     fmt = _optional_text(entry, "format", where) or TABLE_FORMATS.get(Path(paths[0]).suffix.lower())
     if fmt not in ("csv", "parquet"):
         raise DataLayerError(f'{where}: cannot tell the format of {paths[0]}; set format = "csv" or "parquet"')
-    return TableSource(name, fmt, tuple(os.path.join(base, p) for p in paths), None, study, period)
+    return TableSource(name, fmt, tuple(os.path.join(base, p) for p in paths), None, **scope)
+
+
+def _extractors(name: str, value, base: str) -> list[Extractor]:
+    """One declaration (a string or a table), or an array of them keyed by study and/or table."""
+    if isinstance(value, list):
+        declared = [_extractor(name, entry, base) for entry in value]
+        keys = [(e.study, e.table) for e in declared]
+        if len(set(keys)) < len(keys):
+            raise DataLayerError(f"extractor {name!r}: two declarations for the same study and table")
+        return declared
+    return [_extractor(name, value, base)]
 
 
 def _extractor(name: str, value, base: str) -> Extractor:
@@ -307,6 +462,7 @@ def _extractor(name: str, value, base: str) -> Extractor:
     function = _optional_text(value, "function", where) or name
     version = value.get("version")
     version = None if version is None else str(version)
+    keys = {"study": _optional_text(value, "study", where), "table": _optional_text(value, "table", where)}
     if module.endswith(".py") or os.sep in module or "/" in module:
-        return Extractor(name, "file", os.path.join(base, module), function, version)
-    return Extractor(name, "module", module, function, version)
+        return Extractor(name, "file", os.path.join(base, module), function, version, **keys)
+    return Extractor(name, "module", module, function, version, **keys)

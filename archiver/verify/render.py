@@ -27,6 +27,8 @@ def _record(v: dict) -> str:
     lines = [f"{LABELS[v['verdict']]:<15} {_result(v):<32} {_source(v)}"]
     if v["reason"]:
         lines.append(f"{'':<15} {v['reason']}")
+    if v["rows_used"]:
+        lines.append(f"{'':<15} {v['rows_used']}; compared {v['comparison']}")
     if _note(v):
         lines.append(f"{'':<15} {_note(v)}")
     return "".join(line + "\n" for line in lines)
@@ -34,27 +36,39 @@ def _record(v: dict) -> str:
 
 def _footer(report: VerifyReport) -> str:
     s = report.summary()
-    counts = ", ".join(f"{s[name]} {name}" for name in VERDICTS)
-    lines = [
-        "",
-        (
-            f"{s['citations']} citations: {counts}"
-            + (f", {s['unverified']} never verified" if report.run_id is None else "")
-            + (
-                f"; {s['skipped_other_studies']} of studies outside the data layer skipped"
-                if s["skipped_other_studies"]
-                else ""
-            )
-        ),
-    ]
-    if s["stale"]:
-        before = "before this run " if report.run_id else ""
+    counts = ", ".join(_counted(s[name], WORDS[name]) for name in VERDICTS if s[name])
+    if report.run_id is None and s["unverified"]:
+        counts = ", ".join(filter(None, (counts, _counted(s["unverified"], ("never verified", "never verified")))))
+    lines = ["", f"{_counted(s['citations'], ('citation', 'citations'))}" + (f": {counts}" if counts else "")]
+    if s["skipped_other_studies"]:
+        skipped = s["skipped_other_studies"]
         lines.append(
-            f"STALE: {s['stale']} verdicts {before}rest on a data layer whose tables or extractors have changed since"
+            f"{_counted(skipped, ('citation', 'citations'))} skipped: "
+            + ("its study is" if skipped == 1 else "their studies are")
+            + " outside the data layer"
+        )
+    if s["stale"]:
+        before = " before this run" if report.run_id else ""
+        lines.append(
+            f"STALE: {_counted(s['stale'], ('verdict', 'verdicts'))}{before} "
+            + ("rests" if s["stale"] == 1 else "rest")
+            + " on a data layer whose tables or extractors have changed since"
         )
     if report.data_layer:
         lines.append(f"data layer: {report.data_layer} (sha256 {report.data_layer_sha256[:16]})")
     return "\n".join(lines) + "\n"
+
+
+# Each verdict's words in the summary: (one, several).
+WORDS = {
+    "reproduced": ("reproduced", "reproduced"),
+    "differs": ("differs", "differ"),
+    "not-rerunnable": ("cannot be re-run", "cannot be re-run"),
+}
+
+
+def _counted(count: int, words: tuple[str, str]) -> str:
+    return f"{count:,} {words[0] if count == 1 else words[1]}"
 
 
 def _result(v: dict) -> str:

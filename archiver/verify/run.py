@@ -2,8 +2,10 @@
 
 For every citation of a result in scope (one per result and distinct citation, across its stored
 copies) whose study the data layer covers: resolve the source triple in the data layer, run the
-declared extractor in a worker process, compare its JSON with the result's claims, and append a
-row to `verdicts`. `status` reads the latest verdicts back without running anything, and marks
+declared extractor in a worker process over the rows of the cited period and fielded window, compare
+its JSON with the result's claims, and append a row to `verdicts` at once (a verify that is killed
+keeps every verdict it finished). An extractor that times out on a table is not run on it again in
+the same run. `status` reads the latest verdicts back without running anything, and marks
 those made with a data layer whose tables or extractor have changed since as stale.
 """
 
@@ -20,21 +22,23 @@ import pyarrow as pa
 
 from ..query.selection import Selection
 from ..store.params import STRINGS, strings
-from .compare import ClaimValue, differences
+from .compare import ClaimValue, Comparison, differences
 from .datalayer import DataLayer, Resolution
 from .worker import OK, CitationContext, Worker
 
 REPRODUCED, DIFFERS, NOT_RERUNNABLE = "reproduced", "differs", "not-rerunnable"
 VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE)
-# The verdicts each `--fail-on` level fails on.
-FAILING = {DIFFERS: (DIFFERS,), NOT_RERUNNABLE: (DIFFERS, NOT_RERUNNABLE), "never": ()}
+STALE = "stale"
+# The verdicts each `--fail-on` level fails on (`stale`: any verdict resting on a changed data layer).
+FAILING = {DIFFERS: (DIFFERS,), NOT_RERUNNABLE: (DIFFERS, NOT_RERUNNABLE), STALE: (), "never": ()}
 
 CITATIONS = """
 SELECT u.result_key, u.citation_hash, any_value(u.result_kind) AS result_kind, any_value(u.task_id) AS task_id,
        any_value(u.message_id) AS message_id, any_value(u.study) AS study, any_value(u.period) AS period,
        any_value(u.base_name) AS base_name, any_value(u.base_n) AS base_n, any_value(u.weight) AS weight,
        any_value(u.source_table) AS source_table, any_value(u.source_column) AS source_column,
-       any_value(u.source_function) AS source_function
+       any_value(u.source_function) AS source_function, any_value(u.fielded_start) AS fielded_start,
+       any_value(u.fielded_end) AS fielded_end
 FROM citation_uses u
 WHERE {where}
 GROUP BY u.result_key, u.citation_hash
@@ -48,7 +52,7 @@ WHERE list_contains({STRINGS}, result_key) ORDER BY result_key, pointer, literal
 
 LATEST = f"""
 SELECT result_key, citation_hash, verdict, reason, differences, claims, verified_at, fingerprint, extractor,
-       data_layer
+       data_layer, rows_used, comparison
 FROM latest_verdicts WHERE list_contains({STRINGS}, result_key)
 """
 
@@ -72,6 +76,8 @@ class CitationVerdict:
     reason: str | None = None
     differences: list[dict] = field(default_factory=list)
     claims: int = 0
+    rows_used: str | None = None  # the rows the extractor was given, e.g. "rows fielded 2026-04-02..2026-04-19: 4,210"
+    comparison: str | None = None  # how the claims were compared, e.g. "as rounded (...)"
     verified_at: datetime | None = None
     fingerprint: str | None = None
     stale: bool | None = None  # the verdict rests on another data layer than the current one
@@ -101,6 +107,8 @@ class VerifyReport:
     def fails(self, fail_on: str = DIFFERS) -> bool:
         """Whether a verdict as bad as `fail_on` exists: differs, not-rerunnable (which includes differs)
         or never."""
+        if fail_on == STALE:
+            return self.stale > 0
         return any(self.count(verdict) for verdict in FAILING[fail_on])
 
     @property
@@ -132,48 +140,109 @@ def verify(
     tolerance: float | None = None,
     timeout: float | None = None,
 ) -> VerifyReport:
-    """Re-run every citation in scope that the data layer covers; append the verdicts; report them."""
-    tolerance = layer.tolerance if tolerance is None else tolerance
+    """Re-run every citation in scope that the data layer covers; append each verdict as it is made;
+    report them. `tolerance`, when given, is a relative tolerance for every table."""
     run_id, now = str(uuid.uuid4()), datetime.now(UTC)
     citations, skipped = _citations(con, layer, filters)
     claims = _claims(con, citations)
     latest = _latest(con, citations)
     layer_sha = layer.fingerprint()
-    outcomes: dict[tuple, tuple] = {}
-    rows, verdicts = [], []
-    with Worker(layer.timeout if timeout is None else timeout) as worker:
+    run = _Run(layer.timeout if timeout is None else timeout)
+    verdicts = []
+    with Worker(run.timeout) as worker:
+        run.worker = worker
         for row in citations:
             resolution = _resolve(layer, row)
-            key = (row["citation_hash"], resolution.fingerprint)
-            if key not in outcomes:
-                outcomes[key] = _rerun(worker, resolution, row)
-            found = _judge(outcomes[key], claims[row["result_key"]], tolerance)
-            verdict = _verdict(
-                row, *found, claims=len(claims[row["result_key"]]), verified_at=now, fingerprint=resolution.fingerprint
+            comparison = (
+                Comparison(relative=tolerance) if tolerance is not None else layer.comparison_for(resolution.table)
             )
+            outcome = run.outcome(resolution, row)
+            verdict_, reason, found = _judge(outcome, claims[row["result_key"]], comparison)
+            verdict = _verdict(
+                row,
+                verdict_,
+                reason,
+                found,
+                claims=len(claims[row["result_key"]]),
+                verified_at=now,
+                fingerprint=resolution.fingerprint,
+            )
+            verdict.rows_used, verdict.comparison = outcome[2], comparison.describe()
             _previous(verdict, latest.get((row["result_key"], row["citation_hash"])), resolution)
             verdicts.append(verdict)
-            rows.append(
-                {
-                    "verified_at": now,
-                    "run_id": run_id,
-                    "result_key": row["result_key"],
-                    "citation_hash": row["citation_hash"],
-                    "verdict": verdict.verdict,
-                    "reason": verdict.reason,
-                    "differences": orjson.dumps(verdict.differences).decode() if verdict.differences else None,
-                    "claims": verdict.claims,
-                    "tolerance": tolerance,
-                    "extractor": resolution.extractor.label() if resolution.extractor else None,
-                    "extractor_version": resolution.extractor_version,
-                    "table_sha256": resolution.table_sha256,
-                    "fingerprint": resolution.fingerprint,
-                    "data_layer": layer.path,
-                    "data_layer_sha256": layer_sha,
-                }
-            )
-    _append(con, rows)
+            _append(con, [_row(verdict, resolution, comparison, run_id, layer, layer_sha)])
     return VerifyReport(verdicts, skipped, layer.path, layer_sha, run_id, now)
+
+
+@dataclass
+class _Run:
+    """The outcomes of one run: one per citation and resolution, and the (extractor, table) pairs that
+    timed out, which are not run again."""
+
+    timeout: float
+    worker: Worker | None = None
+    outcomes: dict[tuple, tuple] = field(default_factory=dict)
+    timed_out: dict[tuple, str] = field(default_factory=dict)
+
+    def outcome(self, resolution: Resolution, row: dict) -> tuple[str, object, str | None]:
+        key = (row["citation_hash"], resolution.fingerprint)
+        if key not in self.outcomes:
+            self.outcomes[key] = self._rerun(resolution, row)
+        return self.outcomes[key]
+
+    def _rerun(self, resolution: Resolution, row: dict) -> tuple[str, object, str | None]:
+        """("ok", the re-derived JSON, rows) or ("failed", the reason it could not be re-run, rows)."""
+        if resolution.problem:
+            return "failed", resolution.problem, None
+        pair = (resolution.extractor.label(), resolution.table.describe())
+        if pair in self.timed_out:
+            return "failed", self.timed_out[pair], None
+        outcome = self.worker.run(resolution.table.spec(), resolution.extractor.spec(), _context(row))
+        if outcome.timed_out:
+            self.timed_out[pair] = (
+                f"the extractor {resolution.extractor.label()} did not finish within {self.timeout:g}s on table "
+                f"{resolution.table.name!r} earlier in this run; not run on it again"
+            )
+        return (OK, outcome.value, outcome.rows) if outcome.status == OK else ("failed", outcome.reason, outcome.rows)
+
+
+def _context(row: dict) -> CitationContext:
+    weight = row["weight"]
+    return CitationContext(
+        study=row["study"],
+        period=row["period"],
+        weight=None if not weight or weight.strip().lower() == "unweighted" else weight,
+        base_name=row["base_name"],
+        base_n=row["base_n"],
+        table=row["source_table"],
+        column=row["source_column"],
+        function=row["source_function"],
+        fielded_start=row["fielded_start"],
+        fielded_end=row["fielded_end"],
+    )
+
+
+def _row(verdict: CitationVerdict, resolution: Resolution, comparison: Comparison, run_id, layer, layer_sha) -> dict:
+    return {
+        "verified_at": verdict.verified_at,
+        "run_id": run_id,
+        "result_key": verdict.result_key,
+        "citation_hash": verdict.citation_hash,
+        "verdict": verdict.verdict,
+        "reason": verdict.reason,
+        "differences": orjson.dumps(verdict.differences).decode() if verdict.differences else None,
+        "claims": verdict.claims,
+        "tolerance": comparison.relative,
+        "absolute_tolerance": comparison.absolute,
+        "comparison": verdict.comparison,
+        "rows_used": verdict.rows_used,
+        "extractor": resolution.extractor.label() if resolution.extractor else None,
+        "extractor_version": resolution.extractor_version,
+        "table_sha256": resolution.table_sha256,
+        "fingerprint": resolution.fingerprint,
+        "data_layer": layer.path,
+        "data_layer_sha256": layer_sha,
+    }
 
 
 def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Selection) -> VerifyReport:
@@ -187,6 +256,7 @@ def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Sel
         verdict = _verdict(row, None, None, [], claims=0, verified_at=None, fingerprint=None)
         if last:
             verdict.verdict, verdict.reason, verdict.claims = last["verdict"], last["reason"], last["claims"]
+            verdict.rows_used, verdict.comparison = last["rows_used"], last["comparison"]
             verdict.differences = orjson.loads(last["differences"]) if last["differences"] else []
             verdict.verified_at, verdict.fingerprint = last["verified_at"], last["fingerprint"]
             if layer is not None:
@@ -224,57 +294,46 @@ def _resolve(layer: DataLayer, row: dict) -> Resolution:
     return layer.resolve(row["study"], row["period"], row["source_table"], row["source_column"], row["source_function"])
 
 
-def _rerun(worker: Worker, resolution: Resolution, row: dict) -> tuple[str, object]:
-    """("ok", the re-derived JSON) or ("failed", the reason it could not be re-run)."""
-    if resolution.problem:
-        return "failed", resolution.problem
-    weight = row["weight"]
-    context = CitationContext(
-        study=row["study"],
-        period=row["period"],
-        weight=None if not weight or weight.strip().lower() == "unweighted" else weight,
-        base_name=row["base_name"],
-        base_n=row["base_n"],
-        table=row["source_table"],
-        column=row["source_column"],
-        function=row["source_function"],
-    )
-    outcome = worker.run(resolution.table.spec(), resolution.extractor.spec(), context)
-    return (OK, outcome.value) if outcome.status == OK else ("failed", outcome.reason)
-
-
-def _judge(outcome: tuple[str, object], claims: list[ClaimValue], tolerance: float):
+def _judge(outcome: tuple[str, object, str | None], claims: list[ClaimValue], comparison: Comparison):
     """(verdict, reason, differences)."""
-    status_, value = outcome
+    status_, value, _ = outcome
     if status_ != OK:
         return NOT_RERUNNABLE, value, []
     if not claims:
         return NOT_RERUNNABLE, "the result states no numbers to compare", []
-    found = differences(claims, value, tolerance)
+    found = differences(claims, value, comparison)
     if not found:
         return REPRODUCED, None, []
     first = found[0]
     rerun = "nothing" if first.get("note") and first["rerun"] is None else repr(first["rerun"])
+    scale = next((d["note"] for d in found if d.get("note", "").startswith("scale:")), None)
     reason = (
-        f"{len(found)} of {len(claims)} claims differ; {first['pointer'] or '(value)'}: "
-        f"claimed {first['claimed']!r}, re-derived {rerun}"
+        (f"{scale}; " if scale else "")
+        + f"{len(found)} of {len(claims)} claims differ; {first['pointer'] or '(value)'}: "
+        + f"claimed {first['claimed']!r}, re-derived {rerun}"
     )
     return DIFFERS, reason, found
 
 
+# The fields of a verdict that are the citation row's own.
+_CITATION_FIELDS = (
+    "result_key",
+    "result_kind",
+    "task_id",
+    "message_id",
+    "citation_hash",
+    "study",
+    "period",
+    "weight",
+    "source_table",
+    "source_column",
+    "source_function",
+)
+
+
 def _verdict(row: dict, verdict, reason, found, *, claims: int, verified_at, fingerprint) -> CitationVerdict:
     return CitationVerdict(
-        result_key=row["result_key"],
-        result_kind=row["result_kind"],
-        task_id=row["task_id"],
-        message_id=row["message_id"],
-        citation_hash=row["citation_hash"],
-        study=row["study"],
-        period=row["period"],
-        weight=row["weight"],
-        source_table=row["source_table"],
-        source_column=row["source_column"],
-        source_function=row["source_function"],
+        **{name: row[name] for name in _CITATION_FIELDS},
         verdict=verdict,
         reason=reason,
         differences=found,

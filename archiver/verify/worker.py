@@ -18,6 +18,7 @@ import os
 import sys
 import traceback
 from dataclasses import asdict, dataclass
+from datetime import date
 from decimal import Decimal
 from typing import Self
 
@@ -38,6 +39,8 @@ class CitationContext:
     table: str
     column: str
     function: str
+    fielded_start: date | None = None  # the citation's fielded window, parsed
+    fielded_end: date | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class Outcome:
     status: str  # ok | failed
     value: object = None  # the extractor's JSON value (ok)
     reason: str | None = None  # one sentence (failed)
+    rows: str | None = None  # which rows the extractor was given: "rows fielded 2026-04-02..2026-04-19: 4,210"
+    timed_out: bool = False
 
 
 class Worker:
@@ -68,14 +73,15 @@ class Worker:
             self._conn.send((table, extractor, asdict(context)))
             if not self._conn.poll(self.timeout):
                 self._stop()
-                return Outcome(FAILED, reason=f"the extractor did not finish within {self.timeout:g}s and was stopped")
-            status, payload = self._conn.recv()
+                reason = f"the extractor did not finish within {self.timeout:g}s and was stopped"
+                return Outcome(FAILED, reason=reason, timed_out=True)
+            status, payload, rows = self._conn.recv()
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
             code = self._stop()
             return Outcome(FAILED, reason=f"the extractor's process died (exit code {code})")
         if status == OK:
-            return Outcome(OK, value=orjson.loads(payload))
-        return Outcome(FAILED, reason=payload)
+            return Outcome(OK, value=orjson.loads(payload), rows=rows)
+        return Outcome(FAILED, reason=payload, rows=rows)
 
     def close(self) -> None:
         if self._process is not None and self._process.is_alive():
@@ -119,7 +125,7 @@ def serve(conn) -> None:
         conn.send(_job(*job, functions))
 
 
-def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[str, str]:
+def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[str, str, str | None]:
     import duckdb
 
     from ..store.backend import offline_connection
@@ -127,29 +133,69 @@ def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[
     try:
         function = _function(extractor, functions)
     except Exception as exc:
-        return FAILED, f"the extractor could not be loaded: {_one_line(exc)}"
+        return FAILED, f"the extractor could not be loaded: {_one_line(exc)}", None
     con = offline_connection()
     try:
         try:
             relation = _relation(con, table)
             columns = set(relation.columns)
         except duckdb.Error as exc:
-            return FAILED, f"the table could not be read: {_one_line(exc)}"
-        if context["column"] not in columns:
-            return FAILED, f"the table has no column {context['column']!r}"
-        if context["weight"] is not None and context["weight"] not in columns:
-            return FAILED, f"the table has no weight column {context['weight']!r}"
+            return FAILED, f"the table could not be read: {_one_line(exc)}", None
+        for kind, name in (("", context["column"]), ("weight ", context["weight"]), *_scope_columns(table)):
+            if name is not None and name not in columns:
+                return FAILED, f"the table has no {kind}column {name!r}", None
+        try:
+            relation, rows, empty = _scoped(relation, table, context)
+        except duckdb.Error as exc:
+            return FAILED, f"the table's rows could not be narrowed to the citation: {_one_line(exc)}", None
+        if empty:
+            return FAILED, empty, rows
         try:
             value = function(relation, context["column"], CitationContext(**context))
         except Exception as exc:
             frame = traceback.extract_tb(exc.__traceback__)[-1]
-            return FAILED, f"the extractor raised {_one_line(exc)} ({os.path.basename(frame.filename)}:{frame.lineno})"
+            where = f"{os.path.basename(frame.filename)}:{frame.lineno}"
+            return FAILED, f"the extractor raised {_one_line(exc)} ({where})", rows
         try:
-            return OK, orjson.dumps(value, default=_plain).decode()
+            return OK, orjson.dumps(value, default=_plain).decode(), rows
         except TypeError as exc:
-            return FAILED, f"the extractor returned a value that is not JSON: {exc}"
+            return FAILED, f"the extractor returned a value that is not JSON: {exc}", rows
     finally:
         con.close()
+
+
+def _scope_columns(table: dict) -> list[tuple[str, str | None]]:
+    return [("period column ", table["period_column"]), ("date column ", table["date_column"])]
+
+
+def _scoped(relation, table: dict, context: dict):
+    """The rows of the cited period and fielded window: (relation, "rows ...: N", the reason none cover
+    the citation or None). A table declares its period column and date column for this."""
+    conditions, words = [], []
+    if table["period_column"]:
+        if context["period"] is None:
+            return relation, None, f"the citation names no period to pick from column {table['period_column']!r}"
+        conditions.append(f"{_quote(table['period_column'])} = {_literal(context['period'])}")
+        words.append(f"with {table['period_column']} = {context['period']!r}")
+    start, end = context["fielded_start"], context["fielded_end"]
+    if table["date_column"] and start and end:
+        day = f"CAST({_quote(table['date_column'])} AS DATE)"
+        conditions.append(f"{day} BETWEEN DATE '{start.isoformat()}' AND DATE '{end.isoformat()}'")
+        words.append(f"fielded {start.isoformat()}..{end.isoformat()}")
+    total = relation.aggregate("count(*)").fetchone()[0]
+    if not conditions:
+        note = "" if not (start and end) else f" (no date column declared: fielded {start}..{end} not applied)"
+        return relation, f"all rows: {total:,}{note}", None
+    relation = relation.filter(" AND ".join(conditions))
+    kept = relation.aggregate("count(*)").fetchone()[0]
+    rows = f"rows {' and '.join(words)}: {kept:,} of {total:,}"
+    if kept == 0:
+        return relation, rows, f"table {table['name']!r} has no rows {' and '.join(words)}"
+    return relation, rows, None
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _function(extractor: dict, functions: dict):
@@ -168,6 +214,9 @@ def _module(extractor: dict):
     if extractor["kind"] == "module":
         return importlib.import_module(extractor["target"])
     path = extractor["target"]
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # the extractor's own helper modules beside it
     name = "archiver_extractor_" + hashlib.sha256(path.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

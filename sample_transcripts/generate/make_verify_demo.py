@@ -1,14 +1,16 @@
 """The verify-demo samples, made by the real a2a-sdk 1.3.0 (run in the 1.3.0 venv).
 
 1. Writes the synthetic survey table of the sample data layer, one CSV per wave
-   (`data-layer/demo_flat_w1.csv`, `demo_flat_w2.csv`), from a seeded random generator.
+   (`data-layer/demo_flat_w1.csv`, `demo_flat_w2.csv`, `demo_flat_w3.csv`), from a seeded random
+   generator. W3's rows carry the day each was fielded, and 20 pilot rows precede its fielded window.
 2. Computes the Verify Demo Agent's answers from those CSVs with the standard library alone,
    independently of the data layer's DuckDB extractor (`data-layer/extractors.py`), so that
    `archiver verify` reproducing them is a real check.
 3. Serves them with the SDK's server and records its client's traffic, exactly as
    make_samples_13.py does: `verify-demo/agent-card.json`, `rpc-v1.jsonl`, `stream-v1.sse`.
    One answer is altered before it is served (a mis-typed share), one cites a column the table
-   does not have.
+   does not have; one gives its shares rounded to two places, one counts only the rows inside its
+   citation's fielded window.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import csv
 import io
 import random
 import sys
+from datetime import date, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -27,12 +30,12 @@ from common import OUT, Fragment, cit_summary, citation, copy_entry
 from make_samples_13 import (  # importing it patches uuid4 for stable JSON-RPC ids
     SDK,
     Agent,
-    P_cit,
-    P_data,
-    P_text,
     artifact,
     jsonl_of,
     make_card,
+    pb_citation,
+    pb_data,
+    pb_text,
     save_card,
     sse_events,
     write_bytes,
@@ -43,6 +46,9 @@ STUDY = "Verify Demo Tracker"
 WAVES = {"W1 (June 2026)": ("demo_flat_w1.csv", 101), "W2 (July 2026)": ("demo_flat_w2.csv", 202)}
 SEGMENTS = ("18-34", "35-54", "55-74")
 COLUMNS = ("resp_id", "segment", "wt", "aware_b1", "consider_b1")
+W3 = "W3 (August 2026)"
+W3_FIELDED = (date(2026, 8, 3), date(2026, 8, 16))
+PILOT_DAY = date(2026, 7, 27)
 
 
 def survey(seed: int, rows: int = 120) -> list[dict]:
@@ -64,9 +70,33 @@ def survey(seed: int, rows: int = 120) -> list[dict]:
     return out
 
 
+def fielded_survey(seed: int, pilot: int = 20) -> list[dict]:
+    """A wave whose rows say the day each was fielded: `pilot` rows a week before the window, then
+    the wave's rows spread over the window's days."""
+    start, end = W3_FIELDED
+    days = (end - start).days + 1
+    rows = survey(seed, 120 + pilot)
+    for i, row in enumerate(rows):
+        row["fielded_on"] = (PILOT_DAY if i < pilot else start + timedelta(days=i % days)).isoformat()
+    return rows
+
+
+def in_window(rows: list[dict]) -> list[dict]:
+    start, end = W3_FIELDED
+    return [r for r in rows if start.isoformat() <= r["fielded_on"] <= end.isoformat()]
+
+
+def rounded(payload: dict, places: int = 2) -> dict:
+    """The answer as an agent that rounds its shares states it."""
+    out = copy.deepcopy(payload)
+    for segment in out["segments"]:
+        segment["share"] = round(segment["share"], places)
+    return out
+
+
 def write_table(name: str, rows: list[dict]) -> None:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, list(rows[0]), lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     (OUT / "data-layer" / name).write_text(buffer.getvalue(), encoding="utf-8")
@@ -83,9 +113,17 @@ def funnel(rows: list[dict], column: str, weighted: bool) -> dict:
     return {"segments": segments, "total": len(rows)}
 
 
-def cite(period: str, rows: list[dict], column: str, weight: str) -> dict:
+def cite(period: str, rows: list[dict], column: str, weight: str, fielded: str | None = None) -> dict:
     return citation(
-        STUDY, period, "Online panel, adults 18-74", len(rows), "demo_flat", column, "extractFunnel", weight=weight
+        STUDY,
+        period,
+        "Online panel, adults 18-74",
+        len(rows),
+        "demo_flat",
+        column,
+        "extractFunnel",
+        weight=weight,
+        fielded=fielded,
     )
 
 
@@ -95,6 +133,9 @@ async def main():
         tables[period] = survey(seed)
         write_table(name, tables[period])
     w1, w2 = tables["W1 (June 2026)"], tables["W2 (July 2026)"]
+    w3 = fielded_survey(303)
+    write_table("demo_flat_w3.csv", w3)
+    w3_fielded = in_window(w3)
 
     demo_agent = "Verify Demo Agent"
     card = make_card(
@@ -144,6 +185,24 @@ async def main():
             },
             cite("W2 (July 2026)", w2, "purchase_b1", "wt"),
         ),
+        (
+            "msg-vd-005",
+            "task-vd-consider-w2",
+            "Consideration by age, W2, to two places?",
+            "art-consider-w2",
+            "consideration",
+            rounded(funnel(w2, "consider_b1", True)),
+            cite("W2 (July 2026)", w2, "consider_b1", "wt"),
+        ),
+        (
+            "msg-vd-006",
+            "task-vd-aware-w3",
+            "Brand awareness by age, W3 fieldwork?",
+            "art-aware-w3",
+            "awareness",
+            funnel(w3_fielded, "aware_b1", True),
+            cite(W3, w3_fielded, "aware_b1", "wt", "/".join(d.isoformat() for d in W3_FIELDED)),
+        ),
     ]
     altered = copy.deepcopy(funnel(w1, "consider_b1", True))
     altered["segments"][0]["share"] = round(altered["segments"][0]["share"] + 0.05, 2)  # mis-typed in a draft
@@ -158,7 +217,7 @@ async def main():
                 "kind": "task",
                 "steps": [
                     ("working", None),
-                    artifact(art_id, name, [P_text(question.rstrip("?")), P_data(payload), P_cit(cit)]),
+                    artifact(art_id, name, [pb_text(question.rstrip("?")), pb_data(payload), pb_citation(cit)]),
                     ("completed", None),
                 ],
             },
@@ -178,9 +237,11 @@ async def main():
         ["1.0-jsonrpc"],
         f"{SDK} JSON-RPC client+server, in-process",
         n,
-        "v1.0 JSON-RPC client log, SendMessage x3 against the sample data layer: awareness W1 (reproduced), "
+        "v1.0 JSON-RPC client log, SendMessage x5 against the sample data layer: awareness W1 (reproduced), "
         "consideration W1 with a share altered by hand (differs), purchase intent W2 citing a column the "
-        "table lacks (not re-runnable).",
+        "table lacks (not re-runnable), consideration W2 with shares rounded to two places (reproduced as "
+        "rounded), awareness W3 over the rows inside its fielded window, 20 pilot rows before it left out "
+        "(reproduced).",
     )
     FR.plant(
         "rerun-differs",
@@ -214,8 +275,8 @@ async def main():
             "kind": "task",
             "steps": [
                 ("working", "Querying demo_flat (aware_b1), W2 snapshot"),
-                artifact("art-aware-w2", "awareness", [P_data(payload)], False, False),
-                artifact("art-aware-w2", None, [P_cit(cit)], True, True),
+                artifact("art-aware-w2", "awareness", [pb_data(payload)], False, False),
+                artifact("art-aware-w2", None, [pb_citation(cit)], True, True),
                 ("completed", None),
             ],
         },
