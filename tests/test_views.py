@@ -125,3 +125,14 @@ def test_a_partial_upgrade_makes_no_views_and_the_last_step_makes_them(tmp_path)
         assert archive.con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone() == (0,)
         archive.upgrade()
         assert not views.stale(archive.con)
+
+
+def test_views_are_remade_after_a_migration_so_a_star_sees_new_columns(tmp_path):
+    """After a migration that adds columns (0009 adds three to `verdicts`), the views show them."""
+    with Archive.open(str(tmp_path / "a.duckdb"), upgrade=False) as archive:
+        archive.upgrade(upto=8)
+        views.create(archive.con)
+        before = {d[0] for d in archive.con.execute("SELECT * FROM latest_verdicts LIMIT 0").description}
+        archive.upgrade()
+        after = {d[0] for d in archive.con.execute("SELECT * FROM latest_verdicts LIMIT 0").description}
+    assert after - before == {"rows_used", "comparison", "absolute_tolerance"}

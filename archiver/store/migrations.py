@@ -79,7 +79,8 @@ def pending(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Mig
 
 def upgrade(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Migration]:
     """Apply what is pending, each migration in its own transaction; then, at the latest version, (re)make
-    the views if their definitions are not the ones the archive holds (`store.views`).
+    the views when a migration was applied or their definitions are not the ones the archive holds
+    (`store.views`).
 
     Processes opening a new lake together race to apply the same migration: the loser's commit fails,
     and it goes on from whatever version the winner recorded (or with the views the winner made)."""
@@ -89,7 +90,9 @@ def upgrade(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Mig
         if _raced(lambda m=migration: _apply(con, m), lambda m=migration: current_version(con) >= m.version)
     ]
     if current_version(con) == latest_version():
-        _raced(lambda: views.create(con), lambda: not views.stale(con))
+        # After any migration, so that no view outlives the tables it was made over, and whenever the
+        # definitions here changed.
+        _raced(lambda: views.create(con), lambda: not applied and not views.stale(con))
     return applied
 
 
