@@ -242,6 +242,14 @@ class Archive:
             spelled=json_text(cursor, query.sql, query.params, query.fields),
         )
 
+    def unmatched(self, **filters) -> list[str]:
+        """Why a selection may match nothing: its text filter values that match no stored value, each with
+        the values it may have meant (`archiver.query.suggest`)."""
+        from .query.selection import Selection
+        from .query.suggest import unmatched
+
+        return unmatched(self.con, Selection.of(**filters))
+
     def claims(self, order_by: str | None = None, limit: int | None = None, **filters):
         """One dict per claim and citation it rests on (claims deduplicated across stored copies).
         Selection: see `archiver.query.selection.Selection`; a value with `*` is a glob."""

@@ -418,7 +418,7 @@ def test_cli_ingest_summary_json_and_exit_status(tmp_path, write):
     assert result.exit_code == 1
     assert f"{bad}: line 1: invalid JSON" in result.stderr
     assert f"warning: {bad}: no A2A object recognised" in result.stderr
-    stats = json.loads(runner.invoke(main, ["stats", "--db", db, "--json"]).stdout)
+    stats = {r["name"]: r["value"] for r in json.loads(runner.invoke(main, ["stats", "--db", db, "--json"]).stdout)}
     assert (stats["records"], stats["quarantined"], stats["tasks"]) == (2, 1, 1)
 
 
