@@ -456,11 +456,10 @@ def tell_unmatched(archive, nothing: str, selection: dict) -> None:
     say only what follows) and which text filter values match no stored value, with what they may have
     meant. The exit status stays that of the command (an empty answer is an answer)."""
     phrases = archive.unmatched(**selection)
-    if phrases:
-        phrases.append("(matching is case-sensitive; * is a glob)")
+    note = " (matching is case-sensitive; * is a glob)" if phrases else ""
     line = "; ".join(filter(None, [nothing, *phrases]))
     if line:
-        click.echo(line, err=True)
+        click.echo(line + note, err=True)
 
 
 def run_lineage(name: str, db, wait, fmt, headers, limit, order_by, selection: dict) -> None:

@@ -12,6 +12,7 @@ from ..store import views
 from .selection import _COPY_FILTERS, _TEXT_COLUMNS, Selection, is_glob, like_pattern
 
 CLOSEST = 3
+CUTOFF = 0.8  # how alike a spelling must be to be suggested (difflib's ratio)
 
 
 def unmatched(con: duckdb.DuckDBPyConnection, selection: Selection) -> list[str]:
@@ -38,7 +39,9 @@ def closest(value: str, stored: list[str]) -> list[str]:
     if same:
         return same[:CLOSEST]
     lowered = {item.lower(): item for item in stored}
-    return [lowered[item] for item in difflib.get_close_matches(value.replace("*", "").lower(), lowered, CLOSEST)]
+    return [
+        lowered[item] for item in difflib.get_close_matches(value.replace("*", "").lower(), lowered, CLOSEST, CUTOFF)
+    ]
 
 
 def _distinct(con: duckdb.DuckDBPyConnection, column: str, of_copies: bool) -> list[str]:
