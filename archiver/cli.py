@@ -243,6 +243,11 @@ def main(ctx: click.Context) -> None:
     help="Of a postgresql:// or mysql:// task store: read this table (repeatable; schema.table for "
     "another schema). Default: every table shaped like an A2A SDK's task table.",
 )
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show bytes and records read, with the total and ETA, on stderr (default: when it is a terminal).",
+)
 def ingest(
     paths: tuple[str, ...],
     db: str | None,
@@ -251,6 +256,7 @@ def ingest(
     workers: int | None,
     wait_for_writers: bool,
     tables: tuple[str, ...],
+    progress: bool | None,
 ) -> None:
     """Ingest files, directories, globs, - (stdin) or live task stores into the archive.
 
@@ -267,13 +273,14 @@ def ingest(
     from .progress import Progress
     from .read.stores import shown
 
-    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress() as progress:
+    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress(progress) as line:
         summary = archive.ingest(
             paths,
-            on_file=progress.update,
+            on_file=line.update,
             workers=workers or default_workers(),
             wait_for_writers=wait_for_writers,
             tables=tables,
+            watcher=line,
         )
     for problem in summary.problems:
         click.echo(f"quarantined: {problem}", err=True)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 import duckdb
 
@@ -188,6 +189,15 @@ def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -
             yield window.popleft()[0].result()
 
 
+class Watcher(Protocol):
+    """What follows an ingest as it reads (`archiver.progress.Progress`): the files and bytes it will read,
+    then each file as its records are read (in input order, before the file is committed)."""
+
+    def planned(self, files: int, size: int) -> None: ...
+
+    def read(self, path: str, size: int, records: int) -> None: ...
+
+
 def ingest(
     con: duckdb.DuckDBPyConnection,
     paths: Iterable[str],
@@ -196,6 +206,7 @@ def ingest(
     leases: Leases | None = None,
     wait_for_writers: bool = False,
     tables: Sequence[str] = (),
+    watcher: Watcher | None = None,
 ) -> IngestSummary:
     """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed (in `workers`
     processes when there is enough input) and written by this process, each file atomically.
@@ -209,8 +220,9 @@ def ingest(
     lineage at its name whatever changed: each run stores the rows it has not stored before, and its
     index rows replace those of the run before.
 
-    Worker processes are started with the forkserver method, so a script calling this with
-    workers > 1 needs the usual `if __name__ == "__main__":` guard.
+    `on_file` is called as each file is done (committed, unchanged, an alias or another writer's), and
+    `watcher` told of the reading (for progress). Worker processes are started with the forkserver method,
+    so a script calling this with workers > 1 needs the usual `if __name__ == "__main__":` guard.
     """
     paths = list(paths)
     if tables and not any(stores.is_store_url(path) for path in paths):
@@ -220,7 +232,7 @@ def ingest(
     _limit_memory(con, 0)
     try:
         with _writer_settings(con):
-            _ingest(con, paths, on_file, workers, leases, summary, wait_for_writers, tables)
+            _ingest(con, paths, on_file, workers, leases, summary, wait_for_writers, tables, watcher)
         stop_if_received()
     except BaseException as exc:
         stopped = as_interrupted(exc)
@@ -262,6 +274,7 @@ def _ingest(
     summary: IngestSummary,
     wait_for_writers: bool,
     tables: Sequence[str] = (),
+    watcher: Watcher | None = None,
 ) -> None:
     schemas = arrow_schemas(con)
     own = archive_files(con)
@@ -273,6 +286,8 @@ def _ingest(
             sources.append(source)
     listed, aliases = _versions(con, sources, summary, on_file)
     work = [(source, version, schemas) for source, version in listed]
+    if watcher is not None:
+        watcher.planned(len(work), sum(version.size for _, version, _ in work))
 
     held: dict[str, tuple[tuple, Holder]] = {}
 
@@ -284,14 +299,14 @@ def _ingest(
             held[item[0].path] = (item, holder)
         return holder is None
 
-    _store(con, work, workers or 1, admit, summary, on_file, leases)
+    _store(con, work, workers or 1, admit, summary, on_file, leases, watcher)
     delay = WRITERS_POLL_SECONDS
     while held and wait_for_writers:
         time.sleep(delay)
         delay = min(2 * delay, WRITERS_POLL_MAX_SECONDS)
         again = [item for item, _holder in held.values()]
         held.clear()
-        _store(con, again, workers or 1, admit, summary, on_file, leases)
+        _store(con, again, workers or 1, admit, summary, on_file, leases, watcher)
     for path, (_item, holder) in held.items():
         summary.not_stored.append(f"{path}: {holder.describe()}")
         _tally(summary, FileOutcome(path, elsewhere=holder.describe()), on_file)
@@ -311,6 +326,7 @@ def _store(
     summary: IngestSummary,
     on_file: Callable | None,
     leases: Leases | None,
+    watcher: Watcher | None = None,
 ) -> None:
     """Prepare and commit the admitted files of `work`, in commit groups."""
     group: list[PreparedFile] = []
@@ -318,6 +334,8 @@ def _store(
         with closing(_prepared(work, workers, admit)) as files:  # closed at once on an error: workers killed
             for prepared in files:
                 stop_if_received()
+                if watcher is not None:
+                    watcher.read(prepared.outcome.path, prepared.version.size, prepared.outcome.records)
                 group.append(prepared)
                 if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
                     _commit(con, group, summary, on_file, leases)

@@ -9,12 +9,14 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 
 import pytest
 from click.testing import CliRunner
 
 from archiver.archive import Archive
 from archiver.cli import main
+from archiver.progress import Progress
 from archiver.render import table
 from archiver.render.listing import Listing
 
@@ -204,3 +206,53 @@ def test_export_and_audit_name_an_unmatched_filter(db):
 def test_filters_that_match_but_not_together_say_only_that(db):
     result = run(db, "query", "claims", "--study", "Versant Mega Tracker", "--study", "Versant*", "--min-n", "1e9")
     assert result.stderr == "no claims match\n"
+
+
+# Progress: bytes and records read of the total, with an ETA, at least once a second.
+
+
+def test_progress_moves_as_files_are_read_not_only_as_they_commit(tmp_path, monkeypatch):
+    import archiver.ingest
+
+    prepare = archiver.ingest.prepare
+
+    def slowly(*args):
+        time.sleep(0.5)
+        return prepare(*args)
+
+    monkeypatch.setattr(archiver.ingest, "prepare", slowly)
+    files = sorted(SAMPLES.glob("versant-insights/*"))
+    total = sum(path.stat().st_size for path in files)
+    args = ["ingest", *map(str, files), "--db", str(tmp_path / "a.duckdb"), "--workers", "1", "--progress"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("ingesting: ")]
+    assert len(lines) >= 3  # a line a second over at least 2.5 seconds, and the last
+    assert all(f" of {total / 1000:.1f} kB " in line and "ETA " in line for line in lines)
+    assert any(f"of {len(files)} files read, 0 done" in line and " 0 of " not in line for line in lines[:-1])
+    assert f"{len(files)} of {len(files)} files read, {len(files)} done" in lines[-1]
+
+
+class TerminalStderr(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_by_default_only_on_a_terminal(tmp_path, monkeypatch):
+    args = ["ingest", str(SAMPLES / "versant-insights"), "--db", str(tmp_path / "a.duckdb")]
+    assert "ingesting:" not in CliRunner().invoke(main, args).stderr
+    monkeypatch.setattr(sys, "stderr", TerminalStderr())
+    assert Progress().enabled
+    assert not Progress(False).enabled
+
+
+def test_progress_line_says_bytes_records_total_and_eta(monkeypatch):
+    clock = iter([100.0, 110.0])
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    progress = Progress(False)
+    progress.planned(4, 40_000_000)
+    progress.read("dumps/a.jsonl", 10_000_000, 1234)
+    assert progress.line() == (
+        "ingesting: 10.0 MB of 40.0 MB (25%)  1,234 records  1 of 4 files read, 0 done  "
+        "1.0 MB/s  ETA 0:00:30  0:00:10 elapsed  dumps/a.jsonl"
+    )
