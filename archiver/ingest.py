@@ -31,7 +31,7 @@ from .read.containers import SourceFile, shown
 from .read.version import SourceVersion
 from .store.backend import archive_files
 from .store.leases import Holder, Leases
-from .workers import worker_pool
+from .workers import Gauge, worker_pool
 
 STDIN = "<stdin>"
 
@@ -167,15 +167,19 @@ def default_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -> Iterator[PreparedFile]:
-    """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead.
-    `admit` is asked just before a file is prepared (it leases the file on a lake of many writers)."""
+def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool], gauge: Gauge) -> Iterator[PreparedFile]:
+    """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead, each
+    telling `gauge` how far it has read. `admit` is asked just before a file is prepared (it leases the
+    file on a lake of many writers)."""
     admitted = (item for item in work if admit(item))
     if workers <= 1 or len(work) < 2 or sum(version.size for _, version, _ in work) < POOL_MIN_BYTES:
-        for item in admitted:
-            yield prepare(*item)
+        with gauge.here():
+            for item in admitted:
+                prepared = prepare(*item)
+                gauge.taken(0)
+                yield prepared
         return
-    with worker_pool(workers) as pool:
+    with worker_pool(workers, gauge) as pool:
         window: deque = deque()
         ahead = 0
         for item in admitted:
@@ -193,7 +197,8 @@ class Watcher(Protocol):
     """What follows an ingest as it reads (`archiver.progress.Progress`): the files and bytes it will read,
     then each file as its records are read (in input order, before the file is committed)."""
 
-    def planned(self, files: int, size: int) -> None: ...
+    def planned(self, files: int, size: int, reading: Callable[[], tuple[int, int]]) -> None:
+        """`reading()`: the bytes and records read so far of the files being prepared (not yet `read`)."""
 
     def read(self, path: str, size: int, records: int) -> None: ...
 
@@ -286,8 +291,9 @@ def _ingest(
             sources.append(source)
     listed, aliases = _versions(con, sources, summary, on_file)
     work = [(source, version, schemas) for source, version in listed]
+    gauge = Gauge(workers or 1)
     if watcher is not None:
-        watcher.planned(len(work), sum(version.size for _, version, _ in work))
+        watcher.planned(len(work), sum(version.size for _, version, _ in work), gauge.total)
 
     held: dict[str, tuple[tuple, Holder]] = {}
 
@@ -299,14 +305,14 @@ def _ingest(
             held[item[0].path] = (item, holder)
         return holder is None
 
-    _store(con, work, workers or 1, admit, summary, on_file, leases, watcher)
+    _store(con, work, workers or 1, admit, summary, on_file, leases, gauge, watcher)
     delay = WRITERS_POLL_SECONDS
     while held and wait_for_writers:
         time.sleep(delay)
         delay = min(2 * delay, WRITERS_POLL_MAX_SECONDS)
         again = [item for item, _holder in held.values()]
         held.clear()
-        _store(con, again, workers or 1, admit, summary, on_file, leases, watcher)
+        _store(con, again, workers or 1, admit, summary, on_file, leases, gauge, watcher)
     for path, (_item, holder) in held.items():
         summary.not_stored.append(f"{path}: {holder.describe()}")
         _tally(summary, FileOutcome(path, elsewhere=holder.describe()), on_file)
@@ -326,12 +332,13 @@ def _store(
     summary: IngestSummary,
     on_file: Callable | None,
     leases: Leases | None,
+    gauge: Gauge,
     watcher: Watcher | None = None,
 ) -> None:
     """Prepare and commit the admitted files of `work`, in commit groups."""
     group: list[PreparedFile] = []
     try:
-        with closing(_prepared(work, workers, admit)) as files:  # closed at once on an error: workers killed
+        with closing(_prepared(work, workers, admit, gauge)) as files:  # closed at once on an error: workers killed
             for prepared in files:
                 stop_if_received()
                 if watcher is not None:

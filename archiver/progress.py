@@ -4,9 +4,11 @@ line a second to whatever standard error is."""
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Self
 
 TICK_SECONDS = 0.5
@@ -23,14 +25,17 @@ class Progress:
         self.files_total = self.bytes_total = self.bytes_read = self.files_read = 0
         self.started = time.monotonic()
         self.last = ""
+        self.reading: Callable[[], tuple[int, int]] = lambda: (0, 0)
+        self.shown = self.shown_records = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
 
-    def planned(self, files: int, size: int) -> None:
+    def planned(self, files: int, size: int, reading: Callable[[], tuple[int, int]] = lambda: (0, 0)) -> None:
         with self._lock:
             self.files_total += files
             self.bytes_total += size
+            self.reading = reading
 
     def read(self, path: str, size: int, records: int) -> None:
         with self._lock:
@@ -47,12 +52,15 @@ class Progress:
         """What the progress line says now."""
         with self._lock:
             elapsed = max(time.monotonic() - self.started, 1e-9)
-            done, total = self.bytes_read, max(self.bytes_total, self.bytes_read)
+            size, records = self.reading()
+            self.shown = done = max(self.shown, self.bytes_read + size)
+            self.shown_records = max(self.shown_records, self.records + records)
+            total = max(self.bytes_total, done)
             share = f" ({done / total:.0%})" if total else ""
             rate, left = done / elapsed, total - done
-            eta = _clock(left / rate) if rate and left else "?" if left else _clock(0)
+            eta = _clock(math.ceil(left / rate)) if rate and left else "?" if left else _clock(0)
             return (
-                f"ingesting: {_size(done)} of {_size(total)}{share}  {self.records:,} records  "
+                f"ingesting: {_size(done)} of {_size(total)}{share}  {self.shown_records:,} records  "
                 f"{self.files_read} of {self.files_total} files read, {self.files} done  "
                 f"{_size(rate)}/s  ETA {eta}  {_clock(elapsed)} elapsed  {self.last[-40:]}"
             )

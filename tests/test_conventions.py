@@ -256,3 +256,24 @@ def test_progress_line_says_bytes_records_total_and_eta(monkeypatch):
         "ingesting: 10.0 MB of 40.0 MB (25%)  1,234 records  1 of 4 files read, 0 done  "
         "1.0 MB/s  ETA 0:00:30  0:00:10 elapsed  dumps/a.jsonl"
     )
+
+
+def test_progress_moves_within_a_file_as_its_records_are_read(tmp_path, monkeypatch):
+    import archiver.prepare
+
+    read_records = archiver.prepare.read_records
+
+    def slowly(source):
+        container, compression, records = read_records(source)
+        return container, compression, (time.sleep(0.15) or record for record in records)
+
+    monkeypatch.setattr(archiver.prepare, "read_records", slowly)
+    lines = (SAMPLES / "versant-insights" / "rpc-v1.jsonl").read_bytes().splitlines(keepends=True)
+    dump = tmp_path / "dump.jsonl"
+    dump.write_bytes(b"".join(lines * (20 // len(lines) + 1)))
+    args = ["ingest", str(dump), "--db", str(tmp_path / "a.duckdb"), "--workers", "1", "--progress"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    during = [line for line in result.stderr.splitlines() if "0 of 1 files read" in line]
+    assert during
+    assert all(" 0 B of " not in line and " (100%) " not in line for line in during)
