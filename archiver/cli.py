@@ -182,7 +182,9 @@ def format_options(formats: tuple[str, ...], default: str | None = None, help: s
         for name, flag in reversed(shortcuts):
             command = click.option(flag, f"format_{name}", is_flag=True, help=f"Shortcut for --format {name}.")(command)
         shown = f"default: {default}" if default else "default: table on a terminal, else jsonl"
-        return click.option("--format", "fmt", type=click.Choice(formats), help=f"{help} ({shown})")(command)
+        return click.option("--format", "fmt", type=click.Choice(formats), help=f"{help.rstrip('.')} ({shown}).")(
+            command
+        )
 
     return decorate
 
@@ -225,7 +227,15 @@ def main(ctx: click.Context) -> None:
 @click.argument("paths", nargs=-1, required=True)
 @db_options
 @data_path_option
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="The summary's format.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Shortcut for --format json.")
 @click.option(
     "--workers", type=click.IntRange(1, 64), default=None, help="Parsing processes (default: one per core, at most 8)."
 )
@@ -252,6 +262,7 @@ def ingest(
     paths: tuple[str, ...],
     db: str | None,
     wait: float,
+    fmt: str,
     as_json: bool,
     workers: int | None,
     wait_for_writers: bool,
@@ -295,7 +306,7 @@ def ingest(
         )
     for file in summary.not_stored:
         click.echo(f"not stored: {file}; ingest again, or use --wait-for-writers", err=True)
-    if as_json:
+    if as_json or fmt == "json":
         emit_json(summary.as_dict())
     else:
         click.echo(render_summary(summary))

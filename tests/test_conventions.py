@@ -10,6 +10,7 @@ import shlex
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -18,6 +19,7 @@ from archiver.archive import Archive
 from archiver.cli import main
 from archiver.progress import Progress
 from archiver.render import table
+from archiver.render.formats import RENDERERS
 from archiver.render.listing import Listing
 
 from .transcripts import SAMPLES
@@ -277,3 +279,26 @@ def test_progress_moves_within_a_file_as_its_records_are_read(tmp_path, monkeypa
     during = [line for line in result.stderr.splitlines() if "0 of 1 files read" in line]
     assert during
     assert all(" 0 B of " not in line and " (100%) " not in line for line in during)
+
+
+DOCS = Path(__file__).parent.parent / "docs" / "cli.md"
+
+
+def test_the_docs_name_every_format_and_exit_code():
+    text = DOCS.read_text()
+    for name in RENDERERS:
+        assert f"`--format {name}`" in text
+    for code in (0, 1, 2, 130, 143):
+        assert f"\n| {code} | " in text
+
+
+def test_shell_completion_as_documented():
+    assert "_ARCHIVER_COMPLETE=bash_source archiver" in DOCS.read_text()
+    result = CliRunner().invoke(main, [], prog_name="archiver", env={"_ARCHIVER_COMPLETE": "bash_source"})
+    assert "_archiver_completion" in result.output
+
+
+def test_ingest_summary_as_format_json_or_json(tmp_path):
+    args = ["ingest", str(SAMPLES / "versant-insights"), "--db", str(tmp_path / "a.duckdb")]
+    assert json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)["files"] > 0
+    assert json.loads(CliRunner().invoke(main, [*args, "--json"]).stdout)["files_unchanged"] > 0
