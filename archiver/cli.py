@@ -65,25 +65,34 @@ class ArchiverGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         from .errors import UsageError
+        from .interrupts import as_stopped_query
 
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
             quiet_stdout()
             sys.exit(0)
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as exc:
+            ended(as_stopped_query(exc))
         except UsageError as exc:
             hint = f"Invalid value for '{exc.option}': " if exc.option else ""
             raise click.UsageError(hint + str(exc), click.get_current_context(silent=True) or ctx) from None
         except Exception as exc:
+            stopped = as_stopped_query(exc)
+            if stopped is not None:
+                ended(stopped)
             line = refusal(exc, ctx.meta.get("archiver.db"))
             if line is None:
                 raise
             error = click.ClickException(line)
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from None
+
+
+def ended(stopped) -> None:
+    """An interrupted command ends with one line and 128 + the signal's number."""
+    click.echo(str(stopped), err=True)
+    sys.exit(stopped.exit_code)
 
 
 def quiet_stdout() -> None:
@@ -324,8 +333,7 @@ def ended_by_signals():
         stopped = as_interrupted(exc)
         if not isinstance(stopped, Interrupted):
             raise
-        click.echo(str(stopped), err=True)
-        sys.exit(stopped.exit_code)
+        ended(stopped)
 
 
 def render_summary(summary) -> str:

@@ -167,7 +167,15 @@ def test_exit_130_when_interrupted(db, monkeypatch):
 
     monkeypatch.setattr(Archive, "stats", interrupted)
     result = run(db, "stats", code=130)
-    assert result.stderr == "interrupted\n"
+    assert result.stderr == "interrupted by SIGINT\n"
+
+
+def test_exit_130_when_a_query_is_interrupted(db, monkeypatch):
+    def interrupted(*_args, **_kwargs):
+        raise RuntimeError("Query interrupted")  # DuckDB's report of a Ctrl-C during a query
+
+    monkeypatch.setattr(Archive, "sql", interrupted)
+    assert run(db, "sql", "SELECT 1", code=130).stderr == "interrupted by SIGINT\n"
 
 
 def test_a_closed_pipe_ends_quietly_with_0(db):
