@@ -459,8 +459,8 @@ def audit(db, wait, fmt, headers, fail_on, rules, exclude_rules, min_base, **sel
         open_archive(db, wait, read_only=True) as archive,
         archive.audited(rules, exclude_rules, min_base, **selection) as found,
     ):
-        write_listing(listing(found), fmt, headers)
-        tell_unmatched(archive, "", selection)
+        if not write_listing(listing(found), fmt, headers):
+            tell_unmatched(archive, "no findings", selection, only_unmatched=True)
     sys.exit(1 if found.fails(fail_on) else 0)
 
 
@@ -477,15 +477,15 @@ def write_listing(listing, fmt: str | None, headers: bool = True) -> int:
     return count
 
 
-def tell_unmatched(archive, nothing: str, selection: dict) -> None:
-    """On stderr, when a selection found nothing: that it did (`nothing`, e.g. "no claims match"; empty:
-    say only what follows) and which text filter values match no stored value, with what they may have
-    meant. The exit status stays that of the command (an empty answer is an answer)."""
+def tell_unmatched(archive, nothing: str, selection: dict, only_unmatched: bool = False) -> None:
+    """On stderr, when a selection found nothing: that it did (`nothing`, e.g. "no claims match"), and
+    which text filter values match no stored value, with what they may have meant (`only_unmatched`: say
+    nothing unless one does). The exit status stays that of the command (an empty answer is an answer)."""
     phrases = archive.unmatched(**selection)
+    if only_unmatched and not phrases:
+        return
     note = " (matching is case-sensitive; * is a glob)" if phrases else ""
-    line = "; ".join(filter(None, [nothing, *phrases]))
-    if line:
-        click.echo(line + note, err=True)
+    click.echo("; ".join([nothing, *phrases]) + note, err=True)
 
 
 def run_lineage(name: str, db, wait, fmt, headers, limit, order_by, selection: dict) -> None:

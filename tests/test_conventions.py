@@ -210,7 +210,8 @@ def test_a_wrong_case_and_a_misspelling_suggest_the_stored_value(db):
 
 def test_export_and_audit_name_an_unmatched_filter(db):
     assert "no records match; --study 'versant*'" in run(db, "export", "--raw", "--study", "versant*").stderr
-    assert "--study 'versant*': did you mean" in run(db, "audit", "--study", "versant*", code=None).stderr
+    assert "no findings; --study 'versant*': did you mean" in run(db, "audit", "--study", "versant*").stderr
+    assert run(db, "audit", "--study", "Versant*", "--rule", "undecoded-part").stderr == ""
 
 
 def test_filters_that_match_but_not_together_say_only_that(db):
