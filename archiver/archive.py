@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Self
@@ -17,6 +18,12 @@ from .store.heal import heal, recovering
 from .store.refusals import ArchiveUnusableError, explain
 
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
+    from sqlmodel import SQLModel
+
+    from .query.transcript import ResultView
+    from .render.listing import Listing
     from .store.models import SourceRow
 
 STAT_QUERIES = {
@@ -201,12 +208,25 @@ class Archive:
         return migrations.upgrade(self.con, upto)
 
     def sources(self) -> list[SourceRow]:
-        """The recorded source-file versions as typed `SourceRow`s."""
-        from .store.models import SourceRow
+        """The recorded source-file versions as typed `SourceRow`s, by path and time of ingest."""
+        from .store.models import SourceRow, typed
 
-        cursor = self.con.execute("SELECT * FROM sources ORDER BY path, ingested_at")
-        names = [d[0] for d in cursor.description]
-        return [SourceRow(**dict(zip(names, row, strict=False))) for row in cursor.fetchall()]
+        return typed(SourceRow, self.con.cursor().execute("SELECT * FROM sources ORDER BY path, ingested_at"))
+
+    def rows(self, table: str, limit: int | None = None) -> list[SQLModel]:
+        """The rows of one of the archive's tables as its SQLModel class (`archiver.store.models.ROWS`:
+        `sources`, `records`, `results`, `parts`, `citations`, `claims`, ...), in primary-key order; at
+        most `limit`. For the lineage questions as dicts, see `claims`, `citations` and `impact`."""
+        from .store.models import ROWS, typed
+
+        model = ROWS.get(table)
+        if model is None:
+            raise QueryError(f"no table {table!r} has typed rows; one of {', '.join(sorted(ROWS))}")
+        if limit is not None and limit < 0:
+            raise QueryError("limit must not be negative")
+        order = ", ".join(f'"{column.name}"' for column in model.__table__.primary_key.columns)
+        bounded = "" if limit is None else f" LIMIT {int(limit)}"
+        return typed(model, self.con.cursor().execute(f'SELECT * FROM "{table}" ORDER BY {order}{bounded}'))
 
     def audit(self, rules=(), exclude_rules=(), min_base: float = 30, **selection):
         """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
@@ -229,20 +249,15 @@ class Archive:
         with audited(self.con, chosen, Selection.of(**selection), min_base) as audit:
             yield audit
 
-    def _lineage(self, name: str, order_by: str | None, limit: int | None, filters: dict):
+    def _lineage(self, name: str, order_by: str | None, limit: int | None, filters: dict) -> Listing:
         from .query.lineage import QUERIES
-        from .query.output import executed, json_text
+        from .query.output import QueryRows, json_text
         from .query.selection import Selection
         from .render.listing import Listing
 
         query = QUERIES[name](Selection.of(**filters), order_by=order_by, limit=limit)
-        cursor = self.con.cursor()
-        return Listing(
-            query.fields,
-            executed(cursor, query.sql, query.params),
-            table_fields=query.table_fields,
-            spelled=json_text(cursor, query.sql, query.params, query.fields),
-        )
+        rows = QueryRows(self.con, query.sql, query.params)
+        return Listing(query.fields, rows, table_fields=query.table_fields, spelled=json_text(rows, query.fields))
 
     def unmatched(self, **filters) -> list[str]:
         """Why a selection may match nothing: its text filter values that match no stored value, each with
@@ -252,28 +267,36 @@ class Archive:
 
         return unmatched(self.con, Selection.of(**filters))
 
-    def claims(self, order_by: str | None = None, limit: int | None = None, **filters):
+    def claims(self, order_by: str | None = None, limit: int | None = None, **filters) -> Listing:
         """One dict per claim and citation it rests on (claims deduplicated across stored copies).
         Selection: see `archiver.query.selection.Selection`; a value with `*` is a glob."""
         return self._lineage("claims", order_by, limit, filters)
 
-    def citations(self, order_by: str | None = None, limit: int | None = None, **filters):
+    def citations(self, order_by: str | None = None, limit: int | None = None, **filters) -> Listing:
         """One dict per distinct citation, with how many claims, results, tasks and agents rest on it."""
         return self._lineage("citations", order_by, limit, filters)
 
-    def impact(self, order_by: str | None = None, limit: int | None = None, **filters):
+    def impact(self, order_by: str | None = None, limit: int | None = None, **filters) -> Listing:
         """The tasks, contexts, agents and source files affected by the matching citations, with counts."""
         return self._lineage("impact", order_by, limit, filters)
 
-    def show(self, ident: str) -> list:
-        """The results a task id, message id or context id names, as `ResultView`s ready to render."""
+    def results(self, ident: str, copy: str | None = None) -> list[ResultView]:
+        """The results a task id, message id or context id names, as `ResultView`s ready to render.
+
+        `copy`: each result as stored in this file, rather than its fullest copy.
+        """
         from .query.transcript import transcript
 
-        return transcript(self.con.cursor(), ident)
+        return transcript(self.con.cursor(), ident, copy)
 
-    def render(self, ident: str, fmt: str = "text") -> str:
-        """`show` rendered as text, or as one self-contained HTML page (fmt="html")."""
-        results = self.show(ident)
+    def show(self, ident: str, copy: str | None = None) -> list[ResultView]:
+        """Deprecated: `results` (the objects), or `render` (the text `archiver show` prints)."""
+        warnings.warn("Archive.show is Archive.results now; Archive.render gives text", DeprecationWarning, 2)
+        return self.results(ident, copy)
+
+    def render(self, ident: str, fmt: str = "text", copy: str | None = None) -> str:
+        """What `archiver show` prints: the `results` as text, or as one self-contained HTML page (fmt="html")."""
+        results = self.results(ident, copy)
         if fmt == "html":
             from .render.html import render_html
 
@@ -282,43 +305,51 @@ class Archive:
 
         return render_text(results)
 
-    def export(self, target, fmt: str = "jsonl", **selection):
+    def export(self, target: str | os.PathLike | BinaryIO, fmt: str = "jsonl", **selection):
         """Export records or the index.
 
-        fmt "jsonl": the selected raw records as JSON Lines, in ingest order, to `target` (a binary
-        stream); returns how many. fmt "files": the selected sources re-created under the directory
-        `target`; returns the `ExportedFile`s. fmt "parquet": the index tables under `target`.
-        The selection (`archiver.query.selection.Selection`) picks the records of matching results, and
-        `source` the records of matching files.
+        fmt "jsonl": the selected raw records as JSON Lines, in ingest order, to `target`: a path (the
+        file is made or replaced) or a file object open for writing (bytes; a text one's `buffer`); returns
+        how many. fmt "files": the selected sources re-created under the directory path `target`; returns
+        the `ExportedFile`s. fmt "parquet": the index tables under the directory path `target`; returns
+        {table: path}. A directory is made if need be. A target that cannot be used raises
+        `ExportTargetError`. The selection (`archiver.query.selection.Selection`) picks the records of
+        matching results, and `source` the records of matching files.
         """
         from .export.raw import jsonl, recreate, selected_records
+        from .export.target import binary_out, directory
         from .query.selection import Selection
 
+        if fmt not in ("jsonl", "files", "parquet"):
+            raise QueryError(f"unknown export format {fmt!r}: jsonl, files or parquet")
         if fmt == "parquet":
             from .export.parquet import export_parquet
 
-            return export_parquet(self.con.cursor(), target)
+            return export_parquet(self.con.cursor(), directory(target, fmt))
         sql, params = selected_records(Selection.of(**selection))
-        if fmt == "jsonl":
-            return jsonl(self.con, sql, params, target)
         if fmt == "files":
-            return recreate(self.con, sql, params, target)
-        raise QueryError(f"unknown export format {fmt!r}: jsonl, files or parquet")
+            return recreate(self.con, sql, params, directory(target, fmt))
+        with binary_out(target, fmt) as out:
+            return jsonl(self.con, sql, params, out)
 
-    def sql(self, statement: str, params: list | dict | None = None):
-        """Rows of one read-only SELECT; anything that writes, attaches, copies, installs or changes a
-        setting raises `NotReadOnlyError`."""
-        from .query.output import stream
+    def sql(self, statement: str, params: list | dict | None = None) -> Listing:
+        """Rows of one read-only SELECT, run each time they are read (an EXPLAIN's or a pragma's, once, now); anything
+        that writes, attaches, copies, installs or changes a setting raises `NotReadOnlyError`."""
+        from .query.output import QueryRows, stream
         from .query.readonly import needs_extension, read_only_statement
         from .render.listing import Listing
 
-        cursor = self.con.cursor()
+        rows = QueryRows(self.con, read_only_statement(self.con.cursor(), statement), params or [])
         try:
-            cursor.execute(read_only_statement(cursor, statement), params or [])
+            try:
+                described = rows.described()
+            except duckdb.ParserException:  # EXPLAIN, PRAGMA: no query can wrap them; their few rows are read now
+                cursor = rows.run()
+                described, rows = cursor.description, list(stream(cursor))
         except duckdb.Error as exc:
             raise needs_extension(exc) or QueryError(" ".join(str(exc).split())) from exc
-        fields = tuple(d[0] for d in cursor.description)
-        return Listing(fields, stream(cursor), table_fields=fields)
+        fields = tuple(d[0] for d in described)
+        return Listing(fields, rows, table_fields=fields)
 
     # Re-run citations: re-derive each cited number from the data layer the agent documents.
 

@@ -221,7 +221,7 @@ def output_options(func):
 
 
 @click.group(cls=ArchiverGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(None, "-V", "--version", package_name="archiver")
+@click.version_option(None, "-V", "--version", package_name="a2a-archiver")
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """Archive A2A transcripts and hold their Citations v1 claims to account.
@@ -525,11 +525,12 @@ _lineage_command(
 @click.argument("ident", metavar="ID")
 @click.option("--format", "fmt", type=click.Choice(("text", "html")), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@click.option("--copy", "copy", metavar="FILE", help="Show each result as stored in this file, not its fullest copy.")
 @db_options
-def show(ident: str, fmt: str, output: str | None, db, wait) -> None:
-    """A task, message or context as a person reads it, each number with its citation beneath."""
+def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -> None:
+    """A task, message or context as a person reads it: tables of numbers, each with its citations beside."""
     with open_archive(db, wait, read_only=True) as archive:
-        page = archive.render(ident, fmt)
+        page = archive.render(ident, fmt, copy)
     if output:
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(page)
@@ -574,8 +575,7 @@ def export(destination, raw, files_dir, fmt, db, wait, **selection) -> None:
             click.echo(f"re-created {len(made)} files under {files_dir}", err=True)
             count = len(made)
         elif destination and destination != "-":
-            with open(destination, "wb") as handle:
-                count = archive.export(handle, **selection)
+            count = archive.export(destination, **selection)
             click.echo(f"wrote {count} records to {destination}", err=True)
         else:
             count = archive.export(sys.stdout.buffer, **selection)

@@ -213,7 +213,7 @@ def test_parquet_readers_agree_on_a_non_ascii_study(exported):
 @pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("java") is None or importlib.util.find_spec("pyspark") is None,
-    reason="needs Java and pyspark (pip install 'archiver[spark]')",
+    reason="needs Java and pyspark (pip install 'a2a-archiver[spark]')",
 )
 def test_spark_reads_the_parquet_export_alike(exported):
     from pyspark.sql import SparkSession

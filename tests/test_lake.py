@@ -202,7 +202,7 @@ def test_missing_wheels_name_the_extra(monkeypatch, tmp_path):
     )
     monkeypatch.setenv("ARCHIVER_EXTENSION_DIR", str(tmp_path / "empty-extension-dir"))
     out = run("ingest", str(SAMPLES), "--db", f"ducklake:sqlite:{tmp_path / 'c.sqlite'}", code=1)
-    assert "pip install 'archiver[lake]'" in out
+    assert "pip install 'a2a-archiver[lake]'" in out
 
 
 def _corpus(root: Path, folders: int = 6, files: int = 6) -> list[Path]:

@@ -340,7 +340,7 @@ def test_a_store_url_without_the_stores_extra_names_the_extra(monkeypatch, tmp_p
     result = CliRunner().invoke(main, ["ingest", "--db", str(tmp_path / "a.duckdb"), "mysql://u:secret@127.0.0.1/db"])
     assert result.exit_code == 1
     assert result.output == (
-        "Error: mysql://u@127.0.0.1/db: reading a MySQL task store needs PyMySQL: pip install 'archiver[stores]'\n"
+        "Error: mysql://u@127.0.0.1/db: reading a MySQL task store needs PyMySQL: pip install 'a2a-archiver[stores]'\n"
     )
 
 

@@ -253,9 +253,10 @@ def test_verdicts_show_in_query_claims_show_and_audit(archive, write, layer):
     assert claims[("t1", "/segments/0/share")] == ("differs", 0.25)
     assert claims[("t1", "/total")] == ("reproduced", None)
     assert claims[("t2", "/total")] == ("not-rerunnable", None)
-    lines = archive.render("t1").splitlines()
-    at = lines.index("   /segments/0/share = 0.3")
-    assert "RE-RUN DIFFERS: the data layer re-derives 0.25" in "\n".join(lines[at + 1 : at + 6])
+    text = archive.render("t1")
+    assert "   a       0.3  2\n" in text
+    assert "     RE-RUN DIFFERS (verified " in text
+    assert "\n       share of a: the agent wrote 0.3, the data layer re-derives 0.25\n" in text
     assert "NOT RE-RUNNABLE: the table has no column 'q9'" in archive.render("t2")
     assert "RE-RUN DIFFERS" in archive.render("t1", fmt="html")
     found = {(f.rule, f.task_id, f.severity) for f in archive.audit(rules=["rerun-differs", "not-rerunnable"]).findings}

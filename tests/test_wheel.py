@@ -23,7 +23,7 @@ def test_install_from_built_wheel_ingests(tmp_path, write):
         check=True,
         capture_output=True,
     )
-    wheel = next(dist.glob("archiver-*.whl"))
+    wheel = next(dist.glob("a2a_archiver-*.whl"))
     target = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],

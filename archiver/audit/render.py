@@ -21,12 +21,14 @@ BATCH_ROWS = 20_000
 
 
 def listing(audit: Audit) -> Listing:
-    """The audit's findings in order, with its summary and rules."""
-    from ..query.output import executed
+    """The audit's findings in order, with its summary and rules; read again each time, while the audit
+    (`Archive.audited`) is open."""
+    from ..query.output import QueryRows
 
+    findings = f"SELECT {', '.join(FINDING_FIELDS)} FROM audit_findings ORDER BY {ORDER}"
     return Listing(
         PUBLISHED_FIELDS,
-        executed(audit.con, f"SELECT {', '.join(FINDING_FIELDS)} FROM audit_findings ORDER BY {ORDER}", []),
+        QueryRows(audit.con, findings, own_connection=True),
         spelled=lambda separator, depth: _spelled(audit, _concat(separator, _object(depth))),
         name="findings",
         summary=audit.summary,

@@ -4,20 +4,56 @@ nothing is held whole in memory. The formats that write them are `archiver.rende
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
+from ..errors import QueryError
 from ..render.listing import Chunks
 
 BATCH_SIZE = 2048
 
 
-def executed(cursor: duckdb.DuckDBPyConnection, sql: str, params: list) -> Iterator[dict[str, Any]]:
-    """`stream` of a query run only when its first row is wanted."""
-    yield from stream(cursor.execute(sql, params))
+class ArchiveClosedError(QueryError):
+    """Rows read from an archive after it was closed."""
+
+
+@dataclass(frozen=True)
+class QueryRows:
+    """The rows of one query, run again each time they are read: iterated (as `stream`'s dicts, the query
+    run when the first row is wanted), counted (`len`, a `count(*)` of the query) or fetched as Arrow, for
+    as long as the archive they were asked of is open."""
+
+    con: duckdb.DuckDBPyConnection
+    sql: str
+    params: list | dict = field(default_factory=list)
+    own_connection: bool = False
+    """Run on `con` itself, not a cursor of it: the query reads the connection's temporary tables."""
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        yield from stream(self.run())
+
+    def __len__(self) -> int:
+        return self.run(f"SELECT count(*) FROM (\n{self.sql}\n)").fetchone()[0]
+
+    def arrow(self) -> pa.Table:
+        """The rows as one Arrow table, of the archive's own column types."""
+        return self.run().to_arrow_table()
+
+    def described(self) -> list[tuple]:
+        """The query's columns as DuckDB describes them (name, type, ...), without running it."""
+        return self.run(f"SELECT * FROM (\n{self.sql}\n) LIMIT 0").description
+
+    def run(self, sql: str | None = None) -> duckdb.DuckDBPyConnection:
+        """A cursor of `sql` (default: the query itself) executed with the query's parameters."""
+        try:
+            con = self.con if self.own_connection else self.con.cursor()
+            return con.execute(self.sql if sql is None else sql, self.params)
+        except duckdb.ConnectionException as exc:
+            raise ArchiveClosedError("the archive these rows come from is closed: read them while it is open") from exc
 
 
 def stream(cursor: duckdb.DuckDBPyConnection, batch_size: int = BATCH_SIZE) -> Iterator[dict[str, Any]]:
@@ -82,7 +118,7 @@ def number(literal: str) -> int | float | str:
         return literal
 
 
-def json_text(cursor: duckdb.DuckDBPyConnection, sql: str, params: list, fields: Iterable[str]):
+def json_text(rows: QueryRows, fields: Iterable[str]):
     """`Listing.spelled` of a query's rows: their JSON written by DuckDB, the values `plain` gives, each row
     after the separator; (rows, text) chunks, no Python object per row. For the lineage queries, whose
     columns all have a spelling here (`_json_value`): a type without one raises ValueError."""
@@ -91,9 +127,7 @@ def json_text(cursor: duckdb.DuckDBPyConnection, sql: str, params: list, fields:
     def spelled(separator: str, depth: int | None) -> Chunks:
         if depth is not None:
             raise ValueError("rows are spelled compact")
-        described = {
-            name: str(kind) for name, kind, *_ in cursor.execute(f"SELECT * FROM ({sql}) LIMIT 0", params).description
-        }
+        described = {name: str(kind) for name, kind, *_ in rows.described()}
         values = [_json_value(f'q."{name}"', name, described.get(name)) for name in fields]
         if None in values:
             missing = [name for name, value in zip(fields, values, strict=True) if value is None]
@@ -104,7 +138,7 @@ def json_text(cursor: duckdb.DuckDBPyConnection, sql: str, params: list, fields:
             + "))"
         )
         before = "'" + separator.replace("'", "''").replace("\n", "' || chr(10) || '") + "'"
-        reader = cursor.execute(f"SELECT {before} || {row} FROM ({sql}) q", params).to_arrow_reader(JSON_BATCH_SIZE)
+        reader = rows.run(f"SELECT {before} || {row} FROM (\n{rows.sql}\n) q").to_arrow_reader(JSON_BATCH_SIZE)
         return ((batch.num_rows, _text(batch.column(0))) for batch in reader)
 
     return spelled

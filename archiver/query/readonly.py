@@ -46,7 +46,8 @@ class NotReadOnlyError(QueryError):
 
 
 def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
-    """The one SELECT (or EXPLAIN of one) in `sql`; anything else is refused with the reason."""
+    """The one SELECT (or EXPLAIN of one) in `sql`, without a closing semicolon (so that a query can
+    wrap it); anything else is refused with the reason."""
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
@@ -59,11 +60,11 @@ def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
         inner = _EXPLAIN.sub("", sql, count=1)
         if inner != sql:
             read_only_statement(con, inner)
-            return sql
+            return sql.rstrip().rstrip(";")
     if kind != "SELECT":
         what = _WHAT.get(kind, f"is a {kind} statement")
         raise NotReadOnlyError(f"refused: this statement {what}; `archiver sql` runs read-only SELECT queries only")
-    return sql
+    return sql.rstrip().rstrip(";")
 
 
 def needs_extension(exc: duckdb.Error) -> NotReadOnlyError | None:

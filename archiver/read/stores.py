@@ -29,7 +29,7 @@ DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306}
 DEFAULT_SCHEMA = {"postgresql": "public"}
 SCOPED_KEY = ("tenant", "owner", "id")
 """The primary key of the JavaScript SDK's task table (the Python SDK's is `id`)."""
-STORES_EXTRA = "pip install 'archiver[stores]'"
+STORES_EXTRA = "pip install 'a2a-archiver[stores]'"
 FETCH_ROWS = 1000
 CONNECT_SECONDS = 10
 

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 from html import escape
 
-from ..query.transcript import CitationView, ResultView
-from .layout import Item, citation_status, header, n_text, sections, source_text, verdict_text
+from ..query.transcript import ResultView
+from .layout import Cell, Field, Item, Line, Table, citation_status, header, runs, sections
+from .paths import display_text
 
 STYLE = """
-body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#1b1b1b;padding:0 1rem}
+body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:64rem;color:#1b1b1b;padding:0 1rem}
 .result{border:1px solid #ccc;border-radius:6px;margin:1.5rem 0;padding:0 1rem 1rem}
-.result h2{font-size:1.05rem;margin:.8rem 0 .2rem}.where{color:#555;font-size:.85rem;margin:0 0 .6rem}
+.result h2{font-size:1.05rem;margin:.8rem 0 .2rem}.where{color:#555;font-size:.85rem;margin:0}
 h3{font-size:.95rem;margin:1rem 0 .3rem;color:#333;border-bottom:1px solid #eee}
 .text{white-space:pre-wrap;margin:.3rem 0}
-.claim{margin:.4rem 0 .8rem}.value{font-weight:600;font-size:1.05rem}
-.pointer{font-family:ui-monospace,monospace;color:#444;font-weight:400}
-.leaf{font-family:ui-monospace,monospace;color:#444;margin:.2rem 0}
-.citation{margin:.15rem 0 0 1.2rem;padding:.3rem .6rem;border-left:4px solid #2b6cb0;background:#f3f7fc}
-.citation.invalid{border-color:#c53030;background:#fdf0f0}.citation.inferred{border-color:#b7791f;background:#fdf8ec}
-.uncited{margin:.15rem 0 0 1.2rem;padding:.3rem .6rem;border-left:4px solid #c53030;font-weight:600;color:#c53030}
-.warning{font-weight:600;font-size:1.05rem;color:#9c4221}.mark{font-weight:700;color:#c53030}
+.data{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start;margin:.4rem 0 .8rem}
+.cells{flex:0 1 auto}.cites{flex:1 1 20rem;min-width:16rem}
+table{border-collapse:collapse;margin:0 0 .5rem}caption{text-align:left;font-weight:600;color:#333}
+th,td{padding:.15rem .7rem;border-bottom:1px solid #e4e4e4}th{font-weight:600;color:#333}
+.num{text-align:right;font-variant-numeric:tabular-nums;font-family:ui-monospace,monospace}.str{text-align:left}
+.fields th{font-weight:400;color:#444}
+.citation{margin:0 0 .5rem;padding:.3rem .6rem;border-left:4px solid #2b6cb0;background:#f3f7fc;font-size:.9rem}
+.citation.invalid{border-color:#c53030;background:#fdf0f0}
+.head{font-weight:600}.head-bad,.bad{font-weight:700;color:#c53030}
+.warning{font-weight:700;color:#9c4221}.verdict{color:#2f6b2f}
+.gap{font-weight:700;color:#9c4221;margin:.3rem 0}
 .part{color:#555;font-style:italic}
 """
 
@@ -34,8 +39,10 @@ def render_html(results: list[ResultView], title: str) -> str:
 
 
 def _result(result: ResultView) -> str:
-    title, where = header(result)
-    out = [f'<section class="result"><h2>{escape(title)}</h2><p class="where">{escape(where)}</p>']
+    title, *where = header(result)
+    out = [f'<section class="result"><h2>{escape(title)}</h2>']
+    out += [f'<p class="where">{escape(line)}</p>' for line in where]
+    out += [f'<p class="gap">⚠ {escape(display_text(gap))}</p>' for gap in result.copy_gaps]
     for section in sections(result):
         out.append(f"<h3>{escape(section.title)}</h3>")
         out += [_item(item) for item in section.items]
@@ -52,39 +59,32 @@ def _item(item: Item) -> str:
         return f'<p class="part">[{escape(label)}]</p>'
     if item.kind != "data":
         return f'<p class="part">[{escape(item.text)}]</p>'
-    out = []
-    for leaf in item.leaves:
-        if not leaf.is_claim:
-            out.append(f'<div class="leaf">{escape(leaf.pointer or "(value)")} = {escape(leaf.literal)}</div>')
-            continue
-        cited = "".join(citation_block(c, leaf.pointer) for c in leaf.citations) or (
-            '<div class="uncited">UNCITED: no citation in any stored copy of this result</div>'
-        )
-        out.append(
-            f'<div class="claim"><div class="value"><span class="pointer">{escape(leaf.pointer or "(value)")}'
-            f'</span> = <span class="number">{escape(leaf.literal)}</span></div>{cited}</div>'
-        )
-    return "\n".join(out)
+    cells = "".join(_table(run) if isinstance(run, Table) else _fields(run) for run in runs(item.blocks))
+    aside = "".join(_citation(lines) for lines in item.cited)
+    aside = f'<aside class="cites">{aside}</aside>' if aside else ""
+    return f'<div class="data"><div class="cells">{cells}</div>{aside}</div>'
 
 
-def citation_block(c: CitationView, pointer: str | None = None) -> str:
-    classes = "citation" + (" invalid" if not c.valid else "") + (" inferred" if c.inferred else "")
-    lines = [
-        f'<div class="head"><span class="mark">{escape(citation_status(c))}</span>: '
-        f'<span class="study">{escape(c.study or "?")}</span> · {escape(c.period or "?")}'
-        + (f" · fielded {escape(c.fielded)}" if c.fielded else "")
-        + "</div>",
-        f"<div>base: {escape(c.base_name or '?')} · n={escape(n_text(c.base_n))}"
-        + (f" · weight {escape(c.weight)}" if c.weight else "")
-        + "</div>",
-        f"<div>source: <code>{escape(source_text(c))}</code></div>",
-        *(f'<div class="warning">⚠ WARNING: {escape(w)}</div>' for w in c.warnings),
-    ]
-    if c.inferred:
-        lines.append('<div class="mark">TYPE-LOST: recognised by its fields; its media type was lost on the way</div>')
-    lines += [f'<div class="mark">INVALID: {escape(p)}</div>' for p in c.problems]
-    verdict = verdict_text(c, pointer)
-    if verdict:
-        bad = c.verdict == "not-rerunnable" or pointer in c.differences
-        lines.append(f'<div class="{"mark" if bad else "verdict"}">{escape(verdict)}</div>')
-    return f'<div class="{classes}">' + "".join(lines) + "</div>"
+def _cell(cell: Cell | None) -> str:
+    if cell is None:
+        return "<td></td>"
+    return f'<td class="{"num" if cell.is_number else "str"}">{escape(cell.text)}</td>'
+
+
+def _table(table: Table) -> str:
+    numeric = {c: all(c not in row or row[c].is_number for row in table.rows) for c in table.columns}
+    head = "".join(f'<th class="{"num" if numeric[c] else "str"}">{escape(c)}</th>' for c in table.columns)
+    body = "".join("<tr>" + "".join(_cell(row.get(c)) for c in table.columns) + "</tr>" for row in table.rows)
+    caption = f"<caption>{escape(table.name)}</caption>" if table.name else ""
+    return f'<table class="table">{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _fields(fields: list[Field]) -> str:
+    rows = "".join(f'<tr><th class="str">{escape(f.name)}</th>{_cell(f.cell)}</tr>' for f in fields)
+    return f'<table class="fields"><tbody>{rows}</tbody></table>'
+
+
+def _citation(lines: list[Line]) -> str:
+    classes = "citation" + (" invalid" if lines[0].style in ("head-bad", "bad") else "")
+    inner = "".join(f'<div class="{line.style}">{escape(line.text)}</div>' for line in lines)
+    return f'<div class="{classes}">{inner}</div>'

@@ -1,11 +1,12 @@
-"""`archiver show` as plain text: the citation lines stand directly under the number they support."""
+"""`archiver show` as plain text: each table as aligned columns, its citations in one block beneath it."""
 
 from __future__ import annotations
 
-from ..query.transcript import CitationView, ResultView
-from .layout import Item, citation_status, header, n_text, sections, source_text, verdict_text
+from ..query.transcript import ResultView
+from .layout import Field, Item, Line, Table, citation_status, header, runs, sections
+from .paths import display_text
 
-UNCITED = "↳ UNCITED: no citation in any stored copy of this result"
+INDENT = "   "
 
 
 def render_text(results: list[ResultView]) -> str:
@@ -13,8 +14,9 @@ def render_text(results: list[ResultView]) -> str:
 
 
 def _result(result: ResultView) -> str:
-    title, where = header(result)
-    lines = [f"══ {title}", f"   {where}"]
+    title, *where = header(result)
+    lines = [f"══ {title}", *(INDENT + line for line in where)]
+    lines += [f"{INDENT}⚠ {display_text(gap)}" for gap in result.copy_gaps]
     for section in sections(result):
         lines.append(f"── {section.title}")
         for item in section.items:
@@ -24,38 +26,44 @@ def _result(result: ResultView) -> str:
 
 def _item(item: Item) -> list[str]:
     if item.kind == "text":
-        return ["   " + line for line in item.text.splitlines() or [""]]
+        return [INDENT + line for line in item.text.splitlines() or [""]]
     if item.kind == "citation":
         if item.citation is None:
-            return ["   [citation Part]"]
-        label = f"{citation_status(item.citation)} Part: {item.citation.study or '?'} · {item.citation.period or '?'}"
-        return [f"   [{label}]"]
+            return [f"{INDENT}[citation Part]"]
+        c = item.citation
+        return [f"{INDENT}[{citation_status(c)} Part: {c.study or '?'} · {c.period or '?'}]"]
     if item.kind != "data":
-        return [f"   [{item.text}]"]
+        return [f"{INDENT}[{item.text}]"]
     lines = []
-    for leaf in item.leaves:
-        lines.append(f"   {leaf.pointer or '(value)'} = {leaf.literal}")
-        if leaf.is_claim:
-            lines += citation_lines(leaf.citations, "     ", leaf.pointer) if leaf.citations else ["     " + UNCITED]
+    for run in runs(item.blocks):
+        lines += _table(run) if isinstance(run, Table) else _fields(run)
+    for cited in item.cited:
+        lines += _citation(cited)
     return lines
 
 
-def citation_lines(citations: list[CitationView], indent: str, pointer: str | None = None) -> list[str]:
-    lines = []
-    for c in citations:
-        lines.append(
-            f"{indent}↳ {citation_status(c)}: {c.study or '?'} · {c.period or '?'}"
-            + (f" · fielded {c.fielded}" if c.fielded else "")
-        )
-        lines.append(
-            f"{indent}  base: {c.base_name or '?'} · n={n_text(c.base_n)}"
-            + (f" · weight {c.weight}" if c.weight else "")
-        )
-        lines.append(f"{indent}  source: {source_text(c)}")
-        lines += [f"{indent}  ⚠ WARNING: {w}" for w in c.warnings]
-        if c.inferred:
-            lines.append(f"{indent}  TYPE-LOST: recognised by its fields; its media type was lost on the way")
-        lines += [f"{indent}  INVALID: {p}" for p in c.problems]
-        verdict = verdict_text(c, pointer)
-        lines += [f"{indent}  {verdict}"] if verdict else []
+def _table(table: Table) -> list[str]:
+    grid = [table.columns] + [[row[c].text if c in row else "" for c in table.columns] for row in table.rows]
+    numeric = [all(c not in row or row[c].is_number for row in table.rows) for c in table.columns]
+    widths = [max(len(line[i]) for line in grid) for i in range(len(table.columns))]
+    lines = [f"{INDENT}{table.name}:"] if table.name else []
+    for line in grid:
+        cells = (v.rjust(w) if right else v.ljust(w) for v, w, right in zip(line, widths, numeric, strict=True))
+        lines.append((INDENT + "  ".join(cells)).rstrip())
     return lines
+
+
+def _fields(fields: list[Field]) -> list[str]:
+    if not fields:
+        return []
+    name_width = max(len(f.name) for f in fields)
+    value_width = max((len(f.cell.text) for f in fields if f.cell.is_number), default=0)
+    return [
+        f"{INDENT}{f.name.ljust(name_width)}  {f.cell.text.rjust(value_width) if f.cell.is_number else f.cell.text}"
+        for f in fields
+    ]
+
+
+def _citation(lines: list[Line]) -> list[str]:
+    head, *rest = lines
+    return [f"{INDENT}↳ {head.text}", *(f"{INDENT}  {line.text}" for line in rest)]

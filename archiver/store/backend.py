@@ -3,7 +3,7 @@ file; data as Parquet under a data path). Chosen here, and only here, from `--db
 
 A lake is opened as DuckDB's own database path `ducklake:...`, so the lake is the connection's default
 catalog: every query, view, cursor and migration runs on it unchanged. DuckLake and the scanners of
-its catalog load offline from the `duckdb-extension-*` wheels (`pip install 'archiver[lake]'`), which
+its catalog load offline from the `duckdb-extension-*` wheels (`pip install 'a2a-archiver[lake]'`), which
 are installed into a user-local extension directory.
 
 Every connection is offline: DuckDB never installs an extension by itself, loads one by itself only while
@@ -24,7 +24,7 @@ from ..errors import ArchiveError
 
 DEFAULT_DB = "archive.duckdb"
 LAKE_PREFIX = "ducklake:"
-LAKE_EXTRA = "pip install 'archiver[lake]'"
+LAKE_EXTRA = "pip install 'a2a-archiver[lake]'"
 _SCANNERS = {"postgres": ("postgres", "postgres_scanner"), "sqlite": ("sqlite", "sqlite_scanner")}
 
 

@@ -68,7 +68,7 @@ def refuse_newer(con: duckdb.DuckDBPyConnection, where: str) -> None:
     if have > known:
         raise SchemaTooNewError(
             f"{where}: the archive's schema is at version {have}, newer than this archiver's "
-            f"(version {known}); use a newer archiver (pip install --upgrade archiver)"
+            f"(version {known}); use a newer archiver (pip install --upgrade a2a-archiver)"
         )
 
 

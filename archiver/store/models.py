@@ -258,3 +258,24 @@ ROWS: dict[str, type[SQLModel]] = {
     )
 }
 """Every table's typed row, by table name."""
+
+
+def typed(model: type[SQLModel], cursor: Any) -> list[SQLModel]:
+    """The rows of an executed cursor over `model`'s table as `model`s (JSON columns parsed)."""
+    import orjson
+    from sqlalchemy import inspect
+
+    columns = {
+        attribute.columns[0].name: (attribute.key, isinstance(attribute.columns[0].type, JSON))
+        for attribute in inspect(model).mapper.column_attrs
+    }
+    fields = [columns[d[0]] for d in cursor.description]
+    return [
+        model(
+            **{
+                key: orjson.loads(value) if is_json and value is not None else value
+                for (key, is_json), value in zip(fields, row, strict=True)
+            }
+        )
+        for row in cursor.fetchall()
+    ]

@@ -11,10 +11,10 @@ LABELS = {"reproduced": "reproduced", "differs": "DIFFERS", "not-rerunnable": "N
 
 
 def listing(report: VerifyReport) -> Listing:
-    """The report's verdicts in order, with its summary."""
+    """The report's verdicts in order, with its summary (held as a list, as the report holds them)."""
     return Listing(
         tuple(CitationVerdict.__dataclass_fields__),
-        (verdict.as_dict() for verdict in report.verdicts),
+        [verdict.as_dict() for verdict in report.verdicts],
         name="verdicts",
         summary=report.summary(),
         record=_record,
