@@ -115,7 +115,12 @@ def reference() -> str:
     ]
 
     def visit(command: click.Command, path: list[str], parent: click.Context | None) -> None:
-        ctx = click.Context(command, info_name=path[-1], parent=parent, terminal_width=100, max_content_width=100)
+        settings = {
+            "terminal_width": 100,
+            "max_content_width": 100,
+            **(command.context_settings if parent is None else {}),
+        }
+        ctx = click.Context(command, info_name=path[-1], parent=parent, **settings)
         out.extend(
             [f"{'#' * min(len(path) + 1, 4)} `{' '.join(path)}`", "", "```text", command.get_help(ctx), "```", ""]
         )
