@@ -164,10 +164,12 @@ class Archive:
         workers: int | None = None,
         wait_for_writers: bool = False,
         tables: Sequence[str] = (),
+        watcher=None,
     ):
         """Ingest files, directories, globs, "-" or live task stores (`postgresql://`, `mysql://` URLs; `tables`
         names their tables to read, default every task table); `workers` parsing processes (default 1). On a
         lake that several writers share, `wait_for_writers` waits out files another live writer is ingesting.
+        `on_file` is called as each file is done, and `watcher` (`archiver.ingest.Watcher`) told of the reading.
 
         An ingest into an archive this open created that stores no source (a missing path, an empty folder,
         a full disk) leaves no archive file behind when the archive is closed. A DuckDB error that is a
@@ -178,7 +180,7 @@ class Archive:
         leases = leases_for(self.location)
         self._discard_if_empty = self.created
         try:
-            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers, tables)
+            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers, tables, watcher)
         except duckdb.Error as exc:
             refusal = None if self.location.is_lake else explain(exc, self.path)
             if refusal is not None:
@@ -256,6 +258,14 @@ class Archive:
         query = QUERIES[name](Selection.of(**filters), order_by=order_by, limit=limit)
         rows = QueryRows(self.con, query.sql, query.params)
         return Listing(query.fields, rows, table_fields=query.table_fields, spelled=json_text(rows, query.fields))
+
+    def unmatched(self, **filters) -> list[str]:
+        """Why a selection may match nothing: its text filter values that match no stored value, each with
+        the values it may have meant (`archiver.query.suggest`)."""
+        from .query.selection import Selection
+        from .query.suggest import unmatched
+
+        return unmatched(self.con, Selection.of(**filters))
 
     def claims(self, order_by: str | None = None, limit: int | None = None, **filters) -> Listing:
         """One dict per claim and citation it rests on (claims deduplicated across stored copies).

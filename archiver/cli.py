@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 from contextlib import contextmanager
 
 import click
 from click.core import ParameterSource
 
-from .render.formats import AUDIT_FORMATS, OUTPUT_FORMATS, VERIFY_FORMATS
+from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
 
 DB_HELP = (
     "Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
@@ -26,7 +28,13 @@ def _remember_data_path(ctx: click.Context, _param, value: str | None) -> None:
 
 
 def db_options(func):
-    func = click.option(
+    func = click.option("--wait", type=float, default=5.0, show_default=True, help=WAIT_HELP)(func)
+    return click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)(func)
+
+
+def data_path_option(func):
+    """--data-path, only on the commands that can create a lake (it is read when a lake is made)."""
+    return click.option(
         "--data-path",
         envvar="ARCHIVER_DATA_PATH",
         default=None,
@@ -34,11 +42,9 @@ def db_options(func):
         callback=_remember_data_path,
         help=DATA_PATH_HELP,
     )(func)
-    func = click.option("--wait", type=float, default=5.0, show_default=True, help=WAIT_HELP)(func)
-    return click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)(func)
 
 
-def data_path_option() -> str | None:
+def _data_path() -> str | None:
     ctx = click.get_current_context(silent=True)
     return ctx.meta.get("archiver.data_path") if ctx else None
 
@@ -50,28 +56,53 @@ def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: 
     ctx = click.get_current_context(silent=True)
     if ctx:
         ctx.meta["archiver.db"] = db
-    return Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=data_path_option())
+    return Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path())
 
 
 class ArchiverGroup(click.Group):
     """The one handler of errors a user can cause: each becomes one line and its exit status (a usage
-    error, as click's own: 2, with the command's usage; any other: 1), never a traceback."""
+    error, as click's own: 2, with the command's usage; any other: 1), never a traceback. An interrupt
+    ends with 130 (SIGINT) or 143 (SIGTERM); a reader that stops reading (`| head`) ends it quietly, 0."""
 
     def invoke(self, ctx: click.Context):
         from .errors import UsageError
+        from .interrupts import as_stopped_query
 
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            quiet_stdout()
+            sys.exit(0)
+        except KeyboardInterrupt as exc:
+            ended(as_stopped_query(exc))
         except UsageError as exc:
             hint = f"Invalid value for '{exc.option}': " if exc.option else ""
             raise click.UsageError(hint + str(exc), click.get_current_context(silent=True) or ctx) from None
         except Exception as exc:
+            stopped = as_stopped_query(exc)
+            if stopped is not None:
+                ended(stopped)
             line = refusal(exc, ctx.meta.get("archiver.db"))
             if line is None:
                 raise
             error = click.ClickException(line)
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from None
+
+
+def ended(stopped) -> None:
+    """An interrupted command ends with one line and 128 + the signal's number."""
+    click.echo(str(stopped), err=True)
+    sys.exit(stopped.exit_code)
+
+
+def quiet_stdout() -> None:
+    """Point standard output at the null device, so that flushing it at exit finds no closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's runner)
+        pass
 
 
 def refusal(exc: Exception, db: str | None) -> str | None:
@@ -136,44 +167,85 @@ def selection_options(func):
     return func
 
 
+SHORTCUTS = (("json", "--json"), ("jsonl", "--nl"), ("csv", "--csv"), ("tsv", "--tsv"), ("table", "-t"))
+"""The flags that stand for a --format (`-t` only: --table is the source-table filter)."""
+
+
+def format_options(formats: tuple[str, ...], default: str | None = None, help: str = "Output format."):
+    """--format, its shortcuts and --no-headers, declared once for every command that prints rows. The
+    command receives `fmt` (`default` when none is given; None: table on a terminal, else jsonl) and
+    `headers`; two different formats are a usage error."""
+    shortcuts = [(name, flag) for name, flag in SHORTCUTS if name in formats]
+
+    def decorate(func):
+        @functools.wraps(func)
+        def command(*args, fmt, **kwargs):
+            chosen = {fmt} - {None} | {name for name, _ in shortcuts if kwargs.pop(f"format_{name}")}
+            if len(chosen) > 1:
+                raise click.UsageError(f"choose one output format, not {' and '.join(sorted(chosen))}")
+            return func(*args, fmt=chosen.pop() if chosen else default, **kwargs)
+
+        if HEADED & set(formats):
+            command = click.option(
+                "--headers/--no-headers", default=True, help="With table, csv or tsv: a line of field names."
+            )(command)
+        for name, flag in reversed(shortcuts):
+            command = click.option(flag, f"format_{name}", is_flag=True, help=f"Shortcut for --format {name}.")(command)
+        shown = f"default: {default}" if default else "default: table on a terminal, else jsonl"
+        return click.option("--format", "fmt", type=click.Choice(formats), help=f"{help.rstrip('.')} ({shown}).")(
+            command
+        )
+
+    return decorate
+
+
 def report_options(
     formats: tuple[str, ...], levels: tuple[str, ...], fail_help: str, format_help: str = "Output format."
 ):
-    """--format (default: table) and --fail-on (default: the first of `levels`) of a command that reports
-    findings and gates on them."""
+    """The format options (default: table) and --fail-on (default: the first of `levels`) of a command that
+    reports findings and gates on them."""
 
     def decorate(func):
         func = click.option(
             "--fail-on", type=click.Choice(levels), default=levels[0], show_default=True, help=fail_help
         )(func)
-        return click.option(
-            "--format", "fmt", type=click.Choice(formats), default="table", show_default=True, help=format_help
-        )(func)
+        return format_options(formats, "table", format_help)(func)
 
     return decorate
 
 
 def output_options(func):
-    func = click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(OUTPUT_FORMATS),
-        help="Output format (default: table on a terminal, else jsonl).",
-    )(func)
+    """The format options, --limit and --order-by of a command that prints query rows."""
+    func = format_options(OUTPUT_FORMATS)(func)
     func = click.option("--limit", type=click.IntRange(min=0), help="At most this many rows.")(func)
     return click.option("--order-by", help="Field(s) to sort by: field, -field or 'field desc', comma-separated.")(func)
 
 
 @click.group(cls=ArchiverGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="a2a-archiver")
-def main() -> None:
-    """Archive A2A transcripts and hold their Citations v1 claims to account."""
+@click.version_option(None, "-V", "--version", package_name="a2a-archiver")
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Archive A2A transcripts and hold their Citations v1 claims to account.
+
+    Output formats, exit statuses, colour and shell completion: docs/cli.md.
+    """
+    if os.environ.get("NO_COLOR"):
+        ctx.color = False
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
 @db_options
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@data_path_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="The summary's format.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Shortcut for --format json.")
 @click.option(
     "--workers", type=click.IntRange(1, 64), default=None, help="Parsing processes (default: one per core, at most 8)."
 )
@@ -191,14 +263,21 @@ def main() -> None:
     help="Of a postgresql:// or mysql:// task store: read this table (repeatable; schema.table for "
     "another schema). Default: every table shaped like an A2A SDK's task table.",
 )
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show bytes and records read, with the total and ETA, on stderr (default: when it is a terminal).",
+)
 def ingest(
     paths: tuple[str, ...],
     db: str | None,
     wait: float,
+    fmt: str,
     as_json: bool,
     workers: int | None,
     wait_for_writers: bool,
     tables: tuple[str, ...],
+    progress: bool | None,
 ) -> None:
     """Ingest files, directories, globs, - (stdin) or live task stores into the archive.
 
@@ -215,13 +294,14 @@ def ingest(
     from .progress import Progress
     from .read.stores import shown
 
-    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress() as progress:
+    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress(progress) as line:
         summary = archive.ingest(
             paths,
-            on_file=progress.update,
+            on_file=line.update,
             workers=workers or default_workers(),
             wait_for_writers=wait_for_writers,
             tables=tables,
+            watcher=line,
         )
     for problem in summary.problems:
         click.echo(f"quarantined: {problem}", err=True)
@@ -236,7 +316,7 @@ def ingest(
         )
     for file in summary.not_stored:
         click.echo(f"not stored: {file}; ingest again, or use --wait-for-writers", err=True)
-    if as_json:
+    if as_json or fmt == "json":
         emit_json(summary.as_dict())
     else:
         click.echo(render_summary(summary))
@@ -254,8 +334,7 @@ def ended_by_signals():
         stopped = as_interrupted(exc)
         if not isinstance(stopped, Interrupted):
             raise
-        click.echo(str(stopped), err=True)
-        sys.exit(stopped.exit_code)
+        ended(stopped)
 
 
 def render_summary(summary) -> str:
@@ -284,17 +363,19 @@ def render_summary(summary) -> str:
 
 @main.command()
 @db_options
-@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
-def stats(db: str | None, wait: float, as_json: bool) -> None:
-    """Print the archive's counts."""
+@format_options(OUTPUT_FORMATS, "table")
+def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
+    """Print the archive's counts: a row (name, value) each; as JSON, one object of them, as
+    `Archive.stats()` gives them (`archiver stats --json | jq .claims`)."""
+    from .render.listing import Listing
+
     with open_archive(db, wait, read_only=True) as archive:
         counts = archive.stats()
-    if as_json:
+    if fmt == "json":
         emit_json(counts)
-    else:
-        width = max(map(len, counts))
-        for name, value in counts.items():
-            click.echo(f"{name.replace('_', ' '):<{width}}  {value:>10,}")
+        return
+    rows = [{"name": name, "value": value} for name, value in counts.items()]
+    write_listing(Listing(("name", "value"), rows), fmt, headers)
 
 
 @main.group("db")
@@ -312,6 +393,7 @@ def current(db: str | None, wait: float) -> None:
 
 @db_group.command()
 @db_options
+@data_path_option
 def upgrade(db: str | None, wait: float) -> None:
     """Apply pending migrations."""
     with open_archive(db, wait, upgrade=False) as archive:
@@ -368,7 +450,7 @@ db_group.add_command(
     show_default=True,
     help="small-base fires for a base.n below this.",
 )
-def audit(db, wait, fmt, fail_on, rules, exclude_rules, min_base, **selection) -> None:
+def audit(db, wait, fmt, headers, fail_on, rules, exclude_rules, min_base, **selection) -> None:
     """Find uncited results, invalid, untyped or dropped citations, lost Parts and unreadable records.
 
     Exit status 1 when a finding at or above --fail-on exists, 0 otherwise: `archiver ingest dumps/ &&
@@ -382,24 +464,40 @@ def audit(db, wait, fmt, fail_on, rules, exclude_rules, min_base, **selection) -
         open_archive(db, wait, read_only=True) as archive,
         archive.audited(rules, exclude_rules, min_base, **selection) as found,
     ):
-        write_listing(listing(found), fmt)
+        if not write_listing(listing(found), fmt, headers):
+            tell_unmatched(archive, "no findings", selection, only_unmatched=True)
     sys.exit(1 if found.fails(fail_on) else 0)
 
 
-def write_listing(listing, fmt: str | None) -> None:
-    """Write rows, findings or verdicts to stdout in `fmt` (default: table on a terminal, else jsonl)."""
+def write_listing(listing, fmt: str | None, headers: bool = True) -> int:
+    """Write rows, findings or verdicts to stdout in `fmt` (default: table on a terminal, else jsonl);
+    how many were written."""
     from .render.formats import write
 
     out = sys.stdout
     fmt = fmt or ("table" if out.isatty() else "jsonl")
     out.flush()
-    write(listing, fmt, out.buffer)
+    count = write(listing, fmt, out.buffer, headers)
     out.buffer.flush()
+    return count
 
 
-def run_lineage(name: str, db, wait, fmt, limit, order_by, selection: dict) -> None:
+def tell_unmatched(archive, nothing: str, selection: dict, only_unmatched: bool = False) -> None:
+    """On stderr, when a selection found nothing: that it did (`nothing`, e.g. "no claims match"), and
+    which text filter values match no stored value, with what they may have meant (`only_unmatched`: say
+    nothing unless one does). The exit status stays that of the command (an empty answer is an answer)."""
+    phrases = archive.unmatched(**selection)
+    if only_unmatched and not phrases:
+        return
+    note = " (matching is case-sensitive; * is a glob)" if phrases else ""
+    click.echo("; ".join([nothing, *phrases]) + note, err=True)
+
+
+def run_lineage(name: str, db, wait, fmt, headers, limit, order_by, selection: dict) -> None:
     with open_archive(db, wait, read_only=True) as archive:
-        write_listing(getattr(archive, name)(order_by=order_by, limit=limit, **selection), fmt)
+        count = write_listing(getattr(archive, name)(order_by=order_by, limit=limit, **selection), fmt, headers)
+        if not count and limit != 0:
+            tell_unmatched(archive, f"no {'rows' if name == 'impact' else name} match", selection)
 
 
 @main.group("query")
@@ -410,8 +508,8 @@ def query_group() -> None:
 def _lineage_command(name: str, summary: str) -> None:
     """`archiver query NAME`: the rows of `Archive.NAME` that pass the selection."""
 
-    def command(db, wait, fmt, limit, order_by, **selection) -> None:
-        run_lineage(name, db, wait, fmt, limit, order_by, selection)
+    def command(db, wait, fmt, headers, limit, order_by, **selection) -> None:
+        run_lineage(name, db, wait, fmt, headers, limit, order_by, selection)
 
     command.__doc__ = summary
     query_group.command(name)(selection_options(output_options(db_options(command))))
@@ -480,29 +578,27 @@ def export(destination, raw, files_dir, fmt, db, wait, **selection) -> None:
         elif files_dir:
             made = archive.export(files_dir, fmt="files", **selection)
             click.echo(f"re-created {len(made)} files under {files_dir}", err=True)
+            count = len(made)
         elif destination and destination != "-":
             count = archive.export(destination, **selection)
             click.echo(f"wrote {count} records to {destination}", err=True)
         else:
-            archive.export(sys.stdout.buffer, **selection)
+            count = archive.export(sys.stdout.buffer, **selection)
+        if fmt != "parquet" and not count:
+            tell_unmatched(archive, "no records match", selection)
 
 
 @main.command("sql")
 @click.argument("statement")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(OUTPUT_FORMATS),
-    help="Output format (default: table on a terminal, else jsonl).",
-)
+@format_options(OUTPUT_FORMATS)
 @db_options
-def sql_command(statement: str, fmt: str | None, db, wait) -> None:
+def sql_command(statement: str, fmt: str | None, headers: bool, db, wait) -> None:
     """Run one read-only SELECT over the archive (tables and views: see the README, "SQL views").
 
     Statements that write, attach, copy, export, install or load, or change settings are refused.
     """
     with open_archive(db, wait, read_only=True) as archive:
-        write_listing(archive.sql(statement), fmt)
+        write_listing(archive.sql(statement), fmt, headers)
 
 
 @main.command()
@@ -532,7 +628,7 @@ def sql_command(statement: str, fmt: str | None, db, wait) -> None:
 )
 @selection_options
 @db_options
-def verify(data_layer, status, tolerance, timeout, fmt, fail_on, db, wait, **selection) -> None:
+def verify(data_layer, status, tolerance, timeout, fmt, headers, fail_on, db, wait, **selection) -> None:
     """Re-run each matching citation's extractor from the data layer and compare with the claims.
 
     Records a verdict per citation of a result: reproduced, differs (the pointers and both values) or
@@ -546,7 +642,7 @@ def verify(data_layer, status, tolerance, timeout, fmt, fail_on, db, wait, **sel
             report = archive.verdicts(data_layer, **selection)
         else:
             report = archive.verify(data_layer, tolerance=tolerance, timeout=timeout, **selection)
-    write_listing(listing(report), fmt)
+    write_listing(listing(report), fmt, headers)
     if status and click.get_current_context().get_parameter_source("fail_on") is ParameterSource.DEFAULT:
         fail_on = "never"
     sys.exit(1 if report.fails(fail_on) else 0)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 import duckdb
 
@@ -30,7 +31,7 @@ from .read.containers import SourceFile, shown
 from .read.version import SourceVersion
 from .store.backend import archive_files
 from .store.leases import Holder, Leases
-from .workers import worker_pool
+from .workers import Gauge, worker_pool
 
 STDIN = "<stdin>"
 
@@ -166,15 +167,19 @@ def default_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -> Iterator[PreparedFile]:
-    """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead.
-    `admit` is asked just before a file is prepared (it leases the file on a lake of many writers)."""
+def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool], gauge: Gauge) -> Iterator[PreparedFile]:
+    """Prepared files in input order; parsing runs in `workers` processes, a bounded window ahead, each
+    telling `gauge` how far it has read. `admit` is asked just before a file is prepared (it leases the
+    file on a lake of many writers)."""
     admitted = (item for item in work if admit(item))
     if workers <= 1 or len(work) < 2 or sum(version.size for _, version, _ in work) < POOL_MIN_BYTES:
-        for item in admitted:
-            yield prepare(*item)
+        with gauge.here():
+            for item in admitted:
+                prepared = prepare(*item)
+                gauge.taken(0)
+                yield prepared
         return
-    with worker_pool(workers) as pool:
+    with worker_pool(workers, gauge) as pool:
         window: deque = deque()
         ahead = 0
         for item in admitted:
@@ -188,6 +193,16 @@ def _prepared(work: list[tuple], workers: int, admit: Callable[[tuple], bool]) -
             yield window.popleft()[0].result()
 
 
+class Watcher(Protocol):
+    """What follows an ingest as it reads (`archiver.progress.Progress`): the files and bytes it will read,
+    then each file as its records are read (in input order, before the file is committed)."""
+
+    def planned(self, files: int, size: int, reading: Callable[[], tuple[int, int]]) -> None:
+        """`reading()`: the bytes and records read so far of the files being prepared (not yet `read`)."""
+
+    def read(self, path: str, size: int, records: int) -> None: ...
+
+
 def ingest(
     con: duckdb.DuckDBPyConnection,
     paths: Iterable[str],
@@ -196,6 +211,7 @@ def ingest(
     leases: Leases | None = None,
     wait_for_writers: bool = False,
     tables: Sequence[str] = (),
+    watcher: Watcher | None = None,
 ) -> IngestSummary:
     """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed (in `workers`
     processes when there is enough input) and written by this process, each file atomically.
@@ -209,8 +225,9 @@ def ingest(
     lineage at its name whatever changed: each run stores the rows it has not stored before, and its
     index rows replace those of the run before.
 
-    Worker processes are started with the forkserver method, so a script calling this with
-    workers > 1 needs the usual `if __name__ == "__main__":` guard.
+    `on_file` is called as each file is done (committed, unchanged, an alias or another writer's), and
+    `watcher` told of the reading (for progress). Worker processes are started with the forkserver method,
+    so a script calling this with workers > 1 needs the usual `if __name__ == "__main__":` guard.
     """
     paths = list(paths)
     if tables and not any(stores.is_store_url(path) for path in paths):
@@ -220,7 +237,7 @@ def ingest(
     _limit_memory(con, 0)
     try:
         with _writer_settings(con):
-            _ingest(con, paths, on_file, workers, leases, summary, wait_for_writers, tables)
+            _ingest(con, paths, on_file, workers, leases, summary, wait_for_writers, tables, watcher)
         stop_if_received()
     except BaseException as exc:
         stopped = as_interrupted(exc)
@@ -262,6 +279,7 @@ def _ingest(
     summary: IngestSummary,
     wait_for_writers: bool,
     tables: Sequence[str] = (),
+    watcher: Watcher | None = None,
 ) -> None:
     schemas = arrow_schemas(con)
     own = archive_files(con)
@@ -273,6 +291,9 @@ def _ingest(
             sources.append(source)
     listed, aliases = _versions(con, sources, summary, on_file)
     work = [(source, version, schemas) for source, version in listed]
+    gauge = Gauge(workers or 1)
+    if watcher is not None:
+        watcher.planned(len(work), sum(version.size for _, version, _ in work), gauge.total)
 
     held: dict[str, tuple[tuple, Holder]] = {}
 
@@ -284,14 +305,14 @@ def _ingest(
             held[item[0].path] = (item, holder)
         return holder is None
 
-    _store(con, work, workers or 1, admit, summary, on_file, leases)
+    _store(con, work, workers or 1, admit, summary, on_file, leases, gauge, watcher)
     delay = WRITERS_POLL_SECONDS
     while held and wait_for_writers:
         time.sleep(delay)
         delay = min(2 * delay, WRITERS_POLL_MAX_SECONDS)
         again = [item for item, _holder in held.values()]
         held.clear()
-        _store(con, again, workers or 1, admit, summary, on_file, leases)
+        _store(con, again, workers or 1, admit, summary, on_file, leases, gauge, watcher)
     for path, (_item, holder) in held.items():
         summary.not_stored.append(f"{path}: {holder.describe()}")
         _tally(summary, FileOutcome(path, elsewhere=holder.describe()), on_file)
@@ -311,13 +332,17 @@ def _store(
     summary: IngestSummary,
     on_file: Callable | None,
     leases: Leases | None,
+    gauge: Gauge,
+    watcher: Watcher | None = None,
 ) -> None:
     """Prepare and commit the admitted files of `work`, in commit groups."""
     group: list[PreparedFile] = []
     try:
-        with closing(_prepared(work, workers, admit)) as files:  # closed at once on an error: workers killed
+        with closing(_prepared(work, workers, admit, gauge)) as files:  # closed at once on an error: workers killed
             for prepared in files:
                 stop_if_received()
+                if watcher is not None:
+                    watcher.read(prepared.outcome.path, prepared.version.size, prepared.outcome.records)
                 group.append(prepared)
                 if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
                     _commit(con, group, summary, on_file, leases)

@@ -61,6 +61,15 @@ def as_interrupted(exc: BaseException) -> BaseException:
     return Interrupted(received())
 
 
+def as_stopped_query(exc: BaseException) -> Interrupted | None:
+    """A Ctrl-C as DuckDB reports it when Python's own SIGINT handler is in place (it stops the query and
+    raises this RuntimeError); None for any other error. (With a handler of ours, DuckDB does not stop the
+    query's threads, so commands other than ingest keep Python's.)"""
+    if isinstance(exc, KeyboardInterrupt) or (isinstance(exc, RuntimeError) and str(exc) == "Query interrupted"):
+        return Interrupted(signal.SIGINT)
+    return None
+
+
 @contextmanager
 def on_hard_exit(action: Callable[[], None]) -> Iterator[None]:
     """Run `action` (it must be quick: killing children, say) if a second signal ends the process."""

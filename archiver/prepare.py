@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ from .read.version import SourceVersion
 from .understand.assemble import FileAssembly
 from .understand.dialects import NotUnderstoodError, task_of_store_row
 from .understand.events import events_of
+from .workers import report_read
 
 
 @dataclass
@@ -153,6 +155,24 @@ class PreparedFile:
             self.tables.discard()
 
 
+REPORT_SECONDS = 0.2
+
+
+def _reported(records: Iterator[Record], size: int) -> Iterator[Record]:
+    """The records, reporting how far into the file they are (a few times a second, and the whole once
+    read)."""
+    report_read(0, 0)
+    due = time.monotonic() + REPORT_SECONDS
+    count = 0  # as `index_file` counts them: fillers are not records
+    for record in records:
+        if record.byte_offset and (now := time.monotonic()) >= due:
+            report_read(min(record.byte_offset, size), count)
+            due = now + REPORT_SECONDS
+        count += record.kind != "filler"
+        yield record
+    report_read(size, count)
+
+
 def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> PreparedFile:
     """Read, understand and index one source file (runs in a worker process).
 
@@ -163,7 +183,7 @@ def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> Prepar
     spool = Spool()
     try:
         container, compression, records = read_records(source)
-        rows, outcome = index_file(source, version, records, now, spool, schemas)
+        rows, outcome = index_file(source, version, _reported(records, version.size), now, spool, schemas)
         rows.hand_over()
     except Exception as exc:
         spool.discard()

@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection, wait
+from typing import Any
 
 from .errors import ArchiverError
 from .interrupts import on_hard_exit
@@ -26,6 +27,43 @@ from .processes import die_with, start_time
 
 class WorkerDiedError(ArchiverError):
     """A worker process ended without answering (killed from outside, or out of memory)."""
+
+
+class Gauge:
+    """How far each process has read into the file it is preparing, in bytes and records: slot 0 this
+    process's, then one per worker; read at any moment (from another thread too) for an ingest's progress."""
+
+    def __init__(self, workers: int) -> None:
+        self.slots = multiprocessing.get_context("forkserver").Array("q", 2 * (workers + 1), lock=False)
+
+    def total(self) -> tuple[int, int]:
+        """Bytes and records read so far of the files not yet handed over."""
+        return sum(self.slots[0::2]), sum(self.slots[1::2])
+
+    def taken(self, slot: int) -> None:
+        """The file read in `slot` has been handed over (it is counted as read from now on)."""
+        self.slots[2 * slot] = self.slots[2 * slot + 1] = 0
+
+    @contextmanager
+    def here(self) -> Iterator[None]:
+        """While the block runs, `report_read` in this process writes slot 0."""
+        global _slot
+        _slot = (self.slots, 0)
+        try:
+            yield
+        finally:
+            _slot = None
+
+
+_slot: tuple[Any, int] | None = None
+"""Where `report_read` writes in this process: a `Gauge`'s slots and which of them, or nowhere."""
+
+
+def report_read(size: int, records: int) -> None:
+    """How many bytes and records of its file the preparing process has read (kept until it is `taken`)."""
+    if _slot is not None:
+        slots, slot = _slot
+        slots[2 * slot], slots[2 * slot + 1] = size, records
 
 
 class Pending:
@@ -41,21 +79,25 @@ class Pending:
 class WorkerPool:
     """`workers` processes; `submit` queues a call, `Pending.result` waits for its answer."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, gauge: Gauge | None = None) -> None:
         context = multiprocessing.get_context("forkserver")
         me = (os.getpid(), start_time(os.getpid()))
         self.processes, self.idle = [], []
-        for _ in range(workers):
+        self.gauge, self.slot_of = gauge, {}
+        for number in range(workers):
             ours, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(theirs, *me), daemon=True, name="archiver-worker")
+            slot = (gauge.slots, number + 1) if gauge is not None else None
+            process = context.Process(target=_serve, args=(theirs, *me, slot), daemon=True, name="archiver-worker")
             process.start()
             theirs.close()
             self.processes.append(process)
             self.idle.append(ours)
+            self.slot_of[ours] = number + 1
         self.queued: deque[tuple[int, Callable, tuple]] = deque()
         self.busy: dict[Connection, int] = {}
         self.answers: dict[int, tuple[bool, object]] = {}
         self.submitted = 0
+        self.answered_by: dict[int, Connection] = {}
 
     def submit(self, func: Callable, *args) -> Pending:
         self.queued.append((self.submitted, func, args))
@@ -69,6 +111,9 @@ class WorkerPool:
                 self._receive(connection)
             self._dispatch()
         ok, value = self.answers.pop(number)
+        connection = self.answered_by.pop(number)
+        if self.gauge is not None and connection in self.idle:  # not yet reading the next file
+            self.gauge.taken(self.slot_of[connection])
         if not ok:
             raise value
         return value
@@ -79,6 +124,7 @@ class WorkerPool:
             number, func, args = self.queued.popleft()
             connection.send((func, args))
             self.busy[connection] = number
+            self.answered_by[number] = connection
 
     def _receive(self, connection: Connection) -> None:
         number = self.busy.pop(connection)
@@ -109,9 +155,11 @@ class WorkerPool:
         self.idle, self.busy = [], {}
 
 
-def _serve(connection: Connection, parent: int, started: str | None) -> None:
+def _serve(connection: Connection, parent: int, started: str | None, slot: tuple[Any, int] | None = None) -> None:
+    global _slot
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with(parent, started)
+    _slot = slot
     while (call := _next_call(connection)) is not None:
         func, args = call
         try:
@@ -133,9 +181,10 @@ def _next_call(connection: Connection) -> tuple | None:
 
 
 @contextmanager
-def worker_pool(workers: int) -> Iterator[WorkerPool]:
-    """A pool of `workers` processes; leaving the block by an exception (Ctrl-C included) kills them."""
-    pool = WorkerPool(workers)
+def worker_pool(workers: int, gauge: Gauge | None = None) -> Iterator[WorkerPool]:
+    """A pool of `workers` processes (each reporting how far it has read into `gauge`); leaving the block by
+    an exception (Ctrl-C included) kills them."""
+    pool = WorkerPool(workers, gauge)
     with on_hard_exit(pool.kill):
         try:
             yield pool

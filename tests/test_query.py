@@ -250,7 +250,7 @@ def test_formats_parse_with_stdlib(lineage, command, tmp_path):
             else:
                 assert from_csv[name] == expected
     table = run(["query", command, "--format", "table"], db)
-    assert all(len(line) <= 80 for line in table.splitlines())
+    assert "…" not in table  # not a terminal: no value is cut
     assert table.splitlines()[-1] == f"({len(as_json)} row{'s' if len(as_json) != 1 else ''})"
 
 

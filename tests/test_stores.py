@@ -269,7 +269,7 @@ def test_a_live_store_is_read_in_snapshots_and_a_later_run_stores_only_changed_r
     for source, claims in [(store.url + "#tasks", 6), (store.shown + "#*", 12), (store.shown + "#nope", 0)]:
         query = CliRunner().invoke(main, ["query", "claims", "--db", str(db), "--source", source, "--format", "jsonl"])
         assert query.exit_code == 0, query.output
-        assert len(query.output.splitlines()) == claims
+        assert len(query.stdout.splitlines()) == claims
 
     only = ingest(tmp_path / "other.duckdb", store.url, "--table", "acme_tasks")
     assert _counts(only) == (1, 0, 3, 0, 0, 3, 3, 6)

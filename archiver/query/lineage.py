@@ -139,7 +139,7 @@ def citations(filters: Selection, order_by: str | None = None, limit: int | None
         sql + _limit(limit, params),
         params,
         CITATION_INDEX_FIELDS,
-        ("study", "period", "source_column", "base_n", "claims", "results", "tasks", "agents"),
+        ("study", "period", "source_column", "base_n", "valid", "claims", "results", "tasks", "agents"),
     )
 
 

@@ -1,4 +1,4 @@
-"""A listing as CSV: a header of its fields, then a line per item."""
+"""A listing as delimited text (CSV; TSV through `tsv`): a header of its fields, then a line per item."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from .jsontext import dumps
 from .listing import Listing, as_text
 
 
-def write(listing: Listing, out: BinaryIO) -> int:
+def write(listing: Listing, out: BinaryIO, headers: bool = True, delimiter: str = ",") -> int:
     fields = listing.fields
     count = 0
     with as_text(out) as text:
-        writer = csv.writer(text, lineterminator="\n")
-        writer.writerow(fields)
+        writer = csv.writer(text, delimiter=delimiter, lineterminator="\n")
+        if headers:
+            writer.writerow(fields)
         for row in listing.rows:
             writer.writerow([_cell(row.get(f)) for f in fields])
             count += 1

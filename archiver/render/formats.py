@@ -1,7 +1,8 @@
 """The output formats, named once: what `--format` offers and the renderer that writes each.
 
 Every renderer takes a `Listing` (query rows, audit findings or verify verdicts) and a binary stream,
-and returns how many items it wrote. Adding a format: one module with its `write`, and one line here.
+and returns how many items it wrote; those of `HEADED` also take `headers` (False: no line of field
+names). Adding a format: one module with its `write`, and one line here.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import BinaryIO
 
-from . import delimited, jsontext, sarif, table
+from . import delimited, jsontext, sarif, table, tsv
 from .listing import Listing
 
 Renderer = Callable[[Listing, BinaryIO], int]
@@ -20,6 +21,7 @@ RENDERERS: dict[str, tuple[Renderer, frozenset[str]]] = {
     "json": (jsontext.write_json, frozenset({"rows", "findings", "verdicts"})),
     "jsonl": (jsontext.write_jsonl, frozenset({"rows", "findings", "verdicts"})),
     "csv": (delimited.write, frozenset({"rows"})),
+    "tsv": (tsv.write, frozenset({"rows"})),
     "sarif": (sarif.write, frozenset({"findings"})),
 }
 
@@ -29,14 +31,20 @@ def formats_for(kind: str) -> tuple[str, ...]:
     return tuple(name for name, (_, kinds) in RENDERERS.items() if kind in kinds)
 
 
+HEADED = frozenset({"table", "csv", "tsv"})
+"""The formats that write a line of field names, which `headers=False` leaves out."""
+
 OUTPUT_FORMATS = formats_for("rows")
 AUDIT_FORMATS = formats_for("findings")
 VERIFY_FORMATS = formats_for("verdicts")
 
 
-def write(listing: Listing, fmt: str, out: BinaryIO) -> int:
-    """Write `listing` to `out` in `fmt`; how many items were written."""
+def write(listing: Listing, fmt: str, out: BinaryIO, headers: bool = True) -> int:
+    """Write `listing` to `out` in `fmt` (without its line of field names when not `headers` and `fmt` has
+    one); how many items were written."""
     renderer = RENDERERS.get(fmt)
     if renderer is None:
         raise ValueError(f"unknown format {fmt!r}; one of {', '.join(RENDERERS)}")
+    if not headers and fmt in HEADED:
+        return renderer[0](listing, out, headers=False)
     return renderer[0](listing, out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterable
-from itertools import islice
+from itertools import chain, islice
 from typing import IO, Any, BinaryIO
 
 from .listing import Listing, as_text
@@ -13,12 +13,14 @@ TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
 MIN_WIDTH = 6
 
 
-def write(listing: Listing, out: BinaryIO, width: int | None = None) -> int:
-    """The items, then the listing's footer; aligned columns shrunk to fit the terminal (80 columns if
-    unknown) where the listing gives no `record` of its own."""
+def write(listing: Listing, out: BinaryIO, width: int | None = None, headers: bool = True) -> int:
+    """The items, then the listing's footer; aligned columns where the listing gives no `record` of its
+    own, shrunk to `width` (default: the terminal's when `out` is one; elsewhere no value is cut). Without
+    `headers`, only the rows: no field names, no row count."""
+    width = width or terminal_width(out)
     with as_text(out) as text:
         if listing.record is None:
-            count = _columns(listing, list(listing.table_fields or listing.fields), text, width)
+            count = _columns(listing, list(listing.table_fields or listing.fields), text, width, headers)
         else:
             count = 0
             for row in listing.rows:
@@ -26,25 +28,31 @@ def write(listing: Listing, out: BinaryIO, width: int | None = None) -> int:
                 count += 1
         if listing.footer is not None:
             text.write(listing.footer())
-        elif listing.record is None:
+        elif listing.record is None and headers:
             text.write(f"({count} row{'' if count == 1 else 's'})\n")
     return count
 
 
-def _columns(rows: Iterable[dict], fields: list[str], out: IO[str], width: int | None) -> int:
+def terminal_width(out: Any) -> int | None:
+    """The width of the terminal `out` writes to (`COLUMNS` first); None when it is not a terminal."""
+    isatty = getattr(out, "isatty", None)
+    return shutil.get_terminal_size((80, 24)).columns if isatty and isatty() else None
+
+
+def _columns(rows: Iterable[dict], fields: list[str], out: IO[str], width: int | None, headers: bool) -> int:
     rows = iter(rows)
     head = list(islice(rows, TABLE_SAMPLE))
-    widths = [max([len(f)] + [len(_cell(r.get(f))) for r in head]) for f in fields]
-    _fit(widths, width or shutil.get_terminal_size((80, 24)).columns)
+    widths = [max([len(f) * headers] + [len(_cell(r.get(f))) for r in head]) for f in fields]
+    if width is not None:
+        _fit(widths, width)
     numeric = [bool(head) and all(_is_number(r.get(f)) for r in head if r.get(f) is not None) for f in fields]
-    out.write(_line(fields, widths, [False] * len(fields)) + "\n")
-    out.write("  ".join("-" * w for w in widths) + "\n")
+    if headers:
+        out.write(_line(fields, widths, [False] * len(fields)) + "\n")
+        out.write("  ".join("-" * w for w in widths) + "\n")
     count = 0
-    for row in head:
-        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric) + "\n")
-        count += 1
-    for row in rows:
-        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric) + "\n")
+    cut = width is not None
+    for row in chain(head, rows):
+        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric, cut) + "\n")
         count += 1
     return count
 
@@ -61,10 +69,10 @@ def _fit(widths: list[int], total: int) -> None:
         widths[widest] -= 1
 
 
-def _line(cells: list[str], widths: list[int], numeric: list[bool]) -> str:
+def _line(cells: list[str], widths: list[int], numeric: list[bool], cut: bool = True) -> str:
     parts = []
     for cell, width, right in zip(cells, widths, numeric, strict=False):
-        cell = cell if len(cell) <= width else cell[: width - 1] + "…"
+        cell = cell if len(cell) <= width or not cut else cell[: width - 1] + "…"
         parts.append(cell.rjust(width) if right else cell.ljust(width))
     return "  ".join(parts).rstrip()
 
