@@ -172,3 +172,17 @@ def test_every_view_is_in_the_documented_table_once():
     text = (ROOT / "docs" / "query.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `(\w+)` \|", text, re.M)
     assert sorted(rows) == sorted(VIEWS)
+
+
+def test_installs_name_the_free_distribution():
+    """`archiver` on PyPI is another project ("Manage files based on their SHA1 hashes"): every install
+    the docs show, and the project's own metadata, name `a2a-archiver`; the command stays `archiver`."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["name"] == "a2a-archiver"
+    assert project["scripts"] == {"archiver": "archiver.cli:main"}
+    code = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "archiver").rglob("*.py"))
+    installs = [line.split("#")[0] for line in re.findall(r"pip install[^\n`]*", documented() + code)]
+    assert installs
+    assert [line for line in installs if re.search(r"[\s'\"]archiver(\[|\s|'|\"|$)", line)] == []
