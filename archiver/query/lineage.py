@@ -74,6 +74,17 @@ def _order(order_by: str | None, fields: tuple[str, ...], default: str, columns:
     return ", ".join(terms) + ", " + default
 
 
+# The columns a person sees in `--format table` on a terminal.
+CLAIM_TABLE_FIELDS = (
+    *("value", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings", "verdict"),
+)
+CITATION_TABLE_FIELDS = ("study", "period", "source_column", "base_n", "valid", "claims", "results", "tasks", "agents")
+
+
+def _query(sql: str, params: list, limit: int | None, fields: tuple[str, ...], table_fields: tuple[str, ...]) -> Query:
+    return Query(sql + _limit(limit, params), params, fields, table_fields)
+
+
 def _limit(limit: int | None, params: list) -> str:
     if limit is None:
         return ""
@@ -122,12 +133,7 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
         SELECT {columns}
         FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM claim_citations k {_VERDICT_JOIN}) claim_citations
         WHERE {where} ORDER BY {order}"""
-    return Query(
-        sql + _limit(limit, params),
-        params,
-        CLAIM_FIELDS,
-        ("value", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings", "verdict"),
-    )
+    return _query(sql, params, limit, CLAIM_FIELDS, CLAIM_TABLE_FIELDS)
 
 
 def citations(filters: Selection, order_by: str | None = None, limit: int | None = None) -> Query:
@@ -135,12 +141,7 @@ def citations(filters: Selection, order_by: str | None = None, limit: int | None
     where, params = filters.where("u.")
     order = _order(order_by, CITATION_INDEX_FIELDS, "study, period, source_column, citation_hash")
     sql = f"SELECT * FROM ({views.citation_index(where)}) ORDER BY {order}"
-    return Query(
-        sql + _limit(limit, params),
-        params,
-        CITATION_INDEX_FIELDS,
-        ("study", "period", "source_column", "base_n", "valid", "claims", "results", "tasks", "agents"),
-    )
+    return _query(sql, params, limit, CITATION_INDEX_FIELDS, CITATION_TABLE_FIELDS)
 
 
 def impact(filters: Selection, order_by: str | None = None, limit: int | None = None) -> Query:
@@ -184,7 +185,7 @@ def impact(filters: Selection, order_by: str | None = None, limit: int | None = 
             SELECT copy_id, content_hash, pointer FROM claims
             WHERE copy_id IN (SELECT copy_id FROM affected WHERE stored > 1))
         SELECT kind, id, claims, results, citations FROM ({dimensions}) ORDER BY {order}"""
-    return Query(sql + _limit(limit, params), params, IMPACT_FIELDS, IMPACT_FIELDS)
+    return _query(sql, params, limit, IMPACT_FIELDS, IMPACT_FIELDS)
 
 
 QUERIES = {"claims": claims, "citations": citations, "impact": impact}
