@@ -129,6 +129,19 @@ def emit_json(value) -> None:
     click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str).decode())
 
 
+def _a_moment(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuse a --since/--until that is no time as it is parsed, so the usage shown is the command's."""
+    from .errors import UsageError
+    from .query.selection import moment
+
+    if value is not None:
+        try:
+            moment(value, end=param.name == "until")
+        except UsageError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
+
+
 def selection_options(func):
     """The filters of `archiver.query.selection.Selection`, declared once for every command that takes
     them; combinable, and an option repeated means any of its values."""
@@ -144,8 +157,8 @@ def selection_options(func):
     )
     options = (
         *(click.option(f"--{name}", multiple=True, help=text + " Exact, or a glob with *.") for name, text in texts),
-        click.option("--since", help="Task time at or after (ISO date or timestamp)."),
-        click.option("--until", help="Task time at or before (a bare date includes that day)."),
+        click.option("--since", callback=_a_moment, help="Task time at or after (ISO date or timestamp)."),
+        click.option("--until", callback=_a_moment, help="Task time at or before (a bare date includes that day)."),
         click.option("--has-warnings/--no-warnings", default=None, help="Citations with (or without) warnings."),
         click.option("--min-n", type=float, help="Smallest base n."),
         click.option("--max-n", type=float, help="Largest base n."),
