@@ -1,15 +1,16 @@
 """Why a selection matched nothing: its text filter values that match no stored value, each with the
-values it may have meant (the same letters in another case, or the closest spellings)."""
+values it may have meant (the same letters in another case, or the closest spellings). Whether a value
+matches is asked of the archive with the selection's own condition, so a hint never disagrees with the
+query it explains."""
 
 from __future__ import annotations
 
 import difflib
-import re
 
 import duckdb
 
 from ..store import views
-from .selection import _COPY_FILTERS, _TEXT_COLUMNS, Selection, is_glob, like_pattern
+from .selection import _COPY_FILTERS, _TEXT_COLUMNS, Selection, like_pattern
 
 CLOSEST = 3
 CUTOFF = 0.8  # how alike a spelling must be to be suggested (difflib's ratio)
@@ -24,46 +25,27 @@ def unmatched(con: duckdb.DuckDBPyConnection, selection: Selection) -> list[str]
         given = getattr(selection, name)
         if not given:
             continue
-        stored = _distinct(con, column, name in _COPY_FILTERS)
+        relation = f"({views.copies()})" if name in _COPY_FILTERS else "citations"
         for value in [given] if isinstance(given, str) else given:
-            if not any(_matches(value, item) for item in stored):
-                close = closest(value, stored)
-                meant = f": did you mean {' or '.join(map(repr, close))}?" if close else ": no such value"
-                phrases.append(f"--{name} {value!r}{meant}")
+            where, params = Selection.of(**{name: value}).where()
+            if con.execute(f"SELECT EXISTS (SELECT 1 FROM {relation} WHERE {where})", params).fetchone()[0]:
+                continue
+            close = closest(con, relation, column, value)
+            meant = f": did you mean {' or '.join(map(repr, close))}?" if close else ": no such value"
+            phrases.append(f"--{name} {value!r}{meant}")
     return phrases
 
 
-def closest(value: str, stored: list[str]) -> list[str]:
+def closest(con: duckdb.DuckDBPyConnection, relation: str, column: str, value: str) -> list[str]:
     """The stored values `value` matches ignoring case, else the closest spellings (ignoring case)."""
-    same = [item for item in stored if _matches(value, item, re.IGNORECASE)]
+    same = con.execute(
+        f"SELECT DISTINCT {column} FROM {relation} WHERE {column} ILIKE ? ESCAPE '\\' ORDER BY 1 LIMIT {CLOSEST}",
+        [like_pattern(value)],
+    ).fetchall()
     if same:
-        return same[:CLOSEST]
-    lowered = {item.lower(): item for item in stored}
+        return [item for (item,) in same]
+    stored = con.execute(f"SELECT DISTINCT CAST({column} AS VARCHAR) FROM {relation} WHERE {column} IS NOT NULL")
+    lowered = {item.lower(): item for (item,) in stored.fetchall()}
     return [
         lowered[item] for item in difflib.get_close_matches(value.replace("*", "").lower(), lowered, CLOSEST, CUTOFF)
     ]
-
-
-def _distinct(con: duckdb.DuckDBPyConnection, column: str, of_copies: bool) -> list[str]:
-    relation = f"({views.copies()})" if of_copies else "citations"
-    rows = con.execute(f"SELECT DISTINCT CAST({column} AS VARCHAR) FROM {relation} WHERE {column} IS NOT NULL")
-    return sorted(row[0] for row in rows.fetchall())
-
-
-def _matches(value: str, item: str, flags: int = 0) -> bool:
-    if not is_glob(value):
-        return re.fullmatch(re.escape(value.replace("\\*", "*")), item, flags) is not None
-    pattern = "".join(
-        ".*" if char == "%" and not escaped else re.escape(char) for escaped, char in _unescaped(like_pattern(value))
-    )
-    return re.fullmatch(pattern, item, flags | re.DOTALL) is not None
-
-
-def _unescaped(pattern: str):
-    """(escaped, char) for each character of a LIKE pattern whose escape character is `\\`."""
-    chars = iter(pattern)
-    for char in chars:
-        if char == "\\":
-            yield True, next(chars, "")
-        else:
-            yield False, char
