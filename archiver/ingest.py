@@ -28,6 +28,7 @@ from .load.writer import PENDING_BYTES, alias_row, write_aliases, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read import stores
 from .read.containers import SourceFile, shown
+from .read.spool import is_open
 from .read.version import SourceVersion
 from .store.backend import archive_files
 from .store.leases import Holder, Leases
@@ -89,9 +90,9 @@ def expand(paths: Iterable[str], tables: Sequence[str] = ()) -> Iterator[SourceF
     """Files, directories (recursively, in name order), globs, "-" for standard input, and live task
     stores (`postgresql://...`, `mysql://...`: a source for each of `tables`, else for each task table).
 
-    In a directory walk, hidden files are passed over, and so is whatever a
-    `.archiverignore` file (one glob per line, `dir/` for a folder) names
-    beside or above it in the walk. A file named explicitly is always read.
+    In a directory walk, hidden files are passed over, and so is whatever a `.archiverignore` file (one
+    glob per line, `dir/` for a folder) names beside or above it in the walk. A file named explicitly is
+    always read, except a spool segment still being written (`*.open`): no ingest reads one.
     """
     for given in paths:
         if given == "-":
@@ -106,6 +107,8 @@ def expand(paths: Iterable[str], tables: Sequence[str] = ()) -> Iterator[SourceF
         for match in matches:
             if os.path.isdir(match):
                 yield from _walk(match)
+            elif is_open(match):  # a spool segment still being written: never read
+                continue
             elif os.path.lexists(match):  # a dangling symlink too: quarantined as unreadable, as in a walk
                 yield SourceFile.on_disk(match)
             else:
@@ -127,7 +130,7 @@ def _walk(top: str) -> Iterator[SourceFile]:
         )
         for name in sorted(files):
             path = os.path.join(root, name)
-            if not name.startswith(".") and not _ignored(path, inherited, folder=False):
+            if not name.startswith(".") and not is_open(name) and not _ignored(path, inherited, folder=False):
                 yield SourceFile.on_disk(path)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,10 +27,12 @@ from .load.spool import Spool
 from .read.containers import SourceFile, read_records, whole_file
 from .read.decode import decode, nesting_depth
 from .read.records import Record
+from .read.spool import SEGMENTS
 from .read.version import SourceVersion
 from .understand.assemble import FileAssembly
 from .understand.dialects import NotUnderstoodError, task_of_store_row
 from .understand.events import events_of
+from .understand.recorded import is_envelope, recorded_events
 from .workers import report_read
 
 
@@ -56,10 +59,12 @@ def index_file(
     now: datetime,
     spool: Spool | None = None,
     schemas: dict | None = None,
+    origin: str | None = None,
 ) -> tuple[FileRows, FileOutcome]:
     """Understand every record of one source; the rows it contributes (handed to `spool` as they
-    come, when there is one) and what happened."""
-    rows = FileRows(version, now, spool, schemas)
+    come, when there is one) and what happened. `origin`: the spool directory of a spool segment, whose
+    copies are origin copies."""
+    rows = FileRows(version, now, spool, schemas, origin)
     outcome = FileOutcome(source.path)
     assembly = FileAssembly()
     for record in records:
@@ -93,7 +98,11 @@ def _events(record: Record) -> tuple[Any, list]:
     if record.kind == "unreadable":
         raise NotUnderstoodError(record.error)
     try:
+        if record.envelope is not None:
+            return _recorded(record)
         value = record.value if record.kind == "row" else decode(record.payload)
+        if is_envelope(value):
+            return recorded_events(value)
         events = [task_of_store_row(value)] if record.kind == "row" else events_of(value)
     except RecursionError:
         raise NotUnderstoodError(f"JSON nested too deeply ({_depth(record)} levels)") from None
@@ -102,6 +111,15 @@ def _events(record: Record) -> tuple[Any, list]:
     except Exception as exc:
         raise NotUnderstoodError(_one_line(exc)) from exc
     return (value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None), events
+
+
+def _recorded(record: Record) -> tuple[Any, list]:
+    """The exchange id and the events of a stream segment's record: its envelope and the event after it."""
+    try:
+        envelope = decode(record.envelope)
+    except ValueError as exc:
+        raise NotUnderstoodError(f"a2a-record envelope: {_one_line(exc)}") from None
+    return recorded_events(envelope, decode(record.payload) if record.payload is not None else None)
 
 
 def _depth(record: Record) -> int:
@@ -183,7 +201,8 @@ def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> Prepar
     spool = Spool()
     try:
         container, compression, records = read_records(source)
-        rows, outcome = index_file(source, version, _reported(records, version.size), now, spool, schemas)
+        origin = os.path.dirname(source.path) if container in SEGMENTS else None
+        rows, outcome = index_file(source, version, _reported(records, version.size), now, spool, schemas, origin)
         rows.hand_over()
     except Exception as exc:
         spool.discard()

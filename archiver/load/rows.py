@@ -104,6 +104,7 @@ ROW_COLUMNS = {
         "locator",
         "record_ids",
         "claims",
+        "origin",
     ),
     "parts": (
         "part_id",
@@ -165,8 +166,10 @@ class FileRows:
         ingested_at: datetime,
         spool: Spool | None = None,
         schemas: dict[str, pa.Schema] | None = None,
+        origin: str | None = None,
     ) -> None:
         self.source_path = version.path
+        self.origin = origin  # the spool directory, for a spool segment's copies: they are origin copies
         self.source_sha256 = version.sha256
         self.key = version.key
         self.source_dir = os.path.dirname(version.path)
@@ -246,6 +249,7 @@ class FileRows:
                 copy.locator,
                 copy.record_ids,
                 len(claim_keys),
+                self.origin,
             )
         )
         self._held(0, 1 + ordinal_count + len(claim_keys))

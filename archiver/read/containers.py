@@ -29,6 +29,7 @@ import orjson
 
 from ..errors import RecordError
 from .records import Record
+from .spool import STREAM_SEGMENT, UNARY_SEGMENT, read_stream_segment, segment_kind
 
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -193,6 +194,9 @@ def detect(head: bytes, name: str) -> str:
         return "empty"
     if b"\x00" in text[:4096]:
         return _lines_around_nul(text, sse=stripped.startswith(SSE_FIELDS))
+    segment = segment_kind(text)
+    if segment is not None:
+        return segment
     if stripped.startswith(SSE_FIELDS):
         return "sse"
     lower = name.lower().removesuffix(".gz")
@@ -248,7 +252,14 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
     except ContainerError as exc:
         return "unreadable", compression, _whole_unreadable(source, str(exc))
     container = detect(head, source.path)
-    readers = {"sse": read_sse, "jsonl": read_lines, "json": read_document, "empty": read_lines}
+    readers = {
+        "sse": read_sse,
+        "jsonl": read_lines,
+        "json": read_document,
+        "empty": read_lines,
+        UNARY_SEGMENT: read_lines,
+        STREAM_SEGMENT: read_stream_segment,
+    }
     reader = readers.get(container)
     if reader is None:
         return container, compression, _whole_unreadable(source, f"not JSON, JSON Lines, SSE or SQLite ({container})")

@@ -114,6 +114,8 @@ class ResultRow(_IndexRow, table=True):
     record_ids: list[str] | None = _strings()
     claims: int | None = None
     """Distinct claims (Part content, pointer) this copy holds."""
+    origin: str | None = None
+    """For an origin copy (read from a spool segment of `archiver record`): the spool directory."""
 
 
 class _CopyRow(_IndexRow):
