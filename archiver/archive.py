@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Self
 import duckdb
 
 from .errors import QueryError
-from .store import migrations
+from .store import migrations, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
 from .store.heal import heal, recovering
@@ -32,13 +32,17 @@ STAT_QUERIES = {
     "quarantined": "SELECT count(*) FROM records WHERE status = 'quarantined'",
     "tasks": "SELECT count(DISTINCT task_id) FROM results WHERE kind = 'task'",
     "results": "SELECT count(DISTINCT result_key) FROM results",
-    "copies": "SELECT count(*) FROM results",
+    "copies": f"SELECT count(DISTINCT {views.copy_unit()}) FROM results r",
+    "origin_copies": "SELECT count(*) FROM origin_copies",
+    "results_with_origin": "SELECT count(DISTINCT result_key) FROM origin_copies",
     "parts": "SELECT count(*) FROM parts",
     "parts_undecoded": "SELECT count(*) FROM parts WHERE kind = 'unknown'",
     "citations": "SELECT count(*) FROM citations",
     "citations_inferred": "SELECT count(*) FROM citations WHERE inferred",
     "citations_invalid": "SELECT count(*) FROM citations WHERE NOT valid",
-    "claims": "SELECT count(*) FROM claims",
+    "claims": f"""SELECT count(*) FILTER (WHERE r.origin IS NULL) + count(DISTINCT ({views.copy_unit()}, c.content_hash,
+                  c.pointer)) FILTER (WHERE r.origin IS NOT NULL)
+                  FROM claims c JOIN results r ON r.copy_id = c.copy_id""",
     "agent_cards": "SELECT count(*) FROM agent_cards",
     "error_responses": "SELECT count(*) FROM rpc_errors",
     "paths_aliased": "SELECT count(*) FROM sources WHERE alias_of IS NOT NULL",

@@ -122,8 +122,12 @@ def stream_segment(path: Path, streams: list[Stream], events: int | None = None,
     return path
 
 
-def stream_request(events: list[bytes], method: str = "SendStreamingMessage") -> dict:
-    """The JSON-RPC request that opened a sample stream: its user message, from the first snapshot's history."""
+def stream_request(events: list[bytes], method: str | None = "SendStreamingMessage") -> dict:
+    """The request that opened a sample stream (JSON-RPC, or with no `method` a REST body): its user message,
+    from the first snapshot's history."""
     first = json.loads(events[0].split(b"data: ", 1)[1])
-    task = first["result"].get("task", first["result"])
-    return {"jsonrpc": "2.0", "id": first["id"], "method": method, "params": {"message": task["history"][0]}}
+    result = first.get("result", first)
+    message = result.get("task", result)["history"][0]
+    if method is None:
+        return {"message": message}
+    return {"jsonrpc": "2.0", "id": first["id"], "method": method, "params": {"message": message}}

@@ -90,3 +90,99 @@ def test_a_stream_segment_reads_as_the_same_stream_captured_plainly(tmp_path, sa
     assert recorded["parts"] == plain["parts"]
     assert recorded["quarantined"] == 0
     assert recorded["origins"] == [(str(tmp_path / "spool"),)]
+
+
+def ingest(db: Path, *paths) -> None:
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(p) for p in paths])
+
+
+def findings(db: Path, rule: str = "dropped-part") -> list:
+    with Archive.open(str(db)) as archive:
+        return [f for f in archive.audit().findings if f.rule == rule]
+
+
+def rest_stream(spool: Path, seq: int = 1) -> Path:
+    """The REST stream of task-vrs-rest-nps-main (its citation in an artifact of its own) through the proxy."""
+    stream = stream_of("versant-insights/rest-stream-v1.sse", "r1", None, binding="rest", path="/a2a/rest/message:stream")
+    return stream_segment(segment(spool, seq, "sse"), [stream])
+
+
+def test_a_consumer_lacking_a_part_the_agent_sent_names_the_origin_copy(tmp_path):
+    origin = rest_stream(tmp_path / "spool")
+    consumer = SAMPLES / "versant-insights/rest-list-tasks.json"  # ListTasks without artifacts
+    db = tmp_path / "a.duckdb"
+    ingest(db, origin, consumer)
+    found = findings(db)
+    assert found and all(f.source_path == str(consumer) for f in found)
+    cited = [f for f in found if f.severity == "error"]
+    assert len(cited) == 1
+    assert cited[0].detail.startswith(
+        "the agent sent this Part; this completed copy of task task-vrs-rest-nps-main lacks it: the citation Part"
+    )
+    assert cited[0].detail.endswith(f"that the origin copy recorded in {origin} holds")
+    assert all(f.reference == str(origin) for f in found)
+
+
+def test_an_origin_copy_is_never_said_to_lack_a_part(tmp_path):
+    """The origin copy is the agent's words: a consumer holding more is no drop by the agent's copy."""
+    origin = rest_stream(tmp_path / "spool")
+    consumer = SAMPLES / "versant-insights/rest-list-tasks.json"
+    db = tmp_path / "a.duckdb"
+    ingest(db, origin, consumer)
+    assert not [f for f in findings(db) if f.source_path == str(origin)]
+
+
+def strip_citation(task_line: dict) -> dict:
+    """A consumer's re-save of a GetTask/ListTasks answer without the citation Part (media type kept on others)."""
+    stripped = json.loads(json.dumps(task_line))
+    for task in stripped["result"]["tasks"]:
+        for artifact in task.get("artifacts", []):
+            artifact["parts"] = [p for p in artifact["parts"] if "citations" not in p.get("mediaType", "")]
+    return stripped
+
+
+def test_a_partial_origin_copy_makes_no_claim_about_what_it_did_not_record(tmp_path):
+    """The proxy saw only the start of the stream (the client went away): the citation that came later is
+    not in the origin copy. A consumer lacking it is compared with the other consumer that holds it, in the
+    words of the copies, not the agent's; the complete consumer copy is not said to lack anything."""
+    partial = sample_events("versant-insights/stream-partial.sse")
+    stream = Stream("p1", stream_request(partial), partial)
+    origin = stream_segment(segment(tmp_path / "spool", 1, "sse"), [stream], end="client-disconnected")
+    lines = sample_lines("versant-insights/rpc-v1.jsonl")
+    listed = next(line for line in lines if "tasks" in line.get("result", {}))
+    full = tmp_path / "consumers" / "full.json"
+    full.parent.mkdir()
+    full.write_text(json.dumps(listed))
+    stripped = tmp_path / "consumers" / "stripped.json"
+    stripped.write_text(json.dumps(strip_citation(listed)))
+    db = tmp_path / "a.duckdb"
+    ingest(db, origin, full, stripped)
+    share = [f for f in findings(db) if f.task_id == "task-vrs-stream-share"]
+    assert [(f.source_path, f.severity) for f in share] == [(str(stripped), "error")]
+    assert "the agent sent" not in share[0].detail and f"copy in {full} holds" in share[0].detail
+    assert share[0].reference is None
+
+
+def test_a_stripped_media_type_is_type_lost_not_dropped(tmp_path):
+    """A consumer that kept the citation's data but lost its media type (the 1.x server answering a 0.3
+    client) holds the Part: citation-type-lost, no dropped-part."""
+    origin = rest_stream(tmp_path / "spool")
+    events = [json.loads(e.split(b"data: ", 1)[1]) for e in sample_events("versant-insights/rest-stream-v1.sse")]
+    for event in events:
+        for part in event.get("artifactUpdate", {}).get("artifact", {}).get("parts", []):
+            part.pop("mediaType", None)
+    consumer = tmp_path / "consumer" / "untyped.jsonl"
+    consumer.parent.mkdir()
+    consumer.write_text("".join(json.dumps(e) + "\n" for e in events))
+    db = tmp_path / "a.duckdb"
+    ingest(db, origin, consumer)
+    assert findings(db) == []
+    assert [f.source_path for f in findings(db, "citation-type-lost")] == [str(consumer)]
+
+
+def test_a_result_with_only_consumer_copies_gets_no_origin_claim(tmp_path):
+    db = tmp_path / "a.duckdb"
+    ingest(db, SAMPLES / "versant-insights/rest-stream-v1.sse", SAMPLES / "versant-insights/rest-list-tasks.json")
+    found = findings(db)
+    assert found and not any("agent sent" in f.detail or f.reference for f in found)

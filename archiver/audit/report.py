@@ -34,16 +34,21 @@ class Finding:
     locator: str | None
     detail: str
     line: int | None = field(default=None, compare=False)
+    reference: str | None = field(default=None, compare=False)
+    """The source path of the copy the finding compares this one with, where that is an origin copy
+    (dropped-part): SARIF's related location; the sentence names it for every other format."""
 
     def as_dict(self) -> dict:
-        """The finding as published (JSON, JSON Lines): `line` stays internal, the locator says it."""
+        """The finding as published (JSON, JSON Lines): `line` and `reference` stay internal, the locator
+        and the sentence say them."""
         value = asdict(self)
-        del value["line"]
+        del value["line"], value["reference"]
         return value
 
 
+INTERNAL_FIELDS = ("line", "reference")
 FINDING_FIELDS = tuple(f.name for f in fields(Finding))
-PUBLISHED_FIELDS = tuple(name for name in FINDING_FIELDS if name != "line")
+PUBLISHED_FIELDS = tuple(name for name in FINDING_FIELDS if name not in INTERNAL_FIELDS)
 """A finding's fields as JSON, JSON Lines and SARIF publish them."""
 
 

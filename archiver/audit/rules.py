@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import UsageError
+from ..store import views
 from . import rerun
 
 ERROR = "error"
@@ -128,21 +129,27 @@ FROM audit_cited_parts
 WHERE base_n > 0 AND base_n = floor(base_n) AND base_n < $min_base
 """
 
-# For every result stored more than once: the Part contents (canonical hashes) each copy
-# holds, undecoded Parts left out (no content is known of them); the copies in scope, terminal,
-# that hold fewer than their result does, unless they cannot show it: a copy holding an undecoded
-# agent Part, or whose file version (with the versions it extends) holds a quarantined record
-# naming its task, may hold there the very Part it seems to lack (the record is reported by
-# unreadable-record). For the others, each content another copy holds, whether it is a citation
-# there, and one copy holding it (a terminal one first) to point the reader at.
+# For every result stored more than once (an origin copy spread over several spool segments counts
+# once: `copy_unit`): the Part contents (canonical hashes) each copy holds, undecoded Parts left out (no
+# content is known of them); the copies in scope, terminal, that hold fewer than their result does, unless
+# they cannot show it: a copy holding an undecoded agent Part, or whose file version (with the versions it
+# extends) holds a quarantined record naming its task, may hold there the very Part it seems to lack (the
+# record is reported by unreadable-record). An origin copy is never said to lack a Part: it is what the
+# agent sent, and a gap in it (a proxy started mid-stream, a client gone) is a gap in the recording. For
+# the others, each content another copy holds, whether it is a citation there, and one copy holding it to
+# point the reader at: the origin copy first (then the agent sent it), else a terminal one.
 DROPPED_PART = f"""
 WITH copied AS (
     SELECT result_key FROM audit_result_status WHERE copies_all > 1
 ),
+units AS MATERIALIZED (
+    SELECT r.copy_id, {views.copy_unit()} AS unit
+    FROM results r WHERE r.result_key IN (SELECT result_key FROM copied)
+),
 held AS MATERIALIZED (
-    SELECT DISTINCT p.copy_id, p.result_key, p.content_hash
-    FROM parts p
-    WHERE p.role = 'agent' AND p.kind <> 'unknown' AND p.result_key IN (SELECT result_key FROM copied)
+    SELECT DISTINCT u.unit, p.result_key, p.content_hash
+    FROM parts p JOIN units u ON u.copy_id = p.copy_id
+    WHERE p.role = 'agent' AND p.kind <> 'unknown'
 ),
 undecoded AS (
     SELECT DISTINCT p.copy_id
@@ -154,8 +161,8 @@ fewer AS MATERIALIZED (
     FROM results r
     JOIN (SELECT result_key, count(DISTINCT content_hash) AS n FROM held GROUP BY result_key) whole
       ON whole.result_key = r.result_key
-    LEFT JOIN (SELECT copy_id, count(*) AS n FROM held GROUP BY copy_id) mine ON mine.copy_id = r.copy_id
-    WHERE r.terminal AND coalesce(mine.n, 0) < whole.n
+    LEFT JOIN (SELECT unit, count(*) AS n FROM held GROUP BY unit) mine ON mine.unit = r.copy_id
+    WHERE r.terminal AND r.origin IS NULL AND coalesce(mine.n, 0) < whole.n
       AND r.copy_id NOT IN (SELECT copy_id FROM undecoded)
       AND audit_copy_in_scope(r.copy_id)
 ),
@@ -177,12 +184,12 @@ missing AS (
     JOIN (SELECT DISTINCT result_key, content_hash FROM held
           WHERE result_key IN (SELECT result_key FROM short)) h ON h.result_key = s.result_key
     WHERE NOT EXISTS (
-        SELECT 1 FROM held mine WHERE mine.copy_id = s.copy_id AND mine.content_hash = h.content_hash
+        SELECT 1 FROM held mine WHERE mine.unit = s.copy_id AND mine.content_hash = h.content_hash
     )
 ),
 examples AS (
     SELECT p.result_key, p.content_hash, bool_or(p.is_citation) AS citation,
-           arg_min(p.part_id, (NOT holder.terminal, p.source_path, p.ordinal)) AS example
+           arg_min(p.part_id, (holder.origin IS NULL, NOT holder.terminal, p.source_path, p.ordinal)) AS example
     FROM parts p
     JOIN (SELECT DISTINCT result_key, content_hash FROM missing) wanted
       ON wanted.result_key = p.result_key AND wanted.content_hash = p.content_hash
@@ -193,13 +200,15 @@ examples AS (
 SELECT r.result_key, r.task_id, coalesce(e.message_id, r.message_id) AS message_id, r.context_id, e.artifact_id,
        e.part_index, r.source_path, coalesce(rec.locator, r.locator) AS locator, rec.line,
        CASE WHEN x.citation THEN 'error' ELSE 'warning' END AS severity,
-       'this ' || coalesce(nullif(r.state, ''), 'terminal') || ' copy of '
-       || audit_result(r.kind, r.task_id, coalesce(e.message_id, r.message_id)) || ' lacks the '
-       || CASE WHEN x.citation THEN 'citation' ELSE coalesce(e.kind, 'None') END || ' Part that the '
-       || coalesce(nullif(holder.state, ''), 'stored') || ' copy in ' || holder.source_path || ' holds (Part '
-       || coalesce(CAST(e.part_index AS VARCHAR), 'None') || ' of '
-       || CASE WHEN e.location = 'artifact' THEN 'artifact ' || audit_quote(coalesce(e.artifact_name, e.artifact_id))
-               ELSE audit_message(coalesce(e.message_id, r.message_id)) END || ')' AS detail
+       CASE WHEN holder.origin IS NULL THEN NULL ELSE holder.source_path END AS reference,
+       audit_dropped(holder.origin IS NOT NULL, coalesce(nullif(r.state, ''), 'terminal'),
+                     audit_result(r.kind, r.task_id, coalesce(e.message_id, r.message_id)),
+                     CASE WHEN x.citation THEN 'citation' ELSE coalesce(e.kind, 'None') END,
+                     coalesce(nullif(holder.state, ''), 'stored'), holder.source_path,
+                     'Part ' || coalesce(CAST(e.part_index AS VARCHAR), 'None') || ' of '
+                     || CASE WHEN e.location = 'artifact'
+                             THEN 'artifact ' || audit_quote(coalesce(e.artifact_name, e.artifact_id))
+                             ELSE audit_message(coalesce(e.message_id, r.message_id)) END) AS detail
 FROM missing m
 JOIN results r ON r.copy_id = m.copy_id
 JOIN examples x ON x.result_key = m.result_key AND x.content_hash = m.content_hash
@@ -255,6 +264,7 @@ class Rule:
     summary: str
     sql: str  # the finding columns (see the module's docstring), `severity` (NULL: the default) and `detail`
     prepare: str | None = None  # a temporary table the query reads, made first (once for all rules sharing it)
+    references: bool = False  # the query returns a `reference`: the path of the copy a finding compares with
 
 
 RULES: tuple[Rule, ...] = (
@@ -290,6 +300,7 @@ RULES: tuple[Rule, ...] = (
         "holding one, or whose file holds a quarantined record naming its task, is never said to lack "
         "another (it may be the one it seems to lack).",
         DROPPED_PART,
+        references=True,
     ),
     Rule(
         "undecoded-part",

@@ -34,12 +34,14 @@ SELECT '{id}' AS rule, coalesce(CAST(f.severity AS VARCHAR), '{severity}') AS se
        CAST(f.task_id AS VARCHAR) AS task_id, CAST(f.message_id AS VARCHAR) AS message_id,
        CAST(f.context_id AS VARCHAR) AS context_id, CAST(f.artifact_id AS VARCHAR) AS artifact_id,
        CAST(f.part_index AS INTEGER) AS part_index, CAST(f.source_path AS VARCHAR) AS source_path,
-       CAST(f.locator AS VARCHAR) AS locator, CAST(f.detail AS VARCHAR) AS detail, CAST(f.line AS BIGINT) AS line
+       CAST(f.locator AS VARCHAR) AS locator, CAST(f.detail AS VARCHAR) AS detail, CAST(f.line AS BIGINT) AS line,
+       CAST({reference} AS VARCHAR) AS reference
 FROM ({sql}) f"""
 
 _NO_FINDINGS = """
 SELECT NULL AS severity, NULL AS result_key, NULL AS task_id, NULL AS message_id, NULL AS context_id,
-       NULL AS artifact_id, NULL AS part_index, NULL AS source_path, NULL AS locator, NULL AS detail, NULL AS line
+       NULL AS artifact_id, NULL AS part_index, NULL AS source_path, NULL AS locator, NULL AS detail, NULL AS line,
+       NULL AS reference
 WHERE FALSE"""
 
 # The order findings are reported in: by file and place in it, then rule, result and Part.
@@ -110,11 +112,16 @@ def run_audit(
 def _find(con: duckdb.DuckDBPyConnection, rules: list[Rule], params: dict) -> None:
     for prepare in dict.fromkeys(rule.prepare for rule in rules if rule.prepare):
         _execute(con, prepare, params)
-    queries = [_FINDINGS_OF.format(id=rule.id, severity=rule.severity, sql=rule.sql) for rule in rules]
+    queries = [
+        _FINDINGS_OF.format(
+            id=rule.id, severity=rule.severity, sql=rule.sql, reference="f.reference" if rule.references else "NULL"
+        )
+        for rule in rules
+    ]
     _execute(
         con,
         "CREATE OR REPLACE TEMP TABLE audit_findings AS "
-        + (" UNION ALL ".join(queries) or _FINDINGS_OF.format(id="", severity="", sql=_NO_FINDINGS)),
+        + (" UNION ALL ".join(queries) or _FINDINGS_OF.format(id="", severity="", sql=_NO_FINDINGS, reference="NULL")),
         params,
     )
 

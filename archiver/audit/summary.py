@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..store.views import copy_unit
+
 if TYPE_CHECKING:
     import duckdb
 
@@ -44,10 +46,11 @@ WITH cited AS (
 )
 SELECT s.result_key, s.copies_all, s.finished, c.result_key IS NOT NULL AS cited_any,
        s.quantitative, coalesce(c.cited, false) AS cited, s.quantitative AND coalesce(c.valid, false) AS validly_cited,
-       s.copies, s.claims, s.agent, s.one_agent, c.study, coalesce(c.one_study, true) AS one_study
-FROM (SELECT r.result_key, count(*) AS copies_all, bool_or(r.terminal) AS finished,
+       s.copies, s.stored, s.claims, s.agent, s.one_agent, c.study, coalesce(c.one_study, true) AS one_study
+FROM (SELECT r.result_key, count(DISTINCT {copy_unit()}) AS copies_all, bool_or(r.terminal) AS finished,
              coalesce(bool_or(r.claims > 0) FILTER (WHERE scoped), false) AS quantitative,
-             count(*) FILTER (WHERE scoped) AS copies, sum(r.claims) FILTER (WHERE scoped) AS claims,
+             count(DISTINCT {copy_unit()}) FILTER (WHERE scoped) AS copies,
+             count(*) FILTER (WHERE scoped) AS stored, sum(r.claims) FILTER (WHERE scoped) AS claims,
              min(f.agent) FILTER (WHERE scoped) AS agent, {_ONE.format(x="f.agent")} AS one_agent
       FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM results) r
       JOIN audit_file_agents f ON f.source_path = r.source_path
@@ -56,17 +59,18 @@ LEFT JOIN cited c ON c.result_key = s.result_key
 """
 
 # Claims are distinct per result, Part content and pointer: a result stored once has its copy's
-# count; only the claims of results with several copies in scope are deduplicated here.
+# count; only the claims of results stored several times in scope (several copies, or an origin copy
+# spread over several segments) are deduplicated here.
 TOTALS = """
 SELECT count(*) AS results,
        coalesce(sum(copies), 0) AS copies,
        count(*) FILTER (WHERE quantitative) AS quantitative_results,
        count(*) FILTER (WHERE cited) AS cited_results,
        count(*) FILTER (WHERE validly_cited) AS validly_cited_results,
-       coalesce(sum(claims) FILTER (WHERE copies = 1), 0) + (
+       coalesce(sum(claims) FILTER (WHERE stored = 1), 0) + (
            SELECT count(*) FROM (
                SELECT DISTINCT result_key, content_hash, pointer FROM claims
-               WHERE result_key IN (SELECT result_key FROM audit_result_status WHERE copies > 1)
+               WHERE result_key IN (SELECT result_key FROM audit_result_status WHERE stored > 1)
                  AND audit_copy_in_scope(copy_id))) AS claims
 FROM audit_result_status
 WHERE copies > 0

@@ -49,6 +49,17 @@ MACROS = {
             "ELSE audit_message(message_id) END"
         ),
     ),
+    # dropped-part's sentence: against the origin copy (the agent sent the Part), else against another copy.
+    "audit_dropped": (
+        "origin, state, result, kind, holder_state, holder_path, place",
+        (
+            "CASE WHEN origin THEN 'the agent sent this Part; this ' || state || ' copy of ' || result "
+            "|| ' lacks it: the ' || kind || ' Part (' || place || ') that the origin copy recorded in ' "
+            "|| holder_path || ' holds' "
+            "ELSE 'this ' || state || ' copy of ' || result || ' lacks the ' || kind || ' Part that the ' "
+            "|| holder_state || ' copy in ' || holder_path || ' holds (' || place || ')' END"
+        ),
+    ),
     # A number as Python's format(x, 'g') writes it (C's %g).
     "audit_g": ("x", "printf('%g', x)"),
     # A timestamp as Python's datetime.isoformat(timespec='seconds') writes it, in the session's time zone.

@@ -76,6 +76,11 @@ def result(finding: dict, rule_index: dict[str, int], members: list[str]) -> dic
         if finding["result_key"]:
             location["logicalLocations"] = [{"fullyQualifiedName": finding["result_key"], "kind": "object"}]
         value["locations"] = [location]
+    reference = artifact_location(finding["reference"]) if finding.get("reference") else None
+    if reference is not None:
+        value["relatedLocations"] = [
+            {"id": 1, "physicalLocation": {"artifactLocation": reference}, "message": {"text": "the origin copy"}}
+        ]
     return value
 
 

@@ -59,6 +59,23 @@ def with_agent(relation: str, directory: str = "x.source_dir") -> str:
            ON in_dir.source_dir = {directory}"""
 
 
+def copy_unit(alias: str = "r") -> str:
+    """What a stored copy (a row of `results` under `alias`) counts as: itself; or, for an origin copy's
+    segment (a copy read from a spool segment of `archiver record`), the origin copy of its result in its
+    spool, one however many segments hold a piece of it."""
+    return f"coalesce('origin' || chr(31) || {alias}.origin || chr(31) || {alias}.result_key, {alias}.copy_id)"
+
+
+ORIGIN_COPIES = """
+SELECT origin, result_key, any_value(kind) AS kind, any_value(task_id) AS task_id,
+       any_value(message_id) AS message_id, bool_or(terminal) AS terminal,
+       arg_max(state, (terminal, timestamp, source_path)) AS state, max(timestamp) AS timestamp,
+       min(source_path) AS source_path, list_sort(list(source_path)) AS segments, list(copy_id) AS copy_ids
+FROM results WHERE origin IS NOT NULL GROUP BY origin, result_key"""
+"""One row per origin copy: a result as the agent sent it, recorded in the spool `origin`, gathered over the
+copies its segments hold (`segments`, `copy_ids`); terminal when any of them is."""
+
+
 def copies(where: str = EVERYTHING) -> str:
     """The stored copies of results (rows of `results`) that pass `where`, each with its agent."""
     return with_agent(f"SELECT * FROM results r WHERE {where}")
@@ -176,6 +193,7 @@ VIEWS: dict[str, str] = {
     "claim_lineage": "SELECT * FROM claim_citations",
     "citation_index": citation_index(),
     "latest_verdicts": LATEST_VERDICTS,
+    "origin_copies": ORIGIN_COPIES,
 }
 
 FINGERPRINT = hashlib.sha256("\n;\n".join(f"{name}\n{sql}" for name, sql in VIEWS.items()).encode()).hexdigest()
