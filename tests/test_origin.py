@@ -186,3 +186,66 @@ def test_a_result_with_only_consumer_copies_gets_no_origin_claim(tmp_path):
     ingest(db, SAMPLES / "versant-insights/rest-stream-v1.sse", SAMPLES / "versant-insights/rest-list-tasks.json")
     found = findings(db)
     assert found and not any("agent sent" in f.detail or f.reference for f in found)
+
+
+def spool_of_split_traffic(spool: Path) -> list[Path]:
+    """Four segments: two streams interleaved and split by rotation (each continued in the second), then
+    v0.3 `message/send` exchanges in a third and their `tasks/get` in a fourth."""
+    streams = [
+        stream_of("versant-insights/stream-v1.sse", "s1"),
+        stream_of("legacy-funnel/stream-v03.sse", "s2", "message/stream"),
+    ]
+    first = stream_segment(segment(spool, 1, "sse"), streams, events=2, end=None)
+    second = stream_segment(segment(spool, 2, "sse"), streams, continued=True)
+    unary = rpc_exchanges("legacy-funnel/rpc-v03.jsonl", "u", "0.3")
+    sends = [e for e in unary if e["request"]["method"] == "message/send"]
+    gets = [e for e in unary if e["request"]["method"] != "message/send"]
+    assert sends and gets
+    return [first, second, unary_segment(segment(spool, 3), sends), unary_segment(segment(spool, 4), gets)]
+
+
+def outputs(db: Path) -> dict:
+    """What the commands say of an archive, as people and scripts read it."""
+    from click.testing import CliRunner
+
+    from archiver.cli import main
+
+    said = {}
+    for command in (["stats", "--json"], ["audit", "--json"], ["query", "claims", "--json"],
+                    ["query", "citations", "--json"], ["query", "impact", "--json"]):
+        result = CliRunner().invoke(main, [*command, "--db", str(db)])
+        said[" ".join(command)] = result.output
+    return said
+
+
+def test_one_result_over_several_segments_is_one_origin_copy(tmp_path):
+    segments = spool_of_split_traffic(tmp_path / "spool")
+    db = tmp_path / "a.duckdb"
+    ingest(db, *segments)
+    with Archive.open(str(db)) as archive:
+        stats = archive.stats()
+        spread = archive.con.execute(
+            "SELECT result_key, len(segments) FROM origin_copies WHERE len(segments) > 1 ORDER BY 1"
+        ).fetchall()
+    assert ("task:task-vrs-stream-consider", 2) in spread and ("task:task-fnl-sse-channel", 2) in spread
+    assert any(key.startswith("task:task-fnl-rpc") for key, _ in spread)  # the send, then the get
+    assert stats["copies"] == stats["results"] == stats["origin_copies"] == stats["results_with_origin"]
+    assert stats["quarantined"] == 0
+    assert findings(db) == []
+    audit = json.loads(outputs(db)["audit --json"])
+    assert audit["summary"]["copies"] == stats["results"]
+
+
+def test_segments_ingested_one_by_one_in_any_order_give_the_same_archive(tmp_path):
+    segments = spool_of_split_traffic(tmp_path / "spool")
+    consumer = SAMPLES / "versant-insights/rpc-v1.jsonl"
+    at_once = tmp_path / "at-once.duckdb"
+    ingest(at_once, *segments, consumer)
+    one_by_one = tmp_path / "one-by-one.duckdb"
+    for path in [segments[1], consumer, segments[3], segments[0], segments[2]]:
+        ingest(one_by_one, path)
+    again = outputs(one_by_one)
+    ingest(one_by_one, tmp_path / "spool", consumer)  # idempotent
+    expected = outputs(at_once)
+    assert json.loads(expected["stats --json"])["origin_copies"] > 0
+    assert outputs(one_by_one) == expected == again
