@@ -249,3 +249,33 @@ def test_segments_ingested_one_by_one_in_any_order_give_the_same_archive(tmp_pat
     expected = outputs(at_once)
     assert json.loads(expected["stats --json"])["origin_copies"] > 0
     assert outputs(one_by_one) == expected == again
+
+
+@pytest.mark.parametrize("fmt", ["text", "html"])
+def test_show_marks_the_origin_copy(tmp_path, fmt):
+    origin = rest_stream(tmp_path / "spool")
+    consumer = SAMPLES / "versant-insights/rest-list-tasks.json"
+    db = tmp_path / "a.duckdb"
+    ingest(db, origin, consumer)
+    with Archive.open(str(db)) as archive:
+        shown = archive.render("task-vrs-rest-nps-main", fmt)
+        consumer_only = archive.render("task-vrs-rest-nps-main", fmt, copy=str(consumer))
+    marked = [line for line in shown.splitlines() if "origin copy: recorded at the agent" in line]
+    assert len(marked) == 1 and origin.name in marked[0]
+    assert "lacks the citation Part" in shown and origin.name not in " ".join(
+        line for line in shown.splitlines() if "lacks" in line
+    )
+    assert consumer_only.count("origin copy: recorded at the agent") == 1  # the list of copies still says it
+
+
+def test_stats_counts_origin_copies(tmp_path):
+    from click.testing import CliRunner
+
+    from archiver.cli import main
+
+    db = tmp_path / "a.duckdb"
+    ingest(db, rest_stream(tmp_path / "spool"), SAMPLES / "versant-insights/rest-list-tasks.json")
+    counts = json.loads(CliRunner().invoke(main, ["stats", "--json", "--db", str(db)]).output)
+    assert (counts["results"], counts["copies"], counts["origin_copies"], counts["results_with_origin"]) == (1, 2, 1, 1)
+    text = CliRunner().invoke(main, ["stats", "--db", str(db)]).output
+    assert "origin_copies" in text.replace(" ", "_") or "origin copies" in text

@@ -67,6 +67,7 @@ class ResultView:
     shown_path: str | None = None  # the file of the copy whose parts are shown
     one_copy: bool = False  # shown as one file holds it (`--copy`): its own parts and citations only
     copy_gaps: list[str] = field(default_factory=list)  # "copy in <file> lacks the citation Part (...)"
+    origin_paths: list[str] = field(default_factory=list)  # the files (spool segments) holding the origin copy
 
 
 class NotFoundError(QueryError):
@@ -99,7 +100,7 @@ def _result(con: duckdb.DuckDBPyConnection, key: str, copy: str | None) -> Resul
     copies = con.execute(
         """
         SELECT r.copy_id, r.kind, r.task_id, r.context_id, r.message_id, r.state, r.timestamp, a.agent,
-               r.source_path, (SELECT count(*) FROM parts p WHERE p.copy_id = r.copy_id) AS n_parts
+               r.source_path, (SELECT count(*) FROM parts p WHERE p.copy_id = r.copy_id) AS n_parts, r.origin
         FROM results r JOIN result_agents a ON a.copy_id = r.copy_id
         WHERE r.result_key = ?
         ORDER BY n_parts DESC, r.timestamp DESC NULLS LAST, r.source_path""",
@@ -163,6 +164,7 @@ def _result(con: duckdb.DuckDBPyConnection, key: str, copy: str | None) -> Resul
         chosen[0][8],
         copy is not None,
         copy_gaps(con, key) if len(copies) > 1 else [],
+        sorted({row[8] for row in copies if row[10] is not None}),
     )
 
 
@@ -188,14 +190,15 @@ _GAPS = """
     )
     SELECT r.source_path, h.is_citation, h.kind, h.part_index, h.location, h.role, h.artifact
     FROM results r, held h
-    WHERE r.result_key = $key
+    WHERE r.result_key = $key AND r.origin IS NULL
       AND NOT EXISTS (SELECT 1 FROM parts q WHERE q.copy_id = r.copy_id AND q.content_hash = h.content_hash)
     ORDER BY r.source_path, NOT h.is_citation, h.location, h.part_index
 """
 
 
 def copy_gaps(con: duckdb.DuckDBPyConnection, key: str) -> list[str]:
-    """One line per stored copy and Part it lacks that another copy of the result holds (compared by content)."""
+    """One line per stored copy and Part it lacks that another copy of the result holds (compared by content).
+    An origin copy is the agent's own words: what it lacks was not sent, or not recorded, so it is not listed."""
     lines = []
     for path, is_citation, kind, index, location, role, artifact in con.execute(_GAPS, {"key": key}).fetchall():
         what = "the citation Part" if is_citation else f"a {kind} Part"

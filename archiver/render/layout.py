@@ -337,12 +337,20 @@ def header(result: ResultView) -> list[str]:
         x for x in (f"agent {result.agent}" if result.agent else None, f"context {result.context_id or '-'}") if x
     )
     paths = [display_path(p) for p in result.source_paths]
+    origin = {display_path(p) for p in result.origin_paths}
     if len(paths) == 1:
-        return [line, who, f"stored in: {paths[0]}"]
+        return [line, who, f"stored in: {paths[0]}" + (ORIGIN_MARK if origin else "")]
     shown = display_path(result.shown_path or "")
     return [
         line,
         who,
         f"stored in {len(paths)} copies (--copy FILE shows one):",
-        *(f"  {path}" + (" (shown)" if path == shown else "") for path in paths),
+        *(
+            f"  {path}" + (ORIGIN_MARK if path in origin else "") + (" (shown)" if path == shown else "")
+            for path in paths
+        ),
     ]
+
+
+ORIGIN_MARK = " (origin copy: recorded at the agent)"
+"""Beside a file holding (a segment of) the origin copy: what the agent itself sent, as `archiver record` saw it."""
