@@ -279,3 +279,35 @@ def test_stats_counts_origin_copies(tmp_path):
     assert (counts["results"], counts["copies"], counts["origin_copies"], counts["results_with_origin"]) == (1, 2, 1, 1)
     text = CliRunner().invoke(main, ["stats", "--db", str(db)]).output
     assert "origin_copies" in text.replace(" ", "_") or "origin copies" in text
+
+
+def test_a_malformed_envelope_is_quarantined_with_one_reason_naming_file_and_line(tmp_path):
+    spool = tmp_path / "spool"
+    good = rpc_exchanges("versant-insights/rpc-v1.jsonl", "x")
+    unary = segment(spool, 1)
+    lines = [json.dumps(good[0]), '{"a2a_record": 1, "kind": "exchange", "exchange": ', json.dumps(
+        {**good[1], "kind": "teleport"})]
+    unary.write_text("\n".join(lines) + "\n")
+    stream = stream_segment(segment(spool, 2, "sse"), [stream_of("versant-insights/stream-v1.sse", "s1")])
+    data = stream.read_bytes().split(b"\n")
+    data[1] = b": a2a-record {not json"
+    stream.write_bytes(b"\n".join(data))
+    with Archive.open(str(tmp_path / "a.duckdb")) as archive:
+        summary = archive.ingest([str(spool)])
+    assert summary.quarantined == 3
+    assert summary.problems[0].startswith(f"{unary}: line 2: invalid JSON")
+    assert summary.problems[1] == f"{unary}: line 3: a2a-record envelope of unknown kind 'teleport'"
+    assert summary.problems[2].startswith(f"{stream}: line 2: a2a-record envelope: invalid JSON")
+
+
+def test_open_segments_are_never_read(tmp_path):
+    spool = tmp_path / "spool"
+    closed = unary_segment(segment(spool, 1), rpc_exchanges("versant-insights/rpc-v1.jsonl", "x"))
+    writing = spool / (segment(spool, 2).name + ".open")
+    writing.write_text('{"a2a_record": 1, "kind": "exchange", "exch')  # half written
+    with Archive.open(str(tmp_path / "a.duckdb")) as archive:
+        summary = archive.ingest([str(spool)])
+        again = archive.ingest([str(spool / "*")])
+        paths = [row[0] for row in archive.con.execute("SELECT path FROM sources").fetchall()]
+    assert (summary.files, summary.quarantined, summary.unrecognised_files) == (1, 0, [])
+    assert again.files == 1 and paths == [str(closed)]

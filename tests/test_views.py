@@ -127,11 +127,13 @@ def test_a_partial_upgrade_makes_no_views_and_the_last_step_makes_them(tmp_path)
         assert not views.stale(archive.con)
 
 
-def test_views_are_remade_after_a_migration_so_a_star_sees_new_columns(tmp_path):
+def test_views_are_remade_after_a_migration_so_a_star_sees_new_columns(tmp_path, monkeypatch):
     """After a migration that adds columns (0009 adds three to `verdicts`), the views show them."""
     with Archive.open(str(tmp_path / "a.duckdb"), upgrade=False) as archive:
         archive.upgrade(upto=8)
-        views.create(archive.con)
+        with monkeypatch.context() as older:  # the views of schema 8: origin_copies came with 0010
+            older.setattr(views, "VIEWS", {k: v for k, v in views.VIEWS.items() if k != "origin_copies"})
+            views.create(archive.con)
         before = {d[0] for d in archive.con.execute("SELECT * FROM latest_verdicts LIMIT 0").description}
         archive.upgrade()
         after = {d[0] for d in archive.con.execute("SELECT * FROM latest_verdicts LIMIT 0").description}
