@@ -179,12 +179,39 @@ class Archive:
         a full disk) leaves no archive file behind when the archive is closed. A DuckDB error that is a
         trouble of the archive file (a full disk, no permission to write) is raised as `ArchiveUnusableError`."""
         from .ingest import ingest
+
+        with self._writing() as leases:
+            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers, tables, watcher)
+
+    def follow(
+        self,
+        directory: str,
+        interval: float = 2.0,
+        on_file: Callable | None = None,
+        on_pass: Callable | None = None,
+        workers: int | None = None,
+        until: Callable[[], bool] | None = None,
+    ):
+        """Ingest the closed segments of a spool directory (`archiver record --spool DIR`) as they appear,
+        every `interval` seconds, until SIGINT or SIGTERM (raised as `archiver.interrupts.Interrupted`
+        between commits) or `until()` is true after a pass: `archiver.ingest.follow`. On a lake, as one of
+        several writers. `on_pass` hears each pass's `IngestSummary`; returns the summary of all passes."""
+        from .ingest import follow
+
+        with self._writing() as leases:
+            return follow(self.con, directory, interval, on_file, on_pass, workers, leases, until)
+
+    @contextmanager
+    def _writing(self):
+        """The leases of a lake's writer (None for a file) while an ingest writes; a DuckDB error that is a
+        trouble of the archive file (a full disk, no permission to write) raised as `ArchiveUnusableError`.
+        An ingest into an archive this open created that stores nothing leaves no file behind."""
         from .store.leases import leases_for
 
         leases = leases_for(self.location)
         self._discard_if_empty = self.created
         try:
-            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers, tables, watcher)
+            yield leases
         except duckdb.Error as exc:
             refusal = None if self.location.is_lake else explain(exc, self.path)
             if refusal is not None:

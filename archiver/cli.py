@@ -281,6 +281,20 @@ def main(ctx: click.Context) -> None:
     default=None,
     help="Show bytes and records read, with the total and ETA, on stderr (default: when it is a terminal).",
 )
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="PATH is a spool directory of `archiver record`: ingest its closed segments as they appear, "
+    "printing a summary after each pass that found new ones, until SIGINT or SIGTERM.",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.05),
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --follow: how often to look for new segments.",
+)
 def ingest(
     paths: tuple[str, ...],
     db: str | None,
@@ -291,6 +305,8 @@ def ingest(
     wait_for_writers: bool,
     tables: tuple[str, ...],
     progress: bool | None,
+    follow: bool,
+    interval: float,
 ) -> None:
     """Ingest files, directories, globs, - (stdin) or live task stores into the archive.
 
@@ -301,12 +317,18 @@ def ingest(
     was found at all (an empty folder, no A2A object recognised in any file), or when files were left
     unstored because another writer of the lake was ingesting them (see --wait-for-writers).
     SIGINT (Ctrl-C) or SIGTERM stops it within seconds, keeping what was committed: exit status 130 or 143.
+
+    With --follow DIR it runs until stopped so (the usual end of a follow), ingesting the spool's closed
+    segments as the proxy closes them (docs/ingest.md#spools-and-origin-copies).
     """
     from .ingest import default_workers
     from .interrupts import stopped_by_signals
     from .progress import Progress
     from .read.stores import shown
 
+    if follow:
+        _follow(paths, db, wait, as_json or fmt == "json", workers, interval)
+        return
     with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress(progress) as line:
         summary = archive.ingest(
             paths,
@@ -334,6 +356,26 @@ def ingest(
     else:
         click.echo(render_summary(summary))
     sys.exit(summary.exit_code)
+
+
+def _follow(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None, interval: float):
+    """`ingest --follow`: one summary (a line of JSON, with --json) per pass that found new segments."""
+    import orjson
+
+    from .errors import UsageError
+    from .ingest import default_workers
+    from .interrupts import stopped_by_signals
+
+    if len(paths) != 1:
+        raise UsageError("follows one spool directory; give exactly one PATH", "--follow")
+
+    def passed(summary) -> None:
+        for problem in summary.problems:
+            click.echo(f"quarantined: {problem}", err=True)
+        click.echo(orjson.dumps(summary.as_dict()).decode() if as_json else render_summary(summary))
+
+    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive:
+        archive.follow(paths[0], interval, on_pass=passed, workers=workers or default_workers())
 
 
 @contextmanager

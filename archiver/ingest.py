@@ -559,3 +559,87 @@ def _count_index(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None
                (SELECT count(*) FROM agent_cards),
                (SELECT count(*) FROM rpc_errors)
     """).fetchone()
+
+
+FOLLOW_INTERVAL = 2.0
+"""Seconds between two looks at a followed spool directory."""
+
+_TOTALS = ("tasks", "results", "copies", "parts", "citations", "claims", "agent_cards", "error_responses")
+"""Summary fields that count the archive after a run (the last pass's are the archive's), not the run's work."""
+
+
+def follow(
+    con: duckdb.DuckDBPyConnection,
+    directory: str,
+    interval: float = FOLLOW_INTERVAL,
+    on_file: Callable | None = None,
+    on_pass: Callable[[IngestSummary], None] | None = None,
+    workers: int | None = None,
+    leases: Leases | None = None,
+    until: Callable[[], bool] | None = None,
+) -> IngestSummary:
+    """Ingest the closed segments of a spool directory (`archiver record --spool DIR`) as they appear, until
+    interrupted (SIGINT or SIGTERM, raised as `Interrupted` between commits) or `until()` is true after a
+    pass; the summary of everything it stored.
+
+    Every `interval` seconds the directory is walked as `ingest` walks it (`*.open` segments, still being
+    written, are never read); the files not seen in an earlier pass, or changed since, are ingested, each
+    file committed whole, and `on_pass` hears the pass's summary. A closed segment is immutable, so a file
+    seen once is not read again; a file that was stored before this run began is recognised by its bytes
+    (unchanged) and skipped. One process writes: the archive stays open, and locked, while it follows.
+    """
+    if not os.path.isdir(directory):
+        raise InputError(f"{shown(directory)}: no such directory")
+    total, seen = IngestSummary(), {}
+    while True:
+        fresh = _fresh(directory, seen)
+        if fresh:
+            try:
+                summary = ingest(con, fresh, on_file, workers, leases)
+            except Interrupted as stopped:
+                stopped.progress = f"{_followed(total)}; then {stopped.progress}" if total.files else stopped.progress
+                raise
+            _add(total, summary)
+            if on_pass is not None:
+                on_pass(summary)
+        if until is not None and until():
+            return total
+        _pause(interval, total)
+
+
+def _fresh(directory: str, seen: dict[str, tuple[int, int]]) -> list[str]:
+    """The files of `directory` not seen before, or changed since (by size and modification time)."""
+    fresh = []
+    for source in _walk(directory):
+        try:
+            stat = os.stat(source.fs_path)
+        except OSError:
+            continue  # gone since it was listed
+        mark = (stat.st_size, stat.st_mtime_ns)
+        if seen.get(source.fs_path) != mark:
+            seen[source.fs_path] = mark
+            fresh.append(source.fs_path)
+    return fresh
+
+
+def _pause(seconds: float, total: IngestSummary) -> None:
+    """Wait for the next pass; a signal meanwhile ends the follow, saying what it stored."""
+    try:
+        time.sleep(seconds)
+        stop_if_received()
+    except Interrupted as stopped:
+        stopped.progress = _followed(total)
+        raise
+
+
+def _followed(total: IngestSummary) -> str:
+    stored = total.files - total.files_unchanged - total.files_aliased - len(total.claimed_elsewhere)
+    return f"committed {stored} files ({total.records - total.duplicates_skipped} new records) while following"
+
+
+def _add(total: IngestSummary, summary: IngestSummary) -> None:
+    for name, value in summary.as_dict().items():
+        if name in _TOTALS:
+            setattr(total, name, value)
+        else:
+            setattr(total, name, getattr(total, name) + value)
