@@ -115,3 +115,33 @@ def test_follow_of_a_missing_directory_is_one_error(tmp_path):
 
     result = CliRunner().invoke(main, ["ingest", "--follow", str(tmp_path / "nope"), "--db", str(tmp_path / "b")])
     assert (result.exit_code, result.output) == (1, f"Error: {tmp_path / 'nope'}: no such directory\n")
+
+
+@pytest.mark.lake
+def test_follow_writes_a_lake_as_one_of_a_fleet(tmp_path, tmp_path_factory, monkeypatch):
+    """A lake writer following a spool (a SQLite catalog, which admits several writers) stores what an
+    ingest of the same segments into one file stores, and marks the same origin copies."""
+    pytest.importorskip("duckdb_extension_ducklake", reason="the lake extras are not installed")
+    monkeypatch.setenv("ARCHIVER_EXTENSION_DIR", str(tmp_path_factory.getbasetemp() / "duckdb-extensions"))
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    close_segment(spool, 1, unary(1))
+    lake, data = f"ducklake:sqlite:{tmp_path / 'catalog.sqlite'}", str(tmp_path / "lake-data")
+    passes = []
+
+    def until() -> bool:
+        if len(passes) == 1 and not (spool / SEGMENT.format(2, "sse")).exists():
+            close_segment(spool, 2, streamed)
+        return len(passes) == 2
+
+    with Archive.open(lake, data_path=data) as archive:
+        archive.follow(str(spool), interval=0.01, on_pass=passes.append, until=until)
+        lake_stats = archive.stats()
+        lake_origins = archive.con.execute("SELECT * EXCLUDE (copy_ids) FROM origin_copies ORDER BY ALL").fetchall()
+    with Archive.open(str(tmp_path / "one.duckdb")) as archive:
+        archive.ingest([str(spool)])
+        file_stats = archive.stats()
+        file_origins = archive.con.execute("SELECT * EXCLUDE (copy_ids) FROM origin_copies ORDER BY ALL").fetchall()
+    assert [p.files for p in passes] == [1, 1]
+    assert lake_stats == file_stats and lake_stats["origin_copies"] > 0
+    assert lake_origins == file_origins
