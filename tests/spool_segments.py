@@ -27,6 +27,13 @@ def sample_events(name: str) -> list[bytes]:
     ]
 
 
+def event_json(event: bytes):
+    """The JSON of a sample event: its `data:` lines joined."""
+    return json.loads(
+        b"\n".join(line[5:].removeprefix(b" ") for line in event.splitlines() if line.startswith(b"data:"))
+    )
+
+
 def stamp(second: int) -> str:
     return f"2026-11-30T17:40:{second:02d}.000000Z"
 
@@ -94,18 +101,35 @@ class Stream:
 
     def event(self) -> bytes:
         block = self.events[self.sent]
-        head = envelope_line({"a2a_record": 1, "kind": "event", "exchange": self.exchange, "seq": self.sent,
-                              "time": stamp(10 + self.sent)})
+        head = envelope_line(
+            {
+                "a2a_record": 1,
+                "kind": "event",
+                "exchange": self.exchange,
+                "seq": self.sent,
+                "time": stamp(10 + self.sent),
+            }
+        )
         self.sent += 1
         return head + block + b"\n"
 
     def ending(self, end: str = "complete") -> bytes:
-        return envelope_line({"a2a_record": 1, "kind": "stream-end", "exchange": self.exchange, "time": stamp(30),
-                              "events": self.sent, "status": 200, "end": end})
+        return envelope_line(
+            {
+                "a2a_record": 1,
+                "kind": "stream-end",
+                "exchange": self.exchange,
+                "time": stamp(30),
+                "events": self.sent,
+                "status": 200,
+                "end": end,
+            }
+        )
 
 
-def stream_segment(path: Path, streams: list[Stream], events: int | None = None, continued: bool = False,
-                   end: str | None = "complete") -> Path:
+def stream_segment(
+    path: Path, streams: list[Stream], events: int | None = None, continued: bool = False, end: str | None = "complete"
+) -> Path:
     """A stream segment holding the given streams, their events interleaved one at a time; `events`: how
     many of each stream's remaining events go in it (the rest are for the next segment); `end`: how the
     streams end here (None: they go on in the next segment)."""
@@ -125,7 +149,7 @@ def stream_segment(path: Path, streams: list[Stream], events: int | None = None,
 def stream_request(events: list[bytes], method: str | None = "SendStreamingMessage") -> dict:
     """The request that opened a sample stream (JSON-RPC, or with no `method` a REST body): its user message,
     from the first snapshot's history."""
-    first = json.loads(events[0].split(b"data: ", 1)[1])
+    first = event_json(events[0])
     result = first.get("result", first)
     message = result.get("task", result)["history"][0]
     if method is None:

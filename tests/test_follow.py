@@ -40,8 +40,22 @@ def streamed(path: Path) -> Path:
 
 def start_follow(spool: Path, db: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "archiver", "ingest", "--follow", str(spool), "--db", str(db), "--interval", "0.2",
-         "--json", "--workers", "1", *extra],
+        [
+            sys.executable,
+            "-m",
+            "archiver",
+            "ingest",
+            "--follow",
+            str(spool),
+            "--db",
+            str(db),
+            "--interval",
+            "0.2",
+            "--json",
+            "--workers",
+            "1",
+            *extra,
+        ],
         cwd=ROOT,
         start_new_session=True,
         stdout=subprocess.PIPE,
@@ -143,5 +157,6 @@ def test_follow_writes_a_lake_as_one_of_a_fleet(tmp_path, tmp_path_factory, monk
         file_stats = archive.stats()
         file_origins = archive.con.execute("SELECT * EXCLUDE (copy_ids) FROM origin_copies ORDER BY ALL").fetchall()
     assert [p.files for p in passes] == [1, 1]
-    assert lake_stats == file_stats and lake_stats["origin_copies"] > 0
+    assert lake_stats == file_stats
+    assert lake_stats["origin_copies"] > 0
     assert lake_origins == file_origins

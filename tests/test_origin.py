@@ -4,7 +4,6 @@ by content, read exactly as the same JSON in a plain capture, and their copies a
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from archiver.archive import Archive
 from tests.spool_segments import (
     SAMPLES,
     Stream,
-    exchange,
+    event_json,
     rpc_exchanges,
     sample_events,
     sample_lines,
@@ -65,7 +64,8 @@ def test_a_unary_segment_reads_as_the_same_traffic_in_a_plain_log(tmp_path, samp
     path = unary_segment(segment(tmp_path / "spool", 1), rpc_exchanges(sample, "x", protocol))
     plain = index(tmp_path / "plain.duckdb", SAMPLES / sample)
     recorded = index(tmp_path / "spool.duckdb", path)
-    assert recorded["results"] == plain["results"] and recorded["results"]
+    assert recorded["results"] == plain["results"]
+    assert recorded["results"]
     assert recorded["parts"] == plain["parts"]
     assert recorded["quarantined"] == plain["quarantined"]
     assert recorded["origins"] == [(str(tmp_path / "spool"),)]
@@ -80,13 +80,16 @@ def test_a_unary_segment_reads_as_the_same_traffic_in_a_plain_log(tmp_path, samp
         ("legacy-funnel/stream-v03.sse", "message/stream"),
         ("kestrel-mobility/stream-v1.sse", "SendStreamingMessage"),
         ("kestrel-mobility/v03-stream.sse", "message/stream"),
+        ("legacy-funnel/rest-stream-v03.sse", None),
+        ("kestrel-mobility/rest-stream-v1.sse", None),
     ],
 )
 def test_a_stream_segment_reads_as_the_same_stream_captured_plainly(tmp_path, sample, method):
     path = stream_segment(segment(tmp_path / "spool", 1, "sse"), [stream_of(sample, "s1", method)])
     plain = index(tmp_path / "plain.duckdb", SAMPLES / sample)
     recorded = index(tmp_path / "spool.duckdb", path)
-    assert [r[:6] for r in recorded["results"]] == [r[:6] for r in plain["results"]] and recorded["results"]
+    assert [r[:6] for r in recorded["results"]] == [r[:6] for r in plain["results"]]
+    assert recorded["results"]
     assert recorded["parts"] == plain["parts"]
     assert recorded["quarantined"] == 0
     assert recorded["origins"] == [(str(tmp_path / "spool"),)]
@@ -104,7 +107,9 @@ def findings(db: Path, rule: str = "dropped-part") -> list:
 
 def rest_stream(spool: Path, seq: int = 1) -> Path:
     """The REST stream of task-vrs-rest-nps-main (its citation in an artifact of its own) through the proxy."""
-    stream = stream_of("versant-insights/rest-stream-v1.sse", "r1", None, binding="rest", path="/a2a/rest/message:stream")
+    stream = stream_of(
+        "versant-insights/rest-stream-v1.sse", "r1", None, binding="rest", path="/a2a/rest/message:stream"
+    )
     return stream_segment(segment(spool, seq, "sse"), [stream])
 
 
@@ -114,7 +119,8 @@ def test_a_consumer_lacking_a_part_the_agent_sent_names_the_origin_copy(tmp_path
     db = tmp_path / "a.duckdb"
     ingest(db, origin, consumer)
     found = findings(db)
-    assert found and all(f.source_path == str(consumer) for f in found)
+    assert found
+    assert all(f.source_path == str(consumer) for f in found)
     cited = [f for f in found if f.severity == "error"]
     assert len(cited) == 1
     assert cited[0].detail.startswith(
@@ -160,7 +166,8 @@ def test_a_partial_origin_copy_makes_no_claim_about_what_it_did_not_record(tmp_p
     ingest(db, origin, full, stripped)
     share = [f for f in findings(db) if f.task_id == "task-vrs-stream-share"]
     assert [(f.source_path, f.severity) for f in share] == [(str(stripped), "error")]
-    assert "the agent sent" not in share[0].detail and f"copy in {full} holds" in share[0].detail
+    assert "the agent sent" not in share[0].detail
+    assert f"copy in {full} holds" in share[0].detail
     assert share[0].reference is None
 
 
@@ -168,7 +175,7 @@ def test_a_stripped_media_type_is_type_lost_not_dropped(tmp_path):
     """A consumer that kept the citation's data but lost its media type (the 1.x server answering a 0.3
     client) holds the Part: citation-type-lost, no dropped-part."""
     origin = rest_stream(tmp_path / "spool")
-    events = [json.loads(e.split(b"data: ", 1)[1]) for e in sample_events("versant-insights/rest-stream-v1.sse")]
+    events = [event_json(e) for e in sample_events("versant-insights/rest-stream-v1.sse")]
     for event in events:
         for part in event.get("artifactUpdate", {}).get("artifact", {}).get("parts", []):
             part.pop("mediaType", None)
@@ -185,7 +192,8 @@ def test_a_result_with_only_consumer_copies_gets_no_origin_claim(tmp_path):
     db = tmp_path / "a.duckdb"
     ingest(db, SAMPLES / "versant-insights/rest-stream-v1.sse", SAMPLES / "versant-insights/rest-list-tasks.json")
     found = findings(db)
-    assert found and not any("agent sent" in f.detail or f.reference for f in found)
+    assert found
+    assert not any("agent sent" in f.detail or f.reference for f in found)
 
 
 def spool_of_split_traffic(spool: Path) -> list[Path]:
@@ -200,7 +208,8 @@ def spool_of_split_traffic(spool: Path) -> list[Path]:
     unary = rpc_exchanges("legacy-funnel/rpc-v03.jsonl", "u", "0.3")
     sends = [e for e in unary if e["request"]["method"] == "message/send"]
     gets = [e for e in unary if e["request"]["method"] != "message/send"]
-    assert sends and gets
+    assert sends
+    assert gets
     return [first, second, unary_segment(segment(spool, 3), sends), unary_segment(segment(spool, 4), gets)]
 
 
@@ -211,8 +220,13 @@ def outputs(db: Path) -> dict:
     from archiver.cli import main
 
     said = {}
-    for command in (["stats", "--json"], ["audit", "--json"], ["query", "claims", "--json"],
-                    ["query", "citations", "--json"], ["query", "impact", "--json"]):
+    for command in (
+        ["stats", "--json"],
+        ["audit", "--json"],
+        ["query", "claims", "--json"],
+        ["query", "citations", "--json"],
+        ["query", "impact", "--json"],
+    ):
         result = CliRunner().invoke(main, [*command, "--db", str(db)])
         said[" ".join(command)] = result.output
     return said
@@ -227,7 +241,8 @@ def test_one_result_over_several_segments_is_one_origin_copy(tmp_path):
         spread = archive.con.execute(
             "SELECT result_key, len(segments) FROM origin_copies WHERE len(segments) > 1 ORDER BY 1"
         ).fetchall()
-    assert ("task:task-vrs-stream-consider", 2) in spread and ("task:task-fnl-sse-channel", 2) in spread
+    assert ("task:task-vrs-stream-consider", 2) in spread
+    assert ("task:task-fnl-sse-channel", 2) in spread
     assert any(key.startswith("task:task-fnl-rpc") for key, _ in spread)  # the send, then the get
     assert stats["copies"] == stats["results"] == stats["origin_copies"] == stats["results_with_origin"]
     assert stats["quarantined"] == 0
@@ -261,10 +276,10 @@ def test_show_marks_the_origin_copy(tmp_path, fmt):
         shown = archive.render("task-vrs-rest-nps-main", fmt)
         consumer_only = archive.render("task-vrs-rest-nps-main", fmt, copy=str(consumer))
     marked = [line for line in shown.splitlines() if "origin copy: recorded at the agent" in line]
-    assert len(marked) == 1 and origin.name in marked[0]
-    assert "lacks the citation Part" in shown and origin.name not in " ".join(
-        line for line in shown.splitlines() if "lacks" in line
-    )
+    assert len(marked) == 1
+    assert origin.name in marked[0]
+    assert "lacks the citation Part" in shown
+    assert origin.name not in " ".join(line for line in shown.splitlines() if "lacks" in line)
     assert consumer_only.count("origin copy: recorded at the agent") == 1  # the list of copies still says it
 
 
@@ -285,8 +300,11 @@ def test_a_malformed_envelope_is_quarantined_with_one_reason_naming_file_and_lin
     spool = tmp_path / "spool"
     good = rpc_exchanges("versant-insights/rpc-v1.jsonl", "x")
     unary = segment(spool, 1)
-    lines = [json.dumps(good[0]), '{"a2a_record": 1, "kind": "exchange", "exchange": ', json.dumps(
-        {**good[1], "kind": "teleport"})]
+    lines = [
+        json.dumps(good[0]),
+        '{"a2a_record": 1, "kind": "exchange", "exchange": ',
+        json.dumps({**good[1], "kind": "teleport"}),
+    ]
     unary.write_text("\n".join(lines) + "\n")
     stream = stream_segment(segment(spool, 2, "sse"), [stream_of("versant-insights/stream-v1.sse", "s1")])
     data = stream.read_bytes().split(b"\n")
@@ -310,4 +328,5 @@ def test_open_segments_are_never_read(tmp_path):
         again = archive.ingest([str(spool / "*")])
         paths = [row[0] for row in archive.con.execute("SELECT path FROM sources").fetchall()]
     assert (summary.files, summary.quarantined, summary.unrecognised_files) == (1, 0, [])
-    assert again.files == 1 and paths == [str(closed)]
+    assert again.files == 1
+    assert paths == [str(closed)]
