@@ -247,8 +247,12 @@ def test_one_result_over_several_segments_is_one_origin_copy(tmp_path):
     assert stats["copies"] == stats["results"] == stats["origin_copies"] == stats["results_with_origin"]
     assert stats["quarantined"] == 0
     assert findings(db) == []
-    audit = json.loads(outputs(db)["audit --json"])
+    said = outputs(db)
+    audit = json.loads(said["audit --json"])
     assert audit["summary"]["copies"] == stats["results"]
+    with Archive.open(str(db)) as archive:
+        copies = archive.con.execute("SELECT DISTINCT copies FROM claim_citations").fetchall()
+    assert copies == [(1,)]
 
 
 def test_segments_ingested_one_by_one_in_any_order_give_the_same_archive(tmp_path):

@@ -93,7 +93,8 @@ def claim_citations(narrowed: str = EVERYTHING) -> str:
     """One row per claim and each citation of its result, over the results that pass `narrowed`.
 
     A claim is (result_key, Part content, pointer): the same claim stored in several copies of its
-    result is one claim, described by its most recent copy (`copies`: in how many it stands), and rests
+    result is one claim, described by its most recent copy (`copies`: in how many it stands, an origin
+    copy once however many segments repeat it: `copy_unit`), and rests
     on the citations of every copy. An uncited claim has one row with a NULL citation. A result stored
     once, as most are, needs no deduplication, so only results with several copies go through it.
     """
@@ -105,15 +106,15 @@ def claim_citations(narrowed: str = EVERYTHING) -> str:
         SELECT cl.value, cl.literal, cl.pointer, p.part_index, cl.content_hash, p.artifact_id,
                coalesce(p.message_id, r.message_id) AS message_id, r.task_id, r.context_id, r.agent,
                r.timestamp, r.source_path, r.source_sha256, cl.result_key, r.copy_id, cl.part_id, p.ordinal,
-               r.stored
+               r.stored, {copy_unit()} AS unit
         FROM (SELECT * FROM claims WHERE {narrowed}) cl
         JOIN parts p ON p.part_id = cl.part_id
         JOIN stored r ON r.copy_id = cl.copy_id),
     claim_once AS (
-        SELECT * EXCLUDE (ordinal, stored), 1 AS copies FROM claim_copies WHERE stored = 1
+        SELECT * EXCLUDE (ordinal, stored, unit), 1 AS copies FROM claim_copies WHERE stored = 1
         UNION ALL
-        SELECT * EXCLUDE (ordinal, stored),
-               count(*) OVER (PARTITION BY result_key, content_hash, pointer) AS copies
+        SELECT * EXCLUDE (ordinal, stored, unit),
+               count(DISTINCT unit) OVER (PARTITION BY result_key, content_hash, pointer) AS copies
         FROM claim_copies WHERE stored > 1
         QUALIFY row_number() OVER (PARTITION BY result_key, content_hash, pointer
                                    ORDER BY timestamp DESC NULLS LAST, source_path, ordinal) = 1),
