@@ -32,6 +32,7 @@ from .read.spool import is_open
 from .read.version import SourceVersion
 from .store.backend import archive_files
 from .store.leases import Holder, Leases
+from .store.views import counted_claims, counted_copies
 from .workers import Gauge, worker_pool
 
 STDIN = "<stdin>"
@@ -549,13 +550,13 @@ def _count_index(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None
         summary.claims,
         summary.agent_cards,
         summary.error_responses,
-    ) = con.execute("""
+    ) = con.execute(f"""
         SELECT (SELECT count(DISTINCT task_id) FROM results WHERE kind = 'task'),
                (SELECT count(DISTINCT result_key) FROM results),
-               (SELECT count(*) FROM results),
+               ({counted_copies()}),
                (SELECT count(*) FROM parts),
                (SELECT count(*) FROM citations),
-               (SELECT count(*) FROM claims),
+               ({counted_claims()}),
                (SELECT count(*) FROM agent_cards),
                (SELECT count(*) FROM rpc_errors)
     """).fetchone()

@@ -66,6 +66,20 @@ def copy_unit(alias: str = "r") -> str:
     return f"coalesce('origin' || chr(31) || {alias}.origin || chr(31) || {alias}.result_key, {alias}.copy_id)"
 
 
+def counted_claims() -> str:
+    """How many claim rows the archive holds, an origin copy's counted once however many of its spool
+    segments repeat them (what `stats` and ingest's summary call `claims`)."""
+    return f"""
+    SELECT count(*) FILTER (WHERE r.origin IS NULL)
+           + count(DISTINCT ({copy_unit()}, c.content_hash, c.pointer)) FILTER (WHERE r.origin IS NOT NULL)
+    FROM claims c JOIN results r ON r.copy_id = c.copy_id"""
+
+
+def counted_copies() -> str:
+    """How many stored copies the archive holds, an origin copy counted once (`stats`' `copies`)."""
+    return f"SELECT count(DISTINCT {copy_unit()}) FROM results r"
+
+
 ORIGIN_COPIES = """
 SELECT origin, result_key, any_value(kind) AS kind, any_value(task_id) AS task_id,
        any_value(message_id) AS message_id, bool_or(terminal) AS terminal,
