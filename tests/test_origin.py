@@ -334,3 +334,25 @@ def test_open_segments_are_never_read(tmp_path):
     assert (summary.files, summary.quarantined, summary.unrecognised_files) == (1, 0, [])
     assert again.files == 1
     assert paths == [str(closed)]
+
+
+def test_sarif_names_the_origin_copy_as_a_related_location(tmp_path):
+    from click.testing import CliRunner
+
+    from archiver.cli import main
+
+    origin = rest_stream(tmp_path / "spool")
+    db = tmp_path / "a.duckdb"
+    ingest(db, origin, SAMPLES / "versant-insights/rest-list-tasks.json")
+    result = CliRunner().invoke(main, ["audit", "--format", "sarif", "--db", str(db)])
+    dropped = [r for r in json.loads(result.output)["runs"][0]["results"] if r["ruleId"] == "dropped-part"]
+    assert dropped
+    for finding in dropped:
+        assert finding["relatedLocations"] == [
+            {
+                "id": 1,
+                "physicalLocation": {"artifactLocation": {"uri": origin.as_uri()}},
+                "message": {"text": "the origin copy"},
+            }
+        ]
+        assert "reference" not in finding["properties"]
