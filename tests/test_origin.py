@@ -356,3 +356,20 @@ def test_sarif_names_the_origin_copy_as_a_related_location(tmp_path):
             }
         ]
         assert "reference" not in finding["properties"]
+
+
+def test_an_uncited_origin_copy_over_two_segments_is_one_finding(tmp_path):
+    """The agent's uncited answer, recorded as it was sent and again as a later get returned it."""
+    spool = tmp_path / "spool"
+    sent = [
+        e
+        for e in rpc_exchanges("versant-insights/rpc-v1.jsonl", "x")
+        if e["request"]["method"] == "SendMessage" and "trend" in json.dumps(e["response"])
+    ]
+    assert len(sent) == 1
+    again = {**sent[0], "exchange": "y-1"}
+    segments = [unary_segment(segment(spool, 1), sent), unary_segment(segment(spool, 2), [again])]
+    db = tmp_path / "a.duckdb"
+    ingest(db, *segments)
+    uncited = findings(db, "uncited-result")
+    assert [(f.task_id, f.source_path) for f in uncited] == [("task-vrs-rpc-trend", str(segments[0]))]

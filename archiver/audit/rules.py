@@ -36,24 +36,26 @@ _CITATION_PART = """'citation ' || audit_part_place(p.location, p.part_index, co
     || ' in ' || audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id))"""
 
 # The copies to report on: in scope, holding claims, of a result no copy cites that has finished
-# (this copy or another is terminal: `audit_result_status`, made by `archiver.audit.summary`).
+# (this copy or another is terminal: `audit_result_status`, made by `archiver.audit.summary`); of an
+# origin copy spread over several spool segments, the segment holding the most claims.
 # How many numbers each states (claims, not distinct), where (its artifacts; whether an agent
 # message), and its first Part that holds one. Claims sit only in an agent's data Parts that are
 # no citation, so only those Parts are read.
-UNCITED_RESULT = """
+UNCITED_RESULT = f"""
 WITH uncited AS MATERIALIZED (
     SELECT r.copy_id, r.result_key, r.kind, r.task_id, r.message_id, r.context_id, r.source_path, r.locator,
            r.record_ids[1] AS record_id
     FROM results r
     WHERE r.claims > 0 AND audit_copy_in_scope(r.copy_id)
       AND r.result_key IN (SELECT result_key FROM audit_result_status WHERE finished AND NOT cited_any)
+    QUALIFY row_number() OVER (PARTITION BY {views.copy_unit()} ORDER BY r.claims DESC, r.source_path) = 1
 ),
 numbered AS (
     SELECT part_id, count(*) AS numbers FROM claims WHERE copy_id IN (SELECT copy_id FROM uncited) GROUP BY part_id
 ),
 quantitative AS (
     SELECT p.copy_id, sum(n.numbers) AS numbers,
-           arg_min({'message_id': p.message_id, 'artifact_id': p.artifact_id, 'part_index': p.part_index},
+           arg_min({{'message_id': p.message_id, 'artifact_id': p.artifact_id, 'part_index': p.part_index}},
                    p.ordinal) AS first,
            list_sort(list(DISTINCT coalesce(p.artifact_name, p.artifact_id))
                      FILTER (WHERE p.location = 'artifact')) AS artifacts,
