@@ -590,7 +590,8 @@ def follow(
     (unchanged) and skipped. One process writes: the archive stays open, and locked, while it follows.
     """
     if not os.path.isdir(directory):
-        raise InputError(f"{shown(directory)}: no such directory")
+        why = "not a spool directory" if os.path.exists(directory) else "no such directory"
+        raise InputError(f"{shown(directory)}: {why}")
     total, seen = IngestSummary(), {}
     while True:
         fresh = _fresh(directory, seen)
