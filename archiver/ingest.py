@@ -28,7 +28,7 @@ from .load.writer import PENDING_BYTES, alias_row, write_aliases, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read import stores
 from .read.containers import SourceFile, shown
-from .read.spool import is_open
+from .read.segments import is_open
 from .read.version import SourceVersion
 from .store.backend import archive_files
 from .store.leases import Holder, Leases

@@ -27,7 +27,7 @@ from .load.spool import Spool
 from .read.containers import SourceFile, read_records, whole_file
 from .read.decode import decode, nesting_depth
 from .read.records import Record
-from .read.spool import SEGMENTS
+from .read.segments import SEGMENTS
 from .read.version import SourceVersion
 from .understand.assemble import FileAssembly
 from .understand.dialects import NotUnderstoodError, task_of_store_row

@@ -29,7 +29,7 @@ import orjson
 
 from ..errors import RecordError
 from .records import Record
-from .spool import STREAM_SEGMENT, UNARY_SEGMENT, read_stream_segment, segment_kind
+from .segments import STREAM_SEGMENT, UNARY_SEGMENT, read_stream_segment, segment_kind
 
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -19,4 +19,4 @@ class Record:
     payload: bytes | None = None  # the JSON text inside the record, when it differs from raw
     value: Any = None  # a decoded row (SQLite), where no JSON decoding is needed
     error: str | None = None  # why the container could not yield JSON here
-    envelope: bytes | None = None  # a spool segment's envelope (`archiver.read.spool`): its JSON text
+    envelope: bytes | None = None  # a spool segment's envelope (`archiver.read.segments`): its JSON text
