@@ -373,3 +373,24 @@ def test_an_uncited_origin_copy_over_two_segments_is_one_finding(tmp_path):
     ingest(db, *segments)
     uncited = findings(db, "uncited-result")
     assert [(f.task_id, f.source_path) for f in uncited] == [("task-vrs-rpc-trend", str(segments[0]))]
+
+
+def test_the_parts_of_an_origin_copy_over_two_segments_are_found_once(tmp_path):
+    """The agent's answers recorded as they were sent and again as later calls returned them: one origin copy
+    each, so the audit finds what it finds in the first segment alone, once (invalid citations, small bases)."""
+    spool = tmp_path / "spool"
+    sent = rpc_exchanges("legacy-funnel/rpc-v03.jsonl", "x", "0.3")
+    again = [{**e, "exchange": f"y-{n}"} for n, e in enumerate(sent)]
+    first, second = unary_segment(segment(spool, 1), sent), unary_segment(segment(spool, 2), again)
+    alone, both = tmp_path / "alone.duckdb", tmp_path / "both.duckdb"
+    ingest(alone, first)
+    ingest(both, first, second)
+
+    def said(db: Path) -> list[tuple]:
+        with Archive.open(str(db)) as archive:
+            report = archive.audit(min_base=10_000)
+        return sorted((f.rule, f.task_id, f.artifact_id, f.part_index, f.source_path, f.detail) for f in report.findings)
+
+    found = said(both)
+    assert {"invalid-citation", "small-base"} <= {rule for rule, *_ in found}
+    assert found == said(alone)

@@ -30,6 +30,14 @@ _PART_COLUMNS = """
     r.result_key, r.task_id, coalesce(p.message_id, r.message_id) AS message_id, r.context_id, p.artifact_id,
     p.part_index, r.source_path, coalesce(rec.locator, r.locator) AS locator, rec.line"""
 
+# A Part of an origin copy spread over several spool segments (a send, then a get) is one Part: reported
+# once, where it was first recorded. Other copies' Parts are each their own.
+_ONE_PER_ORIGIN_PART = f"""
+QUALIFY r.origin IS NULL OR row_number() OVER (
+    PARTITION BY {views.copy_unit()}, p.location, p.artifact_id, coalesce(p.message_id, r.message_id), p.part_index,
+                 p.content_hash
+    ORDER BY r.source_path, rec.line) = 1"""
+
 # `citation Part 2 of artifact "nps" in task t2`, for findings about one citation Part.
 _CITATION_PART = """'citation ' || audit_part_place(p.location, p.part_index, coalesce(p.artifact_name, p.artifact_id),
                                      coalesce(p.message_id, r.message_id))
@@ -101,6 +109,7 @@ FROM (SELECT * FROM citations
 JOIN parts p ON p.part_id = c.part_id AND p.is_citation
 JOIN results r ON r.copy_id = c.copy_id
 {_COPY_RECORD}
+{_ONE_PER_ORIGIN_PART}
 """
 
 _CITED_PART_COLUMNS = """result_key, task_id, message_id, context_id, artifact_id, part_index, source_path, locator,
@@ -233,6 +242,7 @@ FROM parts p
 JOIN results r ON r.copy_id = p.copy_id
 {_COPY_RECORD}
 WHERE p.kind = 'unknown' AND audit_copy_in_scope(p.copy_id)
+{_ONE_PER_ORIGIN_PART}
 """
 
 CARD_MODE_UNDECLARED = """
