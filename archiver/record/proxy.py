@@ -1,0 +1,374 @@
+"""The recording proxy: an ASGI application forwarding every request to the upstream agent and every
+response back, byte for byte and as it arrives, handing a copy of each to the background thread."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+
+from .metrics import RecordMetrics
+from .segments import RECORD_VERSION, timestamp
+from .wire import EventSplitter, binding_of, forwarded, header, protocol_of, recorded_headers
+
+log = logging.getLogger("archiver.record")
+
+RECORD_MAX_BYTES = 32 * 2**20
+
+
+@dataclass(frozen=True)
+class ProxySettings:
+    upstream: str
+    proxy_id: str
+    record_max_bytes: int = RECORD_MAX_BYTES
+    connect_timeout: float = 5.0
+    read_timeout: float | None = 300.0
+    rewrite_card: str | None = None
+    """The proxy's public URL: the agent card's URLs are rewritten to it (only when given)."""
+
+
+class RecordingProxy:
+    """The ASGI application. `/-/health` and `/-/metrics` are the proxy's own; every other path is the
+    agent's."""
+
+    def __init__(self, settings: ProxySettings, background, metrics: RecordMetrics) -> None:
+        self.settings, self.background, self.metrics = settings, background, metrics
+        self.upstream = settings.upstream.rstrip("/")
+        self.client: httpx.AsyncClient | None = None
+        self.connections: OrderedDict = OrderedDict()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            if scope["path"] == "/-/health":
+                await _reply(send, 200, orjson.dumps(self.metrics.health()), b"application/json")
+            elif scope["path"] == "/-/metrics":
+                await _reply(send, 200, self.metrics.text(), b"text/plain; version=0.0.4; charset=utf-8")
+            else:
+                await Exchange(self, scope, receive, send).run()
+
+    async def _lifespan(self, receive, send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.background.start()
+                self.open()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.close()
+                await asyncio.to_thread(self.background.stop)
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def open(self) -> None:
+        timeout = httpx.Timeout(self.settings.read_timeout, connect=self.settings.connect_timeout)
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=1000)
+        self.client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False)
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+
+    def connection(self, scope) -> str:
+        """An id for the client's TCP connection (by its address; the latest 65536 are remembered)."""
+        client = tuple(scope.get("client") or ("", 0))
+        known = self.connections.get(client)
+        if known is None:
+            known = self.connections[client] = uuid.uuid4().hex[:16]
+            if len(self.connections) > 65536:
+                self.connections.popitem(last=False)
+        return known
+
+
+async def _reply(send, status: int, body: bytes, content_type: bytes) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class ClientGone(Exception):  # noqa: N818 - the client's own word for it
+    """The client disconnected before the exchange ended."""
+
+
+class Exchange:
+    """One request and its response, forwarded, and recorded once it ends."""
+
+    def __init__(self, proxy: RecordingProxy, scope, receive, send) -> None:
+        self.proxy, self.scope, self.receive, self.send = proxy, scope, receive, send
+        self.cap = proxy.settings.record_max_bytes
+        self.id = uuid.uuid4().hex
+        self.time = timestamp()
+        self.request_body: list[bytes] = []
+        self.request_size = 0
+        self.request_done = False
+
+    async def run(self) -> None:
+        scope, proxy = self.scope, self.proxy
+        headers = forwarded(scope["headers"])
+        url = proxy.upstream + scope["raw_path"].decode("latin-1")
+        if scope["query_string"]:
+            url += "?" + scope["query_string"].decode("latin-1")
+        content = await self._content()
+        request = httpx.Request(scope["method"], url, headers=headers, content=content)
+        try:
+            response = await proxy.client.send(request, stream=True)
+        except ClientGone:
+            return
+        except httpx.TimeoutException as exc:
+            await self._refuse(504, "timeout", f"the upstream agent at {proxy.upstream} did not answer in time", exc)
+            return
+        except httpx.HTTPError as exc:
+            await self._refuse(502, "unreachable", f"the upstream agent at {proxy.upstream} is unreachable", exc)
+            return
+        try:
+            await self._respond(response)
+        finally:
+            await response.aclose()
+
+    async def _content(self):
+        """The request body: bytes when it came in one piece, else an iterator streaming it upstream."""
+        message = await self.receive()
+        if message["type"] == "http.disconnect":
+            raise_gone()
+        body = message.get("body", b"")
+        self._keep_request(body)
+        if not message.get("more_body"):
+            self.request_done = True
+            return body
+        return self._more(body)
+
+    async def _more(self, first: bytes):
+        yield first
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                raise_gone()
+            body = message.get("body", b"")
+            self._keep_request(body)
+            if body:
+                yield body
+            if not message.get("more_body"):
+                self.request_done = True
+                return
+
+    def _keep_request(self, body: bytes) -> None:
+        self.request_size += len(body)
+        if self.request_size <= self.cap:
+            self.request_body.append(body)
+        else:
+            self.request_body = []
+
+    async def _refuse(self, status: int, reason: str, text: str, exc: Exception) -> None:
+        self.proxy.metrics.upstream_errors.labels(reason).inc()
+        log.warning("archiver record: %s (%s)", text, type(exc).__name__)
+        body = orjson.dumps({"error": {"code": status, "message": f"archiver record: {text}"}})
+        with contextlib.suppress(OSError):
+            await _reply(self.send, status, body, b"application/json")
+
+    def envelope(self, kind: str, response: httpx.Response) -> dict:
+        """The envelope fields an exchange and a stream-open share (the spool contract, docs/record.md)."""
+        request, request_raw = _parsed(self.request_body, self.request_size, self.cap)
+        path = self.scope["path"]
+        found = {
+            "a2a_record": RECORD_VERSION,
+            "kind": kind,
+            "proxy": self.proxy.settings.proxy_id,
+            "upstream": self.proxy.upstream,
+            "connection": self.proxy.connection(self.scope),
+            "exchange": self.id,
+            "time": self.time,
+            "method": self.scope["method"],
+            "path": path,
+            "query": self.scope["query_string"].decode("latin-1"),
+            "binding": binding_of(path, request),
+            "protocol": protocol_of(path, request, header(self.scope["headers"], b"a2a-version")),
+            "status": response.status_code,
+            "request_headers": recorded_headers(self.scope["headers"]),
+            "response_headers": recorded_headers(response.headers.raw),
+            "request": request,
+        }
+        _add_raw(found, "request", request_raw, self.request_size > self.cap)
+        return found
+
+    async def _respond(self, response: httpx.Response) -> None:
+        content_type = response.headers.get("content-type", "")
+        if content_type.startswith("text/event-stream"):
+            await Stream(self, response).run()
+            return
+        headers = forwarded(response.headers.raw)
+        if self.proxy.settings.rewrite_card and _card_path(self.scope["path"]):
+            await self._rewritten_card(response, headers)
+            return
+        await self.send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        kept, size = [], 0
+        async for chunk in response.aiter_raw():
+            size += len(chunk)
+            if size <= self.cap:
+                kept.append(chunk)
+            elif kept:
+                kept = []
+            await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await self.send({"type": "http.response.body", "body": b""})
+        self.record(response, kept, size)
+
+    def record(self, response: httpx.Response, kept: list[bytes], size: int) -> None:
+        envelope = self.envelope("exchange", response)
+        parsed, raw = _parsed(kept, size, self.cap)
+        envelope["time_end"] = timestamp()
+        envelope["response"] = parsed
+        _add_raw(envelope, "response", raw, size > self.cap)
+        self.proxy.metrics.requests.labels(envelope["binding"]).inc()
+        self.proxy.background.put(("exchange", envelope), self.request_size + size)
+
+    async def _rewritten_card(self, response: httpx.Response, headers: list) -> None:
+        body = await response.aread()
+        shown = body
+        with contextlib.suppress(orjson.JSONDecodeError):
+            card = orjson.loads(body)
+            if isinstance(card, dict) and response.status_code == 200:
+                shown = orjson.dumps(rewrite_card(card, self.proxy.upstream, self.proxy.settings.rewrite_card))
+        headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(shown)).encode()))
+        await self.send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        await self.send({"type": "http.response.body", "body": shown})
+        self.record(response, [body], len(body))
+
+
+def raise_gone() -> None:
+    raise ClientGone
+
+
+_CARD_SUFFIXES = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+
+
+def _card_path(path: str) -> bool:
+    return path.endswith(_CARD_SUFFIXES)
+
+
+def rewrite_card(card: dict, upstream: str, public: str) -> dict:
+    """The card with its URLs (`url`, and those of `supportedInterfaces` and `additionalInterfaces`) on the
+    upstream's origin moved to `public`, the proxy's URL."""
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(upstream))
+    public = public.rstrip("/")
+
+    def moved(url):
+        return public + url[len(origin) :] if isinstance(url, str) and url.startswith(origin) else url
+
+    card = dict(card)
+    if "url" in card:
+        card["url"] = moved(card["url"])
+    for key in ("supportedInterfaces", "supported_interfaces", "additionalInterfaces"):
+        if isinstance(card.get(key), list):
+            card[key] = [
+                {**item, "url": moved(item.get("url"))} if isinstance(item, dict) and "url" in item else item
+                for item in card[key]
+            ]
+    return card
+
+
+def _parsed(chunks: list[bytes], size: int, cap: int) -> tuple[object, bytes | None]:
+    """A body as the spool keeps it: (its JSON, None), or (None, its bytes) when it is no JSON, or
+    (None, None) when it is empty or over the cap."""
+    if size == 0 or size > cap:
+        return None, None
+    body = b"".join(chunks)
+    try:
+        return orjson.loads(body), None
+    except orjson.JSONDecodeError:
+        return None, body
+
+
+def _add_raw(envelope: dict, key: str, raw: bytes | None, truncated: bool) -> None:
+    if raw:
+        envelope[f"{key}_base64"] = base64.b64encode(raw).decode()
+    if truncated:
+        envelope[f"{key}_truncated"] = True
+
+
+class Stream:
+    """An SSE response: forwarded chunk by chunk as it arrives; each event recorded as it ends."""
+
+    def __init__(self, exchange: Exchange, response: httpx.Response) -> None:
+        self.exchange, self.response = exchange, response
+        self.splitter = EventSplitter(exchange.cap)
+        self.events = 0
+        self.end = "complete"
+
+    async def run(self) -> None:
+        exchange, response = self.exchange, self.response
+        proxy = exchange.proxy
+        opening = exchange.envelope("stream_open", response)
+        opening["kind"] = "stream-open"
+        proxy.metrics.requests.labels(opening["binding"]).inc()
+        proxy.background.put(("stream_open", opening), exchange.request_size)
+        proxy.metrics.open_streams.inc()
+        try:
+            await self._forward(response)
+        finally:
+            proxy.metrics.open_streams.dec()
+            if self.splitter.oversized:
+                proxy.metrics.lost("too-large", "an SSE event over --record-max-bytes", self.splitter.oversized)
+            ending = {
+                "a2a_record": RECORD_VERSION,
+                "kind": "stream-end",
+                "exchange": exchange.id,
+                "time": timestamp(),
+                "events": self.events,
+                "status": response.status_code,
+                "end": self.end,
+            }
+            proxy.background.put(("stream_end", ending))
+
+    async def _forward(self, response: httpx.Response) -> None:
+        send = self.exchange.send
+        headers = forwarded(response.headers.raw)
+        await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        relay = asyncio.ensure_future(self._relay(response))
+        gone = asyncio.ensure_future(self._disconnect()) if self.exchange.request_done else None
+        try:
+            if gone is None:
+                await relay
+            else:
+                await asyncio.wait({relay, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if not relay.done():
+                    self.end = "client-disconnected"
+                    relay.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await relay
+                else:
+                    relay.result()
+        except OSError:
+            self.end = "client-disconnected"
+        except (httpx.HTTPError, ClientGone) as exc:
+            self.end = "client-disconnected" if isinstance(exc, ClientGone) else "upstream-error"
+            if self.end == "upstream-error":
+                self.exchange.proxy.metrics.upstream_errors.labels("stream-broken").inc()
+        except asyncio.CancelledError:
+            self.end = "proxy-shutdown"
+            raise
+        finally:
+            for task in (relay, gone):
+                if task is not None and not task.done():
+                    task.cancel()
+
+    async def _disconnect(self) -> None:
+        while (await self.exchange.receive())["type"] != "http.disconnect":
+            pass
+
+    async def _relay(self, response: httpx.Response) -> None:
+        send, put, exchange = self.exchange.send, self.exchange.proxy.background.put, self.exchange.id
+        async for chunk in response.aiter_raw():
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            for event in self.splitter.feed(chunk):
+                put(("event", exchange, self.events, timestamp(), event), len(event))
+                self.events += 1
+        await send({"type": "http.response.body", "body": b""})
