@@ -1,0 +1,114 @@
+"""`archiver record`: the real a2a-sdk 1.3.0 server and client through the recording proxy (JSON-RPC, REST,
+SSE streaming; v1.0 and the v0.3 compat binding). The client's results through the proxy are the same bytes
+as over a direct connection, and the spool, read per its contract, holds exactly what the client received."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import ExitStack
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+from a2a.client import ClientConfig, ClientFactory
+from a2a.types import a2a_pb2 as pb
+from google.protobuf.json_format import ParseDict
+
+from archiver.record.serve import ProxyThread, RecordOptions
+from tests.record_support import ServerThread, TeeTransport, read_spool, sdk13_agent, sse_events
+from tests.servers import free_port
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture
+def stack():
+    with ExitStack() as opened:
+        yield opened
+
+
+def start_agent(stack: ExitStack, name: str = "Quant agent", delay: float = 0.0) -> ServerThread:
+    port = free_port()
+    app, _ = sdk13_agent(name, f"http://127.0.0.1:{port}", delay)
+    return stack.enter_context(ServerThread(app, port))
+
+
+def start_proxy(stack: ExitStack, upstream: str, spool: Path, **options) -> str:
+    proxy = ProxyThread(RecordOptions(upstream, spool, port=free_port(), **options)).start()
+    stack.callback(proxy.stop)
+    return f"http://127.0.0.1:{proxy.server.config.port}"
+
+
+def stopped(stack: ExitStack) -> None:
+    """Stop the servers and the proxy (which closes its segments)."""
+    stack.close()
+
+
+CASES = [
+    ("JSONRPC", "1.0", False),
+    ("JSONRPC", "1.0", True),
+    ("HTTP+JSON", "1.0", False),
+    ("HTTP+JSON", "1.0", True),
+    ("JSONRPC", "0.3", False),
+    ("JSONRPC", "0.3", True),
+    ("HTTP+JSON", "0.3", False),
+    ("HTTP+JSON", "0.3", True),
+]
+
+
+async def converse(base: str, binding: str, version: str, streaming: bool, tee: TeeTransport) -> list[bytes]:
+    """The scripted conversation through the SDK's own client; each result it returned, serialised."""
+    async with httpx.AsyncClient(transport=tee) as http:
+        card = ParseDict((await http.get(f"{base}/.well-known/agent-card.json")).json(), pb.AgentCard())
+        path = "/a2a/jsonrpc" if binding == "JSONRPC" else "/a2a/rest"
+        del card.supported_interfaces[:]
+        card.supported_interfaces.append(
+            pb.AgentInterface(url=base + path, protocol_binding=binding, protocol_version=version)
+        )
+        config = ClientConfig(httpx_client=http, streaming=streaming, supported_protocol_bindings=[binding])
+        client = ClientFactory(config).create(card)
+        results = []
+        for n, words in enumerate(["message", "task", "long 5", "uncited", "lost-type"]):
+            message = pb.Message(message_id=f"m{n}", context_id=f"ctx{n}", role=pb.Role.ROLE_USER,
+                                 parts=[pb.Part(text=words)])  # fmt: skip
+            async for event in client.send_message(pb.SendMessageRequest(message=message)):
+                results.append(event.SerializeToString(deterministic=True))
+        task = await client.get_task(pb.GetTaskRequest(id="task-ctx1"))
+        results.append(task.SerializeToString(deterministic=True))
+        return results
+
+
+@pytest.mark.parametrize(("binding", "version", "streaming"), CASES)
+def test_sdk_client_through_the_proxy_gets_what_it_gets_directly_and_the_spool_holds_it(
+    stack, tmp_path, binding, version, streaming
+):
+    direct, upstream = start_agent(stack), start_agent(stack)
+    proxy = start_proxy(stack, upstream.url, tmp_path / "spool")
+    direct_results = asyncio.run(converse(direct.url, binding, version, streaming, TeeTransport()))
+    tee = TeeTransport()
+    proxied_results = asyncio.run(converse(proxy, binding, version, streaming, tee))
+    stopped(stack)
+
+    assert proxied_results == direct_results
+    assert len(direct_results) == (19 if streaming else 6)
+    spool = read_spool(tmp_path / "spool")
+    assert not list((tmp_path / "spool").glob("*.open"))
+    streams = list(spool["streams"].values())
+    exchanges = spool["exchanges"]
+    sent_unary = [entry for entry in tee.log if not entry["content_type"].startswith("text/event-stream")]
+    sent_streams = [entry for entry in tee.log if entry["content_type"].startswith("text/event-stream")]
+    assert len(exchanges) == len(sent_unary) and len(streams) == len(sent_streams)
+    for envelope, entry in zip(exchanges, sent_unary, strict=True):
+        assert (envelope["method"], envelope["path"], envelope["status"]) == (entry["method"], entry["path"], 200)
+        assert envelope["response"] == orjson.loads(entry["response"])
+        assert envelope["request"] == (orjson.loads(entry["request"]) if entry["request"] else None)
+    assert exchanges[0]["binding"] == "card"
+    assert {e["binding"] for e in exchanges[1:]} == {"jsonrpc" if binding == "JSONRPC" else "rest"}
+    assert {e["protocol"] for e in exchanges[1:]} == {version}
+    for stream, entry in zip(streams, sent_streams, strict=True):
+        assert [seq for seq, _, _ in stream["events"]] == list(range(len(stream["events"])))
+        assert [event for _, _, event in stream["events"]] == sse_events(entry["response"])
+        assert stream["opens"][0]["request"] == orjson.loads(entry["request"])
+        assert stream["opens"][0]["protocol"] == version
+        assert stream["end"]["end"] == "complete" and stream["end"]["events"] == len(stream["events"])
