@@ -72,8 +72,8 @@ async def converse(base: str, binding: str, version: str, streaming: bool, tee: 
         for n, words in enumerate(["message", "task", "long 5", "uncited", "lost-type"]):
             message = pb.Message(message_id=f"m{n}", context_id=f"ctx{n}", role=pb.Role.ROLE_USER,
                                  parts=[pb.Part(text=words)])  # fmt: skip
-            async for event in client.send_message(pb.SendMessageRequest(message=message)):
-                results.append(event.SerializeToString(deterministic=True))
+            sent = client.send_message(pb.SendMessageRequest(message=message))
+            results += [event.SerializeToString(deterministic=True) async for event in sent]
         task = await client.get_task(pb.GetTaskRequest(id="task-ctx1"))
         results.append(task.SerializeToString(deterministic=True))
         return results
@@ -98,7 +98,8 @@ def test_sdk_client_through_the_proxy_gets_what_it_gets_directly_and_the_spool_h
     exchanges = spool["exchanges"]
     sent_unary = [entry for entry in tee.log if not entry["content_type"].startswith("text/event-stream")]
     sent_streams = [entry for entry in tee.log if entry["content_type"].startswith("text/event-stream")]
-    assert len(exchanges) == len(sent_unary) and len(streams) == len(sent_streams)
+    assert len(exchanges) == len(sent_unary)
+    assert len(streams) == len(sent_streams)
     for envelope, entry in zip(exchanges, sent_unary, strict=True):
         assert (envelope["method"], envelope["path"], envelope["status"]) == (entry["method"], entry["path"], 200)
         assert envelope["response"] == orjson.loads(entry["response"])
@@ -111,4 +112,79 @@ def test_sdk_client_through_the_proxy_gets_what_it_gets_directly_and_the_spool_h
         assert [event for _, _, event in stream["events"]] == sse_events(entry["response"])
         assert stream["opens"][0]["request"] == orjson.loads(entry["request"])
         assert stream["opens"][0]["protocol"] == version
-        assert stream["end"]["end"] == "complete" and stream["end"]["events"] == len(stream["events"])
+        assert stream["end"]["end"] == "complete"
+        assert stream["end"]["events"] == len(stream["events"])
+
+
+def test_live_conformance_counts_each_violation_per_agent_and_writes_one_alert_line(stack, tmp_path):
+    upstream = start_agent(stack, name="Northwind quant")
+    proxy = start_proxy(stack, upstream.url, tmp_path / "spool", alerts=tmp_path / "alerts.jsonl")
+    asyncio.run(converse(proxy, "JSONRPC", "1.0", True, TeeTransport()))  # also a tasks/get of task-ctx1
+    metrics = httpx.get(f"{proxy}/-/metrics").text
+    stopped(stack)
+
+    alerts = [orjson.loads(line) for line in (tmp_path / "alerts.jsonl").read_bytes().splitlines()]
+    assert [(a["rule"], a["result"], a["severity"]) for a in alerts] == [
+        ("invalid-citation", "task:task-ctx1", "error"),
+        ("uncited-result", "task:task-ctx3", "error"),
+        ("citation-type-lost", "message:reply-m4", "error"),
+    ]
+    assert {a["agent"] for a in alerts} == {"Northwind quant"}
+    assert alerts[0]["detail"] == (
+        'citation Part 1 of artifact "answer" in task task-ctx1 fails Citations v1: base.n is missing'
+    )
+    assert alerts[1]["detail"] == 'task task-ctx3 states 2 numbers in artifact "answer" and carries no citation Part'
+    assert alerts[2]["detail"] == (
+        "data Part 2 of message reply-m4 in message reply-m4 carries a citation's fields (study, period, base, "
+        "source) but no media type, so consumers do not recognise it as a citation"
+    )
+    for rule in ("invalid-citation", "uncited-result", "citation-type-lost"):
+        assert f'archiver_record_violations_total{{agent="Northwind quant",rule="{rule}"}} 1.0' in metrics
+
+
+def test_the_card_passes_unchanged_unless_asked_to_point_at_the_proxy(stack, tmp_path):
+    upstream = start_agent(stack)
+    plain = start_proxy(stack, upstream.url, tmp_path / "plain")
+    rewriting = start_proxy(stack, upstream.url, tmp_path / "rewriting", rewrite_card=True)
+    direct = httpx.get(f"{upstream.url}/.well-known/agent-card.json")
+    through = httpx.get(f"{plain}/.well-known/agent-card.json")
+    rewritten = httpx.get(f"{rewriting}/.well-known/agent-card.json").json()
+    assert through.content == direct.content
+    assert [(k, v) for k, v in through.headers.items() if k != "date"] == [
+        (k, v) for k, v in direct.headers.items() if k != "date"
+    ]
+    assert [i["url"] for i in rewritten["supportedInterfaces"]] == [f"{rewriting}/a2a/jsonrpc", f"{rewriting}/a2a/rest"]
+    assert {k: v for k, v in rewritten.items() if k != "supportedInterfaces"} == {
+        k: v for k, v in direct.json().items() if k != "supportedInterfaces"
+    }
+
+
+def test_segments_rotate_by_size_and_a_long_stream_continues_in_the_next(stack, tmp_path):
+    upstream = start_agent(stack)
+    proxy = start_proxy(stack, upstream.url, tmp_path / "spool", segment_bytes=4000)
+    tee = TeeTransport()
+    asyncio.run(converse(proxy, "HTTP+JSON", "1.0", True, tee))
+    stopped(stack)
+
+    names = sorted(path.name for path in (tmp_path / "spool").iterdir())
+    assert len([n for n in names if n.endswith(".sse")]) > 3
+    assert all(n.startswith("rec-") and n.split("-")[3][:6].isdigit() for n in names)
+    assert [n.split("-")[3] for n in names] == sorted(n.split("-")[3] for n in names)  # written in name order
+    long = read_spool(tmp_path / "spool")["streams"]
+    stream = next(s for s in long.values() if s["opens"][0]["request"]["message"]["parts"][0]["text"] == "long 5")
+    assert len(stream["opens"]) > 1
+    assert [o.get("continued", False) for o in stream["opens"]] == [False] + [True] * (len(stream["opens"]) - 1)
+    assert [seq for seq, _, _ in stream["events"]] == list(range(8))
+    sent = next(e for e in tee.log if b"long 5" in e["request"])
+    assert [event for _, _, event in stream["events"]] == sse_events(sent["response"])
+
+
+def test_segments_close_by_age(stack, tmp_path):
+    upstream = start_agent(stack)
+    proxy = start_proxy(stack, upstream.url, tmp_path / "spool", segment_seconds=0.2)
+    httpx.get(f"{proxy}/.well-known/agent-card.json")
+    for _ in range(100):
+        if list((tmp_path / "spool").glob("*.jsonl")):
+            break
+        asyncio.run(asyncio.sleep(0.05))
+    assert [p.suffix for p in (tmp_path / "spool").iterdir()] == [".jsonl"]  # closed while the proxy runs

@@ -45,40 +45,56 @@ class Violation:
 
 
 def violations(copy: StoredCopy) -> list[Violation]:
-    """The live rules' findings on one completed result."""
+    """The live rules' findings on one completed result, worded as the audit words them."""
     found: list[Violation] = []
-    claims, cited = 0, False
+    what = f"task {copy.task_id}" if copy.kind == "task" else f"message {copy.message_id}"
+    claims: dict[str, int] = {}  # where numbers are stated: how many
+    cited = False
     for located in copy.located_parts():
         part = located.part
         citation, leaves = judged(part.kind, part.data, part.media_type, located.role)
-        claims += len(leaves)
-        if citation is None:
-            continue
-        cited = True
-        place = _place(located)
-        if not citation.valid:
-            found.append(_finding("invalid-citation", copy, f"citation {place} fails Citations v1: "
-                                  + "; ".join(citation.problems)))  # fmt: skip
-        if citation.inferred:
-            media = f"media type {part.media_type}" if part.media_type else "no media type"
-            found.append(_finding("citation-type-lost", copy, f"data {place} carries a citation's fields but "
-                                  f"{media}, so consumers do not recognise it as a citation"))  # fmt: skip
+        if leaves:
+            where = f'artifact "{_artifact_name(located)}"' if located.location == "artifact" else "an agent message"
+            claims[where] = claims.get(where, 0) + len(leaves)
+        if citation is not None:
+            cited = True
+            found += _citation_findings(copy, citation, located, what)
     if claims and not cited:
-        found.insert(0, _finding("uncited-result", copy, f"states {claims} number{'s' * (claims != 1)} "
-                                 "and carries no citation Part"))  # fmt: skip
+        numbers = sum(claims.values())
+        places = " and ".join(sorted(claims, key=lambda place: place == "an agent message"))
+        detail = f"{what} states {numbers} number{'s' * (numbers != 1)} in {places} and carries no citation Part"
+        found.insert(0, _finding("uncited-result", copy, detail))
     return found
+
+
+def _citation_findings(copy: StoredCopy, citation, located, what: str) -> list[Violation]:
+    place = f"{_place(located)} in {what}"
+    found = []
+    if not citation.valid:
+        found.append(
+            _finding("invalid-citation", copy, f"citation {place} fails Citations v1: " + "; ".join(citation.problems))
+        )
+    if citation.inferred:
+        part = located.part
+        keys = ", ".join(key for key in ("study", "period", "base", "source") if key in part.data)
+        media = f"media type {part.media_type}" if part.media_type else "no media type"
+        found.append(_finding("citation-type-lost", copy, f"data {place} carries a citation's fields ({keys}) but "
+                              f"{media}, so consumers do not recognise it as a citation"))  # fmt: skip
+    return found
+
+
+def _artifact_name(located) -> str:
+    return located.artifact.name or located.artifact.artifact_id
 
 
 def _place(located) -> str:
     if located.location == "artifact":
-        artifact = located.artifact
-        return f'Part {located.part_index} of artifact "{artifact.name or artifact.artifact_id}"'
+        return f'Part {located.part_index} of artifact "{_artifact_name(located)}"'
     return f"Part {located.part_index} of message {located.message.message_id}"
 
 
 def _finding(rule: str, copy: StoredCopy, detail: str) -> Violation:
-    what = f"task {copy.task_id}" if copy.kind == "task" else f"message {copy.message_id}"
-    return Violation(rule, RULES_BY_ID[rule].severity, copy.key, copy.task_id, copy.message_id, f"{what} {detail}")
+    return Violation(rule, RULES_BY_ID[rule].severity, copy.key, copy.task_id, copy.message_id, detail)
 
 
 class LiveChecker:
