@@ -715,7 +715,14 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
 
 @main.command()
 @click.option("--upstream", required=True, metavar="URL", help="The A2A agent to forward to (http://host:port).")
-@click.option("--listen", default="127.0.0.1:8787", show_default=True, callback=_listen, metavar="HOST:PORT")
+@click.option(
+    "--listen",
+    default="127.0.0.1:8787",
+    show_default=True,
+    callback=_listen,
+    metavar="HOST:PORT",
+    help="Where the proxy takes the clients' requests.",
+)
 @click.option(
     "--spool",
     type=click.Path(file_okay=False, path_type=Path),
@@ -725,8 +732,20 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
 )
 @click.option("--db", default=None, help="Also ingest each closed segment into this archive, from this process.")
 @click.option("--wait", type=float, default=1.0, show_default=True, help="Seconds to wait for a locked archive.")
-@click.option("--segment-bytes", type=click.IntRange(1), default=64 * 2**20, show_default=True)
-@click.option("--segment-seconds", type=click.FloatRange(0.01), default=60.0, show_default=True)
+@click.option(
+    "--segment-bytes",
+    type=click.IntRange(1),
+    default=64 * 2**20,
+    show_default=True,
+    help="A segment is closed at this size.",
+)
+@click.option(
+    "--segment-seconds",
+    type=click.FloatRange(0.01),
+    default=60.0,
+    show_default=True,
+    help="A segment is closed this long after it was opened.",
+)
 @click.option(
     "--record-max-bytes",
     type=click.IntRange(1),
