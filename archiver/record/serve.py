@@ -145,6 +145,11 @@ class ProxyThread:
             threading.Event().wait(0.01)
         return self
 
+    @property
+    def port(self) -> int:
+        """The port it listens on (the one the system chose, for `port=0`)."""
+        return self.server.servers[0].sockets[0].getsockname()[1]
+
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join()
