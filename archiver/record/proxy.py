@@ -131,6 +131,8 @@ class Exchange:
             return
         try:
             await self._respond(response)
+        except OSError:  # the client left before the response was sent whole: nothing to record
+            log.info("archiver record: the client left %s %s before its response ended", scope["method"], scope["path"])
         finally:
             await response.aclose()
 
@@ -371,4 +373,7 @@ class Stream:
             for event in self.splitter.feed(chunk):
                 put(("event", exchange, self.events, timestamp(), event), len(event))
                 self.events += 1
+        for event in self.splitter.finish():
+            put(("event", exchange, self.events, timestamp(), event), len(event))
+            self.events += 1
         await send({"type": "http.response.body", "body": b""})

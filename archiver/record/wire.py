@@ -107,6 +107,12 @@ class EventSplitter:
                 events.append(event)
         return events
 
+    def finish(self) -> list[bytes]:
+        """At the stream's end: the event a last lone CR ended (an unfinished event is no event, as in SSE)."""
+        pending, self.pending = self.pending, b""
+        event = self._line(pending.rstrip(b"\r\n")) if pending.endswith(b"\r") else None
+        return [event] if event is not None else []
+
     def _line(self, line: bytes) -> bytes | None:
         if not line:
             return self._end()
