@@ -15,7 +15,6 @@ import uvicorn
 from a2a.helpers.proto_helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor
 from a2a.server.agent_execution.simple_request_context_builder import SimpleRequestContextBuilder
-from a2a.server.id_generator import IDGenerator
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
@@ -24,6 +23,7 @@ from google.protobuf import struct_pb2
 from google.protobuf.json_format import ParseDict
 from starlette.applications import Starlette
 
+from tests.record_ids import Counted, TaskIds
 from tests.servers import free_port
 
 CIT_MT = "application/vnd.upperhand.citations+json"
@@ -67,20 +67,6 @@ def data(value, media_type=None):
     if media_type:
         part.media_type = media_type
     return part
-
-
-class TaskIds(IDGenerator):
-    def generate(self, context):
-        return f"task-{context.context_id}"
-
-
-class Counted(IDGenerator):
-    def __init__(self, prefix):
-        self.prefix, self.n = prefix, 0
-
-    def generate(self, context):
-        self.n += 1
-        return f"{self.prefix}-msg-{self.n}"
 
 
 class Scripted(AgentExecutor):

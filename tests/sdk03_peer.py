@@ -20,7 +20,6 @@ from a2a.client import ClientConfig, ClientFactory
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.agent_execution.request_context_builder import RequestContextBuilder
 from a2a.server.apps import A2ARESTFastAPIApplication, A2AStarletteApplication
-from a2a.server.id_generator import IDGenerator
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import (
@@ -36,25 +35,12 @@ from a2a.types import (
     TaskStatus,
     TextPart,
 )
+from record_ids import Counted, TaskIds  # this folder: the script's own
 
 CIT_MT = "application/vnd.upperhand.citations+json"
 CITATION = {"study": "Funnel", "period": "Q1", "base": {"name": "Shoppers", "n": 950},
             "source": {"table": "baskets", "column": "size", "function": "mean"}}  # fmt: skip
 TS = {"submitted": "2026-03-01T10:00:00Z", "working": "2026-03-01T10:00:01Z", "completed": "2026-03-01T10:00:02Z"}
-
-
-class TaskIds(IDGenerator):
-    def generate(self, context):
-        return f"task-{context.context_id}"
-
-
-class Counted(IDGenerator):
-    def __init__(self, prefix):
-        self.prefix, self.n = prefix, 0
-
-    def generate(self, context):
-        self.n += 1
-        return f"{self.prefix}-msg-{self.n}"
 
 
 class Builder(RequestContextBuilder):
