@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import httpx
@@ -75,7 +76,7 @@ class Load:
         self.unary: list[float] = []  # seconds per call
         self.events: list[float] = []  # seconds from a stream's request to each of its events
         self.streams: dict[str, list[bytes]] = {}  # context id: the data of its events, as received
-        self.errors = 0
+        self.errors: Counter = Counter()  # kind of error: how many
         self.done = 0
 
 
@@ -93,8 +94,10 @@ async def client(http: httpx.AsyncClient, url: str, kind: str, name: str, until:
             else:
                 await stream(http, url, context, start, load)
             load.done += 1
-        except httpx.HTTPError:
-            load.errors += 1
+        except httpx.HTTPStatusError as exc:
+            load.errors[f"HTTP {exc.response.status_code}"] += 1
+        except httpx.HTTPError as exc:
+            load.errors[type(exc).__name__] += 1
 
 
 async def stream(http: httpx.AsyncClient, url: str, context: str, start: float, load: Load) -> None:
@@ -178,6 +181,10 @@ def main() -> None:
         shutil.rmtree(spool, ignore_errors=True)
 
 
+def _errors(load: Load) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in load.errors.most_common()) or "none"
+
+
 def _pair(values: list[float]) -> str:
     return f"{pct(values, 50) * 1000:.1f} / {pct(values, 99) * 1000:.1f} ms"
 
@@ -196,7 +203,7 @@ def report(args, direct: Load, direct_time: float, proxied: Load, proxied_time: 
                     f"{args.seconds:g} s per phase", ""),
         ("calls completed", f"direct {direct.done:,} ({direct.done / direct_time:,.0f}/s), "
                             f"proxied {proxied.done:,} ({proxied.done / proxied_time:,.0f}/s); "
-                            f"errors {direct.errors} / {proxied.errors}", ""),
+                            f"errors: direct {_errors(direct)}, proxied {_errors(proxied)}", ""),
         ("throughput through the proxy", f"{ratio:.0%} of direct", "target >= 90%"),
         ("unary latency p50 / p99", f"direct {_pair(direct.unary)}, proxied {_pair(proxied.unary)}", ""),
         ("added unary latency p50 / p99", _added(direct.unary, proxied.unary), "target p99 < 2 ms"),

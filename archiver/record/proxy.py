@@ -79,7 +79,7 @@ class RecordingProxy:
             total=None, connect=self.settings.connect_timeout, sock_read=self.settings.read_timeout
         )
         self.client = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
+            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=KEEPALIVE_SECONDS),
             timeout=timeout,
             auto_decompress=False,  # bodies pass as they were encoded
             skip_auto_headers=_NOT_ADDED,
@@ -100,6 +100,11 @@ class RecordingProxy:
                 self.connections.popitem(last=False)
         return known
 
+
+KEEPALIVE_SECONDS = 4.0
+"""How long an idle connection to the upstream is kept for the next request: less than the 5 s after which
+common servers (uvicorn, Node's http) close one, so that the proxy seldom sends a request on a connection the
+upstream is closing."""
 
 _NOT_ADDED = ("User-Agent", "Accept", "Accept-Encoding", "Content-Type")
 """Headers aiohttp would add to a request the client sent without them: the proxy adds none."""
@@ -150,8 +155,12 @@ class Exchange:
         except TimeoutError as exc:
             await self._refuse(504, "timeout", f"the upstream agent at {proxy.upstream} did not answer in time", exc)
             return
-        except aiohttp.ClientError as exc:
+        except aiohttp.ClientConnectorError as exc:
             await self._refuse(502, "unreachable", f"the upstream agent at {proxy.upstream} is unreachable", exc)
+            return
+        except aiohttp.ClientError as exc:
+            text = f"the upstream agent at {proxy.upstream} failed to answer ({type(exc).__name__})"
+            await self._refuse(502, "failed", text, exc)
             return
         try:
             await self._respond(response)
