@@ -103,13 +103,17 @@ def metric(base: str, name: str) -> float:
     return 0.0
 
 
-def test_upstream_down_is_a_502_that_says_so_and_is_counted(stack, tmp_path):
+def test_upstream_down_is_a_502_that_says_so_and_is_counted_and_logged_once(stack, tmp_path, caplog):
     base, _ = start(stack, f"http://127.0.0.1:{free_port()}", tmp_path / "spool")
-    response = httpx.post(f"{base}/a2a/jsonrpc", json={"jsonrpc": "2.0", "id": 1, "method": "GetTask"})
-    assert response.status_code == 502
+    for _ in range(3):
+        response = httpx.post(f"{base}/a2a/jsonrpc", json={"jsonrpc": "2.0", "id": 1, "method": "GetTask"})
+        assert response.status_code == 502
     assert "upstream agent at http://127.0.0.1:" in response.json()["error"]["message"]
     assert "is unreachable" in response.json()["error"]["message"]
-    assert metric(base, 'archiver_record_upstream_errors_total{reason="unreachable"}') == 1.0
+    assert metric(base, 'archiver_record_upstream_errors_total{reason="unreachable"}') == 3.0
+    told = [r.getMessage() for r in caplog.records if r.name == "archiver.record"]
+    assert len(told) == 1  # at most one line per 10 s about one trouble
+    assert told[0].endswith("is unreachable (ClientConnectorError) (1 since the last such line)")
     assert httpx.get(f"{base}/-/health").json()["status"] == "ok"
 
 

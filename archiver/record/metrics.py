@@ -68,18 +68,28 @@ class RecordMetrics:
         self.last_ingest_error: str | None = None
 
     def lost(self, reason: str, detail: str = "", count: int = 1) -> None:
-        """Count a record not kept, and say so loudly in the log, at most once per `LOG_EVERY` per reason."""
+        """Count a record not kept, and say so loudly in the log (at most once per `LOG_EVERY` per reason)."""
         self.unrecorded.labels(reason).inc(count)
+        self.last_unrecorded = time.monotonic()
+        suffix = f": {detail}" if detail else ""
+        self.tell(f"lost:{reason}", count, logging.ERROR, f"NOT recorded ({reason}){suffix}; traffic still flows")
+
+    def upstream_failed(self, reason: str, text: str) -> None:
+        """Count a request the upstream did not answer, and log it (at most once per `LOG_EVERY` per reason)."""
+        self.upstream_errors.labels(reason).inc()
+        self.tell(f"upstream:{reason}", 1, logging.WARNING, text)
+
+    def tell(self, key: str, count: int, level: int, text: str) -> None:
+        """Log `text` with how many times it happened since the last line about `key`, unless that line was
+        logged less than `LOG_EVERY` seconds ago."""
         now = time.monotonic()
         with self._lock:
-            self.last_unrecorded = now
-            self._unlogged[reason] = self._unlogged.get(reason, 0) + count
-            if now - self._last_logged.get(reason, -LOG_EVERY) < LOG_EVERY:
+            self._unlogged[key] = self._unlogged.get(key, 0) + count
+            if now - self._last_logged.get(key, -LOG_EVERY) < LOG_EVERY:
                 return
-            self._last_logged[reason] = now
-            lost, self._unlogged[reason] = self._unlogged[reason], 0
-        suffix = f": {detail}" if detail else ""
-        log.error("archiver record: %d record(s) NOT recorded (%s)%s; traffic still flows", lost, reason, suffix)
+            self._last_logged[key] = now
+            told, self._unlogged[key] = self._unlogged[key], 0
+        log.log(level, "archiver record: %s (%d since the last such line)", text, told)
 
     def text(self) -> bytes:
         return generate_latest(self.registry)

@@ -164,8 +164,8 @@ class Exchange:
             return
         try:
             await self._respond(response)
-        except UpstreamBroken:
-            proxy.metrics.upstream_errors.labels("stream-broken").inc()
+        except UpstreamBroken as exc:
+            proxy.metrics.upstream_failed("stream-broken", f"the upstream agent broke off a response ({exc})")
         except OSError:  # the client left before the response was sent whole: nothing to record
             log.info("archiver record: the client left %s %s before its response ended", scope["method"], scope["path"])
         finally:
@@ -208,8 +208,7 @@ class Exchange:
             self.request_body = []
 
     async def _refuse(self, status: int, reason: str, text: str, exc: Exception) -> None:
-        self.proxy.metrics.upstream_errors.labels(reason).inc()
-        log.warning("archiver record: %s (%s)", text, type(exc).__name__)
+        self.proxy.metrics.upstream_failed(reason, f"{text} ({type(exc).__name__})")
         body = orjson.dumps({"error": {"code": status, "message": f"archiver record: {text}"}})
         with contextlib.suppress(OSError):
             await _reply(self.send, status, body, b"application/json")
@@ -403,9 +402,11 @@ class Stream:
                         await relay
                 else:
                     relay.result()
-        except UpstreamBroken:
+        except UpstreamBroken as exc:
             self.end = "upstream-error"
-            self.exchange.proxy.metrics.upstream_errors.labels("stream-broken").inc()
+            self.exchange.proxy.metrics.upstream_failed(
+                "stream-broken", f"the upstream agent broke off a stream ({exc})"
+            )
         except (OSError, ClientGone):
             self.end = "client-disconnected"
         except asyncio.CancelledError:
