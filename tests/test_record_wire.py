@@ -101,3 +101,18 @@ def test_the_command_refuses_a_bad_upstream_or_listen_address_in_one_line():
     refused = CliRunner().invoke(main, ["record", "--upstream", "http://agent", "--listen", "8787"])
     assert refused.exit_code == 2
     assert "8787 is not HOST:PORT" in refused.output
+
+
+def test_the_command_refuses_a_spool_or_alerts_file_it_cannot_make_in_one_line(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    refused = CliRunner().invoke(
+        main, ["record", "--upstream", "http://127.0.0.1:9", "--spool", str(tmp_path / "a-file" / "spool")]
+    )
+    assert refused.exit_code == 2
+    assert f"the spool folder {tmp_path / 'a-file' / 'spool'} cannot be made: Not a directory" in refused.output
+    assert "Traceback" not in refused.output
+    alerts = tmp_path / "no-folder" / "alerts.jsonl"
+    args = ["record", "--upstream", "http://127.0.0.1:9", "--spool", str(tmp_path / "spool"), "--alerts", str(alerts)]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2
+    assert f"the alerts file {alerts} cannot be opened: No such file or directory" in refused.output

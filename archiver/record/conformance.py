@@ -17,7 +17,7 @@ import orjson
 
 from ..audit.rules import RULES_BY_ID
 from ..cite.parts import judged
-from ..errors import RecordError
+from ..errors import RecordError, UsageError
 from ..understand.assemble import FileAssembly, StoredCopy
 from ..understand.events import events_of
 from .metrics import RecordMetrics
@@ -102,7 +102,10 @@ class LiveChecker:
 
     def __init__(self, agent: str, upstream: str, metrics: RecordMetrics, alerts: Path | None = None) -> None:
         self.agent, self.upstream, self.metrics = agent, upstream, metrics
-        self.alerts: IO[bytes] | None = alerts.open("ab") if alerts is not None else None
+        try:
+            self.alerts: IO[bytes] | None = alerts.open("ab") if alerts is not None else None
+        except OSError as exc:
+            raise UsageError(f"the alerts file {alerts} cannot be opened: {exc.strerror}", "--alerts") from exc
         self.streams: dict[str, FileAssembly] = {}
         self.judged: OrderedDict = OrderedDict()
 

@@ -15,8 +15,6 @@ import duckdb
 from ..errors import ArchiverError
 from .metrics import RecordMetrics
 
-log = logging.getLogger("archiver.record")
-
 RETRY_SECONDS = 2.0
 
 
@@ -67,8 +65,8 @@ class SegmentIngest:
         except (ArchiverError, duckdb.Error, OSError) as exc:
             self.metrics.ingest_retries.inc()
             self.metrics.last_ingest_error = f"{type(exc).__name__}: {exc}"
-            log.warning("archiver record: the archive %s is unavailable (%s); %d segment(s) wait", self.db, exc,
-                        len(paths))  # fmt: skip
+            self.metrics.tell("ingest", 1, logging.WARNING, f"the archive {self.db} is unavailable ({exc}); "
+                              f"{len(paths)} segment(s) wait")  # fmt: skip
             return False
         for _ in paths:
             self.pending.popleft()

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import orjson
 
+from ..errors import UsageError
+
 RECORD_VERSION = 1
 ENVELOPE = b": a2a-record "
 """What starts an envelope line of a stream segment: an SSE comment, so that SSE readers pass it by."""
@@ -107,7 +109,10 @@ class SegmentWriter:
         self.in_segment: set[str] = set()  # the streams whose stream-open is in the current .sse segment
         self.written: set[str] = set()  # the open streams whose stream-open is in some segment
         self.events: dict[str, int] = {}  # exchange id: its events so far
-        settings.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            settings.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"the spool folder {settings.folder} cannot be made: {exc.strerror}", "--spool") from exc
 
     def exchange(self, envelope: dict) -> None:
         self._append("jsonl", orjson.dumps(envelope) + b"\n")
