@@ -17,7 +17,7 @@ from a2a.server.agent_execution import AgentExecutor
 from a2a.server.agent_execution.simple_request_context_builder import SimpleRequestContextBuilder
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore, TaskUpdater
 from a2a.types import a2a_pb2 as pb
 from google.protobuf import struct_pb2
 from google.protobuf.json_format import ParseDict
@@ -130,7 +130,7 @@ def sdk13_agent(name: str, url: str, delay: float = 0.0):
                 {"url": f"{url}/a2a/jsonrpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
                 {"url": f"{url}/a2a/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
             ],
-            "capabilities": {"streaming": True, "pushNotifications": False},
+            "capabilities": {"streaming": True, "pushNotifications": True},
             "defaultInputModes": ["text/plain"],
             "defaultOutputModes": ["application/json", CIT_MT],
             "skills": [{"id": "quant", "name": "Numbers", "description": "numbers", "tags": ["survey"]}],
@@ -141,6 +141,7 @@ def sdk13_agent(name: str, url: str, delay: float = 0.0):
         Scripted(delay),
         InMemoryTaskStore(),
         card,
+        push_config_store=InMemoryPushNotificationConfigStore(),
         request_context_builder=SimpleRequestContextBuilder(task_id_generator=TaskIds()),
     )
     routes = (

@@ -76,6 +76,17 @@ async def converse(base: str, binding: str, version: str, streaming: bool, tee: 
             results += [event.SerializeToString(deterministic=True) async for event in sent]
         task = await client.get_task(pb.GetTaskRequest(id="task-ctx1"))
         results.append(task.SerializeToString(deterministic=True))
+        hook = pb.TaskPushNotificationConfig(task_id="task-ctx1", id="hook-1", url="http://127.0.0.1:9/hook", token="t")
+        created = await client.create_task_push_notification_config(hook)
+        got = await client.get_task_push_notification_config(
+            pb.GetTaskPushNotificationConfigRequest(task_id="task-ctx1", id="hook-1")
+        )
+        results += [created.SerializeToString(deterministic=True), got.SerializeToString(deterministic=True)]
+        if (binding, version) != ("HTTP+JSON", "0.3"):  # the SDK's v0.3 REST client cannot list them
+            listed = await client.list_task_push_notification_configs(
+                pb.ListTaskPushNotificationConfigsRequest(task_id="task-ctx1")
+            )
+            results.append(listed.SerializeToString(deterministic=True))
         return results
 
 
@@ -91,7 +102,8 @@ def test_sdk_client_through_the_proxy_gets_what_it_gets_directly_and_the_spool_h
     stopped(stack)
 
     assert proxied_results == direct_results
-    assert len(direct_results) == (19 if streaming else 6)
+    push_calls = 2 if (binding, version) == ("HTTP+JSON", "0.3") else 3  # create, get (, list)
+    assert len(direct_results) == (19 if streaming else 6) + push_calls
     spool = read_spool(tmp_path / "spool")
     assert not list((tmp_path / "spool").glob("*.open"))
     streams = list(spool["streams"].values())
@@ -105,7 +117,8 @@ def test_sdk_client_through_the_proxy_gets_what_it_gets_directly_and_the_spool_h
         assert envelope["response"] == orjson.loads(entry["response"])
         assert envelope["request"] == (orjson.loads(entry["request"]) if entry["request"] else None)
     assert exchanges[0]["binding"] == "card"
-    assert {e["binding"] for e in exchanges[1:]} == {"jsonrpc" if binding == "JSONRPC" else "rest"}
+    assert {e["binding"] for e in exchanges[1:-push_calls]} == {"jsonrpc" if binding == "JSONRPC" else "rest"}
+    assert [e["binding"] for e in exchanges[-push_calls:]] == ["push-config"] * push_calls
     assert {e["protocol"] for e in exchanges[1:]} == {version}
     for stream, entry in zip(streams, sent_streams, strict=True):
         assert [seq for seq, _, _ in stream["events"]] == list(range(len(stream["events"])))
