@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
+from . import record as record_defaults
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
 
 DB_HELP = (
@@ -709,7 +710,7 @@ def cleanup_command(db: str | None, wait: float) -> None:
 def _listen(_ctx, _param, value: str) -> tuple[str, int]:
     host, _, port = value.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise click.BadParameter(f"{value} is not HOST:PORT (e.g. 127.0.0.1:8787)")
+        raise click.BadParameter(f"{value} is not HOST:PORT (e.g. {record_defaults.HOST}:{record_defaults.PORT})")
     return host.strip("[]"), int(port)
 
 
@@ -717,7 +718,7 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
 @click.option("--upstream", required=True, metavar="URL", help="The A2A agent to forward to (http://host:port).")
 @click.option(
     "--listen",
-    default="127.0.0.1:8787",
+    default=f"{record_defaults.HOST}:{record_defaults.PORT}",
     show_default=True,
     callback=_listen,
     metavar="HOST:PORT",
@@ -735,21 +736,21 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
 @click.option(
     "--segment-bytes",
     type=click.IntRange(1),
-    default=64 * 2**20,
+    default=record_defaults.SEGMENT_BYTES,
     show_default=True,
     help="A segment is closed at this size.",
 )
 @click.option(
     "--segment-seconds",
     type=click.FloatRange(0.01),
-    default=60.0,
+    default=record_defaults.SEGMENT_SECONDS,
     show_default=True,
     help="A segment is closed this long after it was opened.",
 )
 @click.option(
     "--record-max-bytes",
     type=click.IntRange(1),
-    default=32 * 2**20,
+    default=record_defaults.RECORD_MAX_BYTES,
     show_default=True,
     help="A body or stream event larger than this is forwarded whole but not recorded.",
 )
@@ -765,11 +766,17 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
     default=None,
     help="Append one JSON line per Citations v1 violation found in a completed result.",
 )
-@click.option("--connect-timeout", type=float, default=5.0, show_default=True, help="Seconds to reach the upstream.")
+@click.option(
+    "--connect-timeout",
+    type=float,
+    default=record_defaults.CONNECT_TIMEOUT,
+    show_default=True,
+    help="Seconds to reach the upstream.",
+)
 @click.option(
     "--read-timeout",
     type=float,
-    default=300.0,
+    default=record_defaults.READ_TIMEOUT,
     show_default=True,
     help="Seconds the upstream may stay silent (between two chunks of a stream too); 0: no limit.",
 )

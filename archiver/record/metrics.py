@@ -29,7 +29,7 @@ class RecordMetrics:
         )
         self.upstream_errors = Counter(
             "archiver_record_upstream_errors",
-            "Requests the upstream agent did not answer (unreachable, timeout, broken stream).",
+            "Requests the upstream agent did not answer (unreachable, failed, timeout, stream-broken).",
             ["reason"],
             registry=registry,
         )

@@ -20,13 +20,12 @@ import orjson
 from multidict import CIMultiDict
 from yarl import URL
 
+from . import CONNECT_TIMEOUT, READ_TIMEOUT, RECORD_MAX_BYTES
 from .metrics import RecordMetrics
 from .segments import RECORD_VERSION, timestamp
 from .wire import EventSplitter, binding_of, forwarded, header, protocol_of, recorded_headers
 
 log = logging.getLogger("archiver.record")
-
-RECORD_MAX_BYTES = 32 * 2**20
 
 
 @dataclass(frozen=True)
@@ -34,8 +33,8 @@ class ProxySettings:
     upstream: str
     proxy_id: str
     record_max_bytes: int = RECORD_MAX_BYTES
-    connect_timeout: float = 5.0
-    read_timeout: float | None = 300.0
+    connect_timeout: float = CONNECT_TIMEOUT
+    read_timeout: float | None = READ_TIMEOUT
     rewrite_card: str | None = None
     """The proxy's public URL: the agent card's URLs are rewritten to it (only when given)."""
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import orjson
 
 from ..errors import UsageError
+from . import SEGMENT_BYTES, SEGMENT_SECONDS
 
 RECORD_VERSION = 1
 ENVELOPE = b": a2a-record "
@@ -34,8 +35,8 @@ def timestamp() -> str:
 class SpoolSettings:
     folder: Path
     proxy_id: str
-    segment_bytes: int = 64 * 2**20
-    segment_seconds: float = 60.0
+    segment_bytes: int = SEGMENT_BYTES
+    segment_seconds: float = SEGMENT_SECONDS
 
 
 class SpoolWriteError(OSError):

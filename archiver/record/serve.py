@@ -14,11 +14,12 @@ from pathlib import Path
 import uvicorn
 
 from ..errors import UsageError
+from . import CONNECT_TIMEOUT, HOST, PORT, READ_TIMEOUT, RECORD_MAX_BYTES, SEGMENT_BYTES, SEGMENT_SECONDS
 from .background import Background
 from .conformance import LiveChecker
 from .ingesting import SegmentIngest
 from .metrics import RecordMetrics
-from .proxy import RECORD_MAX_BYTES, ProxySettings, RecordingProxy
+from .proxy import ProxySettings, RecordingProxy
 from .segments import SegmentWriter, SpoolSettings
 
 log = logging.getLogger("archiver.record")
@@ -30,18 +31,18 @@ CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 class RecordOptions:
     upstream: str
     spool: Path
-    host: str = "127.0.0.1"
-    port: int = 8787
-    segment_bytes: int = 64 * 2**20
-    segment_seconds: float = 60.0
+    host: str = HOST
+    port: int = PORT
+    segment_bytes: int = SEGMENT_BYTES
+    segment_seconds: float = SEGMENT_SECONDS
     record_max_bytes: int = RECORD_MAX_BYTES
     rewrite_card: bool = False
     public_url: str | None = None
     alerts: Path | None = None
     db: str | None = None
     wait: float = 1.0
-    connect_timeout: float = 5.0
-    read_timeout: float | None = 300.0
+    connect_timeout: float = CONNECT_TIMEOUT
+    read_timeout: float | None = READ_TIMEOUT
     proxy_id: str = ""
 
     def __post_init__(self) -> None:
