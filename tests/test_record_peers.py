@@ -90,14 +90,17 @@ def converse(command: list[str], base: str, out: Path) -> dict:
 
 
 def through_proxy(command: list[str], tmp_path: Path) -> tuple[dict, dict, dict]:
-    """(direct conversation, proxied conversation, spool) against two fresh servers of the same peer."""
+    """(direct conversation, proxied conversation, spool) against two fresh servers of the same peer; the proxy
+    rewrites the card's URLs to its own, and the spool notes where in `spool["moved"]` (from, to)."""
     with ExitStack() as stack:
         direct, upstream = serve(stack, command), serve(stack, command)
-        proxy = ProxyThread(RecordOptions(upstream, tmp_path / "spool", port=free_port())).start()
+        options = RecordOptions(upstream, tmp_path / "spool", port=free_port(), rewrite_card=True)  # clients stay on it
+        proxy = ProxyThread(options).start()
         stack.callback(proxy.stop)
+        base = f"http://127.0.0.1:{proxy.port}"
         plain = converse(command, direct, tmp_path / "direct.json")
-        proxied = converse(command, f"http://127.0.0.1:{proxy.server.config.port}", tmp_path / "proxied.json")
-    return plain, proxied, read_spool(tmp_path / "spool")
+        proxied = converse(command, base, tmp_path / "proxied.json")
+    return plain, proxied, {**read_spool(tmp_path / "spool"), "moved": (upstream, base)}
 
 
 def assert_spool_holds_what_the_client_received(wire: list[dict], spool: dict) -> None:
@@ -105,9 +108,14 @@ def assert_spool_holds_what_the_client_received(wire: list[dict], spool: dict) -
     streams = [entry for entry in wire if entry["content_type"].startswith("text/event-stream")]
     assert len(spool["exchanges"]) == len(unary)
     assert len(spool["streams"]) == len(streams)
+    upstream, proxy = spool["moved"]
     for envelope, entry in zip(spool["exchanges"], unary, strict=True):
         assert (envelope["method"], envelope["path"]) == (entry["method"], entry["path"])
-        assert envelope["response"] == orjson.loads(base64.b64decode(entry["response"]))
+        received = orjson.loads(base64.b64decode(entry["response"]))
+        if envelope["binding"] == "card":  # the agent's own card; the client got it with the proxy's URLs
+            assert upstream in orjson.dumps(envelope["response"]).decode()
+            received = orjson.loads(orjson.dumps(received).decode().replace(proxy, upstream))
+        assert envelope["response"] == received
         request = base64.b64decode(entry["request"])
         assert envelope["request"] == (orjson.loads(request) if request else None)
     for stream, entry in zip(spool["streams"].values(), streams, strict=True):
@@ -127,9 +135,15 @@ def test_python_sdk_03_through_the_proxy(sdk03_python, tmp_path):
 
 
 def test_javascript_sdk_through_the_proxy(js_peer, tmp_path):
+    """The 1.3.0 server (its v0.3 layer on) with the 1.3.0 client, then the 0.3.14 client."""
     plain, proxied, spool = through_proxy(js_peer, tmp_path)
-    assert len(plain["results"]) == 19
+    assert len(plain["results"]) == 33
     assert proxied["results"][1:] == plain["results"][1:]
     assert_spool_holds_what_the_client_received(proxied["wire"], spool)
-    assert {e["protocol"] for e in spool["exchanges"][1:]} == {"1.0"}
-    assert {s["opens"][0]["binding"] for s in spool["streams"].values()} == {"jsonrpc", "rest"}
+    calls = [*spool["exchanges"], *(s["opens"][0] for s in spool["streams"].values())]
+    assert {(e["binding"], e["protocol"]) for e in calls if e["binding"] != "card"} == {
+        ("jsonrpc", "1.0"),
+        ("rest", "1.0"),
+        ("jsonrpc", "0.3"),
+        ("rest", "0.3"),
+    }

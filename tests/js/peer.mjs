@@ -1,4 +1,4 @@
-// The JavaScript A2A SDK (@a2a-js/sdk 1.3.0) on either side of the recording proxy, for its tests.
+// The JavaScript A2A SDK (@a2a-js/sdk 1.3.0; its 0.3.14 client too) on either side of the recording proxy.
 //   node peer.mjs serve PORT        an express server of the SDK's JSON-RPC and REST handlers (v0.3 compat on)
 //   node peer.mjs converse URL OUT  the SDK's clients talk to the agent at URL; writes OUT (JSON): the results
 //                                   they returned and the exact bytes of every exchange
@@ -10,6 +10,13 @@ import { AGENT_CARD_PATH, Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
+import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
+import {
+  ClientFactory as ClientFactory03,
+  ClientFactoryOptions as ClientFactoryOptions03,
+  JsonRpcTransportFactory as JsonRpcTransportFactory03,
+  RestTransportFactory as RestTransportFactory03,
+} from 'a2a-js-03/client';
 
 let uuids = 0;
 Object.defineProperty(globalThis.crypto, 'randomUUID', {
@@ -55,10 +62,13 @@ function card(base) {
   return {
     name: 'Kestrel test agent',
     description: 'A scripted agent for the recording proxy tests',
-    supportedInterfaces: [
-      { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
-      { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
-    ],
+    supportedInterfaces: duplicateInterfacesForLegacy(
+      [
+        { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+        { url: `${base}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+      ],
+      ['JSONRPC', 'HTTP+JSON']
+    ),
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {},
@@ -105,6 +115,16 @@ async function converse(base, out) {
       const request = (stream) => ({ tenant: '', message: message(`m-${binding}-${stream}-${n}`, '', `ctx-${binding}-${stream}-${n}`, Role.ROLE_USER, [text(word)]), configuration: undefined, metadata: undefined });
       results.push(JSON.stringify(await client.sendMessage(request(false))));
       for await (const event of client.sendMessageStream(request(true))) results.push(JSON.stringify(event));
+    }
+  }
+  for (const binding of ['JSONRPC', 'HTTP+JSON']) {
+    const transports = binding === 'JSONRPC' ? [new JsonRpcTransportFactory03()] : [new RestTransportFactory03()];
+    const factory = new ClientFactory03(ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, { transports, preferredTransports: [binding] }));
+    const client = await factory.createFromUrl(base);
+    for (const stream of [false, true]) {
+      const message = { kind: 'message', messageId: `m03-${binding}-${stream}`, contextId: `ctx03-${binding}-${stream}`, role: 'user', parts: [{ kind: 'text', text: 'task' }] };
+      if (stream) for await (const event of client.sendMessageStream({ message })) results.push(JSON.stringify(event));
+      else results.push(JSON.stringify(await client.sendMessage({ message })));
     }
   }
   await Promise.all(wire.map((entry) => entry.done));
