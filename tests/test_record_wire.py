@@ -80,12 +80,13 @@ def test_a_stream_spanning_segments_repeats_its_opening_and_an_empty_segment_is_
     opening = {"a2a_record": 1, "kind": "stream-open", "exchange": "e1", "status": 200, "request": None}
     writer.stream_open(opening)
     for seq in range(4):
-        writer.event("e1", seq, "2026-11-30T00:00:00.000000Z", f"data: {seq}\n\n".encode())
+        writer.event("e1", seq, 1796083200.25, f"data: {seq}\n\n".encode())
     writer.close()
     stream = read_spool(tmp_path)["streams"]["e1"]
     assert len(closed) == len(stream["opens"]) > 1
     assert [o.get("continued") for o in stream["opens"]] == [None] + [True] * (len(closed) - 1)
     assert [e for _, _, e in stream["events"]] == [f"data: {n}\n\n".encode() for n in range(4)]
+    assert {at for _, at, _ in stream["events"]} == {"2026-12-01T00:00:00.250000Z"}
     assert stream["end"]["end"] == "proxy-shutdown"
     assert stream["end"]["events"] == 4
     empty = SegmentWriter(SpoolSettings(tmp_path / "empty", "0badcafe"))

@@ -10,6 +10,7 @@ import asyncio
 import base64
 import contextlib
 import logging
+import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -166,7 +167,9 @@ class Exchange:
         except UpstreamBroken as exc:
             proxy.metrics.upstream_failed("stream-broken", f"the upstream agent broke off a response ({exc})")
         except OSError:  # the client left before the response was sent whole: nothing to record
-            log.info("archiver record: the client left %s %s before its response ended", scope["method"], scope["path"])
+            log.debug(
+                "archiver record: the client left %s %s before its response ended", scope["method"], scope["path"]
+            )
         finally:
             if response.content.is_eof():
                 response.release()  # the connection serves the next request
@@ -423,11 +426,12 @@ class Stream:
     async def _relay(self, response: aiohttp.ClientResponse) -> None:
         send, put, exchange = self.exchange.send, self.exchange.proxy.background.put, self.exchange.id
         async for chunk in chunks(response):
+            arrived = time.time()
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
             for event in self.splitter.feed(chunk):
-                put(("event", exchange, self.events, timestamp(), event), len(event))
+                put(("event", exchange, self.events, arrived, event), len(event))
                 self.events += 1
         for event in self.splitter.finish():
-            put(("event", exchange, self.events, timestamp(), event), len(event))
+            put(("event", exchange, self.events, time.time(), event), len(event))
             self.events += 1
         await send({"type": "http.response.body", "body": b""})

@@ -26,9 +26,10 @@ ENVELOPE = b": a2a-record "
 """What starts an envelope line of a stream segment: an SSE comment, so that SSE readers pass it by."""
 
 
-def timestamp() -> str:
-    """Now, in RFC 3339 UTC with microseconds: 2026-11-30T17:40:00.123456Z."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def timestamp(at: float | None = None) -> str:
+    """Now (or `at`, seconds since the epoch) in RFC 3339 UTC with microseconds: 2026-11-30T17:40:00.123456Z."""
+    moment = datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,9 @@ class SegmentWriter:
             self.events.pop(exchange, None)
             raise
 
-    def event(self, exchange: str, seq: int, at: str, lines: bytes) -> None:
-        head = {"a2a_record": RECORD_VERSION, "kind": "event", "exchange": exchange, "seq": seq, "time": at}
+    def event(self, exchange: str, seq: int, at: float, lines: bytes) -> None:
+        """One event of a stream, received whole by the proxy at `at` (seconds since the epoch)."""
+        head = {"a2a_record": RECORD_VERSION, "kind": "event", "exchange": exchange, "seq": seq, "time": timestamp(at)}
         self.events[exchange] = seq + 1
         self._append_to_stream(exchange, _envelope_line(head) + lines)
 

@@ -129,7 +129,11 @@ def server(options: RecordOptions) -> tuple[uvicorn.Server, Recorder]:
 def serve(options: RecordOptions) -> None:
     """Serve until interrupted (SIGINT, SIGTERM); open streams end as `proxy-shutdown`, segments are closed."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
+    log.setLevel(logging.INFO)
     running, _ = server(options)
+    log.info("archiver record: proxy %s listening on http://%s:%d for %s, recording into %s%s", options.proxy_id,
+             options.host, options.port, options.upstream, options.spool,
+             f", ingesting into {options.db}" if options.db else "")  # fmt: skip
     running.run()
 
 
