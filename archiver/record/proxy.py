@@ -137,44 +137,48 @@ class Exchange:
         self.request_done = False
 
     async def run(self) -> None:
-        scope, proxy = self.scope, self.proxy
-        headers = forwarded(scope["headers"])
-        url = proxy.upstream + (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
-        if scope["query_string"]:
-            url += "?" + scope["query_string"].decode("latin-1")
-        content = await self._content()
-        if content == b"" and not any(k.lower() in (b"content-length", b"transfer-encoding") for k, _ in headers):
-            content = None  # no body: none is sent, nor a Content-Length
-        try:
-            response = await proxy.client.request(
-                scope["method"], URL(url, encoded=True), headers=_multidict(headers), data=content,
-                allow_redirects=False, auto_decompress=False,
-            )  # fmt: skip
-        except ClientGone:
-            return
-        except TimeoutError as exc:
-            await self._refuse(504, "timeout", f"the upstream agent at {proxy.upstream} did not answer in time", exc)
-            return
-        except aiohttp.ClientConnectorError as exc:
-            await self._refuse(502, "unreachable", f"the upstream agent at {proxy.upstream} is unreachable", exc)
-            return
-        except aiohttp.ClientError as exc:
-            text = f"the upstream agent at {proxy.upstream} failed to answer ({type(exc).__name__})"
-            await self._refuse(502, "failed", text, exc)
+        response = await self._ask()
+        if response is None:
             return
         try:
             await self._respond(response)
         except UpstreamBroken as exc:
-            proxy.metrics.upstream_failed("stream-broken", f"the upstream agent broke off a response ({exc})")
+            self.proxy.metrics.upstream_failed("stream-broken", f"the upstream agent broke off a response ({exc})")
         except OSError:  # the client left before the response was sent whole: nothing to record
-            log.debug(
-                "archiver record: the client left %s %s before its response ended", scope["method"], scope["path"]
-            )
+            log.debug("archiver record: the client left %s %s before its response ended", self.scope["method"],
+                      self.scope["path"])  # fmt: skip
         finally:
             if response.content.is_eof():
                 response.release()  # the connection serves the next request
             else:
                 response.close()  # unread: the upstream's connection (and stream) is closed
+
+    async def _ask(self) -> aiohttp.ClientResponse | None:
+        """The upstream's response (its body still to read); None when there is none to forward (the client
+        left, or the upstream failed: then the client was told, with a 502 or 504)."""
+        scope, upstream = self.scope, self.proxy.upstream
+        headers = forwarded(scope["headers"])
+        url = upstream + (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+        if scope["query_string"]:
+            url += "?" + scope["query_string"].decode("latin-1")
+        try:
+            content = await self._content()
+            if content == b"" and not any(k.lower() in (b"content-length", b"transfer-encoding") for k, _ in headers):
+                content = None  # no body: none is sent, nor a Content-Length
+            return await self.proxy.client.request(
+                scope["method"], URL(url, encoded=True), headers=_multidict(headers), data=content,
+                allow_redirects=False, auto_decompress=False,
+            )  # fmt: skip
+        except ClientGone:
+            return None
+        except TimeoutError as exc:
+            await self._refuse(504, "timeout", f"the upstream agent at {upstream} did not answer in time", exc)
+        except aiohttp.ClientConnectorError as exc:
+            await self._refuse(502, "unreachable", f"the upstream agent at {upstream} is unreachable", exc)
+        except aiohttp.ClientError as exc:
+            text = f"the upstream agent at {upstream} failed to answer ({type(exc).__name__})"
+            await self._refuse(502, "failed", text, exc)
+        return None
 
     async def _content(self):
         """The request body: bytes when it came in one piece, else an iterator streaming it upstream."""
