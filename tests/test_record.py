@@ -125,7 +125,8 @@ def test_sdk_client_through_the_proxy_gets_what_it_gets_directly_and_the_spool_h
         assert [event for _, _, event in stream["events"]] == sse_events(entry["response"])
         assert stream["opens"][0]["request"] == orjson.loads(entry["request"])
         assert stream["opens"][0]["protocol"] == version
-        assert stream["end"]["end"] == "complete"
+        # an SDK client may close a stream on its final event, before the agent's end of stream reaches the proxy
+        assert stream["end"]["end"] in ("complete", "client-disconnected")
         assert stream["end"]["events"] == len(stream["events"])
 
 

@@ -121,7 +121,8 @@ def assert_spool_holds_what_the_client_received(wire: list[dict], spool: dict) -
     for stream, entry in zip(spool["streams"].values(), streams, strict=True):
         assert [event for _, _, event in stream["events"]] == sse_events(base64.b64decode(entry["response"]))
         assert stream["opens"][0]["request"] == orjson.loads(base64.b64decode(entry["request"]))
-        assert stream["end"]["end"] == "complete"
+        # an SDK client may close a stream on its final event, before the agent's end of stream reaches the proxy
+        assert stream["end"]["end"] in ("complete", "client-disconnected")
 
 
 def test_python_sdk_03_through_the_proxy(sdk03_python, tmp_path):

@@ -364,6 +364,7 @@ class Stream:
         self.splitter = EventSplitter(exchange.cap)
         self.events = 0
         self.end = "complete"
+        self.forwarded_all = False  # every chunk of the upstream's body was received and sent on
 
     async def run(self) -> None:
         exchange, response = self.exchange, self.response
@@ -401,13 +402,13 @@ class Stream:
                 await relay
             else:
                 await asyncio.wait({relay, gone}, return_when=asyncio.FIRST_COMPLETED)
-                if not relay.done():
+                if relay.done() or self.forwarded_all:  # the disconnect that ends every response, once sent
+                    await relay
+                else:
                     self.end = "client-disconnected"
                     relay.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await relay
-                else:
-                    relay.result()
         except UpstreamBroken as exc:
             self.end = "upstream-error"
             self.exchange.proxy.metrics.upstream_failed(
@@ -438,4 +439,5 @@ class Stream:
         for event in self.splitter.finish():
             put(("event", exchange, self.events, time.time(), event), len(event))
             self.events += 1
+        self.forwarded_all = True
         await send({"type": "http.response.body", "body": b""})
