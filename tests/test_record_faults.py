@@ -280,3 +280,24 @@ def test_a_locked_archive_delays_the_ingest_not_the_traffic(stack, tmp_path, ups
     with Archive.open(str(db), read_only=True) as archive:
         stored = {row[0] for row in archive.con.execute("SELECT path FROM sources").fetchall()}
     assert set(segments) <= stored
+
+
+def test_status_codes_head_and_other_methods_pass_as_they_are(stack, tmp_path, upstream):
+    base, _ = start(stack, upstream.url, tmp_path / "spool")
+    calls = [("HEAD", "/big"), ("GET", "/nothing-here"), ("DELETE", "/echo")]
+    for method, path in calls:
+        direct, proxied = httpx.request(method, upstream.url + path), httpx.request(method, base + path)
+        assert (proxied.status_code, proxied.content) == (direct.status_code, direct.content)
+        assert [h for h in proxied.headers.items() if h[0] != "date"] == [
+            h for h in direct.headers.items() if h[0] != "date"
+        ]
+    stack.close()
+    recorded = [
+        (e["method"], e["path"], e["status"], e.get("response_base64"))
+        for e in read_spool(tmp_path / "spool")["exchanges"]
+    ]
+    assert recorded == [
+        ("HEAD", "/big", 200, None),
+        ("GET", "/nothing-here", 404, base64.b64encode(b"Not Found").decode()),
+        ("DELETE", "/echo", 405, base64.b64encode(b"Method Not Allowed").decode()),
+    ]
