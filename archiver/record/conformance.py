@@ -32,6 +32,8 @@ JUDGED_KEEP = 65536
 counted again."""
 OPEN_STREAMS = 10000
 """Streams followed at once; the ones past it are not checked (their traffic and recording are unaffected)."""
+STREAM_BYTES = 32 * 2**20
+"""Event bytes of one stream followed at most: a longer stream is left unchecked, so that memory stays bounded."""
 
 
 @dataclass
@@ -107,6 +109,7 @@ class LiveChecker:
         except OSError as exc:
             raise UsageError(f"the alerts file {alerts} cannot be opened: {exc.strerror}", "--alerts") from exc
         self.streams: dict[str, FileAssembly] = {}
+        self.fed: dict[str, int] = {}  # stream: event bytes fed to its assembly
         self.judged: OrderedDict = OrderedDict()
 
     def exchange(self, envelope: dict) -> None:
@@ -122,10 +125,15 @@ class LiveChecker:
     def stream_open(self, envelope: dict) -> None:
         if len(self.streams) < OPEN_STREAMS:
             self.streams[envelope["exchange"]] = FileAssembly()
+            self.fed[envelope["exchange"]] = 0
 
     def event(self, exchange: str, _seq: int, _time: str, lines: bytes) -> None:
         assembly = self.streams.get(exchange)
         if assembly is not None:
+            self.fed[exchange] += len(lines)
+            if self.fed[exchange] > STREAM_BYTES:
+                del self.streams[exchange], self.fed[exchange]
+                return
             try:
                 value = orjson.loads(event_data(lines))
             except orjson.JSONDecodeError:
@@ -134,6 +142,7 @@ class LiveChecker:
 
     def stream_end(self, envelope: dict) -> None:
         assembly = self.streams.pop(envelope["exchange"], None)
+        self.fed.pop(envelope["exchange"], None)
         if assembly is not None:
             self._judge(assembly, envelope["exchange"])
 
