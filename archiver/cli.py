@@ -6,10 +6,12 @@ import functools
 import os
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 from click.core import ParameterSource
 
+from . import record as record_defaults
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
 
 DB_HELP = (
@@ -745,3 +747,105 @@ def cleanup_command(db: str | None, wait: float) -> None:
         f"{len(done.leases_expired)} leases released, "
         f"{len(done.orphans_deleted) + len(done.old_files_deleted)} files deleted"
     )
+
+
+def _listen(_ctx, _param, value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(f"{value} is not HOST:PORT (e.g. {record_defaults.HOST}:{record_defaults.PORT})")
+    return host.strip("[]"), int(port)
+
+
+@main.command()
+@click.option("--upstream", required=True, metavar="URL", help="The A2A agent to forward to (http://host:port).")
+@click.option(
+    "--listen",
+    default=f"{record_defaults.HOST}:{record_defaults.PORT}",
+    show_default=True,
+    callback=_listen,
+    metavar="HOST:PORT",
+    help="Where the proxy takes the clients' requests.",
+)
+@click.option(
+    "--spool",
+    type=click.Path(file_okay=False, path_type=Path),
+    default="spool",
+    show_default=True,
+    help="The folder of segment files the traffic is recorded in.",
+)
+@click.option("--db", default=None, help="Also ingest each closed segment into this archive, from this process.")
+@click.option("--wait", type=float, default=1.0, show_default=True, help="Seconds to wait for a locked archive.")
+@click.option(
+    "--segment-bytes",
+    type=click.IntRange(1),
+    default=record_defaults.SEGMENT_BYTES,
+    show_default=True,
+    help="A segment is closed at this size.",
+)
+@click.option(
+    "--segment-seconds",
+    type=click.FloatRange(0.01),
+    default=record_defaults.SEGMENT_SECONDS,
+    show_default=True,
+    help="A segment is closed this long after it was opened.",
+)
+@click.option(
+    "--record-max-bytes",
+    type=click.IntRange(1),
+    default=record_defaults.RECORD_MAX_BYTES,
+    show_default=True,
+    help="A body or stream event larger than this is forwarded whole but not recorded.",
+)
+@click.option(
+    "--rewrite-card",
+    is_flag=True,
+    help="Rewrite the agent card's URLs to the proxy's (--public-url, else http://HOST:PORT of --listen).",
+)
+@click.option("--public-url", default=None, metavar="URL", help="The proxy's URL as clients reach it.")
+@click.option(
+    "--alerts",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append one JSON line per Citations v1 violation found in a completed result.",
+)
+@click.option(
+    "--connect-timeout",
+    type=float,
+    default=record_defaults.CONNECT_TIMEOUT,
+    show_default=True,
+    help="Seconds to reach the upstream.",
+)
+@click.option(
+    "--read-timeout",
+    type=float,
+    default=record_defaults.READ_TIMEOUT,
+    show_default=True,
+    help="Seconds the upstream may stay silent (between two chunks of a stream too); 0: no limit.",
+)
+def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, record_max_bytes, rewrite_card,
+           public_url, alerts, connect_timeout, read_timeout) -> None:  # fmt: skip
+    """Serve a recording proxy in front of the A2A agent at --upstream.
+
+    Every request and response passes unchanged (streams as they arrive) and is recorded in the spool's
+    segment files; /-/health and /-/metrics (Prometheus) are the proxy's own. Details: docs/record.md.
+    """
+    from .record.serve import RecordOptions, serve
+
+    host, port = listen
+    options = RecordOptions(
+        upstream,
+        spool,
+        host,
+        port,
+        segment_bytes,
+        segment_seconds,
+        record_max_bytes,
+        rewrite_card,
+        public_url,
+        alerts,
+        db,
+        wait,
+        connect_timeout,
+        read_timeout or None,
+    )
+    serve(options)

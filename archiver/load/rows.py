@@ -13,8 +13,8 @@ from typing import Any
 import pyarrow as pa
 
 from ..canonical import compact_json, content_hash, key_hash
-from ..cite.citations import CONTENT_FIELDS, EXTENSION_URI, MEDIA_TYPE, Citation, citation_of
-from ..cite.claims import numeric_leaves
+from ..cite.citations import CONTENT_FIELDS, EXTENSION_URI, MEDIA_TYPE, Citation
+from ..cite.parts import judged
 from ..read.records import Record
 from ..read.version import SourceVersion
 from ..store.tables import INDEX_TABLES
@@ -257,8 +257,7 @@ class FileRows:
     def _add_part(self, copy: StoredCopy, copy_id: str, ordinal: int, located, claim_keys: set) -> None:
         part: Part = located.part
         part_id = key_hash(copy_id, str(ordinal))
-        is_result = located.role == "agent"
-        citation = citation_of(part.data, part.media_type) if part.kind == "data" and is_result else None
+        citation, leaves = judged(part.kind, part.data, part.media_type, located.role)
         part_hash = content_hash({part.kind: _content(part)})
         artifact, message = located.artifact, located.message
         data, file = _stored_data(part), dumps(part.file)
@@ -288,10 +287,7 @@ class FileRows:
         self.huge = self.huge or max(len(data or ""), len(file or "")) >= HUGE_VALUE
         if citation is not None:
             self._add_citation(copy, copy_id, part_id, citation)
-        elif part.kind == "data" and is_result:
-            leaves = numeric_leaves(part.data)
-            if not leaves:
-                return
+        elif leaves:
             claims = self.claims
             claims["part"] += [len(self.claim_parts)] * len(leaves)
             self.claim_parts.append((part_id, copy_id, copy.key, part_hash))

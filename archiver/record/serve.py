@@ -1,0 +1,162 @@
+"""Put the recording proxy together and serve it with uvicorn: `archiver record`, and the Python API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import threading
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from ..errors import UsageError
+from . import CONNECT_TIMEOUT, HOST, PORT, READ_TIMEOUT, RECORD_MAX_BYTES, SEGMENT_BYTES, SEGMENT_SECONDS
+from .background import Background
+from .conformance import LiveChecker
+from .ingesting import SegmentIngest
+from .metrics import RecordMetrics
+from .proxy import ProxySettings, RecordingProxy
+from .segments import SegmentWriter, SpoolSettings
+
+log = logging.getLogger("archiver.record")
+
+CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+
+
+@dataclass
+class RecordOptions:
+    upstream: str
+    spool: Path
+    host: str = HOST
+    port: int = PORT
+    segment_bytes: int = SEGMENT_BYTES
+    segment_seconds: float = SEGMENT_SECONDS
+    record_max_bytes: int = RECORD_MAX_BYTES
+    rewrite_card: bool = False
+    public_url: str | None = None
+    alerts: Path | None = None
+    db: str | None = None
+    wait: float = 1.0
+    connect_timeout: float = CONNECT_TIMEOUT
+    read_timeout: float | None = READ_TIMEOUT
+    proxy_id: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.upstream.startswith(("http://", "https://")):
+            raise UsageError(f"{self.upstream} is no http:// or https:// URL", "--upstream")
+        self.proxy_id = self.proxy_id or secrets.token_hex(4)
+
+    @property
+    def public(self) -> str:
+        return self.public_url or f"http://{self.host}:{self.port}"
+
+
+class Recorder:
+    """The proxy's parts: the ASGI app, the background thread (spool, live check), the ingest (with `db`)."""
+
+    def __init__(self, options: RecordOptions) -> None:
+        self.options = options
+        self.metrics = RecordMetrics()
+        self.ingest = SegmentIngest(options.db, self.metrics, options.wait) if options.db else None
+        settings = SpoolSettings(options.spool, options.proxy_id, options.segment_bytes, options.segment_seconds)
+        self.writer = SegmentWriter(settings, self._closed)
+        self.checker = LiveChecker(agent_name(options.upstream), options.upstream, self.metrics, options.alerts)
+        self.background = Background(self.writer, self.checker, self.metrics)
+        proxy_settings = ProxySettings(
+            options.upstream,
+            options.proxy_id,
+            options.record_max_bytes,
+            options.connect_timeout,
+            options.read_timeout,
+            options.public if options.rewrite_card else None,
+        )
+        self.app = RecordingProxy(proxy_settings, self, self.metrics)
+
+    def _closed(self, path: Path) -> None:
+        self.metrics.segments.inc()
+        if self.ingest is not None:
+            self.ingest.closed(path)
+
+    def put(self, item: tuple, size: int = 0) -> bool:
+        return self.background.put(item, size)
+
+    def start(self) -> None:
+        self.background.start()
+        if self.ingest is not None:
+            self.ingest.start(self.options.spool)
+
+    def stop(self) -> None:
+        self.background.stop()
+        self.checker.close()
+        if self.ingest is not None:
+            self.ingest.stop()
+
+
+def agent_name(upstream: str) -> str:
+    """The agent's name from its card at the well-known path, else its URL (asked once, briefly, at start)."""
+    for path in CARD_PATHS:
+        try:
+            with urllib.request.urlopen(upstream.rstrip("/") + path, timeout=2.0) as answer:
+                card = json.loads(answer.read())
+        except (OSError, ValueError):
+            continue
+        if isinstance(card, dict) and isinstance(card.get("name"), str):
+            return card["name"]
+    return upstream
+
+
+def server(options: RecordOptions) -> tuple[uvicorn.Server, Recorder]:
+    recorder = Recorder(options)
+    config = uvicorn.Config(
+        recorder.app,
+        host=options.host,
+        port=options.port,
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        date_header=False,
+        timeout_graceful_shutdown=5,
+        backlog=4096,
+    )
+    return uvicorn.Server(config), recorder
+
+
+def serve(options: RecordOptions) -> None:
+    """Serve until interrupted (SIGINT, SIGTERM); open streams end as `proxy-shutdown`, segments are closed."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
+    log.setLevel(logging.INFO)
+    running, _ = server(options)
+    log.info("archiver record: proxy %s listening on http://%s:%d for %s, recording into %s%s", options.proxy_id,
+             options.host, options.port, options.upstream, options.spool,
+             f", ingesting into {options.db}" if options.db else "")  # fmt: skip
+    running.run()
+
+
+class ProxyThread:
+    """The proxy served in a thread of this process (for tests and benchmarks): `start()`, then `stop()`."""
+
+    def __init__(self, options: RecordOptions) -> None:
+        self.server, self.recorder = server(options)
+        self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
+
+    def start(self) -> ProxyThread:
+        self.thread.start()
+        while not self.server.started:
+            if not self.thread.is_alive():
+                raise RuntimeError("the recording proxy did not start")
+            threading.Event().wait(0.01)
+        return self
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (the one the system chose, for `port=0`)."""
+        return self.server.servers[0].sockets[0].getsockname()[1]
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join()

@@ -1,0 +1,140 @@
+"""What the proxy reads of the HTTP traffic it forwards: which headers pass, which are recorded, which A2A
+binding and protocol version an exchange is, and where one SSE event ends."""
+
+from __future__ import annotations
+
+import re
+
+HOP_BY_HOP = frozenset(
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-authenticate",
+        b"proxy-authorization",
+        b"te",
+        b"trailer",
+        b"transfer-encoding",
+        b"upgrade",
+        b"host",
+    }
+)
+"""Headers of one hop that a proxy never forwards (RFC 9110 7.6.1), and Host, which names the upstream."""
+
+
+def forwarded(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The headers passed on to the next hop, in their order, without the hop-by-hop ones."""
+    named = {name.strip().lower() for value in _values(headers, b"connection") for name in value.split(b",")}
+    return [(k, v) for k, v in headers if k.lower() not in HOP_BY_HOP and k.lower() not in named]
+
+
+def _values(headers: list[tuple[bytes, bytes]], name: bytes) -> list[bytes]:
+    return [v for k, v in headers if k.lower() == name]
+
+
+def recorded_headers(headers: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    """The headers a spool keeps: content-type and the A2A-* ones, never credentials."""
+    kept: dict[str, str] = {}
+    for key, value in headers:
+        name = key.decode("latin-1").lower()
+        if name == "content-type" or name.startswith("a2a-"):
+            kept[name] = value.decode("latin-1")
+    return kept
+
+
+def header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
+    found = _values(headers, name)
+    return found[0] if found else None
+
+
+_CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json", "/agent/authenticatedExtendedCard")
+_PUSH = re.compile(r"push[-_]?notification[-_]?config", re.IGNORECASE)
+_REST = re.compile(r"/(v1/)?(message:(send|stream)|tasks\b|extendedAgentCard|card\b)")
+
+
+def binding_of(path: str, request: object) -> str:
+    """jsonrpc, rest, card, push-config or other: by path, and by the JSON-RPC method of the request body."""
+    method = request.get("method") if isinstance(request, dict) and "jsonrpc" in request else None
+    if path.endswith(_CARD_PATHS) or method in ("agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"):
+        return "card"
+    if _PUSH.search(path) or (isinstance(method, str) and _PUSH.search(method)):
+        return "push-config"
+    if isinstance(request, dict) and "jsonrpc" in request:
+        return "jsonrpc"
+    if _REST.search(path) or path.endswith("/extendedAgentCard"):
+        return "rest"
+    return "other"
+
+
+def protocol_of(path: str, request: object, version_header: bytes | None) -> str | None:
+    """ "1.0" or "0.3": the A2A-Version header when sent, else the JSON-RPC method's style ("message/send" is
+    v0.3, "SendMessage" v1.0), else a REST path under /v1/ (v0.3); None when nothing tells."""
+    if version_header:
+        text = version_header.decode("latin-1").strip()
+        return "0.3" if text.startswith("0.") else "1.0" if text.startswith("1.") else text
+    method = request.get("method") if isinstance(request, dict) else None
+    if isinstance(method, str) and method:
+        return "0.3" if "/" in method else "1.0"
+    if "/v1/" in path:
+        return "0.3"
+    return None
+
+
+class EventSplitter:
+    """Cuts an SSE byte stream into its events: each event is its lines that are not comments, each ended by a
+    newline, then one blank line. Comments and keep-alives (blocks of comments only) are left out. An event
+    longer than `cap` bytes is left out too (`oversized` counts them), so memory stays bounded."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.pending = b""
+        self.lines: list[bytes] = []
+        self.size = 0
+        self.too_big = False
+        self.oversized = 0
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        data = self.pending + chunk if self.pending else chunk
+        lines = data.splitlines(keepends=True)
+        self.pending = b""
+        if lines and (not lines[-1].endswith((b"\n", b"\r")) or lines[-1].endswith(b"\r")):
+            self.pending = lines.pop()  # unfinished, or a CR that a LF may follow in the next chunk
+            if len(self.pending) > self.cap:
+                self.pending, self.too_big = b"", True
+        events = []
+        for line in lines:
+            event = self._line(line.rstrip(b"\r\n"))
+            if event is not None:
+                events.append(event)
+        return events
+
+    def finish(self) -> list[bytes]:
+        """At the stream's end: the event a last lone CR ended (an unfinished event is no event, as in SSE)."""
+        pending, self.pending = self.pending, b""
+        event = self._line(pending.rstrip(b"\r\n")) if pending.endswith(b"\r") else None
+        return [event] if event is not None else []
+
+    def _line(self, line: bytes) -> bytes | None:
+        if not line:
+            return self._end()
+        if line.startswith(b":"):
+            return None
+        self.size += len(line) + 1
+        if self.size > self.cap:
+            self.too_big, self.lines = True, []
+        elif not self.too_big:
+            self.lines.append(line)
+        return None
+
+    def _end(self) -> bytes | None:
+        lines, too_big = self.lines, self.too_big
+        self.lines, self.size, self.too_big = [], 0, False
+        if too_big:
+            self.oversized += 1
+            return None
+        return b"".join(line + b"\n" for line in lines) + b"\n" if lines else None
+
+
+def event_data(event: bytes) -> bytes:
+    """The data of one SSE event (its `data:` lines joined by newlines)."""
+    data = [line[5:].removeprefix(b" ") for line in event.split(b"\n") if line.startswith(b"data:")]
+    return b"\n".join(data)

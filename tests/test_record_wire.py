@@ -1,0 +1,119 @@
+"""The recording proxy's reading of the traffic (`archiver.record.wire`), its segment writer on its own, and
+the command line's refusals."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from archiver.cli import main
+from archiver.record.segments import SegmentWriter, SpoolSettings
+from archiver.record.wire import EventSplitter, binding_of, forwarded, protocol_of, recorded_headers
+from tests.record_support import read_spool
+
+
+@pytest.mark.parametrize(
+    ("path", "request_body", "binding"),
+    [
+        ("/.well-known/agent-card.json", None, "card"),
+        ("/.well-known/agent.json", None, "card"),
+        ("/a2a/jsonrpc", {"jsonrpc": "2.0", "method": "SendMessage"}, "jsonrpc"),
+        ("/a2a/jsonrpc", {"jsonrpc": "2.0", "method": "CreateTaskPushNotificationConfig"}, "push-config"),
+        ("/a2a/jsonrpc", {"jsonrpc": "2.0", "method": "tasks/pushNotificationConfig/set"}, "push-config"),
+        ("/a2a/jsonrpc", {"jsonrpc": "2.0", "method": "GetExtendedAgentCard"}, "card"),
+        ("/a2a/rest/message:send", {"message": {}}, "rest"),
+        ("/a2a/rest/v1/message:stream", {"message": {}}, "rest"),
+        ("/a2a/rest/tasks/t1", None, "rest"),
+        ("/a2a/rest/tasks/t1/pushNotificationConfigs", {"url": "http://hook"}, "push-config"),
+        ("/healthz", None, "other"),
+    ],
+)
+def test_binding_by_path_and_method(path, request_body, binding):
+    assert binding_of(path, request_body) == binding
+
+
+def test_protocol_by_header_then_method_then_path():
+    assert protocol_of("/a2a/jsonrpc", {"method": "message/send"}, b"1.0") == "1.0"
+    assert protocol_of("/a2a/jsonrpc", {"method": "message/send"}, None) == "0.3"
+    assert protocol_of("/a2a/jsonrpc", {"method": "SendMessage"}, None) == "1.0"
+    assert protocol_of("/a2a/rest/v1/message:send", {"message": {}}, None) == "0.3"
+    assert protocol_of("/a2a/rest/message:send", {"message": {}}, None) is None
+
+
+def test_hop_by_hop_headers_are_not_forwarded_and_credentials_not_recorded():
+    headers = [
+        (b"Connection", b"keep-alive, X-Hop"),
+        (b"X-Hop", b"1"),
+        (b"Host", b"proxy"),
+        (b"Authorization", b"t"),
+        (b"Content-Type", b"application/json"),
+        (b"A2A-Version", b"1.0"),
+        (b"Transfer-Encoding", b"chunked"),
+    ]
+    assert forwarded(headers) == [
+        (b"Authorization", b"t"),
+        (b"Content-Type", b"application/json"),
+        (b"A2A-Version", b"1.0"),
+    ]
+    assert recorded_headers(headers) == {"content-type": "application/json", "a2a-version": "1.0"}
+
+
+def test_events_are_cut_where_they_end_whatever_the_chunks():
+    stream = b': hello\r\n\r\nid: 1\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: keep-alive\n\nevent: x\rdata: 2\r\r'
+    expected = [b'id: 1\ndata: {"a":\ndata: 1}\n\n', b"event: x\ndata: 2\n\n"]
+    for size in (1, 2, 3, 7, len(stream)):
+        splitter = EventSplitter(cap=1000)
+        events = [e for i in range(0, len(stream), size) for e in splitter.feed(stream[i : i + size])]
+        events += splitter.finish()
+        assert events == expected, size
+
+
+def test_an_event_over_the_cap_is_left_out_and_counted():
+    splitter = EventSplitter(cap=20)
+    events = splitter.feed(b"data: " + b"x" * 50 + b"\n\ndata: small\n\n")
+    assert (events, splitter.oversized) == ([b"data: small\n\n"], 1)
+
+
+def test_a_stream_spanning_segments_repeats_its_opening_and_an_empty_segment_is_not_closed(tmp_path):
+    closed = []
+    writer = SegmentWriter(SpoolSettings(tmp_path, "0badcafe", segment_bytes=300), closed.append)
+    opening = {"a2a_record": 1, "kind": "stream-open", "exchange": "e1", "status": 200, "request": None}
+    writer.stream_open(opening)
+    for seq in range(4):
+        writer.event("e1", seq, 1796083200.25, f"data: {seq}\n\n".encode())
+    writer.close()
+    stream = read_spool(tmp_path)["streams"]["e1"]
+    assert len(closed) == len(stream["opens"]) > 1
+    assert [o.get("continued") for o in stream["opens"]] == [None] + [True] * (len(closed) - 1)
+    assert [e for _, _, e in stream["events"]] == [f"data: {n}\n\n".encode() for n in range(4)]
+    assert {at for _, at, _ in stream["events"]} == {"2026-12-01T00:00:00.250000Z"}
+    assert stream["end"]["end"] == "proxy-shutdown"
+    assert stream["end"]["events"] == 4
+    empty = SegmentWriter(SpoolSettings(tmp_path / "empty", "0badcafe"))
+    empty.rotate_old()
+    empty.close()
+    assert list((tmp_path / "empty").iterdir()) == []
+
+
+def test_the_command_refuses_a_bad_upstream_or_listen_address_in_one_line():
+    refused = CliRunner().invoke(main, ["record", "--upstream", "agent:9000"])
+    assert refused.exit_code == 2
+    assert refused.output.strip().splitlines()[-1].endswith("agent:9000 is no http:// or https:// URL")
+    refused = CliRunner().invoke(main, ["record", "--upstream", "http://agent", "--listen", "8787"])
+    assert refused.exit_code == 2
+    assert "8787 is not HOST:PORT" in refused.output
+
+
+def test_the_command_refuses_a_spool_or_alerts_file_it_cannot_make_in_one_line(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    refused = CliRunner().invoke(
+        main, ["record", "--upstream", "http://127.0.0.1:9", "--spool", str(tmp_path / "a-file" / "spool")]
+    )
+    assert refused.exit_code == 2
+    assert f"the spool folder {tmp_path / 'a-file' / 'spool'} cannot be made: Not a directory" in refused.output
+    assert "Traceback" not in refused.output
+    alerts = tmp_path / "no-folder" / "alerts.jsonl"
+    args = ["record", "--upstream", "http://127.0.0.1:9", "--spool", str(tmp_path / "spool"), "--alerts", str(alerts)]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2
+    assert f"the alerts file {alerts} cannot be opened: No such file or directory" in refused.output
