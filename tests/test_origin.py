@@ -389,7 +389,9 @@ def test_the_parts_of_an_origin_copy_over_two_segments_are_found_once(tmp_path):
     def said(db: Path) -> list[tuple]:
         with Archive.open(str(db)) as archive:
             report = archive.audit(min_base=10_000)
-        return sorted((f.rule, f.task_id, f.artifact_id, f.part_index, f.source_path, f.detail) for f in report.findings)
+        return sorted(
+            (f.rule, f.task_id, f.artifact_id, f.part_index, f.source_path, f.detail) for f in report.findings
+        )
 
     found = said(both)
     assert {"invalid-citation", "small-base"} <= {rule for rule, *_ in found}
