@@ -192,12 +192,14 @@ class Archive:
     ):
         """Ingest the closed segments of a spool directory (`archiver record --spool DIR`) as they appear,
         every `interval` seconds, until SIGINT or SIGTERM (raised as `archiver.interrupts.Interrupted`
-        between commits) or `until()` is true after a pass: `archiver.ingest.follow`. On a lake, as one of
-        several writers. `on_pass` hears each pass's `IngestSummary`; returns the summary of all passes."""
-        from .ingest import follow
+        between commits) or `until()` is true after a pass: `archiver.ingest.follow`, this archive held open
+        (and a file archive locked) while it follows; `follow_spool` lets readers in between passes.
+        `on_pass` hears each pass's `IngestSummary`; returns the summary of all passes."""
+        from .ingest import follow, ingest
 
         with self._writing() as leases:
-            return follow(self.con, directory, interval, on_file, on_pass, workers, leases, until)
+            return follow(directory, lambda paths: ingest(self.con, paths, on_file, workers, leases),
+                          interval, on_pass, until)  # fmt: skip
 
     @contextmanager
     def _writing(self):
@@ -442,3 +444,31 @@ class Archive:
         from .store.check import healings
 
         return healings(self.con)
+
+
+def follow_spool(
+    db: str | None,
+    directory: str,
+    interval: float = 2.0,
+    on_pass: Callable | None = None,
+    workers: int | None = None,
+    until: Callable[[], bool] | None = None,
+    on_busy: Callable[[Exception], None] | None = None,
+    wait: float = DEFAULT_WAIT_SECONDS,
+    data_path: str | None = None,
+):
+    """`Archive.follow` as `archiver ingest --follow` runs it: a lake stays open (its readers and other writers
+    share it); a file archive is opened for each pass that found segments and closed after it, so that
+    readers (`query`, `serve`) get in between passes, and a pass that finds it busy with readers for longer
+    than `wait` seconds tells `on_busy` and leaves its segments to the next pass."""
+    from .ingest import follow
+
+    if locate(db, data_path).is_lake:
+        with Archive.open(db, wait=wait, data_path=data_path) as archive:
+            return archive.follow(directory, interval, on_pass=on_pass, workers=workers, until=until)
+
+    def store(paths: list[str]):
+        with Archive.open(db, wait=wait, data_path=data_path) as archive:
+            return archive.ingest(paths, workers=workers)
+
+    return follow(directory, store, interval, on_pass, until, on_busy)

@@ -287,7 +287,8 @@ def main(ctx: click.Context) -> None:
     "--follow",
     is_flag=True,
     help="PATH is a spool directory of `archiver record`: ingest its closed segments as they appear, "
-    "printing a summary after each pass that found new ones, until SIGINT or SIGTERM.",
+    "printing a summary after each pass that found new ones, until SIGINT or SIGTERM. A file archive is "
+    "open only while a pass stores, so queries and `serve` read it in between.",
 )
 @click.option(
     "--interval",
@@ -364,6 +365,7 @@ def _follow(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, 
     """`ingest --follow`: one summary (a line of JSON, with --json) per pass that found new segments."""
     import orjson
 
+    from .archive import follow_spool
     from .errors import UsageError
     from .ingest import default_workers
     from .interrupts import stopped_by_signals
@@ -376,8 +378,14 @@ def _follow(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, 
             click.echo(f"quarantined: {problem}", err=True)
         click.echo(orjson.dumps(summary.as_dict()).decode() if as_json else render_summary(summary))
 
-    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive:
-        archive.follow(paths[0], interval, on_pass=passed, workers=workers or default_workers())
+    def busy(exc: Exception) -> None:
+        click.echo(f"{exc}; the new segments wait for the next pass", err=True)
+
+    ctx = click.get_current_context()
+    ctx.meta["archiver.db"] = db
+    with stopped_by_signals(), ended_by_signals():
+        follow_spool(db, paths[0], interval, passed, workers or default_workers(), on_busy=busy, wait=wait,
+                     data_path=_data_path())  # fmt: skip
 
 
 @contextmanager

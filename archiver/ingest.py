@@ -570,24 +570,23 @@ _TOTALS = ("tasks", "results", "copies", "parts", "citations", "claims", "agent_
 
 
 def follow(
-    con: duckdb.DuckDBPyConnection,
     directory: str,
+    store: Callable[[list[str]], IngestSummary],
     interval: float = FOLLOW_INTERVAL,
-    on_file: Callable | None = None,
     on_pass: Callable[[IngestSummary], None] | None = None,
-    workers: int | None = None,
-    leases: Leases | None = None,
     until: Callable[[], bool] | None = None,
+    on_busy: Callable[[Exception], None] | None = None,
 ) -> IngestSummary:
     """Ingest the closed segments of a spool directory (`archiver record --spool DIR`) as they appear, until
     interrupted (SIGINT or SIGTERM, raised as `Interrupted` between commits) or `until()` is true after a
     pass; the summary of everything it stored.
 
     Every `interval` seconds the directory is walked as `ingest` walks it (`*.open` segments, still being
-    written, are never read); the files not seen in an earlier pass, or changed since, are ingested, each
-    file committed whole, and `on_pass` hears the pass's summary. A closed segment is immutable, so a file
-    seen once is not read again; a file that was stored before this run began is recognised by its bytes
-    (unchanged) and skipped. One process writes: the archive stays open, and locked, while it follows.
+    written, are never read); the files not seen in an earlier pass, or changed since, are handed to
+    `store` (an ingest into the archive: each file committed whole), and `on_pass` hears the pass's summary.
+    A closed segment is immutable, so a file stored once is not read again; a file that was stored before
+    this run began is recognised by its bytes (unchanged) and skipped. When `store` finds the archive busy
+    (`ArchiveBusyError`: readers hold a file archive), `on_busy` hears it and the files wait for the next pass.
     """
     if not os.path.isdir(directory):
         why = "not a spool directory" if os.path.exists(directory) else "no such directory"
@@ -596,22 +595,35 @@ def follow(
     while True:
         fresh = _fresh(directory, seen)
         if fresh:
-            try:
-                summary = ingest(con, fresh, on_file, workers, leases)
-            except Interrupted as stopped:
-                stopped.progress = f"{_followed(total)}; then {stopped.progress}" if total.files else stopped.progress
-                raise
-            _add(total, summary)
-            if on_pass is not None:
-                on_pass(summary)
+            _pass(fresh, store, total, seen, on_pass, on_busy)
         if until is not None and until():
             return total
         _pause(interval, total)
 
 
-def _fresh(directory: str, seen: dict[str, tuple[int, int]]) -> list[str]:
-    """The files of `directory` not seen before, or changed since (by size and modification time)."""
-    fresh = []
+def _pass(fresh: dict[str, tuple[int, int]], store, total: IngestSummary, seen: dict, on_pass, on_busy) -> None:
+    """One pass of `follow` over the files it found; they count as seen once stored."""
+    from .store.connection import ArchiveBusyError
+
+    try:
+        summary = store(list(fresh))
+    except ArchiveBusyError as busy:
+        if on_busy is None:
+            raise
+        on_busy(busy)
+        return
+    except Interrupted as stopped:
+        stopped.progress = f"{_followed(total)}; then {stopped.progress}" if total.files else stopped.progress
+        raise
+    seen.update(fresh)
+    _add(total, summary)
+    if on_pass is not None:
+        on_pass(summary)
+
+
+def _fresh(directory: str, seen: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """The files of `directory` not stored before, or changed since (by size and modification time)."""
+    fresh = {}
     for source in _walk(directory):
         try:
             stat = os.stat(source.fs_path)
@@ -619,8 +631,7 @@ def _fresh(directory: str, seen: dict[str, tuple[int, int]]) -> list[str]:
             continue  # gone since it was listed
         mark = (stat.st_size, stat.st_mtime_ns)
         if seen.get(source.fs_path) != mark:
-            seen[source.fs_path] = mark
-            fresh.append(source.fs_path)
+            fresh[source.fs_path] = mark
     return fresh
 
 

@@ -101,6 +101,35 @@ def test_follow_ingests_closed_segments_as_they_appear_and_stops_cleanly(tmp_pat
     assert origin > 0
 
 
+@pytest.mark.slow
+def test_readers_get_in_between_passes_and_a_pass_finding_readers_waits_for_the_next(tmp_path):
+    """A follow into a file archive holds it only while a pass stores: a query started while it follows
+    answers; a reader holding the archive past --wait makes the pass say so, and the segment is stored later."""
+    spool, db = tmp_path / "spool", tmp_path / "a.duckdb"
+    spool.mkdir()
+    close_segment(spool, 1, unary(1))
+    process = start_follow(spool, db, "--wait", "0.3")
+    try:
+        assert next_pass(process)["files"] == 1
+        stats = subprocess.run([sys.executable, "-m", "archiver", "stats", "--json", "--db", str(db), "--wait", "0"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert stats.returncode == 0, stats.stderr
+        assert json.loads(stats.stdout)["origin_copies"] > 0
+        with Archive.open(str(db), read_only=True):  # a reader holding the file
+            close_segment(spool, 2, streamed)
+            waited = process.stderr.readline()
+        assert "the new segments wait for the next pass" in waited
+        assert "busy" in waited
+        assert next_pass(process)["files"] == 1  # stored once the reader has gone
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    with Archive.open(str(db)) as archive:
+        assert archive.con.execute("SELECT count(*) FROM sources").fetchone()[0] == 2
+
+
 def test_follow_as_a_library_stops_when_asked_and_stores_each_segment_once(tmp_path):
     spool, db = tmp_path / "spool", tmp_path / "a.duckdb"
     spool.mkdir()
