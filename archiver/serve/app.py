@@ -212,8 +212,11 @@ def search(server: Server, request: Request) -> Response:
     selection = form.selection(request.query_params)
     order_by = request.query_params.get("order_by") or None
     page, size = _page(request)
-    with server.archive() as archive:
-        found = data.lineage_page(archive.con, kind, selection, order_by, page, size)
+    if selection == Selection():  # the whole archive is the overview's; a list of it would read every claim
+        found = data.Page(QUERIES[kind](selection).fields, [], 0, False, 1, size)
+    else:
+        with server.archive() as archive:
+            found = data.lineage_page(archive.con, kind, selection, order_by, page, size)
     twin = {"kind": kind, "filters": selection.as_dict(), "order_by": order_by, **found.as_dict()}
     context = {
         "title": f"Search {kind}",
@@ -222,6 +225,7 @@ def search(server: Server, request: Request) -> Response:
         "fields": form.fields(request.query_params),
         "order_by": order_by or "",
         "found": found,
+        "unfiltered": selection == Selection(),
         "pager": _pager(request, found),
         "sorts": _sorts(request, found.fields, order_by),
         "downloads": [

@@ -65,21 +65,20 @@ class Page:
         }
 
 
-def paged(
-    con: duckdb.DuckDBPyConnection, sql: str, params: list, fields_: tuple[str, ...], page: int, size: int
-) -> Page:
-    """Rows `page` (from 1) of `sql`, `size` a page, with a count of at most `COUNT_CAP`."""
+def paged(con: duckdb.DuckDBPyConnection, sql: str, params: list, fields_: tuple[str, ...], page: int, size: int) -> Page:
+    """Rows `page` (from 1) of `sql`, `size` a page, with a count of at most `COUNT_CAP`: one query, its
+    rows worked out once for both."""
     size = max(1, min(int(size), MAX_PAGE_SIZE))
     page = max(1, int(page))
-    rows = list(stream(con.execute(f"SELECT * FROM ({sql}) LIMIT {size} OFFSET {(page - 1) * size}", params)))
-    if page == 1 and len(rows) < size:
-        total = len(rows)
-    else:
-        total = con.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM ({sql}) LIMIT {COUNT_CAP + 1})", params
-        ).fetchone()[0]
-    capped = total > COUNT_CAP
-    return Page(fields_, [{f: row.get(f) for f in fields_} for row in rows], min(total, COUNT_CAP), capped, page, size)
+    counted = f"""
+        WITH q AS MATERIALIZED ({sql})
+        SELECT * FROM (SELECT *, NULL AS serve_total FROM q LIMIT {size} OFFSET {(page - 1) * size})
+        UNION ALL BY NAME
+        SELECT count(*) AS serve_total FROM (SELECT 1 FROM q LIMIT {COUNT_CAP + 1})"""
+    rows = list(stream(con.execute(counted, params)))
+    total = next(row["serve_total"] for row in rows if row["serve_total"] is not None)
+    rows = [row for row in rows if row["serve_total"] is None]
+    return Page(fields_, [{f: row.get(f) for f in fields_} for row in rows], min(total, COUNT_CAP), total > COUNT_CAP, page, size)
 
 
 def lineage_page(con, kind: str, selection: Selection, order_by: str | None, page: int, size: int) -> Page:
