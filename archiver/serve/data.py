@@ -65,7 +65,9 @@ class Page:
         }
 
 
-def paged(con: duckdb.DuckDBPyConnection, sql: str, params: list, fields_: tuple[str, ...], page: int, size: int) -> Page:
+def paged(
+    con: duckdb.DuckDBPyConnection, sql: str, params: list, fields_: tuple[str, ...], page: int, size: int
+) -> Page:
     """Rows `page` (from 1) of `sql`, `size` a page, with a count of at most `COUNT_CAP`: one query, its
     rows worked out once for both."""
     size = max(1, min(int(size), MAX_PAGE_SIZE))
@@ -78,7 +80,14 @@ def paged(con: duckdb.DuckDBPyConnection, sql: str, params: list, fields_: tuple
     rows = list(stream(con.execute(counted, params)))
     total = next(row["serve_total"] for row in rows if row["serve_total"] is not None)
     rows = [row for row in rows if row["serve_total"] is None]
-    return Page(fields_, [{f: row.get(f) for f in fields_} for row in rows], min(total, COUNT_CAP), total > COUNT_CAP, page, size)
+    return Page(
+        fields_,
+        [{f: row.get(f) for f in fields_} for row in rows],
+        min(total, COUNT_CAP),
+        total > COUNT_CAP,
+        page,
+        size,
+    )
 
 
 def lineage_page(con, kind: str, selection: Selection, order_by: str | None, page: int, size: int) -> Page:

@@ -27,7 +27,7 @@ def filters() -> tuple[Filter, ...]:
 
     command = selection_options(click.Command("serve-form", callback=lambda **_: None))
     out = []
-    for option in command.params:
+    for option in reversed(command.params):  # decorating a Command appends each option, last declared first
         if not isinstance(option, click.Option):
             continue
         if option.secondary_opts:
