@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import os
+import threading
 from contextlib import contextmanager
 from functools import cache
 from dataclasses import asdict
@@ -58,6 +59,9 @@ class Server:
     def __init__(self, db: str | None, token: str | None) -> None:
         self.db, self.token = db, token
         self.snapshots = data.Snapshots()
+        self._lock = threading.Lock()
+        self._shared = None  # the read-only Archive the requests under way share
+        self._users = 0
         self.templates = Environment(
             loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True), trim_blocks=True
         )
@@ -65,13 +69,30 @@ class Server:
 
     @contextmanager
     def archive(self):
+        """The archive for one request: a cursor of one read-only connection that the requests under way
+        share (DuckDB keeps one instance of a file per process), opened by the first and closed by the
+        last, so that between requests no connection holds the file and a writer can take it."""
         from ..archive import Archive
 
-        archive = Archive.open(self.db, read_only=True, wait=REQUEST_WAIT)
+        with self._lock:
+            if self._shared is None:
+                self._shared = Archive.open(self.db, read_only=True, wait=REQUEST_WAIT)
+            self._users += 1
+            shared = self._shared
+        cursor = shared.con.cursor()
         try:
-            yield archive
+            yield Archive(cursor, shared.path, shared.location)
         finally:
-            archive.close()
+            cursor.close()
+            with self._lock:
+                self._users -= 1
+                if self._users == 0:
+                    self._shared.close()
+                    self._shared = None
+
+    def remembered(self, archive, key: tuple, make):
+        """`make()`, kept until the archive changes (`data.Snapshots.remembered`)."""
+        return self.snapshots.remembered(archive, key, make)
 
 
 def fmt(value: Any) -> str:
@@ -165,11 +186,18 @@ def _page(request: Request) -> tuple[int, int]:
 # The pages.
 
 
+def ask(server: Server, archive, request: Request, name: str, make):
+    """`make()` for this page's question `name`, asked once per state of the archive (the address without
+    its `.json` names the question: a page and its twin share the answer)."""
+    path = request.url.path.removesuffix(".json")
+    return server.remembered(archive, (name, path, str(request.query_params)), make)
+
+
 def overview(server: Server, request: Request) -> Response:
     with server.archive() as archive:
         snap = server.snapshots.get(archive)
         verdicts = data.verdict_counts(archive.con)
-        per_day = data.findings_per_day(archive.con, snap)
+        per_day = ask(server, archive, request, "per_day", lambda: data.findings_per_day(archive.con, snap))
     summary = snap.summary
     results_chart = charts.stacked_bars(
         snap.results_per_day,
@@ -216,7 +244,13 @@ def search(server: Server, request: Request) -> Response:
         found = data.Page(QUERIES[kind](selection).fields, [], 0, False, 1, size)
     else:
         with server.archive() as archive:
-            found = data.lineage_page(archive.con, kind, selection, order_by, page, size)
+            found = ask(
+                server,
+                archive,
+                request,
+                "rows",
+                lambda: data.lineage_page(archive.con, kind, selection, order_by, page, size),
+            )
     twin = {"kind": kind, "filters": selection.as_dict(), "order_by": order_by, **found.as_dict()}
     context = {
         "title": f"Search {kind}",
@@ -261,7 +295,7 @@ def result(server: Server, request: Request) -> Response:
     ident = _name(request, "ident")
     copy = request.query_params.get("copy") or None
     with server.archive() as archive:
-        results = archive.results(ident, copy)
+        results = ask(server, archive, request, "results", lambda: archive.results(ident, copy))
     subjects = []
     for view in results:
         links = [("agent", view.agent)] if view.agent else []
@@ -282,13 +316,20 @@ def subject(server: Server, request: Request) -> Response:
     selection = Selection.of(**{data.SUBJECTS[kind]: [name]})
     page, size = _page(request)
     with server.archive() as archive:
-        periods = data.by_period(archive.con, selection)
-        small = data.small_bases(archive.con, selection)
-        claims = data.lineage_page(archive.con, "claims", selection, "-timestamp", page, size)
+        periods = ask(server, archive, request, "periods", lambda: data.by_period(archive.con, selection))
+        small = ask(server, archive, request, "small", lambda: data.small_bases(archive.con, selection))
+        claims = ask(
+            server,
+            archive,
+            request,
+            "rows",
+            lambda: data.lineage_page(archive.con, "claims", selection, "-timestamp", page, size),
+        )
         per_day = verdicts = None
         if kind == "agent":
-            per_day = data.findings_per_day(archive.con, server.snapshots.get(archive), name)
-            verdicts = data.verdicts_per_day(archive.con, name)
+            snap = server.snapshots.get(archive)
+            per_day = ask(server, archive, request, "per_day", lambda: data.findings_per_day(archive.con, snap, name))
+            verdicts = ask(server, archive, request, "verdicts", lambda: data.verdicts_per_day(archive.con, name))
     twin = {
         "kind": kind,
         "name": name,
@@ -351,7 +392,13 @@ def audit(server: Server, request: Request) -> Response:
     page, size = _page(request)
     with server.archive() as archive:
         snap = server.snapshots.get(archive)
-        found = data.findings_page(archive.con, snap, rules, severity, selection, page, size)
+        found = ask(
+            server,
+            archive,
+            request,
+            "rows",
+            lambda: data.findings_page(archive.con, snap, rules, severity, selection, page, size),
+        )
     twin = {"filters": {"rule": rules, "severity": severity, **selection.as_dict()}, **found.as_dict()}
     context = {
         "title": "Audit findings",
@@ -372,7 +419,9 @@ def verify(server: Server, request: Request) -> Response:
     selection = form.selection(params)
     page, size = _page(request)
     with server.archive() as archive:
-        found = data.verdicts_page(archive.con, selection, verdict, page, size)
+        found = ask(
+            server, archive, request, "rows", lambda: data.verdicts_page(archive.con, selection, verdict, page, size)
+        )
         counts = data.verdict_counts(archive.con)
     twin = {"filters": {"verdict": verdict, **selection.as_dict()}, "verdicts_by_status": counts, **found.as_dict()}
     context = {

@@ -144,12 +144,16 @@ class Snapshot:
 
 
 class Snapshots:
-    """One `Snapshot` per state of the archive, made when a request first needs it after a commit."""
+    """One `Snapshot` per state of the archive, made when a request first needs it after a commit, and
+    the answers of costly questions (a study's claims by period) asked in that state, `MEMO_SIZE` at most."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._key: tuple | None = None
         self._snapshot: Snapshot | None = None
+        self._memo: dict[tuple, Any] = {}
+        self._memo_key: tuple | None = None
+        self._memo_made = 0.0
 
     def get(self, archive) -> Snapshot:
         key = generation(archive.location)
@@ -165,6 +169,25 @@ class Snapshots:
                 current.seconds = time.monotonic() - started
                 self._key, self._snapshot = key, current
             return current
+
+    def remembered(self, archive, question: tuple, make):
+        """`make()`'s answer to `question`, worked out once per state of the archive."""
+        key = generation(archive.location)
+        with self._lock:
+            if key != self._memo_key or (key is None and time.monotonic() - self._memo_made > LAKE_SECONDS):
+                self._memo, self._memo_key, self._memo_made = {}, key, time.monotonic()
+            if question in self._memo:
+                return self._memo[question]
+        answer = make()
+        with self._lock:
+            if key == self._memo_key:
+                if len(self._memo) >= MEMO_SIZE:
+                    self._memo.pop(next(iter(self._memo)))
+                self._memo[question] = answer
+        return answer
+
+
+MEMO_SIZE = 512
 
 
 def snapshot(archive) -> Snapshot:
