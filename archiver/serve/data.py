@@ -154,6 +154,7 @@ class Snapshots:
         self._memo: dict[tuple, Any] = {}
         self._memo_key: tuple | None = None
         self._memo_made = 0.0
+        self._asking: dict[tuple, threading.Lock] = {}  # the questions being worked out
 
     def get(self, archive) -> Snapshot:
         key = generation(archive.location)
@@ -171,19 +172,29 @@ class Snapshots:
             return current
 
     def remembered(self, archive, question: tuple, make):
-        """`make()`'s answer to `question`, worked out once per state of the archive."""
+        """`make()`'s answer to `question`, worked out once per state of the archive (requests asking the
+        same question meanwhile wait for that one answer)."""
         key = generation(archive.location)
         with self._lock:
             if key != self._memo_key or (key is None and time.monotonic() - self._memo_made > LAKE_SECONDS):
                 self._memo, self._memo_key, self._memo_made = {}, key, time.monotonic()
             if question in self._memo:
                 return self._memo[question]
-        answer = make()
-        with self._lock:
-            if key == self._memo_key:
-                if len(self._memo) >= MEMO_SIZE:
-                    self._memo.pop(next(iter(self._memo)))
-                self._memo[question] = answer
+            asking = self._asking.setdefault((key, question), threading.Lock())
+        with asking:
+            with self._lock:
+                if key == self._memo_key and question in self._memo:
+                    return self._memo[question]
+            try:
+                answer = make()
+            finally:
+                with self._lock:
+                    self._asking.pop((key, question), None)
+            with self._lock:
+                if key == self._memo_key:
+                    if len(self._memo) >= MEMO_SIZE:
+                        self._memo.pop(next(iter(self._memo)))
+                    self._memo[question] = answer
         return answer
 
 
