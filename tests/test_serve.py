@@ -97,7 +97,8 @@ def test_every_page_and_its_json_twin_answer(client, url):
     assert "<script" not in page.text.lower()
     assert " style=" not in page.text  # CSP allows no inline style attribute
     twin = client.get(twin_of(url))
-    assert twin.status_code == 200 and twin.headers["content-type"] == "application/json"
+    assert twin.status_code == 200
+    assert twin.headers["content-type"] == "application/json"
     negotiated = client.get(url, headers={"accept": "application/json"})
     assert negotiated.json() == twin.json()
 
@@ -108,20 +109,24 @@ def test_the_overview_counts_are_the_archives(client, served):
         assert twin["stats"] == archive.stats()
         report = archive.audit()
     assert twin["findings"] == report.summary["findings"]
-    assert sum(twin["verdicts"].values()) == 6 and twin["verdicts"]["differs"] == 1
+    assert sum(twin["verdicts"].values()) == 6
+    assert twin["verdicts"]["differs"] == 1
     page = client.get("/").text
     for rule, count in report.summary["findings"].items():
         assert f'href="/audit?rule={rule}"' in page
         if count:
             listed = client.get(f"/audit.json?rule={rule}").json()
             assert listed["count"] == count
-    assert "<svg" in page and '<a href="/search?since=' in page  # the results chart links to its list
+    assert "<svg" in page
+    assert '<a href="/search?since=' in page
 
 
 def test_search_rows_are_the_cli_rows_with_its_field_names(client, served):
     twin = client.get("/search.json?column=s14r5&column=s12r2&order_by=-value").json()
     rows = cli_json(served, "query", "claims", "--column", "s14r5", "--column", "s12r2", "--order-by", "-value")
-    assert twin["rows"] == rows and twin["count"] == len(rows) and not twin["count_capped"]
+    assert twin["rows"] == rows
+    assert twin["count"] == len(rows)
+    assert not twin["count_capped"]
     for kind in ("citations", "impact"):
         twin = client.get(f"/search.json?kind={kind}&study=Versant+Mega+Tracker").json()
         assert twin["rows"] == cli_json(served, "query", kind, "--study", "Versant Mega Tracker")
@@ -131,24 +136,30 @@ def test_search_pages_and_counts(client, served):
     every = cli_json(served, "query", "claims", "--min-n", "0")
     first = client.get("/search.json?min_n=0&size=7").json()
     second = client.get("/search.json?min_n=0&size=7&page=2").json()
-    assert first["count"] == len(every) and first["rows"] == every[:7] and second["rows"] == every[7:14]
+    assert first["count"] == len(every)
+    assert first["rows"] == every[:7]
+    assert second["rows"] == every[7:14]
     page = client.get("/search?min_n=0&size=7").text
-    assert 'rel="next"' in page and "page=2" in page
+    assert 'rel="next"' in page
+    assert "page=2" in page
 
 
 def test_the_form_is_the_selection(client):
-    assert [f.name for f in filters()] == [f for f in Selection.__dataclass_fields__]
+    assert [f.name for f in filters()] == list(Selection.__dataclass_fields__)
     page = client.get("/search?column=s14r5&valid=yes&since=2026-01-01").text
     for item in filters():
         assert f'name="{item.name}"' in page
-    assert 'value="s14r5"' in page and 'value="2026-01-01"' in page
+    assert 'value="s14r5"' in page
+    assert 'value="2026-01-01"' in page
     invalid = client.get("/search.json?column=s14r5&valid=no").json()["rows"]
-    assert invalid and {row["valid"] for row in invalid} == {False}
+    assert invalid
+    assert {row["valid"] for row in invalid} == {False}
 
 
 def test_downloads_are_the_cli_outputs(client, served):
     got = client.get("/download/claims.csv?column=s14r5&kind=claims")
-    assert got.status_code == 200 and "attachment" in got.headers["content-disposition"]
+    assert got.status_code == 200
+    assert "attachment" in got.headers["content-disposition"]
     run = CliRunner().invoke(main, ["query", "claims", "--column", "s14r5", "--db", served, "--format", "csv"])
     assert got.text == run.output
     lines = client.get("/download/citations.jsonl?study=Versant+Mega+Tracker").text.splitlines()
@@ -157,7 +168,7 @@ def test_downloads_are_the_cli_outputs(client, served):
     )
     table = pq.read_table(io.BytesIO(client.get("/download/impact.parquet?column=s14r5").content))
     assert table.to_pylist() == cli_json(served, "query", "impact", "--column", "s14r5")
-    assert list(csv.reader(io.StringIO(got.text)))[0][:3] == ["value", "pointer", "part_index"]
+    assert next(iter(csv.reader(io.StringIO(got.text))))[:3] == ["value", "pointer", "part_index"]
 
 
 def test_the_result_page_is_the_show_layout_with_links(client, served):
@@ -168,14 +179,17 @@ def test_the_result_page_is_the_show_layout_with_links(client, served):
     assert body in page  # the same section `archiver show --format html` writes
     for target in ("/agent/Versant%20Insights", "/study/Versant%20Mega%20Tracker", "/column/s14r5"):
         assert f'href="{target}"' in page
-    assert "stored in 2 copies" in page and "WARNING" in page
+    assert "stored in 2 copies" in page
+    assert "WARNING" in page
     twin = client.get("/result/t1.json").json()
-    assert twin["results"][0]["task_id"] == "t1" and len(twin["results"][0]["source_paths"]) == 2
+    assert twin["results"][0]["task_id"] == "t1"
+    assert len(twin["results"][0]["source_paths"]) == 2
 
 
 def test_findings_link_to_their_part_in_the_transcript(client):
     twin = client.get("/audit.json?rule=small-base").json()
-    assert twin["rows"] and {row["rule"] for row in twin["rows"]} == {"small-base"}
+    assert twin["rows"]
+    assert {row["rule"] for row in twin["rows"]} == {"small-base"}
     row = next(r for r in twin["rows"] if r["task_id"] and r["part_index"] is not None)
     page = client.get("/audit?rule=small-base").text
     target = f"/result/{quote(row['task_id'], safe='')}#part-{row['part_index']}"
@@ -223,7 +237,8 @@ def test_a_column_page_charts_its_values_by_period(client):
 )
 def test_every_value_is_escaped(client, url):
     page = client.get(url)
-    assert "<script" not in page.text.lower() and "<img" not in page.text.lower()
+    assert "<script" not in page.text.lower()
+    assert "<img" not in page.text.lower()
     assert page.headers["content-security-policy"] == CSP
 
 
@@ -236,11 +251,14 @@ def test_hostile_fields_are_shown_as_text(client):
 
 def test_bad_input_is_one_line_not_a_traceback(client):
     bad = client.get("/search?since=yesterday-ish")
-    assert bad.status_code == 400 and "since" in bad.text and "Traceback" not in bad.text
+    assert bad.status_code == 400
+    assert "since" in bad.text
+    assert "Traceback" not in bad.text
     assert client.get("/search.json?min_n=lots").json()["error"].startswith("min_n:")
     assert client.get("/search?kind=everything").status_code == 400
     missing = client.get("/result/no-such-task.json")
-    assert missing.status_code == 404 and "no task, message or context" in missing.json()["error"]
+    assert missing.status_code == 404
+    assert "no task, message or context" in missing.json()["error"]
     assert client.get("/search?column=s14r5&order_by=nonsense").status_code == 400
     assert client.get("/nowhere").headers["content-security-policy"] == CSP
 
@@ -256,7 +274,10 @@ def test_serve_is_read_only_and_leaves_the_archive_to_writers(client, served):
         assert writer.stats()["claims"] > 0
 
 
-HOLD = "import sys; from archiver.archive import Archive; a = Archive.open(sys.argv[1]); print('held', flush=True); sys.stdin.read()"
+HOLD = (
+    "import sys; from archiver.archive import Archive; a = Archive.open(sys.argv[1]); "
+    "print('held', flush=True); sys.stdin.read()"
+)
 
 
 def test_an_archive_being_written_answers_503_until_the_commit(served):
@@ -270,7 +291,9 @@ def test_an_archive_being_written_answers_503_until_the_commit(served):
         assert writer.stdout.readline().strip() == "held"
         with TestClient(app) as client:
             busy = client.get("/index.json")
-        assert busy.status_code == 503 and busy.headers["retry-after"] == "1" and "busy" in busy.json()["error"]
+        assert busy.status_code == 503
+        assert busy.headers["retry-after"] == "1"
+        assert "busy" in busy.json()["error"]
     finally:
         writer.communicate("", timeout=30)
     with TestClient(app) as client:
@@ -293,7 +316,8 @@ def test_the_token_is_checked_on_every_request(served):
         assert client.get("/index.json", headers={"authorization": "Bearer s3cret-token"}).status_code == 200
         assert client.get("/?token=wrong").status_code == 401
         opened = client.get("/search?column=s14r5&token=s3cret-token", follow_redirects=False)
-        assert opened.status_code == 303 and opened.headers["location"] == "/search?column=s14r5"
+        assert opened.status_code == 303
+        assert opened.headers["location"] == "/search?column=s14r5"
         assert "httponly" in opened.headers["set-cookie"].lower()
         assert client.get("/search.json?column=s14r5").status_code == 200  # the cookie, from now on
 
@@ -302,5 +326,6 @@ def test_another_host_needs_a_token(served, monkeypatch):
     monkeypatch.delenv("ARCHIVER_TOKEN", raising=False)
     run = CliRunner().invoke(main, ["serve", "--db", served, "--host", "0.0.0.0"])
     assert run.exit_code == 2
-    assert "needs a token" in run.output and "Traceback" not in run.output
+    assert "needs a token" in run.output
+    assert "Traceback" not in run.output
     assert re.search(r"--host", run.output)

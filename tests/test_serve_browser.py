@@ -23,7 +23,7 @@ from .serve_data import ROOT, XSS, serve_archive
 pytestmark = pytest.mark.browser
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
-playwright_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright (pip install '.[test]')")
+playwright_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright ('.[test]')")
 if CHROMIUM is None:
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
 
@@ -119,7 +119,8 @@ def test_every_page_is_within_two_clicks_of_the_overview(page, artifacts):
     page.locator("a[href^='/audit?rule=']").first.click()  # overview -> findings of a rule
     page.locator("table.rows a[href^='/result/']").first.click()  # -> the transcript
     assert page.locator("section.result").count() >= 1
-    assert not page.errors and not page.dialogs
+    assert not page.errors
+    assert not page.dialogs
 
 
 def test_fill_the_search_form_and_share_its_address(page, artifacts):
@@ -128,7 +129,8 @@ def test_fill_the_search_form_and_share_its_address(page, artifacts):
     page.select_option("select[name=valid]", "yes")
     page.get_by_role("button", name="Search").click()
     page.wait_for_load_state()
-    assert "column=s14r5" in page.url and "valid=yes" in page.url
+    assert "column=s14r5" in page.url
+    assert "valid=yes" in page.url
     rows = page.locator("table.rows tbody tr")
     assert rows.count() >= 1
     column = page.locator("table.rows thead th").all_inner_texts().index("source_column") + 1
@@ -170,11 +172,13 @@ def test_from_a_column_to_its_chart(page, artifacts):
     page.locator("nav.subjects a", has_text="column: aware_b1").click()
     assert page.locator("h1").inner_text() == "column aware_b1"
     chart = page.locator("figure.chart svg")
-    assert chart.count() == 1 and chart.locator("circle.median").count() == 3
+    assert chart.count() == 1
+    assert chart.locator("circle.median").count() == 3
     assert chart.bounding_box()["height"] > 100
     shot(page, artifacts, "column")
     chart.locator("a").first.click()  # a period's mark -> its claims
-    assert "column=aware_b1" in page.url and "period=" in page.url
+    assert "column=aware_b1" in page.url
+    assert "period=" in page.url
 
 
 def test_verdicts_page(page, artifacts):
@@ -204,5 +208,7 @@ def test_hostile_citation_fields_stay_inert(page):
     shown = page.locator("section.result").inner_text()
     for field in ("Study ", "W9 ", "Base ", "warn ", "w "):
         assert field + XSS in shown
-    assert f"c{XSS}" in shown and f"f{XSS}" in shown
-    assert not page.dialogs and not page.errors
+    assert f"c{XSS}" in shown
+    assert f"f{XSS}" in shown
+    assert not page.dialogs
+    assert not page.errors

@@ -12,8 +12,8 @@ import ipaddress
 import os
 import threading
 from contextlib import contextmanager
-from functools import cache
 from dataclasses import asdict
+from functools import cache
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -314,17 +314,9 @@ def subject(server: Server, request: Request) -> Response:
     kind = request.url.path.split("/")[1]
     name = _name(request, "name")
     selection = Selection.of(**{data.SUBJECTS[kind]: [name]})
-    page, size = _page(request)
     with server.archive() as archive:
         periods = ask(server, archive, request, "periods", lambda: data.by_period(archive.con, selection))
         small = ask(server, archive, request, "small", lambda: data.small_bases(archive.con, selection))
-        claims = ask(
-            server,
-            archive,
-            request,
-            "rows",
-            lambda: data.lineage_page(archive.con, "claims", selection, "-timestamp", page, size),
-        )
         per_day = verdicts = None
         if kind == "agent":
             snap = server.snapshots.get(archive)
@@ -335,7 +327,6 @@ def subject(server: Server, request: Request) -> Response:
         "name": name,
         "by_period": periods,
         "small_bases": small.as_dict(),
-        "claims": claims.as_dict(),
     }
     chart = charts.ranges(
         periods,
@@ -376,8 +367,6 @@ def subject(server: Server, request: Request) -> Response:
         "periods": periods,
         "charts": shown,
         "small": small,
-        "found": claims,
-        "pager": _pager(request, claims),
         "search": "/search?" + urlencode({data.SUBJECTS[kind]: name}),
         "audit": "/audit?" + urlencode({"agent": name}) if kind == "agent" else None,
     }

@@ -98,7 +98,8 @@ def ranges(rows: list[dict], link: Callable[[str], str], title: str) -> str:
         period = row["period"] or "(none)"
         label = (
             f"{period}: median {_number(row['value_median'])}, {_number(row['value_min'])} to "
-            f"{_number(row['value_max'])} over {row['claims']:,} claims; n {row['base_min']} to {row['base_max']}"
+            f"{_number(row['value_max'])} over {row['claim_values']:,} stated numbers; "
+            f"n {row['base_min']} to {row['base_max']}"
         )
         median = y_of(row["value_median"])
         if previous:
@@ -111,7 +112,8 @@ def ranges(rows: list[dict], link: Callable[[str], str], title: str) -> str:
             f'<line class="range" x1="{x:.1f}" x2="{x:.1f}" y1="{y_of(row["value_min"]):.1f}" '
             f'y2="{y_of(row["value_max"]):.1f}"/><circle class="median" cx="{x:.1f}" cy="{median:.1f}" r="5"/>'
             f"<title>{escape(label)}</title></g></a>"
-            f'<text class="tick" x="{x:.1f}" y="{HEIGHT - BOTTOM + 14}" text-anchor="middle">{escape(period[:18])}</text>'
+            f'<text class="tick" x="{x:.1f}" y="{HEIGHT - BOTTOM + 14}" text-anchor="middle">'
+            f"{escape(period[:18])}</text>"
         )
     return _figure(title, _axis(top) + "".join(marks), "")
 

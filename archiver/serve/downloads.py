@@ -22,7 +22,7 @@ def download(archive, kind: str, fmt: str, selection: Selection, order_by: str |
     """The whole list `kind` (claims, citations, impact) with the selection, written to a temporary file
     while the archive is open (spilled to disk past 8 MiB), then sent in chunks."""
     listing = getattr(archive, kind)(order_by=order_by, **_filters(selection))
-    spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)
+    spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 (closed once sent: BackgroundTask)
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
