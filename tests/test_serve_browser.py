@@ -113,8 +113,16 @@ def test_every_page_is_within_two_clicks_of_the_overview(page, artifacts):
     page.locator("a.chip", has_text="Versant Insights Agent").click()  # overview -> agent
     assert page.locator("h1").inner_text() == "agent Versant Insights Agent"
     shot(page, artifacts, "agent")
-    page.locator("table.rows a[href^='/result/']").first.click()  # -> a result (two clicks)
-    assert page.locator("section.result").count() >= 1
+    page.goto("/")
+    page.locator("section.subjects a.chip[href='/column/s14r5']").click()  # overview -> column
+    assert page.locator("h1").inner_text() == "column s14r5"
+    page.goto("/")
+    page.locator("section.subjects a.chip[href^='/study/']").first.click()  # overview -> study
+    page.locator("table.rows a[href^='/period/']").first.click()  # -> a period
+    assert page.locator("h1").inner_text().startswith("period ")
+    page.goto("/")
+    page.locator("section.subjects a.chip[href^='/table/']").first.click()  # overview -> table
+    assert page.locator("h1").inner_text().startswith("table ")
     page.goto("/")
     page.locator("a[href^='/audit?rule=']").first.click()  # overview -> findings of a rule
     page.locator("table.rows a[href^='/result/']").first.click()  # -> the transcript

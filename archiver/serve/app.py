@@ -221,6 +221,7 @@ def overview(server: Server, request: Request) -> Response:
         "findings_by_severity": summary["findings_by_severity"],
         "verdicts": verdicts,
         "results_per_day": snap.results_per_day,
+        "most_cited": snap.subjects,
         "findings_per_day": per_day,
         "audit_summary": summary,
     }

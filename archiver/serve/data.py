@@ -139,6 +139,7 @@ class Snapshot:
     summary: dict
     findings: pa.Table  # every finding, with its copy's agent, time and file hash
     results_per_day: list[dict]
+    subjects: dict[str, list[str]]  # the most cited studies, periods, columns and tables, for the overview's links
     made: float = field(default_factory=time.monotonic)
     seconds: float = 0.0
 
@@ -209,7 +210,21 @@ def snapshot(archive) -> Snapshot:
         findings = con.execute(_FINDINGS).to_arrow_table()
         summary = audit.summary
     days = list(stream(con.execute(_RESULTS_PER_DAY)))
-    return Snapshot(stats, summary, findings, days)
+    subjects = {
+        kind: [row[0] for row in con.execute(_MOST_CITED.format(column=column)).fetchall()]
+        for kind, column in (
+            ("study", "study"),
+            ("period", "period"),
+            ("column", "source_column"),
+            ("table", "source_table"),
+        )
+    }
+    return Snapshot(stats, summary, findings, days, subjects)
+
+
+SUBJECTS_SHOWN = 30
+_MOST_CITED = f"""SELECT {{column}} FROM citations WHERE {{column}} IS NOT NULL
+                  GROUP BY ALL ORDER BY count(*) DESC, 1 LIMIT {SUBJECTS_SHOWN}"""
 
 
 def verdict_counts(con) -> dict[str, int]:
