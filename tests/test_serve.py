@@ -132,6 +132,13 @@ def test_search_rows_are_the_cli_rows_with_its_field_names(client, served):
         assert twin["rows"] == cli_json(served, "query", kind, "--study", "Versant Mega Tracker")
 
 
+def test_a_search_without_a_filter_lists_nothing(client):
+    twin = client.get("/search.json").json()
+    assert twin["needs_filter"]
+    assert twin["rows"] == []
+    assert "Give at least one filter" in client.get("/search?kind=citations").text
+
+
 def test_search_pages_and_counts(client, served):
     every = cli_json(served, "query", "claims", "--min-n", "0")
     first = client.get("/search.json?min_n=0&size=7").json()

@@ -252,7 +252,13 @@ def search(server: Server, request: Request) -> Response:
                 "rows",
                 lambda: data.lineage_page(archive.con, kind, selection, order_by, page, size),
             )
-    twin = {"kind": kind, "filters": selection.as_dict(), "order_by": order_by, **found.as_dict()}
+    twin = {
+        "kind": kind,
+        "filters": selection.as_dict(),
+        "order_by": order_by,
+        "needs_filter": selection == Selection(),  # no rows: a search without a filter lists nothing
+        **found.as_dict(),
+    }
     context = {
         "title": f"Search {kind}",
         "kind": kind,
