@@ -676,9 +676,13 @@ def verify(data_layer, status, tolerance, timeout, fmt, headers, fail_on, db, wa
 def serve(host: str, port: int, token: str | None, db: str | None) -> None:
     """Browse the archive read-only in a web browser: overview, search, results, studies, columns, agents,
     audit findings and verdicts, each page with a JSON twin (the same path with .json). docs/serve.md."""
+    from .errors import UsageError
     from .serve import serve as run
 
-    run(db, host, port, token)
+    try:
+        run(db, host, port, token)
+    except UsageError as exc:  # refused before serving: with this command's usage line
+        raise click.BadParameter(str(exc), param_hint="'--host'") from None
 
 
 @db_group.command("check")

@@ -121,6 +121,18 @@ def test_the_overview_counts_are_the_archives(client, served):
     assert '<a href="/search?since=' in page
 
 
+def test_the_snapshot_is_made_before_the_first_request(served, tmp_path):
+    app = create_app(served)
+    assert app.server.snapshots._snapshot is None
+    app.server.warm()
+    made = app.server.snapshots._snapshot
+    assert made is not None
+    with TestClient(app) as client:
+        assert client.get("/index.json").json()["stats"] == made.stats
+    assert app.server.snapshots._snapshot is made  # not made again: the archive has not changed
+    create_app(str(tmp_path / "none.duckdb")).server.warm()  # no archive: left to the requests to say
+
+
 def test_search_rows_are_the_cli_rows_with_its_field_names(client, served):
     twin = client.get("/search.json?column=s14r5&column=s12r2&order_by=-value").json()
     rows = cli_json(served, "query", "claims", "--column", "s14r5", "--column", "s12r2", "--order-by", "-value")

@@ -90,6 +90,15 @@ class Server:
                     self._shared.close()
                     self._shared = None
 
+    def warm(self) -> None:
+        """Make the overview's snapshot now (the whole audit: seconds at 10M claims), not at the first
+        request; an archive that is busy or missing is left to the requests to report."""
+        try:
+            with self.archive() as archive:
+                self.snapshots.get(archive)
+        except ArchiverError:
+            pass
+
     def remembered(self, archive, key: tuple, make):
         """`make()`, kept until the archive changes (`data.Snapshots.remembered`)."""
         return self.snapshots.remembered(archive, key, make)
@@ -474,6 +483,8 @@ class Guard:
     """ASGI middleware: the security headers on every answer, and the token checked on every request
     (`Authorization: Bearer TOKEN`, or the cookie set when a page is first opened with `?token=TOKEN`)."""
 
+    server: Server  # what the application serves (set by `create_app`)
+
     def __init__(self, app, token: str | None) -> None:
         self.app, self.token = app, token
 
@@ -554,7 +565,9 @@ def create_app(db: str | None = None, token: str | None = None) -> Guard:
     routes = [Route(path, handled(server, handler), methods=["GET", "HEAD"]) for path, handler in pages]
     routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
     routes.append(Route("/static/serve.css", stylesheet))
-    return Guard(Starlette(routes=routes), token)
+    guard = Guard(Starlette(routes=routes), token)
+    guard.server = server
+    return guard
 
 
 def is_loopback(host: str) -> bool:
@@ -575,4 +588,6 @@ def serve(
     token = token or os.environ.get("ARCHIVER_TOKEN") or None
     if not is_loopback(host) and not token:
         raise UsageError(f"serving on {host}, not loopback, needs a token: --token or ARCHIVER_TOKEN", "--host")
-    uvicorn.run(create_app(db, token), host=host, port=port, log_level="info" if log else "warning")
+    app = create_app(db, token)
+    threading.Thread(target=app.server.warm, name="archiver-serve-warm", daemon=True).start()
+    uvicorn.run(app, host=host, port=port, log_level="info" if log else "warning")
