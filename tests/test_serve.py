@@ -299,6 +299,7 @@ HOLD = (
 )
 
 
+@pytest.mark.slow  # waits out the request's 2 s for the writer
 def test_an_archive_being_written_answers_503_until_the_commit(served):
     """A writer (another process: an ingest) holds the file: the page says so at once, and answers again
     as soon as the writer lets go."""
