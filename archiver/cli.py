@@ -713,6 +713,30 @@ def verify(data_layer, status, tolerance, timeout, fmt, headers, fail_on, db, wa
     sys.exit(1 if report.fails(fail_on) else 0)
 
 
+@main.command()
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to listen on; other than loopback needs a token."
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port to listen on.")
+@click.option(
+    "--token",
+    envvar="ARCHIVER_TOKEN",
+    help="Every request must carry it (Authorization: Bearer, or open a page once with ?token=); "
+    "required when --host is not loopback (default: $ARCHIVER_TOKEN).",
+)
+@click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)
+def serve(host: str, port: int, token: str | None, db: str | None) -> None:
+    """Browse the archive read-only in a web browser: overview, search, results, studies, columns, agents,
+    audit findings and verdicts, each page with a JSON twin (the same path with .json). docs/serve.md."""
+    from .errors import UsageError
+    from .serve import serve as run
+
+    try:
+        run(db, host, port, token)
+    except UsageError as exc:  # refused before serving: with this command's usage line
+        raise click.BadParameter(str(exc), param_hint="'--host'") from None
+
+
 @db_group.command("check")
 @db_options
 def check_command(db: str | None, wait: float) -> None:

@@ -31,6 +31,8 @@ def test_install_from_built_wheel_ingests(tmp_path, write):
         capture_output=True,
     )
     assert (target / "archiver" / "_migrations" / "0001_initial.sql").is_file()
+    assert (target / "archiver" / "serve" / "static" / "serve.css").is_file()  # archiver serve's stylesheet
+    assert (target / "archiver" / "serve" / "templates" / "base.html").is_file()
     source = write("t.jsonl", [jsonrpc_result({"task": v1_task("wheel", v1_cited_parts())})])
     env = {**os.environ, "PYTHONPATH": str(target)}
     run = subprocess.run(

@@ -94,7 +94,7 @@ def _limit(limit: int | None, params: list) -> str:
     return " LIMIT ?"
 
 
-def _narrowed(filters: Selection) -> tuple[str, list]:
+def narrowed(filters: Selection) -> tuple[str, list]:
     """A condition on `result_key` that keeps every result whose claims can pass the filters.
 
     Citations are a result's (every copy rests on the citations of all its copies); agent, task and
@@ -118,7 +118,7 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
 
     The view's own SQL, narrowed to the results the filters concern before claims are deduplicated.
     """
-    narrowed, params = _narrowed(filters)
+    condition, params = narrowed(filters)
     where, outer_params = filters.where()
     params = params * 3 + outer_params
     columns = ", ".join("literal AS value" if f == "value" else f'"{f}"' for f in CLAIM_FIELDS)
@@ -129,7 +129,7 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
         {"value": "claim_citations.value"},
     )
     sql = f"""
-        WITH claim_citations AS ({views.claim_citations(narrowed)})
+        WITH claim_citations AS ({views.claim_citations(condition)})
         SELECT {columns}
         FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM claim_citations k {_VERDICT_JOIN}) claim_citations
         WHERE {where} ORDER BY {order}"""

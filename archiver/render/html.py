@@ -30,7 +30,7 @@ th,td{padding:.15rem .7rem;border-bottom:1px solid #e4e4e4}th{font-weight:600;co
 
 
 def render_html(results: list[ResultView], title: str) -> str:
-    body = "\n".join(_result(r) for r in results)
+    body = "\n".join(result_html(r) for r in results)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n"
@@ -38,16 +38,25 @@ def render_html(results: list[ResultView], title: str) -> str:
     )
 
 
-def _result(result: ResultView) -> str:
+def result_html(result: ResultView) -> str:
+    """One result as a section of HTML: its header, the gaps of its copy, its Parts in reading order."""
     title, *where = header(result)
     out = [f'<section class="result"><h2>{escape(title)}</h2>']
     out += [f'<p class="where">{escape(line)}</p>' for line in where]
     out += [f'<p class="gap">⚠ {escape(display_text(gap))}</p>' for gap in result.copy_gaps]
     for section in sections(result):
         out.append(f"<h3>{escape(section.title)}</h3>")
-        out += [_item(item) for item in section.items]
+        out += [_anchored(item) for item in section.items]
     out.append("</section>")
     return "\n".join(out)
+
+
+def _anchored(item: Item) -> str:
+    """The item, marked with its Part's index (`#part-N`, where an audit finding points)."""
+    html = _item(item)
+    if item.part_index is None:
+        return html
+    return f'<div class="item" id="part-{int(item.part_index)}">{html}</div>'
 
 
 def _item(item: Item) -> str:

@@ -62,6 +62,7 @@ class Item:
     blocks: list[Table | Field] = field(default_factory=list)
     cited: list[list[Line]] = field(default_factory=list)  # one block per citation of a Part with claims
     citation: CitationView | None = None
+    part_index: int | None = None  # the Part's index, for a link to it (an audit finding names it)
 
 
 @dataclass
@@ -87,7 +88,11 @@ def sections(result: ResultView) -> list[Section]:
             title = f"artifact {first.group_name or group or '(unnamed)'}"
         else:
             title = f"message from {first.role}" + (f" ({group})" if group else "")
-        items = [_item(part, result, by_hash) for part in sorted(parts, key=lambda p: p.part_index)]
+        items = []
+        for part in sorted(parts, key=lambda p: p.part_index):
+            item = _item(part, result, by_hash)
+            item.part_index = part.part_index
+            items.append(item)
         out.append(Section(title, items))
     return out
 

@@ -1,0 +1,350 @@
+"""What each page of `archiver serve` shows, asked of the archive with the commands' own queries.
+
+Every list is one page of rows (LIMIT and OFFSET) with a count bounded at `COUNT_CAP`, so no page
+reads a whole table out, however large the archive. Rows carry the field names of the CLI's
+`--format json`: the lineage queries' (`archiver.query.lineage`), the audit's findings
+(`archiver.audit.report.PUBLISHED_FIELDS`) and verify's verdicts (`CitationVerdict`).
+
+What the whole archive must be read for (its counts, the audit's findings, the results per day) is
+worked out once per state of the archive (`Snapshots`) and kept until a commit changes it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from ..audit.report import PUBLISHED_FIELDS
+from ..audit.rules import RULES
+from ..audit.run import audited
+from ..query import lineage
+from ..query.output import stream
+from ..query.selection import Selection
+from ..store import views
+from ..verify.run import CitationVerdict
+
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+COUNT_CAP = 10_000
+"""Lists count their rows up to this many ("10,000+"): a count never reads more than that many out."""
+SMALL_BASE = 30
+"""A citation whose base n is below this is listed as small (as the audit's `small-base` default)."""
+SELECTION_FIELDS = tuple(f.name for f in fields(Selection))
+LISTS = ("claims", "citations", "impact")
+
+
+@dataclass
+class Page:
+    """One page of a list: its rows, how many there are (at most `COUNT_CAP` counted), where it starts."""
+
+    fields: tuple[str, ...]
+    rows: list[dict]
+    total: int
+    capped: bool  # total is COUNT_CAP and there are more
+    page: int
+    size: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.size))
+
+    def as_dict(self) -> dict:
+        return {
+            "rows": self.rows,
+            "count": self.total,
+            "count_capped": self.capped,
+            "page": self.page,
+            "page_size": self.size,
+        }
+
+
+def paged(
+    con: duckdb.DuckDBPyConnection, sql: str, params: list, fields_: tuple[str, ...], page: int, size: int
+) -> Page:
+    """Rows `page` (from 1) of `sql`, `size` a page, with a count of at most `COUNT_CAP`: one query, its
+    rows worked out once for both."""
+    size = max(1, min(int(size), MAX_PAGE_SIZE))
+    page = max(1, int(page))
+    counted = f"""
+        WITH q AS MATERIALIZED ({sql})
+        SELECT * FROM (SELECT *, NULL AS serve_total FROM q LIMIT {size} OFFSET {(page - 1) * size})
+        UNION ALL BY NAME
+        SELECT count(*) AS serve_total FROM (SELECT 1 FROM q LIMIT {COUNT_CAP + 1})"""
+    rows = list(stream(con.execute(counted, params)))
+    total = next(row["serve_total"] for row in rows if row["serve_total"] is not None)
+    rows = [row for row in rows if row["serve_total"] is None]
+    return Page(
+        fields_,
+        [{f: row.get(f) for f in fields_} for row in rows],
+        min(total, COUNT_CAP),
+        total > COUNT_CAP,
+        page,
+        size,
+    )
+
+
+def lineage_page(con, kind: str, selection: Selection, order_by: str | None, page: int, size: int) -> Page:
+    """A page of `archiver query KIND` with the same selection and order."""
+    query = lineage.QUERIES[kind](selection, order_by=order_by)
+    return paged(con, query.sql, query.params, query.fields, page, size)
+
+
+# The archive as of one commit: its counts, the audit's findings, results per day.
+
+
+def generation(location) -> tuple | None:
+    """What changes when a commit lands in a DuckDB file (its size and time, and its WAL's); None for a
+    lake, whose state is asked again after `LAKE_SECONDS`."""
+    if location.is_lake:
+        return None
+    out = []
+    for path in (location.catalog_path, location.catalog_path + ".wal"):
+        try:
+            stat = os.stat(path)
+            out.append((stat.st_mtime_ns, stat.st_size))
+        except FileNotFoundError:
+            out.append(None)
+    return tuple(out)
+
+
+LAKE_SECONDS = 10.0
+
+_FINDINGS = f"""
+SELECT {", ".join(f"f.{name}" for name in PUBLISHED_FIELDS)}, c.agent, c.timestamp, c.source_sha256
+FROM audit_findings f
+LEFT JOIN (SELECT result_key, source_path, min(agent) AS agent, min(timestamp) AS timestamp,
+                  min(source_sha256) AS source_sha256
+           FROM ({views.copies()}) GROUP BY result_key, source_path) c
+       ON c.result_key = f.result_key AND c.source_path = f.source_path
+"""
+
+_RESULTS_PER_DAY = f"""
+SELECT CAST(timestamp AS DATE) AS day, coalesce(agent, '(no agent)') AS agent, count(DISTINCT result_key) AS results
+FROM ({views.copies()}) WHERE timestamp IS NOT NULL GROUP BY ALL ORDER BY day, agent
+"""
+
+
+@dataclass
+class Snapshot:
+    """What the overview needs of the whole archive, as of one state of it."""
+
+    stats: dict[str, int]
+    summary: dict
+    findings: pa.Table  # every finding, with its copy's agent, time and file hash
+    results_per_day: list[dict]
+    subjects: dict[str, list[str]]  # the most cited studies, periods, columns and tables, for the overview's links
+    made: float = field(default_factory=time.monotonic)
+    seconds: float = 0.0
+
+
+class Snapshots:
+    """One `Snapshot` per state of the archive, made when a request first needs it after a commit, and
+    the answers of costly questions (a study's claims by period) asked in that state, `MEMO_SIZE` at most."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._making = threading.Lock()
+        self._key: tuple | None = None
+        self._snapshot: Snapshot | None = None
+        self._memo: dict[tuple, Any] = {}
+        self._memo_key: tuple | None = None
+        self._memo_made = 0.0
+        self._asking: dict[tuple, threading.Lock] = {}  # the questions being worked out
+
+    def get(self, archive) -> Snapshot:
+        key = generation(archive.location)
+        with self._making:  # not `_lock`: the answers kept stay readable while a snapshot is made
+            current = self._snapshot
+            fresh = current is not None and (
+                (key is not None and key == self._key)
+                or (key is None and time.monotonic() - current.made < LAKE_SECONDS)
+            )
+            if not fresh:
+                started = time.monotonic()
+                current = snapshot(archive)
+                current.seconds = time.monotonic() - started
+                self._key, self._snapshot = key, current
+            return current
+
+    def remembered(self, archive, question: tuple, make):
+        """`make()`'s answer to `question`, worked out once per state of the archive (requests asking the
+        same question meanwhile wait for that one answer)."""
+        key = generation(archive.location)
+        with self._lock:
+            if key != self._memo_key or (key is None and time.monotonic() - self._memo_made > LAKE_SECONDS):
+                self._memo, self._memo_key, self._memo_made = {}, key, time.monotonic()
+            if question in self._memo:
+                return self._memo[question]
+            asking = self._asking.setdefault((key, question), threading.Lock())
+        with asking:
+            with self._lock:
+                if key == self._memo_key and question in self._memo:
+                    return self._memo[question]
+            try:
+                answer = make()
+            finally:
+                with self._lock:
+                    self._asking.pop((key, question), None)
+            with self._lock:
+                if key == self._memo_key:
+                    if len(self._memo) >= MEMO_SIZE:
+                        self._memo.pop(next(iter(self._memo)))
+                    self._memo[question] = answer
+        return answer
+
+
+MEMO_SIZE = 512
+
+
+def snapshot(archive) -> Snapshot:
+    con = archive.con
+    stats = archive.stats()
+    with audited(con, list(RULES), Selection()) as audit:
+        findings = con.execute(_FINDINGS).to_arrow_table()
+        summary = audit.summary
+    days = list(stream(con.execute(_RESULTS_PER_DAY)))
+    subjects = {
+        kind: [row[0] for row in con.execute(_MOST_CITED.format(column=column)).fetchall()]
+        for kind, column in (
+            ("study", "study"),
+            ("period", "period"),
+            ("column", "source_column"),
+            ("table", "source_table"),
+        )
+    }
+    return Snapshot(stats, summary, findings, days, subjects)
+
+
+SUBJECTS_SHOWN = 30
+_MOST_CITED = f"""SELECT {{column}} FROM citations WHERE {{column}} IS NOT NULL
+                  GROUP BY ALL ORDER BY count(*) DESC, 1 LIMIT {SUBJECTS_SHOWN}"""
+
+
+def verdict_counts(con) -> dict[str, int]:
+    rows = con.execute("SELECT verdict, count(*) FROM latest_verdicts GROUP BY ALL ORDER BY 1").fetchall()
+    return dict(rows)
+
+
+# Findings, filtered as `archiver audit` filters them: rules, and the copy's agent, task, time, file.
+
+FINDING_FILTERS = ("agent", "task", "since", "until", "source")
+
+
+def findings_page(
+    con, snap: Snapshot, rules: list[str], severity: str | None, selection: Selection, page, size
+) -> Page:
+    con.register("serve_findings", snap.findings)
+    try:
+        where, params = selection.where("f.", scope="copy")
+        if rules:
+            where += f" AND f.rule IN ({', '.join('?' for _ in rules)})"
+            params += list(rules)
+        if severity:
+            where += " AND f.severity = ?"
+            params.append(severity)
+        order = "f.source_path, f.locator, f.rule, f.result_key, f.part_index, f.detail"
+        sql = f"SELECT * FROM serve_findings f WHERE {where} ORDER BY {order}"
+        return paged(con, sql, params, (*PUBLISHED_FIELDS, "agent", "timestamp"), page, size)
+    finally:
+        con.unregister("serve_findings")
+
+
+def findings_per_day(con, snap: Snapshot, agent: str | None = None) -> list[dict]:
+    """Findings per day (of their copy's time) and rule."""
+    con.register("serve_findings", snap.findings)
+    try:
+        where, params = ("agent = ?", [agent]) if agent else ("TRUE", [])
+        sql = f"""SELECT CAST(timestamp AS DATE) AS day, rule, count(*) AS findings FROM serve_findings
+                  WHERE timestamp IS NOT NULL AND {where} GROUP BY ALL ORDER BY day, rule"""
+        return list(stream(con.execute(sql, params)))
+    finally:
+        con.unregister("serve_findings")
+
+
+# Verdicts: the latest of each citation of a result, with its citation's fields.
+
+VERDICT_FIELDS = tuple(
+    name
+    for name in CitationVerdict.__dataclass_fields__
+    if name not in ("fingerprint", "stale", "previous", "previous_at", "previous_stale")
+)
+
+_VERDICTS = """
+SELECT v.result_key, u.result_kind, u.task_id, u.message_id, v.citation_hash, u.study, u.period, u.weight,
+       u.source_table, u.source_column, u.source_function, v.verdict, v.reason,
+       CAST(v.differences AS VARCHAR) AS differences, v.claims, v.rows_used, v.comparison, v.verified_at
+FROM latest_verdicts v
+JOIN (SELECT u.result_key, u.citation_hash, any_value(u.result_kind) AS result_kind, any_value(u.task_id) AS task_id,
+             any_value(u.message_id) AS message_id, any_value(u.study) AS study, any_value(u.period) AS period,
+             any_value(u.weight) AS weight, any_value(u.source_table) AS source_table,
+             any_value(u.source_column) AS source_column, any_value(u.source_function) AS source_function
+      FROM ({uses}) u
+      GROUP BY u.result_key, u.citation_hash) u
+  ON u.result_key = v.result_key AND u.citation_hash = v.citation_hash
+WHERE {verdict}
+ORDER BY v.verified_at DESC, v.result_key, v.citation_hash"""
+
+
+def verdicts_page(con, selection: Selection, verdict: str | None, page: int, size: int) -> Page:
+    where, params = selection.where("u.")
+    judged = "(u.result_key, u.citation_hash) IN (SELECT result_key, citation_hash FROM verdicts)"
+    sql = _VERDICTS.format(
+        uses=views.citation_uses(f"{judged} AND {where}"), verdict="v.verdict = ?" if verdict else "TRUE"
+    )
+    found = paged(con, sql, params + ([verdict] if verdict else []), VERDICT_FIELDS, page, size)
+    for row in found.rows:
+        row["differences"] = orjson.loads(row["differences"]) if row["differences"] else []
+    return found
+
+
+def verdicts_per_day(con, agent: str | None) -> list[dict]:
+    """Latest verdicts per day they were made and verdict, of one agent's results (or all)."""
+    where = "TRUE"
+    params: list = []
+    if agent:
+        where = f"result_key IN (SELECT result_key FROM ({views.copies()}) WHERE agent = ?)"
+        params = [agent]
+    sql = f"""SELECT CAST(verified_at AS DATE) AS day, verdict, count(*) AS verdicts FROM latest_verdicts
+              WHERE {where} GROUP BY ALL ORDER BY day, verdict"""
+    return list(stream(con.execute(sql, params)))
+
+
+# A study, period, column, table or agent: the claims resting on it, by period.
+
+SUBJECTS = {"study": "study", "period": "period", "column": "column", "table": "table", "agent": "agent"}
+
+
+def by_period(con, selection: Selection) -> list[dict]:
+    """Per period of the selection's citations: how many citations, the numbers stated in the results
+    resting on them (`claim_values`: each stored copy's, so that no claim is deduplicated across copies
+    here, which is what keeps this to one join at 10M claims), their least, median and greatest value,
+    and the bases (n). The results are those `archiver query claims` narrows to (`lineage.narrowed`)."""
+    condition, params = lineage.narrowed(selection)
+    cited, cited_params = selection.where(scope="citation")
+    sql = f"""
+        SELECT c.period, count(DISTINCT c.citation_hash) AS citations, count(k.value) AS claim_values,
+               min(k.value) AS value_min, median(k.value) AS value_median, max(k.value) AS value_max,
+               min(c.base_n) AS base_min, max(c.base_n) AS base_max
+        FROM (SELECT DISTINCT result_key, citation_hash, period, base_n FROM citations
+              WHERE {cited} AND {condition}) c
+        JOIN claims k ON k.result_key = c.result_key
+        GROUP BY c.period ORDER BY c.period NULLS LAST LIMIT 200"""
+    return list(stream(con.execute(sql, cited_params + params)))
+
+
+def small_bases(con, selection: Selection, page: int = 1, size: int = PAGE_SIZE) -> Page:
+    """The selection's citations whose base n is below `SMALL_BASE`, smallest first."""
+    query = lineage.citations(selection)
+    sql = f"SELECT * FROM ({query.sql}) WHERE base_n < {SMALL_BASE} ORDER BY base_n, study, period, citation_hash"
+    return paged(con, sql, query.params, query.fields, page, size)
+
+
+def plain_json(value: Any) -> bytes:
+    return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)

@@ -1,0 +1,47 @@
+"""Every list of the search as a file: CSV and JSON Lines by the CLI's own renderers, Parquet by Arrow."""
+
+from __future__ import annotations
+
+import tempfile
+
+from starlette.background import BackgroundTask
+from starlette.responses import StreamingResponse
+
+from ..query.selection import Selection
+from ..render.formats import write
+
+DOWNLOADS = {
+    "csv": "text/csv; charset=utf-8",
+    "jsonl": "application/jsonl",
+    "parquet": "application/vnd.apache.parquet",
+}
+CHUNK = 1 << 16
+
+
+def download(archive, kind: str, fmt: str, selection: Selection, order_by: str | None) -> StreamingResponse:
+    """The whole list `kind` (claims, citations, impact) with the selection, written to a temporary file
+    while the archive is open (spilled to disk past 8 MiB), then sent in chunks."""
+    listing = getattr(archive, kind)(order_by=order_by, **_filters(selection))
+    spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 (closed once sent: BackgroundTask)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(listing.arrow(), spool)
+    else:
+        write(listing, fmt, spool)
+    spool.seek(0)
+
+    def chunks():
+        while block := spool.read(CHUNK):
+            yield block
+
+    return StreamingResponse(
+        chunks(),
+        media_type=DOWNLOADS[fmt],
+        headers={"content-disposition": f'attachment; filename="{kind}.{fmt}"'},
+        background=BackgroundTask(spool.close),
+    )
+
+
+def _filters(selection: Selection) -> dict:
+    return {name: value for name, value in vars(selection).items() if value is not None}

@@ -1,0 +1,46 @@
+"""An archive for the `archiver serve` tests: the lineage archive, the samples, and a task whose every
+citation field (and agent name, and data) is an XSS payload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .lineage_data import build, card, cite, task
+
+ROOT = Path(__file__).resolve().parent.parent
+XSS = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
+"""What a hostile agent writes into every field: it must stay text on every page."""
+
+
+def xss_files(write) -> list[str]:
+    hostile = cite(
+        study=f"Study {XSS}",
+        period=f"W9 {XSS}",
+        fielded=f"2026-01-01/{XSS}",
+        base={"name": f"Base {XSS}", "n": 12},
+        weight=f"w {XSS}",
+        source={"table": f"t{XSS}", "column": f"c{XSS}", "function": f"f{XSS}"},
+        warnings=[f"warn {XSS}"],
+    )
+    return [
+        write("hostile/agent-card.json", card(f"Agent {XSS}")),
+        write(
+            "hostile/x.jsonl",
+            [
+                task(
+                    "t-xss",
+                    [{"data": {f"k{XSS}": 7, "rows": [{"label": XSS, "share": 0.5}]}}, hostile],
+                    context_id="ctx-x",
+                )
+            ],
+        ),
+    ]
+
+
+def serve_archive(archive, write, samples: bool = True) -> list[str]:
+    """Ingest the lineage files, the hostile task and (when `samples`) the sample transcripts."""
+    paths = build(write) + xss_files(write)
+    if samples:
+        paths.append(str(ROOT / "sample_transcripts"))
+    archive.ingest(paths, workers=1)
+    return paths

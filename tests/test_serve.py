@@ -1,0 +1,351 @@
+"""archiver serve: every page and its JSON twin, escaping, the CSP, the token, read-only (Starlette's
+TestClient; the browser tests are tests/test_serve_browser.py)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from archiver.archive import Archive
+from archiver.cli import main
+from archiver.query.selection import Selection
+from archiver.serve import create_app
+from archiver.serve.app import CSP
+from archiver.serve.form import filters
+
+from .lineage_data import MALICIOUS, SCRIPT_STUDY
+from .serve_data import ROOT, XSS, serve_archive
+
+LAYER = ROOT / "sample_transcripts" / "data-layer" / "archiver-data-layer.toml"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> str:
+    """An archive of the lineage files, a hostile task and the samples, verified against the samples' data
+    layer (so that it holds verdicts of each kind)."""
+    folder = tmp_path_factory.mktemp("serve")
+    db = str(folder / "archive.duckdb")
+
+    def write(name, content):
+        path = folder / "in" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(
+            b"".join(json.dumps(item).encode() + b"\n" for item in content)
+            if isinstance(content, list)
+            else json.dumps(content).encode()
+        )
+        return str(path)
+
+    with Archive.open(db) as archive:
+        serve_archive(archive, write)
+        archive.verify(str(LAYER))
+    return db
+
+
+@pytest.fixture(scope="module")
+def client(served):
+    with TestClient(create_app(served)) as client:
+        yield client
+
+
+def cli_json(db: str, *args: str):
+    run = CliRunner().invoke(main, [*args, "--db", db, "--format", "json"])
+    assert run.exit_code == 0, run.output
+    return json.loads(run.output)
+
+
+PAGES = [
+    "/",
+    "/search?column=s14r5",
+    "/search?kind=citations&study=Versant+Mega+Tracker",
+    "/search?kind=impact&column=s14r5",
+    "/result/t1",
+    "/study/Versant%20Mega%20Tracker",
+    "/column/s14r5",
+    "/period/W6%20(April%202026)",
+    "/table/versant_flat",
+    "/agent/Versant%20Insights",
+    "/audit",
+    "/verify",
+]
+
+
+def twin_of(url: str) -> str:
+    path, _, query = url.partition("?")
+    path = "/index.json" if path == "/" else path + ".json"
+    return path + (f"?{query}" if query else "")
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_every_page_and_its_json_twin_answer(client, url):
+    page = client.get(url)
+    assert page.status_code == 200, page.text
+    assert page.headers["content-type"].startswith("text/html")
+    assert page.headers["content-security-policy"] == CSP
+    assert "<script" not in page.text.lower()
+    assert " style=" not in page.text  # CSP allows no inline style attribute
+    twin = client.get(twin_of(url))
+    assert twin.status_code == 200
+    assert twin.headers["content-type"] == "application/json"
+    negotiated = client.get(url, headers={"accept": "application/json"})
+    assert negotiated.json() == twin.json()
+
+
+def test_the_overview_counts_are_the_archives(client, served):
+    twin = client.get("/index.json").json()
+    with Archive.open(served, read_only=True) as archive:
+        assert twin["stats"] == archive.stats()
+        report = archive.audit()
+    assert twin["findings"] == report.summary["findings"]
+    assert sum(twin["verdicts"].values()) == 6
+    assert twin["verdicts"]["differs"] == 1
+    page = client.get("/").text
+    for rule, count in report.summary["findings"].items():
+        assert f'href="/audit?rule={rule}"' in page
+        if count:
+            listed = client.get(f"/audit.json?rule={rule}").json()
+            assert listed["count"] == count
+    assert "<svg" in page
+    assert '<a href="/search?since=' in page
+
+
+def test_the_snapshot_is_made_before_the_first_request(served, tmp_path):
+    app = create_app(served)
+    assert app.server.snapshots._snapshot is None
+    app.server.warm()
+    made = app.server.snapshots._snapshot
+    assert made is not None
+    with TestClient(app) as client:
+        assert client.get("/index.json").json()["stats"] == made.stats
+    assert app.server.snapshots._snapshot is made  # not made again: the archive has not changed
+    create_app(str(tmp_path / "none.duckdb")).server.warm()  # no archive: left to the requests to say
+
+
+def test_search_rows_are_the_cli_rows_with_its_field_names(client, served):
+    twin = client.get("/search.json?column=s14r5&column=s12r2&order_by=-value").json()
+    rows = cli_json(served, "query", "claims", "--column", "s14r5", "--column", "s12r2", "--order-by", "-value")
+    assert twin["rows"] == rows
+    assert twin["count"] == len(rows)
+    assert not twin["count_capped"]
+    for kind in ("citations", "impact"):
+        twin = client.get(f"/search.json?kind={kind}&study=Versant+Mega+Tracker").json()
+        assert twin["rows"] == cli_json(served, "query", kind, "--study", "Versant Mega Tracker")
+
+
+def test_a_search_without_a_filter_lists_nothing(client):
+    twin = client.get("/search.json").json()
+    assert twin["needs_filter"]
+    assert twin["rows"] == []
+    assert "Give at least one filter" in client.get("/search?kind=citations").text
+
+
+def test_search_pages_and_counts(client, served):
+    every = cli_json(served, "query", "claims", "--min-n", "0")
+    first = client.get("/search.json?min_n=0&size=7").json()
+    second = client.get("/search.json?min_n=0&size=7&page=2").json()
+    assert first["count"] == len(every)
+    assert first["rows"] == every[:7]
+    assert second["rows"] == every[7:14]
+    page = client.get("/search?min_n=0&size=7").text
+    assert 'rel="next"' in page
+    assert "page=2" in page
+
+
+def test_the_form_is_the_selection(client):
+    assert [f.name for f in filters()] == list(Selection.__dataclass_fields__)
+    page = client.get("/search?column=s14r5&valid=yes&since=2026-01-01").text
+    for item in filters():
+        assert f'name="{item.name}"' in page
+    assert 'value="s14r5"' in page
+    assert 'value="2026-01-01"' in page
+    invalid = client.get("/search.json?column=s14r5&valid=no").json()["rows"]
+    assert invalid
+    assert {row["valid"] for row in invalid} == {False}
+
+
+def test_downloads_are_the_cli_outputs(client, served):
+    got = client.get("/download/claims.csv?column=s14r5&kind=claims")
+    assert got.status_code == 200
+    assert "attachment" in got.headers["content-disposition"]
+    run = CliRunner().invoke(main, ["query", "claims", "--column", "s14r5", "--db", served, "--format", "csv"])
+    assert got.text == run.output
+    lines = client.get("/download/citations.jsonl?study=Versant+Mega+Tracker").text.splitlines()
+    assert [json.loads(line) for line in lines] == cli_json(
+        served, "query", "citations", "--study", "Versant Mega Tracker"
+    )
+    table = pq.read_table(io.BytesIO(client.get("/download/impact.parquet?column=s14r5").content))
+    assert table.to_pylist() == cli_json(served, "query", "impact", "--column", "s14r5")
+    assert next(iter(csv.reader(io.StringIO(got.text))))[:3] == ["value", "pointer", "part_index"]
+
+
+def test_the_result_page_is_the_show_layout_with_links(client, served):
+    page = client.get("/result/t1").text
+    with Archive.open(served, read_only=True) as archive:
+        shown = archive.render("t1", "html")
+    body = shown.split("<body>", 1)[1].split("</h1>", 1)[1].split("</body>")[0].strip()
+    assert body in page  # the same section `archiver show --format html` writes
+    for target in ("/agent/Versant%20Insights", "/study/Versant%20Mega%20Tracker", "/column/s14r5"):
+        assert f'href="{target}"' in page
+    assert "stored in 2 copies" in page
+    assert "WARNING" in page
+    twin = client.get("/result/t1.json").json()
+    assert twin["results"][0]["task_id"] == "t1"
+    assert len(twin["results"][0]["source_paths"]) == 2
+
+
+def test_findings_link_to_their_part_in_the_transcript(client):
+    twin = client.get("/audit.json?rule=small-base").json()
+    assert twin["rows"]
+    assert {row["rule"] for row in twin["rows"]} == {"small-base"}
+    row = next(r for r in twin["rows"] if r["task_id"] and r["part_index"] is not None)
+    page = client.get("/audit?rule=small-base").text
+    target = f"/result/{quote(row['task_id'], safe='')}#part-{row['part_index']}"
+    assert f'href="{target}"' in page
+    assert f'id="part-{row["part_index"]}"' in client.get(target.split("#")[0]).text
+    every = client.get("/audit.json?size=500").json()["rows"]
+    name = next(r["agent"] for r in every if r["agent"])
+    agent = client.get("/audit.json", params={"agent": name, "size": 500}).json()
+    assert agent["rows"] == [r for r in every if r["agent"] == name]
+
+
+def test_verdicts_show_the_rederived_value_beside_the_claimed(client):
+    twin = client.get("/verify.json?verdict=differs").json()
+    assert twin["count"] == 1
+    difference = twin["rows"][0]["differences"][0]
+    assert {"pointer", "claimed", "rerun"} <= set(difference)
+    page = client.get("/verify?verdict=differs").text
+    assert f"{difference['claimed']} → " in page
+
+
+def test_a_column_page_charts_its_values_by_period(client):
+    twin = client.get("/column/aware_b1.json").json()
+    assert [row["period"] for row in twin["by_period"]] == ["W1 (June 2026)", "W2 (July 2026)", "W3 (August 2026)"]
+    page = client.get("/column/aware_b1").text
+    assert page.count('<circle class="median"') == 3
+    small = client.get("/column/s14r5.json").json()["small_bases"]["rows"]
+    assert all(row["base_n"] < 30 for row in small)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/search?study=" + quote(f"Study {XSS}"),
+        "/search?kind=citations&column=" + quote(f"c{XSS}"),
+        "/result/t-xss",
+        "/study/" + quote(f"Study {XSS}", safe=""),
+        "/column/" + quote(f"c{XSS}", safe=""),
+        "/agent/" + quote(f"Agent {XSS}", safe=""),
+        "/search?study=" + quote(SCRIPT_STUDY),
+        "/search?study=" + quote(MALICIOUS),
+        "/audit",
+        "/result/" + quote(XSS, safe=""),
+    ],
+)
+def test_every_value_is_escaped(client, url):
+    page = client.get(url)
+    assert "<script" not in page.text.lower()
+    assert "<img" not in page.text.lower()
+    assert page.headers["content-security-policy"] == CSP
+
+
+def test_hostile_fields_are_shown_as_text(client):
+    page = client.get("/result/t-xss").text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    twin = client.get("/search.json?task=t-xss").json()
+    assert twin["rows"][0]["study"] == f"Study {XSS}"
+
+
+def test_bad_input_is_one_line_not_a_traceback(client):
+    bad = client.get("/search?since=yesterday-ish")
+    assert bad.status_code == 400
+    assert "since" in bad.text
+    assert "Traceback" not in bad.text
+    assert client.get("/search.json?min_n=lots").json()["error"].startswith("min_n:")
+    assert client.get("/search?kind=everything").status_code == 400
+    missing = client.get("/result/no-such-task.json")
+    assert missing.status_code == 404
+    assert "no task, message or context" in missing.json()["error"]
+    assert client.get("/search?column=s14r5&order_by=nonsense").status_code == 400
+    assert client.get("/nowhere").headers["content-security-policy"] == CSP
+
+
+def test_serve_is_read_only_and_leaves_the_archive_to_writers(client, served):
+    before = hashlib.sha256(Path(served).read_bytes()).hexdigest()
+    for url in PAGES:
+        client.get(url)
+    assert client.post("/search", data={"column": "x"}).status_code == 405
+    assert client.delete("/").status_code == 405
+    assert hashlib.sha256(Path(served).read_bytes()).hexdigest() == before
+    with Archive.open(served, wait=0) as writer:  # no connection is held between requests
+        assert writer.stats()["claims"] > 0
+
+
+HOLD = (
+    "import sys; from archiver.archive import Archive; a = Archive.open(sys.argv[1]); "
+    "print('held', flush=True); sys.stdin.read()"
+)
+
+
+@pytest.mark.slow  # waits out the request's 2 s for the writer
+def test_an_archive_being_written_answers_503_until_the_commit(served):
+    """A writer (another process: an ingest) holds the file: the page says so at once, and answers again
+    as soon as the writer lets go."""
+    app = create_app(served)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", HOLD, served], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert writer.stdout.readline().strip() == "held"
+        with TestClient(app) as client:
+            busy = client.get("/index.json")
+        assert busy.status_code == 503
+        assert busy.headers["retry-after"] == "1"
+        assert "busy" in busy.json()["error"]
+    finally:
+        writer.communicate("", timeout=30)
+    with TestClient(app) as client:
+        assert client.get("/index.json").status_code == 200
+
+
+def test_the_token_is_checked_on_every_request(served):
+    with TestClient(create_app(served, token="s3cret-token")) as client:
+        for url in (
+            "/",
+            "/index.json",
+            "/search.json?column=s14r5",
+            "/static/serve.css",
+            "/download/claims.csv?column=s14r5",
+        ):
+            refused = client.get(url)
+            assert refused.status_code == 401, url
+            assert refused.headers["content-security-policy"] == CSP
+        assert client.get("/index.json", headers={"authorization": "Bearer wrong"}).status_code == 401
+        assert client.get("/index.json", headers={"authorization": "Bearer s3cret-token"}).status_code == 200
+        assert client.get("/?token=wrong").status_code == 401
+        opened = client.get("/search?column=s14r5&token=s3cret-token", follow_redirects=False)
+        assert opened.status_code == 303
+        assert opened.headers["location"] == "/search?column=s14r5"
+        assert "httponly" in opened.headers["set-cookie"].lower()
+        assert client.get("/search.json?column=s14r5").status_code == 200  # the cookie, from now on
+
+
+def test_another_host_needs_a_token(served, monkeypatch):
+    monkeypatch.delenv("ARCHIVER_TOKEN", raising=False)
+    run = CliRunner().invoke(main, ["serve", "--db", served, "--host", "0.0.0.0"])
+    assert run.exit_code == 2
+    assert "needs a token" in run.output
+    assert "Traceback" not in run.output
+    assert re.search(r"--host", run.output)

@@ -1,0 +1,222 @@
+"""archiver serve in Debian's Chromium (Playwright for Python with the system browser; nothing is
+downloaded): a real uvicorn server on a free loopback port, every page reached from the overview,
+the search form filled in, links followed, a CSV downloaded, hostile fields inert. Screenshots of each
+page go to $ARCHIVER_ARTIFACTS (default: the test's temporary folder)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from archiver.archive import Archive
+from archiver.serve import create_app
+
+from .serve_data import ROOT, XSS, serve_archive
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+playwright_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright ('.[test]')")
+if CHROMIUM is None:
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+LAYER = ROOT / "sample_transcripts" / "data-layer" / "archiver-data-layer.toml"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    import uvicorn
+
+    folder = tmp_path_factory.mktemp("served")
+
+    def write(name, content):
+        path = folder / "in" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = content if isinstance(content, list) else None
+        text = b"".join(json.dumps(i).encode() + b"\n" for i in lines) if lines else json.dumps(content).encode()
+        path.write_bytes(text)
+        return str(path)
+
+    db = str(folder / "archive.duckdb")
+    with Archive.open(db) as archive:
+        serve_archive(archive, write)
+        archive.verify(str(LAYER))
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory) -> Path:
+    folder = Path(os.environ.get("ARCHIVER_ARTIFACTS") or tmp_path_factory.mktemp("artifacts")) / "serve"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser, base_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True, base_url=base_url)
+    opened = context.new_page()
+    dialogs, errors = [], []
+    opened.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    opened.dialogs, opened.errors = dialogs, errors
+    yield opened
+    context.close()
+
+
+def shot(page, artifacts: Path, name: str) -> None:
+    page.screenshot(path=str(artifacts / f"serve-{name}.png"), full_page=True)
+
+
+def test_every_page_is_within_two_clicks_of_the_overview(page, artifacts):
+    page.goto("/")
+    assert page.locator("h1").inner_text() == "Overview"
+    shot(page, artifacts, "overview")
+    reached = {}
+    for nav in ("Search", "Audit", "Verify"):
+        page.goto("/")
+        page.locator("nav.top").get_by_role("link", name=nav, exact=True).click()
+        reached[nav] = page.locator("h1").inner_text()
+    assert reached == {"Search": "Search claims", "Audit": "Audit findings", "Verify": "Verdicts"}
+    page.goto("/")
+    page.locator("a.chip", has_text="Versant Insights Agent").click()  # overview -> agent
+    assert page.locator("h1").inner_text() == "agent Versant Insights Agent"
+    shot(page, artifacts, "agent")
+    page.goto("/")
+    page.locator("section.subjects a.chip[href='/column/s14r5']").click()  # overview -> column
+    assert page.locator("h1").inner_text() == "column s14r5"
+    page.goto("/")
+    page.locator("section.subjects a.chip[href^='/study/']").first.click()  # overview -> study
+    page.locator("table.rows a[href^='/period/']").first.click()  # -> a period
+    assert page.locator("h1").inner_text().startswith("period ")
+    page.goto("/")
+    page.locator("section.subjects a.chip[href^='/table/']").first.click()  # overview -> table
+    assert page.locator("h1").inner_text().startswith("table ")
+    page.goto("/")
+    page.locator("a[href^='/audit?rule=']").first.click()  # overview -> findings of a rule
+    page.locator("table.rows a[href^='/result/']").first.click()  # -> the transcript
+    assert page.locator("section.result").count() >= 1
+    assert not page.errors
+    assert not page.dialogs
+
+
+def test_fill_the_search_form_and_share_its_address(page, artifacts):
+    page.goto("/search")
+    page.fill("input[name=column]", "s14r5")
+    page.select_option("select[name=valid]", "yes")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_load_state()
+    assert "column=s14r5" in page.url
+    assert "valid=yes" in page.url
+    rows = page.locator("table.rows tbody tr")
+    assert rows.count() >= 1
+    column = page.locator("table.rows thead th").all_inner_texts().index("source_column") + 1
+    assert set(page.locator(f"table.rows tbody td:nth-child({column})").all_inner_texts()) == {"s14r5"}
+    shot(page, artifacts, "search")
+    again = page.context.new_page()
+    again.goto(page.url)  # the address is the query
+    assert again.locator("table.rows tbody tr").count() == rows.count()
+    assert again.locator("input[name=column]").input_value() == "s14r5"
+    again.close()
+
+
+def test_download_a_csv(page):
+    page.goto("/search?column=s14r5")
+    with page.expect_download() as info:
+        page.get_by_role("link", name="csv", exact=True).click()
+    download = info.value
+    assert download.suggested_filename == "claims.csv"
+    text = Path(download.path()).read_text()
+    assert text.splitlines()[0].startswith("value,pointer,part_index")
+    assert len(text.splitlines()) == 1 + len(page.locator("table.rows tbody tr").all())
+
+
+def test_from_a_finding_to_its_part_in_the_transcript(page, artifacts):
+    page.goto("/audit?rule=small-base")
+    shot(page, artifacts, "audit")
+    link = page.locator("table.rows a[href*='#part-']").first
+    target = link.get_attribute("href")
+    link.click()
+    page.wait_for_load_state()
+    assert page.url.endswith(target)
+    anchor = target.split("#", 1)[1]
+    assert page.locator(f"[id='{anchor}']").count() >= 1
+    shot(page, artifacts, "result")
+
+
+def test_from_a_column_to_its_chart(page, artifacts):
+    page.goto("/result/task-vd-aware-w1")
+    page.locator("nav.subjects a", has_text="column: aware_b1").click()
+    assert page.locator("h1").inner_text() == "column aware_b1"
+    chart = page.locator("figure.chart svg")
+    assert chart.count() == 1
+    assert chart.locator("circle.median").count() == 3
+    assert chart.bounding_box()["height"] > 100
+    shot(page, artifacts, "column")
+    chart.locator("a").first.click()  # a period's mark -> its claims
+    assert "column=aware_b1" in page.url
+    assert "period=" in page.url
+
+
+def test_verdicts_page(page, artifacts):
+    page.goto("/verify")
+    assert page.locator("tr.differs").count() == 1
+    shot(page, artifacts, "verify")
+
+
+def test_hostile_citation_fields_stay_inert(page):
+    from urllib.parse import quote
+
+    urls = [
+        "/result/t-xss",
+        "/search?task=t-xss",
+        "/search?kind=citations&task=t-xss",
+        "/study/" + quote(f"Study {XSS}", safe=""),
+        "/column/" + quote(f"c{XSS}", safe=""),
+        "/agent/" + quote(f"Agent {XSS}", safe=""),
+        "/audit",
+        "/",
+    ]
+    for url in urls:
+        page.goto(url)
+        assert page.locator("script").count() == 0, url
+        assert page.locator("img").count() == 0, url
+    page.goto("/result/t-xss")
+    shown = page.locator("section.result").inner_text()
+    for field in ("Study ", "W9 ", "Base ", "warn ", "w "):
+        assert field + XSS in shown
+    assert f"c{XSS}" in shown
+    assert f"f{XSS}" in shown
+    assert not page.dialogs
+    assert not page.errors
