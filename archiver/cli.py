@@ -731,10 +731,12 @@ def serve(host: str, port: int, token: str | None, db: str | None) -> None:
     from .errors import UsageError
     from .serve import serve as run
 
+    ctx = click.get_current_context()
+    ctx.meta["archiver.db"] = db
     try:
         run(db, host, port, token)
     except UsageError as exc:  # refused before serving: with this command's usage line
-        raise click.BadParameter(str(exc), param_hint="'--host'") from None
+        raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
 
 
 @db_group.command("check")

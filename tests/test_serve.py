@@ -349,3 +349,20 @@ def test_another_host_needs_a_token(served, monkeypatch):
     assert "needs a token" in run.output
     assert "Traceback" not in run.output
     assert re.search(r"--host", run.output)
+
+
+def test_no_archive_or_a_taken_port_is_one_line_before_serving(served, tmp_path):
+    missing = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "none.duckdb"), "--port", "0"])
+    assert (missing.exit_code, missing.output) == (
+        1,
+        f"Error: {tmp_path / 'none.duckdb'}: no archive here (ingest something first, or pass --db)\n",
+    )
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        run = CliRunner().invoke(main, ["serve", "--db", served, "--port", str(port)])
+    assert run.exit_code == 2
+    assert run.output.strip().splitlines()[-1] == (
+        f"Error: Invalid value for '--port': cannot listen on 127.0.0.1:{port}: Address already in use"
+    )

@@ -582,12 +582,34 @@ def is_loopback(host: str) -> bool:
 def serve(
     db: str | None, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, log: bool = True
 ) -> None:
-    """Serve until interrupted; another host than loopback needs a token (`UsageError` without one)."""
+    """Serve until interrupted; another host than loopback needs a token (`UsageError` without one). A
+    missing archive, or an address it cannot listen on, is refused before serving."""
     import uvicorn
+
+    from ..archive import Archive
 
     token = token or os.environ.get("ARCHIVER_TOKEN") or None
     if not is_loopback(host) and not token:
         raise UsageError(f"serving on {host}, not loopback, needs a token: --token or ARCHIVER_TOKEN", "--host")
+    with Archive.open(db, read_only=True) as archive:  # no archive there, or not one: one line now, not per page
+        where = archive.location.describe()
+    listening = _listen(host, port)
     app = create_app(db, token)
     threading.Thread(target=app.server.warm, name="archiver-serve-warm", daemon=True).start()
-    uvicorn.run(app, host=host, port=port, log_level="info" if log else "warning")
+    bound = listening.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"archiver serve: {where} read-only at http://{shown}:{bound}/ (Ctrl-C stops)", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="info" if log else "warning"))
+    server.run(sockets=[listening])
+
+
+def _listen(host: str, port: int):
+    """A socket listening on `host`:`port`; one the user cannot have is a usage error naming why."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    try:
+        return socket.create_server((host.strip("[]"), port), family=family, backlog=2048)
+    except OSError as exc:
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise UsageError(f"cannot listen on {host}:{port}: {why}", "--port") from None
