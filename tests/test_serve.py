@@ -366,3 +366,45 @@ def test_no_archive_or_a_taken_port_is_one_line_before_serving(served, tmp_path)
     assert run.output.strip().splitlines()[-1] == (
         f"Error: Invalid value for '--port': cannot listen on 127.0.0.1:{port}: Address already in use"
     )
+
+
+@pytest.mark.slow
+def test_a_writer_gets_its_turn_while_requests_never_pause(served, tmp_path):
+    """Requests that overlap without end share one read-only connection; it steps aside every
+    `HOLD_SECONDS` so that an ingest waiting for the file (its --wait, 5 s by default) gets in, and commits."""
+    import shutil
+    import threading
+    import time
+
+    db = tmp_path / "a.duckdb"
+    shutil.copy(served, db)
+    server = create_app(str(db)).server
+    stop, read = threading.Event(), []
+
+    def reader(offset: float) -> None:
+        time.sleep(offset)
+        while not stop.is_set():
+            with server.archive() as archive:
+                read.append(archive.con.execute("SELECT count(*) FROM sources").fetchone()[0])
+                time.sleep(0.05)
+
+    readers = [threading.Thread(target=reader, args=(n * 0.0125,)) for n in range(4)]
+    for thread in readers:
+        thread.start()
+    try:
+        time.sleep(0.5)
+        before = len(read)
+        new = tmp_path / "new.jsonl"  # a transcript the archive does not hold yet
+        lines = (ROOT / "sample_transcripts/versant-insights/rpc-v1.jsonl").read_bytes().splitlines(keepends=True)
+        new.write_bytes(b"".join(lines[:2]))
+        sample, wait = str(new), "5"  # the default --wait
+        ingest = subprocess.run([sys.executable, "-m", "archiver", "ingest", sample, "--db", str(db), "--wait", wait],
+                                capture_output=True, text=True, timeout=60)  # fmt: skip
+        time.sleep(0.3)
+    finally:
+        stop.set()
+        for thread in readers:
+            thread.join()
+    assert ingest.returncode == 0, ingest.stderr
+    assert before > 0
+    assert read[-1] == read[0] + 1  # the readers went on, and see the ingest's commit

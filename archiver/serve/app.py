@@ -11,6 +11,7 @@ import hmac
 import ipaddress
 import os
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import asdict
 from functools import cache
@@ -51,6 +52,10 @@ HEADERS = {
 COOKIE = "archiver_token"
 REQUEST_WAIT = 2.0
 """Seconds a request waits for a writer (an ingest committing) before answering 503."""
+HOLD_SECONDS = 2.0
+"""Seconds the shared read-only connection admits new requests while requests never pause."""
+WRITERS_TURN_SECONDS = 0.15
+"""Seconds it then stays closed: longer than a waiting writer's pause between tries (`store.connection`)."""
 
 
 class Server:
@@ -59,9 +64,12 @@ class Server:
     def __init__(self, db: str | None, token: str | None) -> None:
         self.db, self.token = db, token
         self.snapshots = data.Snapshots()
-        self._lock = threading.Lock()
+        self._turn = threading.Condition()
         self._shared = None  # the read-only Archive the requests under way share
         self._users = 0
+        self._opened = 0.0  # when it was opened
+        self._closing = False  # admits no more requests: it closes when those under way end
+        self._reopen_at = 0.0  # nothing opens it again before then: a writer's turn
         self.templates = Environment(
             loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True), trim_blocks=True
         )
@@ -71,24 +79,41 @@ class Server:
     def archive(self):
         """The archive for one request: a cursor of one read-only connection that the requests under way
         share (DuckDB keeps one instance of a file per process), opened by the first and closed by the
-        last, so that between requests no connection holds the file and a writer can take it."""
-        from ..archive import Archive
-
-        with self._lock:
-            if self._shared is None:
-                self._shared = Archive.open(self.db, read_only=True, wait=REQUEST_WAIT)
-            self._users += 1
-            shared = self._shared
+        last, so that between requests no connection holds the file and a writer can take it. Under
+        requests that never pause, the connection admits new ones for `HOLD_SECONDS`, then closes when
+        those under way end and stays closed for `WRITERS_TURN_SECONDS`: a waiting writer (which tries
+        again at least that often) gets the file, and the requests wait for its commit."""
+        shared = self._join()
         cursor = shared.con.cursor()
         try:
-            yield Archive(cursor, shared.path, shared.location)
+            yield type(shared)(cursor, shared.path, shared.location)
         finally:
             cursor.close()
-            with self._lock:
-                self._users -= 1
-                if self._users == 0:
-                    self._shared.close()
-                    self._shared = None
+            self._leave()
+
+    def _join(self):
+        from ..archive import Archive
+
+        with self._turn:
+            while self._closing or time.monotonic() < self._reopen_at:
+                self._turn.wait(None if self._closing else self._reopen_at - time.monotonic())
+            if self._shared is None:
+                self._shared = Archive.open(self.db, read_only=True, wait=REQUEST_WAIT)
+                self._opened = time.monotonic()
+            self._users += 1
+            self._closing = time.monotonic() - self._opened >= HOLD_SECONDS
+            return self._shared
+
+    def _leave(self) -> None:
+        with self._turn:
+            self._users -= 1
+            if self._users == 0:
+                self._shared.close()
+                self._shared = None
+                if self._closing:
+                    self._closing = False
+                    self._reopen_at = time.monotonic() + WRITERS_TURN_SECONDS
+                self._turn.notify_all()
 
     def warm(self) -> None:
         """Make the overview's snapshot now (the whole audit: seconds at 10M claims), not at the first

@@ -27,6 +27,11 @@ class ArchiveBusyError(ArchiveError):
     """Another process holds the archive for longer than we were allowed to wait."""
 
 
+RETRY_PAUSE = 0.1
+"""Seconds at most between two tries at a busy archive: a reader that steps aside briefly (`archiver serve`)
+lets a waiting writer in."""
+
+
 def connect(
     path: str | Location, read_only: bool = False, wait: float = DEFAULT_WAIT_SECONDS
 ) -> duckdb.DuckDBPyConnection:
@@ -58,7 +63,7 @@ def connect(
             if time.monotonic() >= deadline:
                 raise _busy(exc, location, wait) from None
             time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+            delay = min(delay * 2, RETRY_PAUSE)
 
 
 _RACE = re.compile(r"already exists|duplicate key|database is locked|data_path is not set", re.IGNORECASE)
