@@ -198,7 +198,7 @@ def read_spool(folder: Path) -> dict:
     """The closed segments of a spool, read per the contract: {"exchanges": [envelope...], "streams":
     {exchange id: {"opens": [envelope...], "events": [(seq, time, event bytes)], "end": envelope}}}."""
     exchanges, streams = [], {}
-    for path in sorted(folder.iterdir()):
+    for path in sorted(folder.glob("rec-*")):
         if path.name.endswith(".open"):
             continue
         text = path.read_bytes()

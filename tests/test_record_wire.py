@@ -3,6 +3,9 @@ the command line's refusals."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -92,7 +95,35 @@ def test_a_stream_spanning_segments_repeats_its_opening_and_an_empty_segment_is_
     empty = SegmentWriter(SpoolSettings(tmp_path / "empty", "0badcafe"))
     empty.rotate_old()
     empty.close()
-    assert list((tmp_path / "empty").iterdir()) == []
+    assert list((tmp_path / "empty").glob("rec-*")) == []
+
+
+def test_one_proxy_per_spool_and_what_a_killed_one_left_open_is_closed_into_place(tmp_path):
+    """A second proxy on a spool in use is refused; a proxy starting on a spool whose last proxy was killed
+    closes the segments it left open (an empty one deleted), so that the ingest reads them: the whole records
+    as written, and a record the kill cut short quarantined, naming what was lost."""
+    from archiver.archive import Archive
+    from archiver.errors import UsageError
+
+    first = SegmentWriter(SpoolSettings(tmp_path, "0badcafe"))
+    with pytest.raises(UsageError, match="is in use by another archiver record"):
+        SegmentWriter(SpoolSettings(tmp_path, "0badcafe"))
+    first.exchange({"a2a_record": 1, "kind": "exchange", "exchange": "x1", "binding": "card", "status": 200,
+                    "request": None, "response": {"name": "Quant agent"}})  # fmt: skip
+    torn = b'{"a2a_record": 1, "kind": "exchange", "exchange": "x2", "resp'
+    first.current["jsonl"].write(torn)  # the kill cuts the next record short
+    left, empty = first.current["jsonl"].path, tmp_path / "rec-20261201T000000000000-0badcafe-000009.sse"
+    Path(f"{empty}.open").touch()
+    os.close(first.lock)  # killed: no close
+
+    second = SegmentWriter(SpoolSettings(tmp_path, "feedf00d"))
+    assert second.recovered == [left]
+    assert sorted(p.name for p in tmp_path.glob("rec-*")) == [left.name]
+    second.close()
+    with Archive.open(str(tmp_path / "a.duckdb")) as archive:
+        archive.ingest([str(tmp_path)])
+        lost = archive.con.execute("SELECT source_path, line FROM records WHERE status = 'quarantined'").fetchall()
+    assert lost == [(str(left), 2)]
 
 
 def test_the_command_refuses_a_bad_upstream_or_listen_address_in_one_line():

@@ -9,6 +9,7 @@ comment lines are the envelopes. Not to be confused with `archiver.load.spool`, 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import time
 from collections.abc import Callable
@@ -81,17 +82,22 @@ class Segment:
             os.close(self.fd)
             opened.unlink(missing_ok=True)
             return None
-        try:
-            os.fsync(self.fd)
-        finally:
-            os.close(self.fd)
-        os.rename(opened, self.path)
-        folder = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        _into_place(self.fd, self.path)
         return self.path
+
+
+def _into_place(fd: int, path: Path) -> None:
+    """Close a segment (`fd`, of `<path>.open`) into place: fsynced, renamed to `path`, its folder fsynced."""
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.rename(f"{path}.open", path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 class SegmentWriter:
@@ -115,6 +121,9 @@ class SegmentWriter:
             settings.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"the spool folder {settings.folder} cannot be made: {exc.strerror}", "--spool") from exc
+        self.lock = _hold(settings.folder)
+        left = [_close_into_place(Path(str(opened)[: -len(".open")])) for opened in _left_open(settings.folder)]
+        self.recovered = [path for path in left if path is not None]  # an earlier proxy's, killed
 
     def exchange(self, envelope: dict) -> None:
         self._append("jsonl", orjson.dumps(envelope) + b"\n")
@@ -215,6 +224,38 @@ class SegmentWriter:
                 self.streams.pop(exchange, None)
         for suffix in list(self.current):
             self._close(suffix)
+        os.close(self.lock)  # the spool is free for the next proxy
+
+
+LOCK_NAME = ".archiver-record.lock"
+
+
+def _hold(folder: Path) -> int:
+    """The spool's lock, held while this proxy writes it: one proxy per spool, so that a segment still
+    `.open` when a proxy starts is one an earlier proxy left (killed before closing it)."""
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise UsageError(f"the spool folder {folder} is in use by another archiver record", "--spool") from None
+    return fd
+
+
+def _left_open(folder: Path) -> list[Path]:
+    return sorted(folder.glob("rec-*.open"))
+
+
+def _close_into_place(path: Path) -> Path | None:
+    """A segment an earlier proxy left open, closed into place as it is (an empty one deleted: None): whole
+    records read as they were written, and a record cut short by the kill is quarantined by the ingest,
+    which says what was lost."""
+    opened = Path(f"{path}.open")
+    if opened.stat().st_size == 0:
+        opened.unlink()
+        return None
+    _into_place(os.open(opened, os.O_RDONLY), path)
+    return path
 
 
 def _envelope_line(envelope: dict) -> bytes:

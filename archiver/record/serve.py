@@ -130,7 +130,10 @@ def serve(options: RecordOptions) -> None:
     """Serve until interrupted (SIGINT, SIGTERM); open streams end as `proxy-shutdown`, segments are closed."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
     log.setLevel(logging.INFO)
-    running, _ = server(options)
+    running, recorder = server(options)
+    if recorder.writer.recovered:
+        log.warning("archiver record: closed %d segment(s) that an earlier run left open (it was killed): %s",
+                    len(recorder.writer.recovered), ", ".join(p.name for p in recorder.writer.recovered))  # fmt: skip
     log.info("archiver record: proxy %s listening on http://%s:%d for %s, recording into %s%s", options.proxy_id,
              options.host, options.port, options.upstream, options.spool,
              f", ingesting into {options.db}" if options.db else "")  # fmt: skip
