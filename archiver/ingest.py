@@ -32,7 +32,6 @@ from .read.segments import is_open
 from .read.version import SourceVersion
 from .store.backend import archive_files
 from .store.leases import Holder, Leases
-from .store.views import counted_claims, counted_copies
 from .workers import Gauge, worker_pool
 
 STDIN = "<stdin>"
@@ -540,26 +539,12 @@ def _tally(summary: IngestSummary, outcome: FileOutcome, on_file: Callable | Non
 
 
 def _count_index(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None:
-    """Totals of the archive's index after the run."""
-    (
-        summary.tasks,
-        summary.results,
-        summary.copies,
-        summary.parts,
-        summary.citations,
-        summary.claims,
-        summary.agent_cards,
-        summary.error_responses,
-    ) = con.execute(f"""
-        SELECT (SELECT count(DISTINCT task_id) FROM results WHERE kind = 'task'),
-               (SELECT count(DISTINCT result_key) FROM results),
-               ({counted_copies()}),
-               (SELECT count(*) FROM parts),
-               (SELECT count(*) FROM citations),
-               ({counted_claims()}),
-               (SELECT count(*) FROM agent_cards),
-               (SELECT count(*) FROM rpc_errors)
-    """).fetchone()
+    """Totals of the archive's index after the run, counted as `stats` counts them."""
+    from .archive import STAT_QUERIES
+
+    totals = con.execute("SELECT " + ", ".join(f"({STAT_QUERIES[name]})" for name in _TOTALS)).fetchone()
+    for name, value in zip(_TOTALS, totals, strict=True):
+        setattr(summary, name, value)
 
 
 FOLLOW_INTERVAL = 2.0

@@ -375,9 +375,10 @@ def test_an_uncited_origin_copy_over_two_segments_is_one_finding(tmp_path):
     assert [(f.task_id, f.source_path) for f in uncited] == [("task-vrs-rpc-trend", str(segments[0]))]
 
 
-def test_the_parts_of_an_origin_copy_over_two_segments_are_found_once(tmp_path):
+def test_the_parts_of_an_origin_copy_over_two_segments_are_found_and_counted_once(tmp_path):
     """The agent's answers recorded as they were sent and again as later calls returned them: one origin copy
-    each, so the audit finds what it finds in the first segment alone, once (invalid citations, small bases)."""
+    each, so the audit finds what it finds in the first segment alone, once (invalid citations, small bases),
+    and `stats` counts its Parts, citations and claims once."""
     spool = tmp_path / "spool"
     sent = rpc_exchanges("legacy-funnel/rpc-v03.jsonl", "x", "0.3")
     again = [{**e, "exchange": f"y-{n}"} for n, e in enumerate(sent)]
@@ -396,3 +397,9 @@ def test_the_parts_of_an_origin_copy_over_two_segments_are_found_once(tmp_path):
     found = said(both)
     assert {"invalid-citation", "small-base"} <= {rule for rule, *_ in found}
     assert found == said(alone)
+    with Archive.open(str(alone)) as one, Archive.open(str(both)) as two:
+        counted, recounted = one.stats(), two.stats()
+    assert recounted["records"] == 2 * counted["records"]  # every record is kept, and counted
+    for name in ("copies", "parts", "citations", "citations_invalid", "citations_inferred", "claims"):
+        assert recounted[name] == counted[name], name
+    assert min(counted["parts"], counted["citations"], counted["citations_invalid"], counted["claims"]) > 0

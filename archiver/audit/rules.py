@@ -34,8 +34,7 @@ _PART_COLUMNS = """
 # once, where it was first recorded. Other copies' Parts are each their own.
 _ONE_PER_ORIGIN_PART = f"""
 QUALIFY r.origin IS NULL OR row_number() OVER (
-    PARTITION BY {views.copy_unit()}, p.location, p.artifact_id, coalesce(p.message_id, r.message_id), p.part_index,
-                 p.content_hash
+    PARTITION BY {views.copy_unit()}, {views.PART_IDENTITY}
     ORDER BY r.source_path, rec.line) = 1"""
 
 # `citation Part 2 of artifact "nps" in task t2`, for findings about one citation Part.

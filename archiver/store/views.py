@@ -75,6 +75,20 @@ def counted_claims() -> str:
     FROM claims c JOIN results r ON r.copy_id = c.copy_id"""
 
 
+PART_IDENTITY = "p.location, p.artifact_id, coalesce(p.message_id, r.message_id), p.part_index, p.content_hash"
+"""What makes a Part (of `parts p` in a copy `results r`) the same Part in another segment of one origin copy."""
+
+
+def counted_parts(where: str = "TRUE", citations: bool = False) -> str:
+    """How many Parts (with `citations`, citation rows) pass `where`, a Part of an origin copy counted once
+    however many of its spool segments repeat it (what `stats` calls `parts`, `citations`, ...)."""
+    rows = "citations c JOIN parts p ON p.part_id = c.part_id" if citations else "parts p"
+    return f"""
+    SELECT (SELECT count(*) FROM {rows} WHERE {where})
+         - (SELECT count(*) - count(DISTINCT ({copy_unit()}, {PART_IDENTITY}))
+            FROM {rows} JOIN results r ON r.copy_id = p.copy_id WHERE r.origin IS NOT NULL AND {where})"""
+
+
 def counted_copies() -> str:
     """How many stored copies the archive holds, an origin copy counted once (`stats`' `copies`)."""
     return f"SELECT count(DISTINCT {copy_unit()}) FROM results r"
