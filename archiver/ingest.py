@@ -340,6 +340,7 @@ def _store(
 ) -> None:
     """Prepare and commit the admitted files of `work`, in commit groups."""
     group: list[PreparedFile] = []
+    grouped = 0  # the records of `group`, kept as it grows (summing it for every file made many files quadratic)
     try:
         with closing(_prepared(work, workers, admit, gauge)) as files:  # closed at once on an error: workers killed
             for prepared in files:
@@ -347,8 +348,10 @@ def _store(
                 if watcher is not None:
                     watcher.read(prepared.outcome.path, prepared.version.size, prepared.outcome.records)
                 group.append(prepared)
-                if sum(p.outcome.records for p in group) >= GROUP_RECORDS:
+                grouped += prepared.outcome.records
+                if grouped >= GROUP_RECORDS:
                     _commit(con, group, summary, on_file, leases)
+                    grouped = sum(p.outcome.records for p in group)  # what the commit left: nothing, as a rule
         _commit(con, group, summary, on_file, leases)
     except BaseException:
         _tally_landed(con, group, summary, on_file, leases)
