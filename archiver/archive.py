@@ -184,7 +184,7 @@ class Archive:
     def follow(
         self,
         directory: str,
-        interval: float = 2.0,
+        interval: float | None = None,
         on_file: Callable | None = None,
         on_pass: Callable | None = None,
         workers: int | None = None,
@@ -449,7 +449,7 @@ class Archive:
 def follow_spool(
     db: str | None,
     directory: str,
-    interval: float = 2.0,
+    interval: float | None = None,
     on_pass: Callable | None = None,
     workers: int | None = None,
     until: Callable[[], bool] | None = None,

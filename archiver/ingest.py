@@ -560,7 +560,7 @@ _TOTALS = ("tasks", "results", "copies", "parts", "citations", "claims", "agent_
 def follow(
     directory: str,
     store: Callable[[list[str]], IngestSummary],
-    interval: float = FOLLOW_INTERVAL,
+    interval: float | None = None,
     on_pass: Callable[[IngestSummary], None] | None = None,
     until: Callable[[], bool] | None = None,
     on_busy: Callable[[Exception], None] | None = None,
@@ -569,17 +569,19 @@ def follow(
     interrupted (SIGINT or SIGTERM, raised as `Interrupted` between commits) or `until()` is true after a
     pass; the summary of everything it stored.
 
-    Every `interval` seconds the directory is walked as `ingest` walks it (`*.open` segments, still being
-    written, are never read); the files not seen in an earlier pass, or changed since, are handed to
-    `store` (an ingest into the archive: each file committed whole), and `on_pass` hears the pass's summary.
-    A closed segment is immutable, so a file stored once is not read again; a file that was stored before
-    this run began is recognised by its bytes (unchanged) and skipped. When `store` finds the archive busy
-    (`ArchiveBusyError`: readers hold a file archive), `on_busy` hears it and the files wait for the next pass.
+    Every `interval` seconds (default `FOLLOW_INTERVAL`) the directory is walked as `ingest` walks it (`*.open`
+    segments, still being written, are never read); the files not seen in an earlier pass, or changed since, are
+    handed to `store` (an ingest into the archive: each file committed whole), and `on_pass` hears the pass's
+    summary. A closed segment is immutable, so a file stored once is not read again; a file that was stored
+    before this run began is recognised by its bytes (unchanged) and skipped. When `store` finds the archive
+    busy (`ArchiveBusyError`: readers hold a file archive), `on_busy` hears it and the files wait for the next
+    pass.
     """
     if not os.path.isdir(directory):
         why = "not a spool directory" if os.path.exists(directory) else "no such directory"
         raise InputError(f"{shown(directory)}: {why}")
     total, seen = IngestSummary(), {}
+    interval = FOLLOW_INTERVAL if interval is None else interval
     while True:
         fresh = _fresh(directory, seen)
         if fresh:

@@ -189,3 +189,11 @@ def test_follow_writes_a_lake_as_one_of_a_fleet(tmp_path, tmp_path_factory, monk
     assert lake_stats == file_stats
     assert lake_stats["origin_copies"] > 0
     assert lake_origins == file_origins
+
+
+def test_the_command_and_the_library_follow_at_the_same_default_interval():
+    from archiver.cli import main
+    from archiver.ingest import FOLLOW_INTERVAL
+
+    (interval,) = [p for p in main.commands["ingest"].params if p.name == "interval"]
+    assert interval.default == FOLLOW_INTERVAL

@@ -82,11 +82,12 @@ PART_IDENTITY = "p.location, p.artifact_id, coalesce(p.message_id, r.message_id)
 def counted_parts(where: str = "TRUE", citations: bool = False) -> str:
     """How many Parts (with `citations`, citation rows) pass `where`, a Part of an origin copy counted once
     however many of its spool segments repeat it (what `stats` calls `parts`, `citations`, ...)."""
-    rows = "citations c JOIN parts p ON p.part_id = c.part_id" if citations else "parts p"
+    counted = "citations c" if citations else "parts p"  # `where` reads only these rows
+    placed = "citations c JOIN parts p ON p.part_id = c.part_id" if citations else "parts p"
     return f"""
-    SELECT (SELECT count(*) FROM {rows} WHERE {where})
+    SELECT (SELECT count(*) FROM {counted} WHERE {where})
          - (SELECT count(*) - count(DISTINCT ({copy_unit()}, {PART_IDENTITY}))
-            FROM {rows} JOIN results r ON r.copy_id = p.copy_id WHERE r.origin IS NOT NULL AND {where})"""
+            FROM {placed} JOIN results r ON r.copy_id = p.copy_id WHERE r.origin IS NOT NULL AND {where})"""
 
 
 def counted_copies() -> str:
