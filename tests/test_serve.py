@@ -408,3 +408,12 @@ def test_a_writer_gets_its_turn_while_requests_never_pause(served, tmp_path):
     assert ingest.returncode == 0, ingest.stderr
     assert before > 0
     assert read[-1] == read[0] + 1  # the readers went on, and see the ingest's commit
+
+
+@pytest.mark.parametrize(("query", "status"), [("page=abc", 400), ("page=-5", 200), ("page=" + "9" * 30, 200),
+                                               ("size=" + "9" * 30, 200)])  # fmt: skip
+def test_any_page_number_is_answered_or_refused_never_an_error_of_the_server(client, query, status):
+    answer = client.get(f"/search.json?kind=claims&column=s14r5&{query}")
+    assert answer.status_code == status, answer.text
+    if status == 200:
+        assert answer.json()["page_size"] <= 500

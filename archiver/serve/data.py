@@ -32,6 +32,8 @@ from ..verify.run import CitationVerdict
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+LAST_PAGE = 2**31
+"""The highest page asked for that is read as asked (an offset DuckDB can take); a higher one is read as it."""
 COUNT_CAP = 10_000
 """Lists count their rows up to this many ("10,000+"): a count never reads more than that many out."""
 SMALL_BASE = 30
@@ -71,7 +73,7 @@ def paged(
     """Rows `page` (from 1) of `sql`, `size` a page, with a count of at most `COUNT_CAP`: one query, its
     rows worked out once for both."""
     size = max(1, min(int(size), MAX_PAGE_SIZE))
-    page = max(1, int(page))
+    page = max(1, min(int(page), LAST_PAGE))
     counted = f"""
         WITH q AS MATERIALIZED ({sql})
         SELECT * FROM (SELECT *, NULL AS serve_total FROM q LIMIT {size} OFFSET {(page - 1) * size})
