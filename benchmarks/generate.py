@@ -28,6 +28,8 @@ STUDIES = [
     ("Footfall Monitor", ["2026-Q1", "2026-Q2"], "footfall_daily"),
 ]
 COLUMNS = [f"s{i}r{j}" for i in range(10, 20) for j in range(1, 6)]
+RARE_COLUMN = "s09r1"
+"""A column about 0.1% of citations name (a twentieth of the first column's), for selective queries."""
 FUNCTIONS = ["extractFunnel", "extractDistribution", "extractMean", "extractShare"]
 SEGMENTS = ["18-24", "25-34", "35-44", "45-54", "55-64", "65-74", "North", "South", "East", "West"]
 # share of results: (uncited, invalid citation, small base); type-lost comes from the 0.3 compat files
@@ -95,6 +97,8 @@ class Corpus:
                 "weight": "main_weight",
                 "source": {"table": table, "column": rng.choice(COLUMNS), "function": rng.choice(FUNCTIONS)},
             }
+            if citation["source"]["column"] == COLUMNS[0] and data["total"] % 20 == 0:
+                citation["source"]["column"] = RARE_COLUMN  # drawn from what is drawn already: the rest stays
             if roll < UNCITED + INVALID:
                 citation["base"]["n"] = 0
                 self.truth.planted["invalid-citation"] += 1
