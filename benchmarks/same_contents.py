@@ -51,9 +51,8 @@ def differences(left: Path, right: Path) -> list[str]:
             print(f"{table}: not compared, in one archive only: {', '.join(unshared)}", file=sys.stderr)
         listed = ", ".join(f'"{c}"' for c in shared)
         for first, second in (("a", "b"), ("b", "a")):
-            extra = con.execute(
-                f"SELECT count(*) FROM (SELECT {listed} FROM {first}.{table} EXCEPT ALL SELECT {listed} FROM {second}.{table})"
-            ).fetchone()[0]
+            rows = f"SELECT {listed} FROM {first}.{table} EXCEPT ALL SELECT {listed} FROM {second}.{table}"
+            extra = con.execute(f"SELECT count(*) FROM ({rows})").fetchone()[0]
             if extra:
                 found.append(f"{table}: {extra:,} rows only in {'the first' if first == 'a' else 'the second'} archive")
     return found
