@@ -19,13 +19,16 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from archiver.read.containers import SourceFile, read_records
 
-from .generate import MEDIA_TYPE, generate
+from . import sdk_shaped
+from .generate import MEDIA_TYPE, RARE_COLUMN, generate
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVER = [sys.executable, "-m", "archiver"]
@@ -94,10 +97,10 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def timed(command: list[str], sample_memory: bool = False) -> tuple[float, int, str]:
+def timed(command: list[str], sample_memory: bool = False, cwd: Path = ROOT) -> tuple[float, int, str]:
     """Wall seconds, peak tree RSS (when sampled) and stdout of one command."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
     peak = 0
     if sample_memory:
         done = threading.Event()
@@ -116,20 +119,6 @@ def timed(command: list[str], sample_memory: bool = False) -> tuple[float, int, 
     if process.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(command)} failed: {stderr.decode()[-2000:]}")
     return elapsed, peak, stdout.decode()
-
-
-def median_of(command: list[str], runs: int = 3) -> float:
-    return statistics.median(timed(command)[0] for _ in range(runs))
-
-
-def measured_query(command: list[str], runs: int = 3) -> str:
-    """Median wall time of a query or audit, with its peak memory and the size of its answer."""
-    seconds, peak, out = timed(command, sample_memory=True)
-    seconds = statistics.median([seconds] + [timed(command)[0] for _ in range(runs - 1)])
-    return (
-        f"{seconds:.2f} s ({len(out.splitlines()):,} lines, {len(out.encode()) / 1e6:,.1f} MB out, "
-        f"{peak / 2**20:,.0f} MiB peak)"
-    )
 
 
 def scale_archive(source_db: Path, target_db: Path, claims_wanted: int) -> int:
@@ -210,132 +199,320 @@ def read_json_baseline(corpus: Path) -> tuple[float, int]:
     return time.perf_counter() - start, found
 
 
+@dataclass(frozen=True)
+class Side:
+    """One archiver measured: this working tree, or a baseline revision installed in a venv of its own."""
+
+    name: str
+    python: str
+    cwd: Path  # a baseline's commands run outside this tree, so that `-m archiver` imports its own package
+
+    def command(self, *args: str) -> list[str]:
+        return [self.python, "-m", "archiver", *args]
+
+    def run(self, *args: str, sample_memory: bool = False) -> tuple[float, int, str]:
+        return timed(self.command(*args), sample_memory, cwd=self.cwd)
+
+
+HERE = Side("archiver", sys.executable, ROOT)
+
+
+def baseline(revision: str, work: Path) -> Side:
+    """Revision `revision` of this repository, installed (not editable) in a virtual environment under
+    `work`, made once and kept for later runs."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{revision}^{{commit}}"], cwd=ROOT, capture_output=True, text=True
+    )
+    if commit.returncode:
+        raise SystemExit(f"--baseline {revision}: no such revision in {ROOT}")
+    folder = work / f"baseline-{commit.stdout.strip()[:12]}"
+    python = folder / "venv" / "bin" / "python"
+    if not (folder / "installed").exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        (folder / "src").mkdir(parents=True)
+        tree = subprocess.run(["git", "archive", commit.stdout.strip()], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(folder / "src")], input=tree.stdout, check=True)
+        subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", str(folder / "src")], check=True)
+        (folder / "installed").write_text(commit.stdout)
+    return Side(revision, str(python), folder)
+
+
+def scaled(side: Side, source_db: Path, target_db: Path, claims: int) -> int:
+    """`scale_archive` run by the side's own archiver, so that the scaled archive has its schema."""
+    if side is HERE:
+        return scale_archive(source_db, target_db, claims)
+    code = (
+        f"import sys; sys.path.append({str(ROOT)!r}); from pathlib import Path; "
+        f"from benchmarks.run import scale_archive; "
+        f"print(scale_archive(Path({str(source_db)!r}), Path({str(target_db)!r}), {claims}))"
+    )
+    done = subprocess.run([side.python, "-c", code], cwd=side.cwd, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"scaling with {side.name} failed: {done.stderr[-2000:]}")
+    return int(done.stdout.split()[-1])
+
+
+def repeated(measure: Callable[[], float], runs: int, once_past: float = 60.0) -> float:
+    """Median seconds of up to `runs` runs; a run longer than `once_past` seconds is not repeated."""
+    times = [measure()]
+    while len(times) < runs and times[0] < once_past:
+        times.append(measure())
+    return statistics.median(times)
+
+
+def fresh(db: Path) -> Path:
+    for leftover in (db, Path(f"{db}.wal")):
+        leftover.unlink(missing_ok=True)
+    return db
+
+
+def ingest_time(side: Side, paths: list[Path], db: Path, runs: int) -> float:
+    return repeated(lambda: side.run("ingest", *map(str, paths), "--db", str(fresh(db)), "--json")[0], runs)
+
+
+def interleaved(commands: dict[Side, list[str]], runs: int) -> dict[Side, tuple[float, int, str]]:
+    """Each side's median wall time, peak memory and answer for one question, the sides taking turns."""
+    first = {side: side.run(*args, sample_memory=True) for side, args in commands.items()}
+    times = {side: [seconds] for side, (seconds, _, _) in first.items()}
+    for _ in range(runs - 1):
+        for side, args in commands.items():
+            times[side].append(side.run(*args)[0])
+    return {side: (statistics.median(times[side]), first[side][1], first[side][2]) for side in commands}
+
+
+def described(seconds: float, peak: int, out: str) -> str:
+    return (
+        f"{seconds:.2f} s ({len(out.splitlines()):,} lines, {len(out.encode()) / 1e6:,.1f} MB out, "
+        f"{peak / 2**20:,.0f} MiB peak)"
+    )
+
+
+def copy_reference(db: Path, column: str, out: Path, runs: int) -> float:
+    """Seconds for DuckDB alone, in a process of its own, to write the rows of `query claims --column`
+    as JSON Lines: the query's own SQL in one `COPY ... TO` statement."""
+    from archiver.query.lineage import claims
+    from archiver.query.selection import Selection
+
+    query = claims(Selection.of(column=[column]))
+    code = (
+        "import duckdb, json, sys; con = duckdb.connect(sys.argv[1], read_only=True); "
+        "con.execute('SET enable_progress_bar = false'); "
+        "con.execute('COPY (' + sys.argv[2] + ') TO ' + repr(sys.argv[3]) + ' (FORMAT json)', json.loads(sys.argv[4]))"
+    )
+    command = [sys.executable, "-c", code, str(db), query.sql, str(out), json.dumps(query.params)]
+    seconds = statistics.median(timed(command)[0] for _ in range(runs))
+    out.unlink(missing_ok=True)
+    return seconds
+
+
+class Table:
+    """The run's figures: one column per side measured, then the baseline or target."""
+
+    def __init__(self, sides: list[Side]) -> None:
+        self.sides, self.rows = sides, []
+
+    def add(self, measure: str, values: dict[Side, str] | str, reference: str = "") -> None:
+        if isinstance(values, str):
+            values = {HERE: values}
+        self.rows.append((measure, [values.get(side, "") for side in self.sides], reference))
+
+    def markdown(self) -> list[str]:
+        names = " | ".join(side.name if side is HERE else f"baseline {side.name}" for side in self.sides)
+        lines = [f"| measure | {names} | reference / target |", "|---" * (len(self.sides) + 2) + "|"]
+        return lines + [f"| {m} | {' | '.join(values)} | {r} |" for m, values, r in self.rows]
+
+
+def speed_up(times: dict[Side, float]) -> str:
+    """How many times faster this tree is than each baseline."""
+    return ", ".join(f"{times[side] / times[HERE]:.1f}x faster than {side.name}" for side in times if side is not HERE)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="archiver benchmarks")
     parser.add_argument("--tasks", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "corpus")
     parser.add_argument("--scales", default="1000000,10000000", help="claims in the scaled query archives")
+    parser.add_argument("--baseline", metavar="REV", help="a revision measured beside the working tree in this run")
+    parser.add_argument("--sdk-copies", type=int, default=300, help="copies of the samples in the SDK-shaped corpus")
+    parser.add_argument("--small-files", type=int, default=10000, help="one-record files in the small-files row")
+    parser.add_argument("--runs", type=int, default=3, help="runs per figure (the median is quoted)")
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "RESULTS.md")
     args = parser.parse_args()
+    args.work = args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
+    sides = [HERE] + ([baseline(args.baseline, args.work)] if args.baseline else [])
+    table = Table(sides)
 
     corpus, truth = corpus_for(args.tasks, args.seed, args.work)
     size = truth["bytes"]
     texts = payloads(corpus)
     floor = parse_floor(texts)
-    db = args.work / f"bench-{args.tasks}.duckdb"
-    for leftover in (db, Path(f"{db}.wal")):
-        leftover.unlink(missing_ok=True)
-    ingest_s, peak, out = timed([*ARCHIVER, "ingest", str(corpus), "--db", str(db), "--json"], sample_memory=True)
-    summary = json.loads(out)
-    reingest_s, _, _ = timed([*ARCHIVER, "ingest", str(corpus), "--db", str(db), "--json"])
+    table.add(
+        "corpus",
+        f"{size / 1e6:,.0f} MB, {len(texts):,} records, {truth['tasks']:,} results, {truth['claims']:,} claims",
+    )
+    dbs = {side: args.work / f"bench-{args.tasks}-{side.name}.duckdb" for side in sides}
+    ingested = {
+        side: side.run("ingest", str(corpus), "--db", str(fresh(dbs[side])), "--json", sample_memory=True)
+        for side in sides
+    }
+    for side, (_, _, out) in ingested.items():
+        summary = json.loads(out)
+        assert (summary["citations"], summary["claims"]) == (truth["citations"], truth["claims"]), (side, summary)
+    seconds = {side: ingested[side][0] for side in sides}
+    table.add(
+        "ingest wall time",
+        {s: f"{t:,.1f} s" for s, t in seconds.items()},
+        f"parse floor {floor:,.2f} s (orjson, one process)",
+    )
+    table.add(
+        "ingest throughput",
+        {s: f"{size / 1e6 / t:,.1f} MB/s, {len(texts) / t:,.0f} records/s" for s, t in seconds.items()},
+        f"floor {size / 1e6 / floor:,.0f} MB/s, {len(texts) / floor:,.0f} records/s",
+    )
+    table.add("ingest / parse floor", {s: f"{t / floor:,.1f}x" for s, t in seconds.items()}, "target <= 12x")
+    table.add(
+        "ingest peak RSS (process tree)", {s: f"{ingested[s][1] / 2**20:,.0f} MiB" for s in sides}, "target < 1024 MiB"
+    )
+    reingest = {side: side.run("ingest", str(corpus), "--db", str(dbs[side]), "--json")[0] for side in sides}
+    table.add(
+        "re-ingest, unchanged corpus",
+        {s: f"{t:,.2f} s = {100 * t / seconds[s]:.1f}% of ingest" for s, t in reingest.items()},
+        "target < 5%",
+    )
+
+    sdk = args.work / f"sdk-{args.sdk_copies}"
+    if not (sdk / "truth.json").exists():
+        shutil.rmtree(sdk, ignore_errors=True)
+        sdk_shaped.generate(sdk, args.sdk_copies)
+    sdk_texts = payloads(sdk)
+    sdk_floor = parse_floor(sdk_texts)
+    sdk_truth = json.loads((sdk / "truth.json").read_text())
+    table.add(
+        "SDK-shaped corpus",
+        f"{args.sdk_copies:,} copies of the samples' text transcripts: {sdk_truth['files']:,} files, "
+        f"{sdk_truth['bytes'] / 1e6:,.0f} MB, {len(sdk_texts):,} records",
+    )
+    sdk_db = args.work / "bench-sdk.duckdb"
+    sdk_seconds = {side: ingest_time(side, [sdk], sdk_db, args.runs) for side in sides}
+    fresh(sdk_db).unlink(missing_ok=True)
+    table.add(
+        "SDK-shaped ingest / parse floor",
+        {s: f"{t / sdk_floor:,.1f}x ({t:,.1f} s)" for s, t in sdk_seconds.items()},
+        f"target <= 8x (parse floor {sdk_floor:,.3f} s)",
+    )
+
+    from .small_files import split
+
+    many, one = split(corpus, args.work / f"small-{args.tasks}-{args.small_files}", args.small_files)
+    small_db = args.work / "bench-small.duckdb"
+    small = {
+        side: (ingest_time(side, [many], small_db, args.runs), ingest_time(side, [one], small_db, args.runs))
+        for side in sides
+    }
+    fresh(small_db).unlink(missing_ok=True)
+    table.add(
+        f"{args.small_files:,} one-record files / the same records in one file",
+        {s: f"{a / b:,.1f}x ({a:,.1f} s / {b:,.2f} s)" for s, (a, b) in small.items()},
+        "target <= 2x",
+    )
+
     jsonl_files = sorted(str(p) for p in corpus.rglob("*.jsonl"))
     baseline_s, baseline_found = read_json_baseline(corpus)
-    jsonl_db = args.work / f"bench-{args.tasks}-jsonl.duckdb"
-    jsonl_db.unlink(missing_ok=True)
-    jsonl_s = timed([*ARCHIVER, "ingest", *jsonl_files, "--db", str(jsonl_db), "--json"])[0]
-    typed = json.loads(
-        timed(
-            [
-                *ARCHIVER,
-                "sql",
-                "SELECT count(*) AS n FROM citations WHERE NOT inferred",
-                "--db",
-                str(jsonl_db),
-                "--format",
-                "json",
-            ]
-        )[2]
-    )[0]["n"]
-    jsonl_db.unlink(missing_ok=True)
+    jsonl_db = fresh(args.work / f"bench-{args.tasks}-jsonl.duckdb")
+    jsonl_s = timed([*HERE.command("ingest", *jsonl_files, "--db", str(jsonl_db), "--json")])[0]
+    count = "SELECT count(*) AS n FROM citations WHERE NOT inferred"
+    typed = json.loads(HERE.run("sql", count, "--db", str(jsonl_db), "--format", "json")[2])[0]["n"]
+    fresh(jsonl_db).unlink(missing_ok=True)
+    table.add(
+        "citations from the JSON Lines part",
+        f"archiver ingest {jsonl_s:,.1f} s, {typed:,} typed citations",
+        f"DuckDB read_json by hand {baseline_s:,.2f} s, {baseline_found:,} citations (no claims, copies, raw)",
+    )
 
-    rows = [
-        (
-            "corpus",
-            (f"{size / 1e6:,.0f} MB, {len(texts):,} records, {truth['tasks']:,} results, {truth['claims']:,} claims"),
-            "",
-        ),
-        ("ingest wall time", f"{ingest_s:,.1f} s", f"parse floor {floor:,.2f} s (orjson, one process)"),
-        (
-            "ingest throughput",
-            f"{size / 1e6 / ingest_s:,.1f} MB/s, {len(texts) / ingest_s:,.0f} records/s",
-            f"floor {size / 1e6 / floor:,.0f} MB/s, {len(texts) / floor:,.0f} records/s",
-        ),
-        ("ingest / parse floor", f"{ingest_s / floor:,.1f}x", "target <= 4x"),
-        ("ingest peak RSS (process tree)", f"{peak / 2**20:,.0f} MiB", "target < 1024 MiB"),
-        (
-            "re-ingest, unchanged corpus",
-            f"{reingest_s:,.2f} s = {100 * reingest_s / ingest_s:.1f}% of ingest",
-            "target < 5%",
-        ),
-        (
-            "citations from the JSON Lines part",
-            f"archiver ingest {jsonl_s:,.1f} s, {typed:,} typed citations",
-            f"DuckDB read_json by hand {baseline_s:,.2f} s, {baseline_found:,} citations (no claims, copies, raw)",
-        ),
-    ]
-    assert summary["citations"] == truth["citations"], summary
-    assert summary["claims"] == truth["claims"], summary
-
+    help_s = {side: statistics.median(side.run("--help")[0] for _ in range(5)) for side in sides}
     busiest = "SELECT source_column, study FROM citations GROUP BY ALL ORDER BY count(*) DESC LIMIT 1"
-    index = json.loads(timed([*ARCHIVER, "sql", busiest, "--db", str(db), "--format", "json"])[2])[0]
+    index = json.loads(HERE.run("sql", busiest, "--db", str(dbs[HERE]), "--format", "json")[2])[0]
     for wanted in [int(x) for x in args.scales.split(",") if x]:
-        scaled = args.work / f"bench-{args.tasks}-{wanted}.duckdb"
-        claims = scale_archive(db, scaled, wanted)
-        base = ["--db", str(scaled)]
-        label = f"{claims / 1e6:,.1f}M claims"
-        timed([*ARCHIVER, "sql", "SELECT count(*) FROM claims", *base])  # a warm file cache for every timed run
-        rows += [
-            (
-                f"query claims --column ({label})",
-                measured_query(
-                    [*ARCHIVER, "query", "claims", "--column", index["source_column"], "--format", "jsonl", *base]
-                ),
-                "target < 1 s, process start included",
-            ),
-            (
-                f"query impact --study ({label})",
-                measured_query([*ARCHIVER, "query", "impact", "--study", index["study"], "--format", "json", *base]),
-                "target < 1 s",
-            ),
-            (
-                f"audit ({label})",
-                measured_query([*ARCHIVER, "audit", "--format", "json", "--fail-on", "never", *base]),
-                "target < 1 s",
-            ),
-        ]
-        scaled.unlink(missing_ok=True)
-    help_s = statistics.median(timed([*ARCHIVER, "--help"])[0] for _ in range(5))
-    bare_s = statistics.median(timed([sys.executable, "-c", "pass"])[0] for _ in range(5))
-    rows.append(("archiver --help cold start", f"{help_s:.2f} s", f"bare python {bare_s:.2f} s; target < 0.3 s"))
+        scaled_dbs = {side: args.work / f"bench-{args.tasks}-{side.name}-{wanted}.duckdb" for side in sides}
+        claims = {side: scaled(side, dbs[side], scaled_dbs[side], wanted) for side in sides}
+        label = f"{claims[HERE] / 1e6:,.1f}M claims"
+        for side in sides:  # a warm file cache for every timed run
+            side.run("sql", "SELECT count(*) FROM claims", "--db", str(scaled_dbs[side]))
 
-    table = ["| measure | archiver | baseline / target |", "|---|---|---|"]
-    table += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+        def asked(*question: str, dbs: dict[Side, Path] = scaled_dbs) -> dict[Side, tuple[float, int, str]]:
+            return interleaved({side: [*question, "--db", str(dbs[side])] for side in sides}, args.runs)
+
+        column = asked("query", "claims", "--column", index["source_column"], "--format", "jsonl")
+        copy_s = copy_reference(scaled_dbs[HERE], index["source_column"], args.work / "copy.jsonl", args.runs)
+        table.add(f"query claims --column, busiest ({label})", {s: described(*v) for s, v in column.items()})
+        table.add(
+            f"query claims --column, busiest / DuckDB writing the same rows ({label})",
+            f"{column[HERE][0] / copy_s:,.1f}x",
+            f"DuckDB `COPY (the query) TO` JSON Lines {copy_s:.2f} s, process start included; target <= 2x",
+        )
+        rare = asked("query", "claims", "--column", RARE_COLUMN, "--format", "jsonl")
+        table.add(f"query claims --column, 0.1% of claims ({label})", {s: described(*v) for s, v in rare.items()})
+        table.add(
+            f"query claims --column, 0.1% of claims / archiver --help ({label})",
+            {s: f"{rare[s][0] / help_s[s]:,.1f}x" for s in sides},
+            "target <= 5x",
+        )
+        for name, question in (
+            ("query impact --study", ("query", "impact", "--study", index["study"], "--format", "json")),
+            ("audit", ("audit", "--format", "json", "--fail-on", "never")),
+            ("count(*) FROM claim_citations", ("sql", "SELECT count(*) FROM claim_citations", "--format", "json")),
+        ):
+            answered = asked(*question)
+            table.add(
+                f"{name} ({label})",
+                {s: described(*v) for s, v in answered.items()},
+                speed_up({s: v[0] for s, v in answered.items()}) or "target < 1 s",
+            )
+        for path in scaled_dbs.values():
+            fresh(path).unlink(missing_ok=True)
+    bare_s = statistics.median(timed([sys.executable, "-c", "pass"])[0] for _ in range(5))
+    table.add(
+        "archiver --help cold start",
+        {s: f"{t:.2f} s" for s, t in help_s.items()},
+        f"bare python {bare_s:.2f} s; target < 0.3 s",
+    )
+
     machine = (
         f"{os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
         f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
     )
-    text = "\n".join([f"`benchmarks/run --tasks {args.tasks}` on {machine}", "", *table, ""])
+    command = " ".join(["benchmarks/run", *sys.argv[1:]])
+    text = "\n".join([f"`{command}` on {machine}", "", *table.markdown(), ""])
     print(text)
-    args.results.write_text(_merge(args.results, args.tasks, text))
+    title = f"tasks {args.tasks:,}" + (
+        f", beside {args.baseline}, {time.strftime('%Y-%m-%d')}" if args.baseline else ""
+    )
+    args.results.write_text(_merge(args.results, title, text))
 
 
-def _merge(results: Path, tasks: int, text: str) -> str:
-    """RESULTS.md keeps one section per corpus size, and this run replaces its own; sections that
-    are not runs (the analysis of what bounds the numbers) are kept as they are."""
+def _merge(results: Path, title: str, text: str) -> str:
+    """RESULTS.md keeps one section per run title (corpus size, and baseline and day when measured beside
+    one), and this run replaces a section of its own title; sections that are not runs (the analysis of
+    what bounds the numbers) are kept as they are."""
     header = "# Benchmark results\n\nEach `## tasks N` section is one run of `benchmarks/run`.\n"
-    runs: dict[int, str] = {}
+    runs: dict[str, str] = {}
     notes: list[str] = []
     if results.exists():
         for block in results.read_text().split("\n## ")[1:]:
-            title, _, body = block.partition("\n")
-            if title.startswith("tasks "):
-                runs[int(title.split()[1].replace(",", ""))] = body.strip("\n")
+            heading, _, body = block.partition("\n")
+            if heading.startswith("tasks "):
+                runs[heading] = body.strip("\n")
             else:
-                notes.append(f"\n## {title}\n{body.rstrip()}\n")
-    runs[tasks] = text.strip("\n")
-    return header + "".join(f"\n## tasks {n:,}\n\n{body}\n" for n, body in sorted(runs.items())) + "".join(notes)
+                notes.append(f"\n## {heading}\n{body.rstrip()}\n")
+    runs[title] = text.strip("\n")
+
+    def order(heading: str) -> tuple[int, str]:
+        return int(heading.split()[1].rstrip(",").replace(",", "")), heading
+
+    return header + "".join(f"\n## {t}\n\n{runs[t]}\n" for t in sorted(runs, key=order)) + "".join(notes)
 
 
 if __name__ == "__main__":
