@@ -888,8 +888,8 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
 def run() -> None:
     """The `archiver` command's process (`archiver`, `python -m archiver`).
 
-    DuckDB imports pandas, where it is installed, on the first statement with bound parameters, to
-    check whether a value is one of its types: 0.3 s and 40 MB before the first answer. The command
-    never hands DuckDB a pandas object, so its process goes without pandas (an import of it fails)."""
-    sys.modules.setdefault("pandas", None)
+    It goes without pandas (`processes.without_pandas`), and so do its ingest workers."""
+    from .processes import without_pandas
+
+    without_pandas()
     main()

@@ -22,7 +22,7 @@ from typing import Any
 
 from .errors import ArchiverError
 from .interrupts import on_hard_exit
-from .processes import die_with, start_time
+from .processes import die_with, start_time, without_pandas
 
 
 class WorkerDiedError(ArchiverError):
@@ -159,6 +159,7 @@ def _serve(connection: Connection, parent: int, started: str | None, slot: tuple
     global _slot
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with(parent, started)
+    without_pandas()  # a worker hands back Arrow tables, never a pandas object
     _slot = slot
     while (call := _next_call(connection)) is not None:
         func, args = call
