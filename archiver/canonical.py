@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+_sha256 = hashlib.sha256
 _EXACT_FLOAT_LIMIT = 2**53
 _REWRITTEN = re.compile(rb"[0-9]\.0(?:[,\]}]|$)|[0-9]{19}")
 """What `_normal` may rewrite, as orjson writes it: an integral float below 1e16 ("4210.0"), an integer of
@@ -114,9 +115,13 @@ def _key(item: tuple[Any, Any]) -> str:
 
 
 def content_hash(value: Any) -> str:
-    return hashlib.sha256(canonical_json(value)).hexdigest()[:32]
+    return _sha256(canonical_json(value)).hexdigest()[:32]
 
 
 def key_hash(*parts: str | None) -> str:
-    """A stable identifier made of the given strings."""
-    return hashlib.sha256("\x1f".join([p or "" for p in parts]).encode()).hexdigest()[:32]
+    """A stable identifier made of the given strings (None as "")."""
+    try:
+        text = "\x1f".join(parts)
+    except TypeError:  # a None among them
+        text = "\x1f".join([p or "" for p in parts])
+    return _sha256(text.encode()).hexdigest()[:32]

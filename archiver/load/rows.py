@@ -382,11 +382,19 @@ class FileRows:
 def _content(part: Part) -> Any:
     """What a Part says, for its identity: text, data, the file's location or bytes (not its name), or
     an undecoded Part's whole object."""
-    if part.kind == "file" and isinstance(part.file, dict):
+    kind = part.kind
+    if kind == "text":
+        return part.text
+    if kind == "data":
+        return part.data
+    if kind == "unknown":
+        return part.raw
+    if kind == "file" and isinstance(part.file, dict):
         return {key: value for key, value in part.file.items() if key != "name"}
-    return {"text": part.text, "data": part.data, "unknown": part.raw}.get(part.kind, part.file)
+    return part.file
 
 
 def _stored_data(part: Part) -> bytes | None:
     """The `data` column: a data Part's data, or an undecoded Part's whole object (kind unknown)."""
-    return dumps({"data": part.data, "unknown": part.raw}.get(part.kind))
+    kind = part.kind
+    return dumps(part.data if kind == "data" else part.raw if kind == "unknown" else None)
