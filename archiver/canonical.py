@@ -17,6 +17,26 @@ _REWRITTEN = re.compile(rb"[0-9]\.0(?:[,\]}]|$)|[0-9]{19}")
 2**63 or more (19 digits). A "12.05" is neither."""
 
 
+_DIGITS_AS_ZEROS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+_LONG_RUN = b"0" * 19
+
+
+def _rewritten(dumped: bytes) -> bool:
+    """Whether `_REWRITTEN` finds anything in `dumped`, found by C-speed scans (the regular expression
+    took 9 µs on a Part of 300 bytes; this 2 µs)."""
+    start, end = dumped.find(b".0"), len(dumped)
+    while start != -1:
+        after = start + 2
+        if (
+            start
+            and 48 <= dumped[start - 1] <= 57
+            and (after == end or dumped[after] in b",]}" or (after == end - 1 and dumped[after] == 10))
+        ):
+            return True
+        start = dumped.find(b".0", after)
+    return _LONG_RUN in dumped.translate(_DIGITS_AS_ZEROS)
+
+
 def _normal(value: Any) -> Any:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
@@ -43,7 +63,7 @@ def canonical_json(value: Any) -> bytes:
         dumped = _sorted_json(value)
     except TypeError:  # integers beyond 64 bits
         dumped = b"0.0"
-    if b".0" not in dumped or not _REWRITTEN.search(dumped):
+    if b".0" not in dumped or not _rewritten(dumped):
         return dumped
     try:
         return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)

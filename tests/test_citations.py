@@ -119,3 +119,21 @@ def test_claims_are_numeric_leaves_with_json_pointers():
 def test_a_scalar_data_part_is_one_claim_at_the_root():
     assert list(numeric_leaves(7)) == [("", 7)]
     assert list(numeric_leaves(False)) == []
+
+
+def test_rewritten_scan_finds_what_the_pattern_finds():
+    """`canonical._rewritten` stands in for `_REWRITTEN.search`: the same answer on every text, trailing
+    newline, 19-digit runs and ".0" inside strings included."""
+    import random
+
+    from archiver.canonical import _REWRITTEN, _rewritten
+
+    rng = random.Random(19)
+    alphabet = b'0123456789.,]}"a\n'
+    for _ in range(20000):
+        text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        if rng.random() < 0.3:
+            text = text.replace(b"a", b"1" * rng.randint(17, 21), 1)
+        assert _rewritten(text) == bool(_REWRITTEN.search(text)), text
+    for text in (b"4210.0", b"[4210.0]", b'{"a":1.0}', b"1.05", b'"x.0"', b"1.0\n", b"9" * 19, b"9" * 18):
+        assert _rewritten(text) == bool(_REWRITTEN.search(text)), text
