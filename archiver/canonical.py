@@ -38,6 +38,13 @@ def _rewritten(dumped: bytes) -> bool:
 
 
 def _normal(value: Any) -> Any:
+    kind = type(value)  # a decoded value's exact types first, the general questions below for anything else
+    if kind is str or value is None or kind is bool:
+        return value
+    if kind is dict:
+        return {str(k): _normal(v) for k, v in value.items()}
+    if kind is list:
+        return [_normal(v) for v in value]
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, float):

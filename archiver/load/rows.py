@@ -291,10 +291,10 @@ class FileRows:
             claims = self.claims
             claims["part"] += [len(self.claim_parts)] * len(leaves)
             self.claim_parts.append((part_id, copy_id, copy.key, part_hash))
-            pointers = [pointer for pointer, _ in leaves]
+            pointers, values = zip(*leaves, strict=True)
             claims["pointer"] += pointers
-            claims["value"] += [float(value) if -1e308 < value < 1e308 else None for _, value in leaves]
-            claims["literal"] += [repr(value) if type(value) is float else str(value) for _, value in leaves]
+            claims["value"] += [float(value) if -1e308 < value < 1e308 else None for value in values]
+            claims["literal"] += map(str, values)  # an int's digits; a float's repr (str of a float is its repr)
             claim_keys.update(zip(repeat(part_hash), pointers))
 
     def _add_citation(self, copy: StoredCopy, copy_id: str, part_id: str, c: Citation) -> None:
