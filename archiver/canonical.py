@@ -10,13 +10,41 @@ from typing import Any
 
 import orjson
 
+_sha256 = hashlib.sha256
 _EXACT_FLOAT_LIMIT = 2**53
 _REWRITTEN = re.compile(rb"[0-9]\.0(?:[,\]}]|$)|[0-9]{19}")
 """What `_normal` may rewrite, as orjson writes it: an integral float below 1e16 ("4210.0"), an integer of
 2**63 or more (19 digits). A "12.05" is neither."""
 
 
+_DIGITS_AS_ZEROS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+_LONG_RUN = b"0" * 19
+
+
+def _rewritten(dumped: bytes) -> bool:
+    """Whether `_REWRITTEN` finds anything in `dumped`, found by C-speed scans (the regular expression
+    took 9 µs on a Part of 300 bytes; this 2 µs)."""
+    start, end = dumped.find(b".0"), len(dumped)
+    while start != -1:
+        after = start + 2
+        if (
+            start
+            and 48 <= dumped[start - 1] <= 57
+            and (after == end or dumped[after] in b",]}" or (after == end - 1 and dumped[after] == 10))
+        ):
+            return True
+        start = dumped.find(b".0", after)
+    return _LONG_RUN in dumped.translate(_DIGITS_AS_ZEROS)
+
+
 def _normal(value: Any) -> Any:
+    kind = type(value)  # a decoded value's exact types first, the general questions below for anything else
+    if kind is str or value is None or kind is bool:
+        return value
+    if kind is dict:
+        return {str(k): _normal(v) for k, v in value.items()}
+    if kind is list:
+        return [_normal(v) for v in value]
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, float):
@@ -42,7 +70,7 @@ def canonical_json(value: Any) -> bytes:
         dumped = _sorted_json(value)
     except TypeError:  # integers beyond 64 bits
         dumped = b"0.0"
-    if b".0" not in dumped or not _REWRITTEN.search(dumped):
+    if b".0" not in dumped or not _rewritten(dumped):
         return dumped
     try:
         return orjson.dumps(_normal(value), option=orjson.OPT_SORT_KEYS)
@@ -114,9 +142,13 @@ def _key(item: tuple[Any, Any]) -> str:
 
 
 def content_hash(value: Any) -> str:
-    return hashlib.sha256(canonical_json(value)).hexdigest()[:32]
+    return _sha256(canonical_json(value)).hexdigest()[:32]
 
 
 def key_hash(*parts: str | None) -> str:
-    """A stable identifier made of the given strings."""
-    return hashlib.sha256("\x1f".join([p or "" for p in parts]).encode()).hexdigest()[:32]
+    """A stable identifier made of the given strings (None as "")."""
+    try:
+        text = "\x1f".join(parts)
+    except TypeError:  # a None among them
+        text = "\x1f".join([p or "" for p in parts])
+    return _sha256(text.encode()).hexdigest()[:32]

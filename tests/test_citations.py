@@ -119,3 +119,56 @@ def test_claims_are_numeric_leaves_with_json_pointers():
 def test_a_scalar_data_part_is_one_claim_at_the_root():
     assert list(numeric_leaves(7)) == [("", 7)]
     assert list(numeric_leaves(False)) == []
+
+
+def test_rewritten_scan_finds_what_the_pattern_finds():
+    """`canonical._rewritten` stands in for `_REWRITTEN.search`: the same answer on every text, trailing
+    newline, 19-digit runs and ".0" inside strings included."""
+    import random
+
+    from archiver.canonical import _REWRITTEN, _rewritten
+
+    rng = random.Random(19)
+    alphabet = b'0123456789.,]}"a\n'
+    for _ in range(20000):
+        text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        if rng.random() < 0.3:
+            text = text.replace(b"a", b"1" * rng.randint(17, 21), 1)
+        assert _rewritten(text) == bool(_REWRITTEN.search(text)), text
+    for text in (b"4210.0", b"[4210.0]", b'{"a":1.0}', b"1.05", b'"x.0"', b"1.0\n", b"9" * 19, b"9" * 18):
+        assert _rewritten(text) == bool(_REWRITTEN.search(text)), text
+
+
+def test_canonical_json_edge_cases_keep_their_bytes():
+    """Bytes the encoder wrote before its fast paths (ids and content hashes are made of them): integers
+    beyond 64 bits, integral and huge floats, NaN and infinity, non-ASCII, digits in strings, tuples, depth."""
+    from archiver.canonical import canonical_json, key_hash
+
+    expected = {
+        b'{"a":"9223372036854775808","b":"18446744073709551616","c":"-9223372036854775808",'
+        b'"d":"1180591620717411303424","e":1}': {"a": 2**63, "b": 2**64, "c": -(2**63), "d": 2**70, "e": 1.0},
+        b"[9223372036854775808,5]": [2**63, 5],
+        b"[1e+16,4210,0,9007199254740992,9007199254740994.0,1.5,1e+300,12.05,0]": [
+            1e16,
+            4210.0,
+            -0.0,
+            2.0**53,
+            2.0**53 + 2,
+            1.5,
+            1e300,
+            12.05,
+            0.0,
+        ],
+        '{"z":3,"é":"Étude Santé","ключ":"\u2028"}'.encode(): {"é": "Étude Santé", "z": 3.0, "ключ": "\u2028"},
+        b"[null,null,2]": [float("nan"), float("inf"), 2.0],
+        b'{"n":1,"s":"9223372036854775808","t":"x.0"}': {"s": "9223372036854775808", "t": "x.0", "n": 1.0},
+        b'{"a":{"x":2,"y":1},"b":[1,2]}': {"b": (1.0, 2), "a": {"y": 1, "x": 2.0}},
+    }
+    for text, value in expected.items():
+        assert canonical_json(value) == text
+    deep: object = 1.0
+    for _ in range(300):
+        deep = [deep]
+    assert canonical_json(deep) == b"[" * 300 + b"1" + b"]" * 300
+    assert key_hash("a", None, "b") == key_hash("a", "", "b") == "3aa8909cac0696919c2cc255ee0dbcc6"
+    assert key_hash("p") == "148de9c5a7a44d19e56cd9ae1a554bf6"

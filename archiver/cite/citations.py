@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from ..canonical import compact_json, content_hash
@@ -12,16 +13,23 @@ MEDIA_TYPE = "application/vnd.upperhand.citations+json"
 EXTENSION_URI = "https://standards.upperhandai.com/ext/citations/v1"
 REQUIRED_KEYS = ("study", "period", "base", "source")
 KNOWN_KEYS = frozenset({*REQUIRED_KEYS, "fielded", "weight", "warnings"})
+_HASHED_KEYS = tuple(sorted(KNOWN_KEYS))
+"""The keys a citation's hash covers, in the order canonical JSON writes them."""
 PROBABLE_THRESHOLD = 3
 
 
 def is_citation_media_type(media_type: str | None) -> bool:
-    return media_type is not None and media_type.split(";")[0].strip().lower() == MEDIA_TYPE
+    return media_type is not None and (
+        media_type == MEDIA_TYPE or media_type.split(";")[0].strip().lower() == MEDIA_TYPE
+    )
 
 
 def is_probable_citation(data: Any) -> bool:
     """A data object carrying at least three of the four required top-level keys."""
-    return isinstance(data, dict) and sum(key in data for key in REQUIRED_KEYS) >= PROBABLE_THRESHOLD
+    return (
+        isinstance(data, dict)
+        and ("study" in data) + ("period" in data) + ("base" in data) + ("source" in data) >= PROBABLE_THRESHOLD
+    )
 
 
 @dataclass
@@ -81,7 +89,7 @@ def citation_of(data: Any, media_type: str | None) -> Citation | None:
     citation.warnings = _warnings(data.get("warnings"), problems)
     extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
     citation.extra = compact_json(extra).decode() if extra else None
-    citation.citation_hash = content_hash({k: data.get(k) for k in sorted(KNOWN_KEYS)})
+    citation.citation_hash = content_hash({k: data.get(k) for k in _HASHED_KEYS})
     return citation
 
 
@@ -120,6 +128,9 @@ _KIND_NAMES = {str: "a string", dict: "an object"}
 
 
 def _required_string(obj: dict, key: str, problems: list[str], prefix: str = "") -> str | None:
+    value = obj.get(key)
+    if type(value) is str and value.strip():  # the usual case, without `_required`'s questions
+        return value
     return _required(obj, key, str, problems, prefix)
 
 
@@ -175,9 +186,17 @@ def fielded_dates(fielded: str | None) -> tuple[date | None, date | None]:
     """Start and end of an ISO-8601 date or interval ("2026-04-02/2026-04-19")."""
     if not fielded:
         return None, None
+    return (_remembered_dates if len(fielded) <= 64 else _dates)(fielded)
+
+
+def _dates(fielded: str) -> tuple[date | None, date | None]:
     start_text, _, end_text = fielded.partition("/")
     start, end = _date(start_text), _date(end_text) if end_text else None
     return start, end if end_text else start
+
+
+_remembered_dates = lru_cache(maxsize=4096)(_dates)
+"""Many citations share one field period, and dates are immutable: a short one is parsed once."""
 
 
 def _date(text: str) -> date | None:

@@ -22,13 +22,16 @@ def numeric_leaves(data: Any) -> list[tuple[str, int | float]]:
     if type(data) is int or type(data) is float:
         return [("", data)]
     found: list[tuple[str, int | float]] = []
+    append = found.append
     stack = [("", entries(data))] if type(data) is dict or type(data) is list else []
     while stack:
         pointer, open_entries = stack[-1]
         for key, value in open_entries:
             kind = type(value)
             if kind is int or kind is float:
-                found.append((f"{pointer}/{escape_token(key) if type(key) is str else key}", value))
+                if type(key) is str and ("~" in key or "/" in key):  # the usual key needs no call
+                    key = escape_token(key)
+                append((f"{pointer}/{key}", value))
             elif kind is dict or kind is list:
                 stack.append((f"{pointer}/{escape_token(key) if type(key) is str else key}", entries(value)))
                 break

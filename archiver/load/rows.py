@@ -291,10 +291,10 @@ class FileRows:
             claims = self.claims
             claims["part"] += [len(self.claim_parts)] * len(leaves)
             self.claim_parts.append((part_id, copy_id, copy.key, part_hash))
-            pointers = [pointer for pointer, _ in leaves]
+            pointers, values = zip(*leaves, strict=True)
             claims["pointer"] += pointers
-            claims["value"] += [float(value) if -1e308 < value < 1e308 else None for _, value in leaves]
-            claims["literal"] += [repr(value) if type(value) is float else str(value) for _, value in leaves]
+            claims["value"] += [float(value) if -1e308 < value < 1e308 else None for value in values]
+            claims["literal"] += map(str, values)  # an int's digits; a float's repr (str of a float is its repr)
             claim_keys.update(zip(repeat(part_hash), pointers))
 
     def _add_citation(self, copy: StoredCopy, copy_id: str, part_id: str, c: Citation) -> None:
@@ -382,11 +382,19 @@ class FileRows:
 def _content(part: Part) -> Any:
     """What a Part says, for its identity: text, data, the file's location or bytes (not its name), or
     an undecoded Part's whole object."""
-    if part.kind == "file" and isinstance(part.file, dict):
+    kind = part.kind
+    if kind == "text":
+        return part.text
+    if kind == "data":
+        return part.data
+    if kind == "unknown":
+        return part.raw
+    if kind == "file" and isinstance(part.file, dict):
         return {key: value for key, value in part.file.items() if key != "name"}
-    return {"text": part.text, "data": part.data, "unknown": part.raw}.get(part.kind, part.file)
+    return part.file
 
 
 def _stored_data(part: Part) -> bytes | None:
     """The `data` column: a data Part's data, or an undecoded Part's whole object (kind unknown)."""
-    return dumps({"data": part.data, "unknown": part.raw}.get(part.kind))
+    kind = part.kind
+    return dumps(part.data if kind == "data" else part.raw if kind == "unknown" else None)

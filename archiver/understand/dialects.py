@@ -184,7 +184,7 @@ def _unwrap_data(data: Any, metadata: dict | None, part: dict) -> Any:
     # metadata.data_part_compat; the JavaScript SDK's v0.3 REST layer drops Part metadata, flag and all.
     # v0.3 data is always an object, so in a v0.3 REST data Part a lone "value" holding an array or a
     # scalar is that wrapping: the data (and every claim's pointer) is what it wraps, as in a v1.0 copy.
-    if isinstance(data, dict) and set(data) == {"value"}:
+    if isinstance(data, dict) and len(data) == 1 and "value" in data:
         flagged = metadata and metadata.get("data_part_compat")
         if flagged or (rest_v03 and not isinstance(data["value"], dict)):
             data = data["value"]

@@ -77,7 +77,7 @@ def _proto_json(value: Any) -> Any:
     for key, item in value.items():
         if key in _USER_JSON:
             found[key] = item
-        elif _is_oneof(item):
+        elif isinstance(item, dict) and "$case" in item and _is_oneof(item):  # a call per field costs: asked first
             name, inner = str(item["$case"]), item.get("value")
             found[name] = inner if name in _USER_JSON else _bytes(inner) if name == "raw" else _proto_json(inner)
         else:
