@@ -120,7 +120,7 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
     """
     condition, params = narrowed(filters)
     where, outer_params = filters.where()
-    params = params * 3 + outer_params
+    params = params * views.CLAIM_CITATIONS_NARROWINGS + outer_params
     columns = ", ".join("literal AS value" if f == "value" else f'"{f}"' for f in CLAIM_FIELDS)
     order = _order(
         order_by,
