@@ -166,8 +166,8 @@ def impact(filters: Selection, order_by: str | None = None, limit: int | None = 
               FROM affected WHERE {column} IS NOT NULL GROUP BY {column}) a
         LEFT JOIN (SELECT c.{column} AS id, count(DISTINCT (c.result_key, k.content_hash, k.pointer)) AS claims
                    FROM multi_claims k JOIN affected c ON c.copy_id = k.copy_id GROUP BY c.{column}) m ON m.id = a.id
-        LEFT JOIN (SELECT c.{column} AS id, count(DISTINCT h.citation_hash) AS citations
-                   FROM affected c JOIN hit h ON h.result_key = c.result_key GROUP BY c.{column}) h ON h.id = a.id"""
+        LEFT JOIN (SELECT {column} AS id, count(DISTINCT citation_hash) AS citations
+                   FROM affected_hits GROUP BY {column}) h ON h.id = a.id"""
         for rank, (kind, column) in enumerate(IMPACT_KINDS)
     )
     order = _order(order_by, IMPACT_FIELDS, "kind_rank, claims DESC, id")
@@ -181,6 +181,9 @@ def impact(filters: Selection, order_by: str | None = None, limit: int | None = 
                 SELECT c.copy_id, c.result_key, c.task_id, c.context_id, c.agent, c.source_path, c.claims
                 FROM ({views.copies("r.result_key IN (SELECT result_key FROM hit)")}) c
                 WHERE {copy_where})),
+        affected_hits AS MATERIALIZED (
+            SELECT {", ".join(f"c.{column}" for _, column in IMPACT_KINDS)}, h.citation_hash
+            FROM affected c JOIN hit h ON h.result_key = c.result_key),
         multi_claims AS MATERIALIZED (
             SELECT copy_id, content_hash, pointer FROM claims
             WHERE copy_id IN (SELECT copy_id FROM affected WHERE stored > 1))
