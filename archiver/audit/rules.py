@@ -30,12 +30,17 @@ _PART_COLUMNS = """
     r.result_key, r.task_id, coalesce(p.message_id, r.message_id) AS message_id, r.context_id, p.artifact_id,
     p.part_index, r.source_path, coalesce(rec.locator, r.locator) AS locator, rec.line"""
 
+# A window's partition or order key, for the rows of origin copies (of `results r`) only: every other copy
+# is a unit of its own (`copy_unit`), its rows kept whatever the window says, so partitioning or sorting
+# them by long keys would be work for nothing.
+_ORIGIN_ONLY = "CASE WHEN r.origin IS NOT NULL THEN ({}) END"
+
 # A Part of an origin copy spread over several spool segments (a send, then a get) is one Part: reported
 # once, where it was first recorded. Other copies' Parts are each their own.
 _ONE_PER_ORIGIN_PART = f"""
 QUALIFY r.origin IS NULL OR row_number() OVER (
-    PARTITION BY {views.copy_unit()}, {views.PART_IDENTITY}
-    ORDER BY r.source_path, rec.line) = 1"""
+    PARTITION BY {_ORIGIN_ONLY.format(f"{views.copy_unit()}, {views.PART_IDENTITY}")}
+    ORDER BY {_ORIGIN_ONLY.format("r.source_path")}, {_ORIGIN_ONLY.format("rec.line")}) = 1"""
 
 # `citation Part 2 of artifact "nps" in task t2`, for findings about one citation Part.
 _CITATION_PART = """'citation ' || audit_part_place(p.location, p.part_index, coalesce(p.artifact_name, p.artifact_id),
@@ -55,7 +60,9 @@ WITH uncited AS MATERIALIZED (
     FROM results r
     WHERE r.claims > 0 AND audit_copy_in_scope(r.copy_id)
       AND r.result_key IN (SELECT result_key FROM audit_result_status WHERE finished AND NOT cited_any)
-    QUALIFY row_number() OVER (PARTITION BY {views.copy_unit()} ORDER BY r.claims DESC, r.source_path) = 1
+    QUALIFY r.origin IS NULL OR row_number() OVER (
+        PARTITION BY {_ORIGIN_ONLY.format(views.copy_unit())}
+        ORDER BY {_ORIGIN_ONLY.format("r.claims")} DESC, {_ORIGIN_ONLY.format("r.source_path")}) = 1
 ),
 numbered AS (
     SELECT part_id, count(*) AS numbers FROM claims WHERE copy_id IN (SELECT copy_id FROM uncited) GROUP BY part_id
@@ -237,10 +244,10 @@ SELECT {_PART_COLUMNS}, NULL AS severity,
        || ' could not be decoded (keys: ' || coalesce(array_to_string(list_sort(json_keys(p.data)), ', '), '')
        || CASE WHEN p.media_type IS NULL THEN '' ELSE '; media type ' || p.media_type END
        || '): it is stored raw, and no evidence of a dropped Part' AS detail
-FROM parts p
-JOIN results r ON r.copy_id = p.copy_id
+FROM (SELECT * FROM parts WHERE kind = 'unknown' AND audit_copy_in_scope(copy_id)) p
+JOIN (SELECT * FROM results WHERE copy_id IN (SELECT copy_id FROM parts WHERE kind = 'unknown')) r
+  ON r.copy_id = p.copy_id
 {_COPY_RECORD}
-WHERE p.kind = 'unknown' AND audit_copy_in_scope(p.copy_id)
 {_ONE_PER_ORIGIN_PART}
 """
 

@@ -31,6 +31,15 @@ _ONE = (
     "AND (bool_and({x} IS NULL) FILTER (WHERE scoped) OR NOT bool_or({x} IS NULL) FILTER (WHERE scoped)))"
 )
 
+# How many copies (`copy_unit`) each result has, `copies_all`, and in scope, `copies`: a copy that is no
+# origin copy is one of its own (a copy_id is stored once: `archiver db check`'s duplicate-copy), so it
+# is counted as a row; only the segments of origin copies are told apart, apart from the rest (a DISTINCT
+# over every copy, even one filtered to none, costs most of the query).
+_ORIGIN_UNITS = f"""
+    SELECT r.result_key, count(DISTINCT {copy_unit()}) AS copies_all,
+           count(DISTINCT {copy_unit()}) FILTER (WHERE audit_copy_in_scope(r.copy_id)) AS copies
+    FROM results r WHERE r.origin IS NOT NULL GROUP BY r.result_key"""
+
 # One row per result of the archive: how many copies it has, whether one is terminal and whether
 # one holds a citation (what the rules judge by); and over its copies in scope (none: `copies`
 # 0, left out of the counts): whether it is quantitative, cited, validly cited, the claims of
@@ -44,17 +53,19 @@ WITH cited AS (
     FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM citations)
     GROUP BY result_key
 )
-SELECT s.result_key, s.copies_all, s.finished, c.result_key IS NOT NULL AS cited_any,
-       s.quantitative, coalesce(c.cited, false) AS cited, s.quantitative AND coalesce(c.valid, false) AS validly_cited,
-       s.copies, s.stored, s.claims, s.agent, s.one_agent, c.study, coalesce(c.one_study, true) AS one_study
-FROM (SELECT r.result_key, count(DISTINCT {copy_unit()}) AS copies_all, bool_or(r.terminal) AS finished,
+SELECT s.result_key, s.copies_all + coalesce(o.copies_all, 0) AS copies_all, s.finished,
+       c.result_key IS NOT NULL AS cited_any, s.quantitative, coalesce(c.cited, false) AS cited,
+       s.quantitative AND coalesce(c.valid, false) AS validly_cited, s.copies + coalesce(o.copies, 0) AS copies,
+       s.stored, s.claims, s.agent, s.one_agent, c.study, coalesce(c.one_study, true) AS one_study
+FROM (SELECT r.result_key, count(*) FILTER (WHERE r.origin IS NULL) AS copies_all, bool_or(r.terminal) AS finished,
              coalesce(bool_or(r.claims > 0) FILTER (WHERE scoped), false) AS quantitative,
-             count(DISTINCT {copy_unit()}) FILTER (WHERE scoped) AS copies,
+             count(*) FILTER (WHERE r.origin IS NULL AND scoped) AS copies,
              count(*) FILTER (WHERE scoped) AS stored, sum(r.claims) FILTER (WHERE scoped) AS claims,
              min(f.agent) FILTER (WHERE scoped) AS agent, {_ONE.format(x="f.agent")} AS one_agent
       FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM results) r
       JOIN audit_file_agents f ON f.source_path = r.source_path
       GROUP BY r.result_key) s
+LEFT JOIN ({_ORIGIN_UNITS}) o ON o.result_key = s.result_key
 LEFT JOIN cited c ON c.result_key = s.result_key
 """
 

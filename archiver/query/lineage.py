@@ -120,7 +120,7 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
     """
     condition, params = narrowed(filters)
     where, outer_params = filters.where()
-    params = params * 3 + outer_params
+    params = params * views.CLAIM_CITATIONS_NARROWINGS + outer_params
     columns = ", ".join("literal AS value" if f == "value" else f'"{f}"' for f in CLAIM_FIELDS)
     order = _order(
         order_by,
@@ -149,8 +149,8 @@ def impact(filters: Selection, order_by: str | None = None, limit: int | None = 
 
     A result is affected when any stored copy carries a matching citation; then each of its copies
     that passes the copy filters (agent, task, time) is affected, with the claims it holds. A result
-    with one affected copy contributes that copy's count of claims; only results with several are
-    deduplicated claim by claim.
+    with one affected copy contributes that copy's count of claims (and is one result of each of its
+    dimensions, counted without a DISTINCT); only results with several are deduplicated claim by claim.
     """
     cite_where, params = filters.where("c.", scope="citation")
     uses_where, uses_params = filters.where("r.", scope="copy")
@@ -161,16 +161,19 @@ def impact(filters: Selection, order_by: str | None = None, limit: int | None = 
         SELECT {rank} AS kind_rank, '{kind}' AS kind, a.id,
                CAST(coalesce(a.single_claims, 0) + coalesce(m.claims, 0) AS BIGINT) AS claims,
                a.results, coalesce(h.citations, 0) AS citations
-        FROM (SELECT {column} AS id, count(DISTINCT result_key) AS results,
+        FROM (SELECT {column} AS id,
+                     count(*) FILTER (WHERE stored = 1)
+                     + count(DISTINCT result_key) FILTER (WHERE stored > 1) AS results,
                      sum(claims) FILTER (WHERE stored = 1) AS single_claims
               FROM affected WHERE {column} IS NOT NULL GROUP BY {column}) a
-        LEFT JOIN (SELECT c.{column} AS id, count(DISTINCT (c.result_key, k.content_hash, k.pointer)) AS claims
-                   FROM multi_claims k JOIN affected c ON c.copy_id = k.copy_id GROUP BY c.{column}) m ON m.id = a.id
-        LEFT JOIN (SELECT c.{column} AS id, count(DISTINCT h.citation_hash) AS citations
-                   FROM affected c JOIN hit h ON h.result_key = c.result_key GROUP BY c.{column}) h ON h.id = a.id"""
+        LEFT JOIN (SELECT {column} AS id, count(DISTINCT (result_key, content_hash, pointer)) AS claims
+                   FROM multi_claims GROUP BY {column}) m ON m.id = a.id
+        LEFT JOIN (SELECT {column} AS id, count(DISTINCT citation_hash) AS citations
+                   FROM affected_hits GROUP BY {column}) h ON h.id = a.id"""
         for rank, (kind, column) in enumerate(IMPACT_KINDS)
     )
     order = _order(order_by, IMPACT_FIELDS, "kind_rank, claims DESC, id")
+    ids = ", ".join(f"c.{column}" for _, column in IMPACT_KINDS)  # each affected copy's, met once for all four
     sql = f"""
         WITH hit AS MATERIALIZED (
             SELECT DISTINCT c.result_key, c.citation_hash
@@ -181,9 +184,13 @@ def impact(filters: Selection, order_by: str | None = None, limit: int | None = 
                 SELECT c.copy_id, c.result_key, c.task_id, c.context_id, c.agent, c.source_path, c.claims
                 FROM ({views.copies("r.result_key IN (SELECT result_key FROM hit)")}) c
                 WHERE {copy_where})),
+        affected_hits AS MATERIALIZED (
+            SELECT {ids}, h.citation_hash FROM affected c JOIN hit h ON h.result_key = c.result_key),
         multi_claims AS MATERIALIZED (
-            SELECT copy_id, content_hash, pointer FROM claims
-            WHERE copy_id IN (SELECT copy_id FROM affected WHERE stored > 1))
+            SELECT {ids}, c.result_key, k.content_hash, k.pointer
+            FROM (SELECT * FROM affected WHERE stored > 1) c
+            JOIN (SELECT copy_id, content_hash, pointer FROM claims
+                  WHERE copy_id IN (SELECT copy_id FROM affected WHERE stored > 1)) k ON k.copy_id = c.copy_id)
         SELECT kind, id, claims, results, citations FROM ({dimensions}) ORDER BY {order}"""
     return _query(sql, params, limit, IMPACT_FIELDS, IMPACT_FIELDS)
 

@@ -118,6 +118,10 @@ def result_citations(where: str = EVERYTHING) -> str:
     FROM citations WHERE {where} GROUP BY result_key, citation_hash"""
 
 
+CLAIM_CITATIONS_NARROWINGS = 4
+"""How many times `claim_citations` states its narrowing condition (each with its parameters, in turn)."""
+
+
 def claim_citations(narrowed: str = EVERYTHING) -> str:
     """One row per claim and each citation of its result, over the results that pass `narrowed`.
 
@@ -126,30 +130,42 @@ def claim_citations(narrowed: str = EVERYTHING) -> str:
     copy once however many segments repeat it: `copy_unit`), and rests
     on the citations of every copy. An uncited claim has one row with a NULL citation. A result stored
     once, as most are, needs no deduplication, so only results with several copies go through it.
+
+    Each branch reads the tables itself, so that a query asking for few columns (`count(*)`) reads
+    only those; the copies stored once meet their citations before their claims do (materialized, so
+    that DuckDB hashes those copies, not the claims), and the claims stream past them.
     """
+
+    def citation(alias: str) -> str:
+        return ", ".join(f"{alias}.{f}" for f in ("citation_hash", *CITATION_FIELDS))
+
+    claim = """
+        cl.value, cl.literal, cl.pointer, p.part_index, cl.content_hash, p.artifact_id,
+        coalesce(p.message_id, r.message_id) AS message_id, r.task_id, r.context_id, r.agent, r.timestamp,
+        r.source_path, r.source_sha256, cl.result_key, r.copy_id, cl.part_id"""
     return f"""
     WITH stored AS MATERIALIZED (
-        SELECT c.*, count(*) OVER (PARTITION BY c.result_key) AS stored
+        SELECT c.copy_id, c.result_key, c.message_id, c.task_id, c.context_id, c.agent, c.timestamp, c.source_path,
+               c.source_sha256, c.origin, count(*) OVER (PARTITION BY c.result_key) AS stored
         FROM ({copies(f"r.claims > 0 AND {narrowed}")}) c),
-    claim_copies AS (
-        SELECT cl.value, cl.literal, cl.pointer, p.part_index, cl.content_hash, p.artifact_id,
-               coalesce(p.message_id, r.message_id) AS message_id, r.task_id, r.context_id, r.agent,
-               r.timestamp, r.source_path, r.source_sha256, cl.result_key, r.copy_id, cl.part_id, p.ordinal,
-               r.stored, {copy_unit()} AS unit
-        FROM (SELECT * FROM claims WHERE {narrowed}) cl
-        JOIN parts p ON p.part_id = cl.part_id
-        JOIN stored r ON r.copy_id = cl.copy_id),
-    claim_once AS (
-        SELECT * EXCLUDE (ordinal, stored, unit), 1 AS copies FROM claim_copies WHERE stored = 1
-        UNION ALL
-        SELECT * EXCLUDE (ordinal, stored, unit),
-               count(DISTINCT unit) OVER (PARTITION BY result_key, content_hash, pointer) AS copies
-        FROM claim_copies WHERE stored > 1
-        QUALIFY row_number() OVER (PARTITION BY result_key, content_hash, pointer
-                                   ORDER BY timestamp DESC NULLS LAST, source_path, ordinal) = 1),
-    cited AS ({result_citations(narrowed)})
-    SELECT k.*, c.citation_hash, {", ".join(f"c.{f}" for f in CITATION_FIELDS)}
-    FROM claim_once k LEFT JOIN cited c ON c.result_key = k.result_key"""
+    cited AS MATERIALIZED ({result_citations(narrowed)}),
+    once_cited AS MATERIALIZED (
+        SELECT r.*, {citation("c")} FROM stored r LEFT JOIN cited c ON c.result_key = r.result_key
+        WHERE r.stored = 1)
+    SELECT {claim}, 1 AS copies, {citation("r")}
+    FROM (SELECT * FROM claims WHERE {narrowed}) cl
+    JOIN parts p ON p.part_id = cl.part_id
+    JOIN once_cited r ON r.copy_id = cl.copy_id
+    UNION ALL
+    SELECT k.*, {citation("c")}
+    FROM (SELECT {claim},
+                 count(DISTINCT {copy_unit()}) OVER (PARTITION BY cl.result_key, cl.content_hash, cl.pointer) AS copies
+          FROM (SELECT * FROM claims WHERE {narrowed}) cl
+          JOIN parts p ON p.part_id = cl.part_id
+          JOIN stored r ON r.copy_id = cl.copy_id AND r.stored > 1
+          QUALIFY row_number() OVER (PARTITION BY cl.result_key, cl.content_hash, cl.pointer
+                                     ORDER BY r.timestamp DESC NULLS LAST, r.source_path, p.ordinal) = 1) k
+    LEFT JOIN cited c ON c.result_key = k.result_key"""
 
 
 def citation_uses(where: str = EVERYTHING) -> str:
