@@ -181,7 +181,7 @@ def test_installs_name_the_free_distribution():
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] == "a2a-archiver"
-    assert project["scripts"] == {"archiver": "archiver.cli:main"}
+    assert project["scripts"] == {"archiver": "archiver.cli:run"}
     code = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "archiver").rglob("*.py"))
     installs = [line.split("#")[0] for line in re.findall(r"pip install[^\n`]*", documented() + code)]
     assert installs
