@@ -17,7 +17,6 @@ import random
 import re
 import signal
 import time
-from collections import defaultdict
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -170,14 +169,13 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
     for prepared in to_write:
         count = 0
         for name, table in prepared.tables:
-            if name == "records":
+            if name == "records" and prepared.version.extends_here:
                 count += _insert_records(con, prepared.version, table)
             else:
+                count += _new_records(table) if name == "records" else 0
                 pending.add(name, table)
         counts.append(count)
-    reached("records")
-    pending.flush()
-    reached("index")
+    pending.flush()  # the records first (the `records` step), then the derived tables (`index`)
     insert_sources(con, [prepared.source_row for prepared in to_write] + aliases)
     reached("sources")
     written = iter(counts)
@@ -189,13 +187,26 @@ def alias_row(row: dict, first_path: str) -> dict:
     return {**row, "alias_of": first_path}
 
 
-def insert_sources(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
-    if rows:
-        placeholders = ", ".join("?" for _ in SOURCE_COLUMNS)
-        con.executemany(
-            f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",
-            [[row[k] for k in SOURCE_COLUMNS] for row in rows],
+SOURCES_SCHEMA = pa.schema(
+    [
+        (
+            name,
+            pa.int64()
+            if name in ("size", "records", "quarantined", "recognised")
+            else pa.timestamp("us", tz="UTC")
+            if name == "ingested_at"
+            else pa.string(),
         )
+        for name in SOURCE_COLUMNS
+    ]
+)
+
+
+def insert_sources(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    """The `sources` rows, in one insert (one row at a time cost more than the rest of a small file)."""
+    if rows:
+        columns = {name: [row[name] for row in rows] for name in SOURCE_COLUMNS}
+        _insert(con, "sources", pa.table(columns, schema=SOURCES_SCHEMA))
 
 
 PENDING_BYTES = 32 * 2**20
@@ -203,25 +214,35 @@ PENDING_BYTES = 32 * 2**20
 
 
 class _Pending:
-    """Derived-table batches waiting to be inserted, a few MiB at a time: a large file's batches go in
-    as they come, small files' batches together."""
+    """Batches waiting to be inserted, a few MiB at a time: a large file's batches go in as they come,
+    small files' batches together (an insert has a fixed cost: one per small file took more than the
+    rest of its work). The records go in first."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
-        self.tables: dict[str, list[pa.Table]] = defaultdict(list)
+        self.tables: dict[str, list[pa.Table]] = {"records": []}
         self.bytes = 0
 
     def add(self, name: str, table: pa.Table) -> None:
-        self.tables[name].append(table)
-        self.bytes += table.nbytes
+        self.tables.setdefault(name, []).append(table)
+        self.bytes += table.get_total_buffer_size()
         if self.bytes >= PENDING_BYTES:
             self.flush()
 
     def flush(self) -> None:
         for name, tables in self.tables.items():
-            _insert(self.con, name, pa.concat_tables(tables))
-        self.tables.clear()
+            if tables:
+                _insert(self.con, name, pa.concat_tables(tables, promote_options="permissive"))
+            if name == "records":
+                reached("records")
+        reached("index")
+        self.tables = {"records": []}
         self.bytes = 0
+
+
+def _new_records(table: pa.Table) -> int:
+    """How many records of a batch of `records` rows are not filler."""
+    return table.num_rows - table.column("kind").to_pylist().count("filler")
 
 
 def _insert_records(con: duckdb.DuckDBPyConnection, version: SourceVersion, table: pa.Table) -> int:
@@ -236,7 +257,7 @@ def _insert_records(con: duckdb.DuckDBPyConnection, version: SourceVersion, tabl
         if stored:
             table = table.filter(pc.invert(pc.is_in(ids, pa.array([i for (i,) in stored], pa.string()))))
     _insert(con, "records", table)
-    return table.num_rows - table.column("kind").to_pylist().count("filler")
+    return _new_records(table)
 
 
 def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
