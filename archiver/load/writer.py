@@ -144,7 +144,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
     """Write the files' rows, their `sources` rows last: those are the commit marker, so a version whose
     `sources` row is missing was never committed, whatever else of it a crash left behind."""
     stored = stored_contents(con, [prepared.version.sha256 for prepared in files])
-    results: list[int | str] = []
+    results: list[tuple[object, str | None]] = []
     to_write, aliases = [], []
     for prepared in files:
         version = prepared.version
@@ -154,7 +154,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
             to_write.append(prepared)
         elif first_path != version.path:
             aliases.append(alias_row(prepared.source_row, first_path))
-        results.append(first_path)
+        results.append((prepared, first_path))
     replaced = [p.version.replaces for p in to_write if p.version.replaces]
     if replaced:
         paths, versions = strings(sorted({path for path, _ in replaced})), strings(f"{p}\x1f{r}" for p, r in replaced)
@@ -164,22 +164,54 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
                 f"AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)",
                 [paths, versions],
             )
-    counts = []
+    counts: dict[int, int] = {}
     pending = _Pending(con)
-    for prepared in to_write:
-        count = 0
-        for name, table in prepared.tables:
+    for tables, sharing in _by_batches(to_write):
+        if getattr(tables, "files", 1) > 1:  # small files' shared batches
+            _add_shared(pending, tables, sharing, counts)
+            continue
+        prepared, count = sharing[0], 0
+        for name, table in tables:
             if name == "records" and prepared.version.extends_here:
                 count += _insert_records(con, prepared.version, table)
             else:
                 count += _new_records(table) if name == "records" else 0
                 pending.add(name, table)
-        counts.append(count)
+        counts[id(prepared)] = count
     pending.flush()  # the records first (the `records` step), then the derived tables (`index`)
     insert_sources(con, [prepared.source_row for prepared in to_write] + aliases)
     reached("sources")
-    written = iter(counts)
-    return [next(written) if first_path is None else first_path for first_path in results]
+    return [counts[id(prepared)] if first_path is None else first_path for prepared, first_path in results]
+
+
+def _by_batches(files: list) -> list[tuple[object, list]]:
+    """The files grouped by the batches they share (small files prepared together), in order."""
+    groups: dict[int, tuple[object, list]] = {}
+    for prepared in files:
+        groups.setdefault(id(prepared.tables), (prepared.tables, []))[1].append(prepared)
+    return list(groups.values())
+
+
+def _add_shared(pending: _Pending, tables, sharing: list, counts: dict[int, int]) -> None:
+    """Add the rows of `sharing`, some or all of the files whose rows `tables` holds, and count the new
+    records of each file."""
+    keys = {(p.version.path, p.version.sha256): id(p) for p in sharing}
+    chosen = pa.array([f"{path}\x1f{sha256}" for path, sha256 in keys]) if len(sharing) < tables.files else None
+    for key in keys.values():
+        counts[key] = 0
+    for name, table in tables:
+        if chosen is not None or name == "records":
+            of_file = pc.binary_join_element_wise(
+                table.column("source_path").cast(pa.string()), table.column("source_sha256").cast(pa.string()), "\x1f"
+            )
+            if chosen is not None:
+                mask = pc.is_in(of_file, chosen)
+                table, of_file = table.filter(mask), of_file.filter(mask)
+            if name == "records":
+                new = pc.value_counts(of_file.filter(pc.not_equal(table.column("kind"), "filler")))
+                for entry in new.to_pylist():
+                    counts[keys[tuple(entry["values"].rsplit("\x1f", 1))]] += entry["counts"]
+        pending.add(name, table)
 
 
 def alias_row(row: dict, first_path: str) -> dict:
