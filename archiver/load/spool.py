@@ -68,11 +68,10 @@ class Spool:
         self._held_bytes = 0
 
     def add(self, name: str, table: pa.Table) -> None:
-        size = table.get_total_buffer_size()
-        self.largest = max(self.largest, size)
-        if self.path is None and self._held_bytes + size <= MEMORY_BYTES:
+        self.largest = max(self.largest, table.nbytes)
+        if self.path is None and self._held_bytes + table.nbytes <= MEMORY_BYTES:
             self.held.append((name, table))
-            self._held_bytes += size
+            self._held_bytes += table.nbytes
             return
         if self.path is None:
             fd, self.path = tempfile.mkstemp(prefix=_prefix(), suffix=SUFFIX)
