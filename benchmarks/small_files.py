@@ -84,7 +84,8 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     corpus, _ = corpus_for(args.tasks, args.seed, args.work)
     many, one = split(corpus, args.work / f"small-files-{args.files}", args.files)
-    found = measure(many, one, args.work / "small-files-db", [sys.executable, "-m", "archiver"], args.runs, args.workers)
+    archiver = [sys.executable, "-m", "archiver"]
+    found = measure(many, one, args.work / "small-files-db", archiver, args.runs, args.workers)
     workers = "default" if args.workers is None else str(args.workers)
     print("| measure | seconds |", "|---|---|", sep="\n")
     print(f"| {args.files:,} one-record files, workers {workers} | {found['many_seconds']:.2f} |")
