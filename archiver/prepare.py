@@ -141,7 +141,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _quarantined_whole(
-    source: SourceFile, version: SourceVersion, now: datetime, reason: str, spool: Spool, schemas: dict
+    source: SourceFile, version: SourceVersion, now: datetime, reason: str, spool: Spool | None, schemas: dict
 ) -> tuple[FileRows, FileOutcome]:
     """The rows of a file quarantined whole, made without the readers and assembly that failed on it."""
     rows, outcome = FileRows(version, now, spool, schemas), FileOutcome(source.path, records=1)
@@ -176,60 +176,90 @@ class PreparedFile:
 REPORT_SECONDS = 0.2
 
 
-def _reported(records: Iterator[Record], size: int) -> Iterator[Record]:
+def _reported(records: Iterator[Record], size: int, before: tuple[int, int] = (0, 0)) -> Iterator[Record]:
     """The records, reporting how far into the file they are (a few times a second, and the whole once
-    read)."""
-    report_read(0, 0)
+    read), after the bytes and records `before` it (of the files prepared with it)."""
+    report_read(*before)
     due = time.monotonic() + REPORT_SECONDS
     count = 0  # as `index_file` counts them: fillers are not records
     for record in records:
         if record.byte_offset and (now := time.monotonic()) >= due:
-            report_read(min(record.byte_offset, size), count)
+            report_read(before[0] + min(record.byte_offset, size), before[1] + count)
             due = now + REPORT_SECONDS
         count += record.kind != "filler"
         yield record
-    report_read(size, count)
+    report_read(before[0] + size, before[1] + count)
 
 
-def prepare(source: SourceFile, version: SourceVersion, schemas: dict) -> PreparedFile:
-    """Read, understand and index one source file (runs in a worker process).
+def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> list[PreparedFile]:
+    """Read, understand and index source files (runs in a worker process): one file streamed, its rows
+    handed to its spool a batch at a time; several (small) files each read whole, their rows batched
+    together in one spool that they share.
 
     An exception no record caught quarantines the file, kept whole as one record: one file's
     surprise never stops the others from being stored.
     """
-    now = datetime.now(UTC)
+    if len(files) == 1:
+        return [_indexed(*files[0], Spool(), schemas)[1]]
     spool = Spool()
+    together = FileRows(None, None, spool, schemas)
+    prepared, read = [], (0, 0)
     try:
-        container, compression, records = read_records(source)
-        origin = os.path.dirname(source.path) if container in SEGMENTS else None
-        rows, outcome = index_file(source, version, _reported(records, version.size), now, spool, schemas, origin)
-        rows.hand_over()
-    except Exception as exc:
+        for source, version in files:
+            rows, one = _indexed(source, version, None, schemas, read)
+            together.absorb(rows)
+            prepared.append(one)
+            read = (read[0] + version.size, read[1] + one.outcome.records)
+        together.hand_over()
+    except Exception:  # rows that become no Arrow batch: each file alone, so that only the file at fault is lost
         spool.discard()
-        spool = Spool()
-        container, compression = "unreadable", None
-        reason = f"the file could not be prepared: {_one_line(exc)}"
-        rows, outcome = _quarantined_whole(source, version, now, reason, spool, schemas)
-        rows.hand_over()
+        return [one for item in files for one in prepare([item], schemas)]
     except BaseException:
         spool.discard()
         raise
+    spool.share(len(files))
+    for one in prepared:
+        one.tables = spool
+    return prepared
+
+
+def _indexed(
+    source: SourceFile, version: SourceVersion, spool: Spool | None, schemas: dict, read: tuple[int, int] = (0, 0)
+) -> tuple[FileRows, PreparedFile]:
+    """The rows of one file (handed to `spool` as they come, when there is one), and the file prepared
+    with `spool` as its batches."""
+    now = datetime.now(UTC)
+    try:
+        container, compression, records = read_records(source)
+        origin = os.path.dirname(source.path) if container in SEGMENTS else None
+        rows, outcome = index_file(source, version, _reported(records, version.size, read), now, spool, schemas, origin)
+        if spool is not None:
+            rows.hand_over()
+    except Exception as exc:
+        if spool is not None:
+            spool.discard()
+            spool = Spool()
+        container, compression = "unreadable", None
+        reason = f"the file could not be prepared: {_one_line(exc)}"
+        rows, outcome = _quarantined_whole(source, version, now, reason, spool, schemas)
+        if spool is not None:
+            rows.hand_over()
+    except BaseException:
+        if spool is not None:
+            spool.discard()
+        raise
     outcome.container = container
-    return PreparedFile(
-        outcome,
-        spool,
-        {
-            "path": source.path,
-            "sha256": version.sha256,
-            "size": version.size,
-            "container": container,
-            "compression": compression,
-            "records": outcome.records,
-            "quarantined": outcome.quarantined,
-            "recognised": outcome.recognised,
-            "ingested_at": now,
-            "lineage": version.lineage,
-            "alias_of": None,
-        },
-        version,
-    )
+    source_row = {
+        "path": source.path,
+        "sha256": version.sha256,
+        "size": version.size,
+        "container": container,
+        "compression": compression,
+        "records": outcome.records,
+        "quarantined": outcome.quarantined,
+        "recognised": outcome.recognised,
+        "ingested_at": now,
+        "lineage": version.lineage,
+        "alias_of": None,
+    }
+    return rows, PreparedFile(outcome, spool, source_row, version)

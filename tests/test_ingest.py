@@ -388,11 +388,11 @@ def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, writ
     real_prepare = ingest_module.prepare
 
     def prepare_a_bad_claims_batch(*args):
-        prepared = real_prepare(*args)
+        [prepared] = real_prepare(*args)
         prepared.tables = [
             (name, pa.table({"pointer": [1]}) if name == "claims" else table) for name, table in prepared.tables
         ]
-        return prepared
+        return [prepared]
 
     monkeypatch.setattr(ingest_module, "prepare", prepare_a_bad_claims_batch)
     with pytest.raises(Exception, match=r"(?i)part_id|not null|constraint"):
@@ -403,6 +403,42 @@ def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, writ
     monkeypatch.undo()
     assert archive.ingest([boom]).quarantined == 0
     assert archive.stats()["tasks"] == 2
+
+
+def test_small_files_prepared_together_are_written_together_or_each_alone_the_same(tmp_path, write):
+    """Small files share their batches; the writer stores them all at once, or some files of the batches
+    (the rest given up or written later), and the archive holds the same rows either way."""
+    from archiver.archive import Archive
+    from archiver.load.rows import arrow_schemas
+    from archiver.load.versions import new_version
+    from archiver.load.writer import write_files
+    from archiver.prepare import prepare
+    from archiver.read.containers import SourceFile
+
+    paths = [
+        write(f"f{n}.jsonl", [jsonrpc_result({"task": v1_task(f"t{n}", v1_cited_parts())}), {"no": "a2a"}])
+        for n in range(4)
+    ]
+    with Archive.open(str(tmp_path / "whole.duckdb")) as whole:
+        whole.ingest(paths)
+        expected = {table: tables_rows(whole, table) for table in ("records", "results", "parts", "claims")}
+    with Archive.open(str(tmp_path / "apart.duckdb")) as apart:
+        files = []
+        for path in paths:
+            data = Path(path).read_bytes()
+            sha256 = hashlib.sha256(data).hexdigest()
+            files.append((SourceFile(path), new_version(path, sha256, len(data), None, None)))
+        prepared = prepare(files, arrow_schemas(apart.con))
+        assert len({id(one.tables) for one in prepared}) == 1  # one set of batches for the four
+        assert write_files(apart.con, [prepared[3], prepared[1]]) == [2, 2]
+        assert tables_rows(apart, "records") == [r for r in expected["records"] if r[1] in (paths[1], paths[3])]
+        assert write_files(apart.con, [prepared[0], prepared[2]]) == [2, 2]
+        assert {table: tables_rows(apart, table) for table in expected} == expected
+
+
+def tables_rows(archive, table: str) -> list[tuple]:
+    """A table's rows without the moment they were written, in a stable order."""
+    return rows(archive, f"SELECT COLUMNS(c -> c != 'ingested_at') FROM {table} ORDER BY ALL")
 
 
 def test_cli_ingest_summary_json_and_exit_status(tmp_path, write):

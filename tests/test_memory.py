@@ -107,7 +107,9 @@ def test_prepare_hands_rows_over_in_bounded_batches(schemas, tmp_path, monkeypat
         )
     )
     size = path.stat().st_size
-    prepared = prepare(SourceFile(str(path)), SourceVersion(str(path), "0" * 64, size, "0" * 64, str(path)), schemas)
+    [prepared] = prepare(
+        [(SourceFile(str(path)), SourceVersion(str(path), "0" * 64, size, "0" * 64, str(path)))], schemas
+    )
     try:
         batches = list(prepared.tables)
         assert all(table.num_rows <= 100 for _, table in batches)

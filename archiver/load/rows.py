@@ -6,7 +6,7 @@ import os
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any
 
@@ -158,21 +158,24 @@ class FileRows:
     """Row tuples per table for one source file, ready to become Arrow batches.
 
     With a `spool`, every `BATCH_BYTES` or `BATCH_ROWS` of rows are handed to it as Arrow batches
-    (typed by `schemas`) and let go: the rows of a file are never all in memory at once."""
+    (typed by `schemas`) and let go: the rows of a file are never all in memory at once.
+
+    Without a `version`, the rows of several small files, each taken whole from its own FileRows by
+    `absorb`: they become Arrow batches together (a batch per table and file cost more than the file's
+    reading and understanding), each row naming its file."""
 
     def __init__(
         self,
-        version: SourceVersion,
-        ingested_at: datetime,
+        version: SourceVersion | None,
+        ingested_at: datetime | None,
         spool: Spool | None = None,
         schemas: dict[str, pa.Schema] | None = None,
         origin: str | None = None,
     ) -> None:
-        self.source_path = version.path
         self.origin = origin  # the spool directory, for a spool segment's copies: they are origin copies
-        self.source_sha256 = version.sha256
-        self.key = version.key
-        self.source_dir = os.path.dirname(version.path)
+        if version is not None:
+            self.source_path, self.source_sha256, self.key = version.path, version.sha256, version.key
+            self.source_dir = os.path.dirname(version.path)
         self.ingested_at = ingested_at
         self.spool, self.schemas = spool, schemas
         self._clear()
@@ -183,6 +186,8 @@ class FileRows:
         self.claim_parts: list[tuple[str, str, str, str]] = []
         self.held_bytes = self.held_rows = 0
         self.huge = False  # whether a value held is HUGE_VALUE or larger
+        self.files: list[tuple[str, str, str, datetime]] = []  # absorbed: path, folder, sha256, ingested_at
+        self.owners: dict[str, list[tuple[int, int]]] = defaultdict(list)  # per table: (file, rows) in order
 
     def _held(self, size: int, rows: int = 1) -> None:
         """Count rows just added; past a batch's worth, hand them to the spool."""
@@ -197,6 +202,23 @@ class FileRows:
         for name, table in self.tables(self.schemas):
             self.spool.add(name, table)
         self._clear()
+
+    def absorb(self, other: FileRows) -> None:
+        """Take every row of one file's `other` (made without a spool), to be batched with the rows held."""
+        file = len(self.files)  # of the files absorbed since the last hand-over
+        self.files.append((other.source_path, other.source_dir, other.source_sha256, other.ingested_at))
+        for name, rows in other.rows.items():
+            if rows:
+                self.rows[name] += rows
+                self.owners[name].append((file, len(rows)))
+        if other.claims["pointer"]:
+            offset = len(self.claim_parts)
+            for column, values in other.claims.items():
+                self.claims[column] += [part + offset for part in values] if column == "part" else values
+            self.claim_parts += other.claim_parts
+            self.owners["claims"].append((file, len(other.claims["pointer"])))
+        self.huge = self.huge or other.huge
+        self._held(other.held_bytes, other.held_rows)
 
     def record_id(self, record: Record, sha256: str) -> str:
         return key_hash(self.key, record.locator, sha256)
@@ -343,7 +365,7 @@ class FileRows:
                     yield name, self._claims_table(schemas[name])
             elif self.rows.get(name):
                 columns = dict(zip(ROW_COLUMNS[name], zip(*self.rows[name], strict=False), strict=False))
-                yield name, self._table(schemas[name], columns, len(self.rows[name]))
+                yield name, self._table(schemas[name], columns, len(self.rows[name]), self.owners.get(name))
 
     def _claims_table(self, schema: pa.Schema) -> pa.Table:
         parts = pa.array(self.claims["part"], pa.int32())
@@ -354,24 +376,30 @@ class FileRows:
         }
         for name, values in zip(CLAIM_PART_COLUMNS, zip(*self.claim_parts, strict=False), strict=False):
             columns[name] = pa.DictionaryArray.from_arrays(parts, pa.array(values, pa.string()))
-        return self._table(schema, columns, len(parts))
+        return self._table(schema, columns, len(parts), self.owners.get("claims"))
 
-    def _table(self, schema: pa.Schema, columns: dict[str, Any], length: int) -> pa.Table:
-        """An Arrow batch of `schema`'s columns: the given ones, plus the file's constant columns."""
-        constants = {
-            "source_path": self.source_path,
-            "source_dir": self.source_dir,
-            "source_sha256": self.source_sha256,
-        }
+    def _table(
+        self, schema: pa.Schema, columns: dict[str, Any], length: int, owners: list[tuple[int, int]] | None
+    ) -> pa.Table:
+        """An Arrow batch of `schema`'s columns: the given ones, plus the constant columns of the file, or of
+        each row's file (`owners`: how many rows in turn are of which file absorbed)."""
+        if owners:
+            files = pa.array(list(chain.from_iterable(repeat(file, rows) for file, rows in owners)), pa.int32())
+            paths, folders, sha256s, moments = zip(*self.files, strict=True)
+        else:
+            files = pa.repeat(pa.scalar(0, pa.int32()), length)
+            paths, folders, sha256s, moments = (self.source_path,), (self.source_dir,), (self.source_sha256,), None
+        constants = {"source_path": paths, "source_dir": folders, "source_sha256": sha256s}
         arrays, fields = [], []
         for field in schema:
             values = columns.get(field.name)
             if field.name in constants:
-                values = pa.DictionaryArray.from_arrays(
-                    pa.repeat(pa.scalar(0, pa.int32()), length), pa.array([constants[field.name]], pa.string())
-                )
+                values = pa.DictionaryArray.from_arrays(files, pa.array(constants[field.name], pa.string()))
             elif field.name == "ingested_at":
-                values = pa.repeat(pa.scalar(self.ingested_at, field.type), length)
+                if moments:
+                    values = pa.array(moments, field.type).take(files)
+                else:
+                    values = pa.repeat(pa.scalar(self.ingested_at, field.type), length)
             elif not isinstance(values, pa.Array):
                 values = _column(values, field.type) if self.huge else pa.array(values, field.type)
             arrays.append(values)

@@ -54,9 +54,12 @@ def sweep() -> int:
 
 
 class Spool:
-    """(table name, Arrow table) pairs in the order they were added; iterable again and again."""
+    """(table name, Arrow table) pairs in the order they were added; iterable again and again. The batches
+    of several small files prepared together are shared by them (`files`), each row naming its file."""
 
     def __init__(self) -> None:
+        self.files = self._users = 1
+        """How many files' rows the batches hold (`share`)."""
         self.held: list[tuple[str, pa.Table]] = []
         self.path: str | None = None
         self.index: list[tuple[str, int, int]] = []  # table name, offset, length in the file
@@ -82,6 +85,10 @@ class Spool:
                     stream.write_table(held_table)
                 self.index.append((held_name, start, sink.tell() - start))
 
+    def share(self, files: int) -> None:
+        """The batches hold the rows of `files` files, each done with them in its own time (`discard`)."""
+        self.files = self._users = files
+
     def __iter__(self) -> Iterator[tuple[str, pa.Table]]:
         if self.path is None:
             yield from self.held
@@ -92,9 +99,13 @@ class Spool:
                 yield name, pa.ipc.open_stream(source.read(length)).read_all()
 
     def discard(self) -> None:
-        """Delete the temporary file, if there is one (the writer has committed or given up the file)."""
+        """Delete the temporary file, if there is one, once every file sharing the batches is done with them
+        (the writer has committed or given up the file)."""
+        self._users -= 1
+        if self._users > 0:
+            return
         if self.path is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
             self.path, self.index = None, []
-        self.held = []
+        self.held, self._held_bytes = [], 0

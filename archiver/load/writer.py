@@ -17,7 +17,6 @@ import random
 import re
 import signal
 import time
-from collections import defaultdict
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -145,7 +144,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
     """Write the files' rows, their `sources` rows last: those are the commit marker, so a version whose
     `sources` row is missing was never committed, whatever else of it a crash left behind."""
     stored = stored_contents(con, [prepared.version.sha256 for prepared in files])
-    results: list[int | str] = []
+    results: list[tuple[object, str | None]] = []
     to_write, aliases = [], []
     for prepared in files:
         version = prepared.version
@@ -155,7 +154,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
             to_write.append(prepared)
         elif first_path != version.path:
             aliases.append(alias_row(prepared.source_row, first_path))
-        results.append(first_path)
+        results.append((prepared, first_path))
     replaced = [p.version.replaces for p in to_write if p.version.replaces]
     if replaced:
         paths, versions = strings(sorted({path for path, _ in replaced})), strings(f"{p}\x1f{r}" for p, r in replaced)
@@ -165,23 +164,54 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
                 f"AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)",
                 [paths, versions],
             )
-    counts = []
+    counts: dict[int, int] = {}
     pending = _Pending(con)
-    for prepared in to_write:
-        count = 0
-        for name, table in prepared.tables:
-            if name == "records":
+    for tables, sharing in _by_batches(to_write):
+        if getattr(tables, "files", 1) > 1:  # small files' shared batches
+            _add_shared(pending, tables, sharing, counts)
+            continue
+        prepared, count = sharing[0], 0
+        for name, table in tables:
+            if name == "records" and prepared.version.extends_here:
                 count += _insert_records(con, prepared.version, table)
             else:
+                count += _new_records(table) if name == "records" else 0
                 pending.add(name, table)
-        counts.append(count)
-    reached("records")
-    pending.flush()
-    reached("index")
+        counts[id(prepared)] = count
+    pending.flush()  # the records first (the `records` step), then the derived tables (`index`)
     insert_sources(con, [prepared.source_row for prepared in to_write] + aliases)
     reached("sources")
-    written = iter(counts)
-    return [next(written) if first_path is None else first_path for first_path in results]
+    return [counts[id(prepared)] if first_path is None else first_path for prepared, first_path in results]
+
+
+def _by_batches(files: list) -> list[tuple[object, list]]:
+    """The files grouped by the batches they share (small files prepared together), in order."""
+    groups: dict[int, tuple[object, list]] = {}
+    for prepared in files:
+        groups.setdefault(id(prepared.tables), (prepared.tables, []))[1].append(prepared)
+    return list(groups.values())
+
+
+def _add_shared(pending: _Pending, tables, sharing: list, counts: dict[int, int]) -> None:
+    """Add the rows of `sharing`, some or all of the files whose rows `tables` holds, and count the new
+    records of each file."""
+    keys = {(p.version.path, p.version.sha256): id(p) for p in sharing}
+    chosen = pa.array([f"{path}\x1f{sha256}" for path, sha256 in keys]) if len(sharing) < tables.files else None
+    for key in keys.values():
+        counts[key] = 0
+    for name, table in tables:
+        if chosen is not None or name == "records":
+            of_file = pc.binary_join_element_wise(
+                table.column("source_path").cast(pa.string()), table.column("source_sha256").cast(pa.string()), "\x1f"
+            )
+            if chosen is not None:
+                mask = pc.is_in(of_file, chosen)
+                table, of_file = table.filter(mask), of_file.filter(mask)
+            if name == "records":
+                new = pc.value_counts(of_file.filter(pc.not_equal(table.column("kind"), "filler")))
+                for entry in new.to_pylist():
+                    counts[keys[tuple(entry["values"].rsplit("\x1f", 1))]] += entry["counts"]
+        pending.add(name, table)
 
 
 def alias_row(row: dict, first_path: str) -> dict:
@@ -189,13 +219,26 @@ def alias_row(row: dict, first_path: str) -> dict:
     return {**row, "alias_of": first_path}
 
 
-def insert_sources(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
-    if rows:
-        placeholders = ", ".join("?" for _ in SOURCE_COLUMNS)
-        con.executemany(
-            f"INSERT INTO sources ({', '.join(SOURCE_COLUMNS)}) VALUES ({placeholders})",
-            [[row[k] for k in SOURCE_COLUMNS] for row in rows],
+SOURCES_SCHEMA = pa.schema(
+    [
+        (
+            name,
+            pa.int64()
+            if name in ("size", "records", "quarantined", "recognised")
+            else pa.timestamp("us", tz="UTC")
+            if name == "ingested_at"
+            else pa.string(),
         )
+        for name in SOURCE_COLUMNS
+    ]
+)
+
+
+def insert_sources(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    """The `sources` rows, in one insert (one row at a time cost more than the rest of a small file)."""
+    if rows:
+        columns = {name: [row[name] for row in rows] for name in SOURCE_COLUMNS}
+        _insert(con, "sources", pa.table(columns, schema=SOURCES_SCHEMA))
 
 
 PENDING_BYTES = 32 * 2**20
@@ -203,25 +246,35 @@ PENDING_BYTES = 32 * 2**20
 
 
 class _Pending:
-    """Derived-table batches waiting to be inserted, a few MiB at a time: a large file's batches go in
-    as they come, small files' batches together."""
+    """Batches waiting to be inserted, a few MiB at a time: a large file's batches go in as they come,
+    small files' batches together (an insert has a fixed cost: one per small file took more than the
+    rest of its work). The records go in first."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
-        self.tables: dict[str, list[pa.Table]] = defaultdict(list)
+        self.tables: dict[str, list[pa.Table]] = {"records": []}
         self.bytes = 0
 
     def add(self, name: str, table: pa.Table) -> None:
-        self.tables[name].append(table)
-        self.bytes += table.nbytes
+        self.tables.setdefault(name, []).append(table)
+        self.bytes += table.get_total_buffer_size()
         if self.bytes >= PENDING_BYTES:
             self.flush()
 
     def flush(self) -> None:
         for name, tables in self.tables.items():
-            _insert(self.con, name, pa.concat_tables(tables))
-        self.tables.clear()
+            if tables:
+                _insert(self.con, name, pa.concat_tables(tables, promote_options="permissive"))
+            if name == "records":
+                reached("records")
+        reached("index")
+        self.tables = {"records": []}
         self.bytes = 0
+
+
+def _new_records(table: pa.Table) -> int:
+    """How many records of a batch of `records` rows are not filler."""
+    return table.num_rows - table.column("kind").to_pylist().count("filler")
 
 
 def _insert_records(con: duckdb.DuckDBPyConnection, version: SourceVersion, table: pa.Table) -> int:
@@ -236,7 +289,7 @@ def _insert_records(con: duckdb.DuckDBPyConnection, version: SourceVersion, tabl
         if stored:
             table = table.filter(pc.invert(pc.is_in(ids, pa.array([i for (i,) in stored], pa.string()))))
     _insert(con, "records", table)
-    return table.num_rows - table.column("kind").to_pylist().count("filler")
+    return _new_records(table)
 
 
 def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
