@@ -103,16 +103,23 @@ def timed(command: list[str], sample_memory: bool = False, cwd: Path = ROOT) -> 
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
     peak = 0
     if sample_memory:
-        done = threading.Event()
-        out_chunks: list[bytes] = []
-        reader = threading.Thread(target=lambda: (out_chunks.append(process.stdout.read()), done.set()))
-        reader.start()
-        while process.poll() is None:
+        chunks: dict[str, bytes] = {}
+        readers = [
+            threading.Thread(target=lambda name=name: chunks.__setitem__(name, getattr(process, name).read()))
+            for name in ("stdout", "stderr")
+        ]
+        for reader in readers:
+            reader.start()
+        while True:
             peak = max(peak, tree_rss(process.pid))
-            time.sleep(0.25)
-        reader.join()
-        stdout = b"".join(out_chunks)
-        stderr = process.stderr.read()
+            try:  # returns as the process ends, so the sampling does not round the wall time up
+                process.wait(timeout=0.25)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+        for reader in readers:
+            reader.join()
+        stdout, stderr = chunks["stdout"], chunks["stderr"]
     else:
         stdout, stderr = process.communicate()
     elapsed = time.perf_counter() - start
