@@ -324,7 +324,9 @@ def _ingest(
             summary.archive_files_skipped += 1
         else:
             sources.append(source)
-    listed, aliases = _versions(con, sources, summary, on_file)
+    listed, aliases, stored = _versions(con, sources, summary, on_file)
+    if leases is not None:  # a writer killed between its commit and marking its leases left them held
+        leases.settle(stored)
     work = listed
     gauge = Gauge(workers or 1)
     if watcher is not None:
@@ -418,10 +420,11 @@ def _tally_landed(
 
 def _versions(
     con: duckdb.DuckDBPyConnection, sources: list[SourceFile], summary: IngestSummary, on_file: Callable | None
-) -> tuple[list[tuple[SourceFile, SourceVersion]], list[tuple]]:
-    """Sort the listed files: versions recorded already (tallied as unchanged), bytes stored already
-    at another path or listed twice (aliases, recorded after the run's commits), and versions to store.
-    An empty or unreadable file has no content to count twice, so it is never an alias."""
+) -> tuple[list[tuple[SourceFile, SourceVersion]], list[tuple], list[str]]:
+    """Sort the listed files: versions recorded already (tallied as unchanged; their contents are
+    returned third), bytes stored already at another path or listed twice (aliases, recorded after the
+    run's commits), and versions to store. An empty or unreadable file has no content to count twice, so
+    it is never an alias."""
     latest = versions.latest_at(con, [source.path for source in sources])
     listed: dict[tuple[str, str], tuple[SourceFile, str, int, str | None]] = {}
     for source in sources:
@@ -432,9 +435,10 @@ def _versions(
         listed.setdefault((source.path, sha256), (source, sha256, size, head))
     known = versions.recorded(con, list(listed))
     contents = versions.stored_contents(con, [sha256 for _, sha256 in listed])
-    work, aliases, first_paths = [], [], {}
+    work, aliases, stored, first_paths = [], [], [], {}
     for key, (source, sha256, size, head) in listed.items():
         if key in known:
+            stored.append(sha256)
             records, container = known[key]
             _tally(summary, FileOutcome(key[0], container, records=records, unchanged=True), on_file)
         elif size and (sha256 in contents or sha256 in first_paths):
@@ -449,7 +453,7 @@ def _versions(
                     ),
                 )
             )
-    return work, aliases
+    return work, aliases, stored
 
 
 def _record_aliases(

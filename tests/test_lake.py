@@ -486,8 +486,8 @@ def _lake_ingest(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
         [
             sys.executable,
             "-c",
-            (  # one file per commit group, so a kill lands between commits
-                "import archiver.ingest as i; i.GROUP_RECORDS = 1; "
+            (  # one file per chunk and per commit group, so a kill lands between commits
+                "import archiver.ingest as i; i.GROUP_RECORDS = i.CHUNK_FILES = 1; "
                 "from archiver.cli import main; main(prog_name='archiver')"
             ),
             "ingest",
@@ -553,6 +553,34 @@ def test_a_rerun_after_a_stopped_lake_ingest_stores_every_file(shared_lake, tmp_
         ), checked.output
         run("db", "cleanup", "--db", db)
         checked = CliRunner().invoke(main, ["db", "check", "--db", db])
+    assert checked.exit_code == 0, checked.output
+
+
+def test_leases_a_writer_left_held_after_its_commit_are_settled_by_the_next_run(shared_lake, tmp_path):
+    """A writer stopped between its commit and marking its leases (it marks them after the commit, file by
+    file) leaves leases held on contents the lake holds: the next run over those files marks them
+    committed, so `db check` finds nothing, and a later writer of the same bytes makes an alias."""
+    db, data = shared_lake
+    path, sha = _one_file(tmp_path)
+    run("ingest", str(path), "--db", db, "--data-path", data)
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leases = _catalog_leases(db)  # the lease as that writer left it: its own, not yet marked committed
+    leases.runner.execute(
+        f"UPDATE archiver_leases SET writer = 'gone', pid = {int(ended.stdout)}, committed_at = NULL "
+        f"WHERE sha256 = '{sha}'"
+    )
+    assert [holder.sha256 for holder in leases.held()] == [sha]
+    leases.close()
+    assert (
+        "problem: held-lease: 1 file leases not committed"
+        in CliRunner().invoke(main, ["db", "check", "--db", db]).output
+    )
+    again = json.loads(run("ingest", str(path), "--db", db, "--data-path", data, "--json"))
+    assert again["files_unchanged"] == 1
+    leases = _catalog_leases(db)
+    assert leases.held() == []
+    leases.close()
+    checked = CliRunner().invoke(main, ["db", "check", "--db", db])
     assert checked.exit_code == 0, checked.output
 
 

@@ -113,6 +113,18 @@ class Leases:
             f"AND writer = {literal(self.writer)}"
         )
 
+    def settle(self, stored: list[str]) -> None:
+        """Mark committed the leases, held by writers that died or fell silent, on contents the archive
+        holds: such a writer was stopped between its commit and marking its leases, so its commit stands
+        (a writer marks its leases after its commit, file by file)."""
+        wanted = set(stored)
+        for holder in self.held():
+            if holder.sha256 in wanted and self.expired(holder):
+                self.runner.execute(
+                    f"UPDATE {TABLE} SET committed_at = {self.runner.now} WHERE sha256 = {literal(holder.sha256)} "
+                    f"AND writer = {literal(holder.writer)} AND committed_at IS NULL"
+                )
+
     def release(self) -> None:
         """Drop our leases on files we did not commit, so another run can take them at once."""
         self.runner.execute(f"DELETE FROM {TABLE} WHERE writer = {literal(self.writer)} AND committed_at IS NULL")
