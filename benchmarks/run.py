@@ -2,9 +2,14 @@
 
 Figures: ingest throughput against the orjson parse floor of the same records; peak resident
 memory of the whole ingest process tree (summed RSS from /proc, sampled every 250 ms); re-ingest of
-the unchanged corpus; `query claims --column`, `query impact --study` and `audit` wall time,
+the unchanged corpus; an SDK-shaped corpus (`sdk_shaped`) against its own parse floor; many
+one-record files against the same records in one file (`small_files`); `query claims --column`
+(the busiest column beside DuckDB's own `COPY` of the same query, and a column holding 0.1% of claims
+beside `--help`), `query impact --study`, `audit` and `count(*) FROM claim_citations` wall time,
 process start included, on archives scaled to 1M and 10M claims; `archiver --help` cold start; and
 the same citation extraction written by hand with DuckDB's `read_json` over the JSON Lines files.
+With `--baseline REV`, revision REV is installed in a virtual environment of its own and measured
+beside the working tree, the two taking turns, so that every speed-up is a ratio of one run.
 """
 
 from __future__ import annotations
