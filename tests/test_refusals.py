@@ -367,3 +367,36 @@ def test_sql_refuses_what_needs_an_extension_and_reads_local_files(good, tmp_pat
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == [{"total": 6}]
+
+
+def test_a_writer_out_of_memory_says_so_in_one_line_and_keeps_what_it_committed(tmp_path, monkeypatch):
+    """DuckDB keeps values of about 64 kB and more in memory until they are written out, and a commit past
+    its memory limit fails: that is no commit conflict to retry, but one line naming the limit to raise; what
+    was committed before stays, and a run with more memory stores the rest."""
+    import archiver.ingest
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for n in range(600):  # 600 values of 150 kB, twice over (raw and text): past a writer held to 96 MB
+        text = f"{n} " + "the share of respondents " * 6000
+        task = {"id": f"t{n}", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}
+        task["artifacts"] = [{"artifactId": "a", "parts": [{"text": text}]}]
+        (folder / f"{n:03d}.jsonl").write_text(json.dumps({"jsonrpc": "2.0", "id": n, "result": {"task": task}}) + "\n")
+    db = str(tmp_path / "a.duckdb")
+    monkeypatch.setattr(archiver.ingest, "INGEST_MEMORY_MB", 16)
+    monkeypatch.setattr(archiver.ingest, "GROUP_RECORDS", 10)
+    failed = run("ingest", str(folder), "--db", db, "--workers", "1")
+    assert failed.exit_code == 1
+    line = one_line_error(failed)
+    assert "the ingest's writer ran out of memory" in line
+    assert "ARCHIVER_INGEST_MEMORY_MB" in line
+    assert "conflicted" not in line
+    with Archive.open(db) as archive:
+        kept = archive.con.execute("SELECT count(*) FROM sources").fetchone()[0]
+    assert 0 < kept < 600
+    monkeypatch.setattr(archiver.ingest, "INGEST_MEMORY_MB", 256)
+    rerun = run("ingest", str(folder), "--db", db, "--workers", "1", "--json")
+    assert rerun.exit_code == 0, rerun.output
+    assert json.loads(rerun.stdout)["files_unchanged"] == kept
+    with Archive.open(db) as archive:
+        assert archive.con.execute("SELECT count(*) FROM sources").fetchone()[0] == 600

@@ -28,7 +28,7 @@ from ..errors import ArchiveError
 from ..read.version import SourceVersion
 from ..store.connection import rollback
 from ..store.params import STRINGS, strings
-from ..store.refusals import storage_failure
+from ..store.refusals import out_of_memory, storage_failure
 from ..store.tables import INDEX_TABLES
 from .versions import stored_contents
 
@@ -85,8 +85,9 @@ def _retried_files(con: duckdb.DuckDBPyConnection, files: list, on_retry: Callab
 
 
 def is_conflict(exc: Exception) -> bool:
-    """A commit another writer got in the way of: retried. A disk that refuses to store is no conflict."""
-    if storage_failure(exc):
+    """A commit another writer got in the way of: retried. A disk that refuses to store, or a memory limit
+    reached, is no conflict."""
+    if storage_failure(exc) or out_of_memory(exc):
         return False
     return isinstance(exc, duckdb.TransactionException) or bool(_CONFLICT.search(str(exc)))
 

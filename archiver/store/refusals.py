@@ -22,6 +22,7 @@ _DAMAGED = re.compile(
     r"Could not read enough bytes|Corrupt database file|does not match stored checksum", re.IGNORECASE
 )
 _NO_FOLDER = re.compile(r"No such file or directory", re.IGNORECASE)
+_OUT_OF_MEMORY = re.compile(r"failed to pin block|Out of Memory Error", re.IGNORECASE)
 _PASS_DB = "pass --db an archive file, or a new path to create one"
 
 
@@ -71,6 +72,11 @@ def storage_failure(exc: Exception) -> bool:
     return bool(_FULL.search(str(exc)) or _UNWRITABLE.search(str(exc)))
 
 
+def out_of_memory(exc: Exception) -> bool:
+    """Whether `exc` is DuckDB's buffer pool refusing more memory: a retry meets the same limit."""
+    return bool(_OUT_OF_MEMORY.search(str(exc)))
+
+
 def explain(exc: Exception, path: str) -> ArchiveUnusableError | None:
     """The one-line refusal for a DuckDB error on the archive file `path`, or None when it is none of
     the known troubles of a file."""
@@ -89,6 +95,13 @@ def explain(exc: Exception, path: str) -> ArchiveUnusableError | None:
         return ArchiveUnusableError(
             f"{path}: the archive is damaged ({reason}); restore it from a backup, or "
             "ingest its sources again into a new archive"
+        )
+    if _OUT_OF_MEMORY.search(reason):
+        return ArchiveUnusableError(
+            f"{path}: the ingest's writer ran out of memory ({reason.split(' Possible solutions')[0]}); "
+            "DuckDB keeps values of about 64 kB and more in memory, so many of them need more: run again with "
+            "ARCHIVER_INGEST_MEMORY_MB set higher (what was committed before stays; nothing of the failed "
+            "commit was stored)"
         )
     if _NO_FOLDER.search(reason) and not Path(path).parent.exists():
         return ArchiveUnusableError(f"{path}: its folder does not exist; create it, or pass --db another path")
