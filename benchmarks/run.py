@@ -279,8 +279,9 @@ def fresh(db: Path) -> Path:
     return db
 
 
-def ingest_time(side: Side, paths: list[Path], db: Path, runs: int) -> float:
-    return repeated(lambda: side.run("ingest", *map(str, paths), "--db", str(fresh(db)), "--json")[0], runs)
+def ingest_time(side: Side, paths: list[Path], db: Path, runs: int, *options: str) -> float:
+    """Median seconds of `side` ingesting `paths` into a fresh archive `db`."""
+    return repeated(lambda: side.run("ingest", *map(str, paths), "--db", str(fresh(db)), "--json", *options)[0], runs)
 
 
 def interleaved(commands: dict[Side, list[str]], runs: int) -> dict[Side, tuple[float, int, str]]:
@@ -416,14 +417,11 @@ def main() -> None:
         f"target <= 8x (parse floor {sdk_floor:,.3f} s)",
     )
 
-    from .small_files import split
+    from . import small_files
 
-    many, one = split(corpus, args.work / f"small-{args.tasks}-{args.small_files}", args.small_files)
+    many, one = small_files.split(corpus, args.work / f"small-{args.tasks}-{args.small_files}", args.small_files)
     small_db = args.work / "bench-small.duckdb"
-    small = {
-        side: (ingest_time(side, [many], small_db, args.runs), ingest_time(side, [one], small_db, args.runs))
-        for side in sides
-    }
+    small = {side: small_files.measure(side, many, one, small_db, args.runs) for side in sides}
     fresh(small_db).unlink(missing_ok=True)
     table.add(
         f"{args.small_files:,} one-record files / the same records in one file",

@@ -4,22 +4,17 @@
     python -m benchmarks.small_files --tasks 20000 --workers 1
 
 A dump written one file per task should ingest about as fast as the same records in one file (issue 19's
-target: at most 2x). `measure` takes the archiver command as a list, so that a baseline revision's
-archiver (its own virtual environment) can be measured beside this one in the same run.
+target: at most 2x). `measure` takes the side measured (`benchmarks.run.Side`), so that a baseline
+revision's archiver (its own virtual environment) is measured beside this one by `benchmarks/run`.
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
 
-from .run import ROOT, corpus_for
+from .run import HERE, ROOT, Side, corpus_for, ingest_time
 
 
 def split(corpus: Path, out: Path, count: int = 10_000) -> tuple[Path, Path]:
@@ -42,34 +37,10 @@ def split(corpus: Path, out: Path, count: int = 10_000) -> tuple[Path, Path]:
     return many, one / "all.jsonl"
 
 
-def ingest_seconds(archiver_cmd: list[str], path: Path, db: Path, workers: int | None = None) -> float:
-    """Wall seconds of one ingest of `path` into a fresh archive `db`, run outside the repository (so that
-    another environment's `python -m archiver` imports its own package)."""
-    for leftover in (db, Path(f"{db}.wal")):
-        leftover.unlink(missing_ok=True)
-    command = [*archiver_cmd, "ingest", str(path), "--db", str(db), "--json"]
-    if workers is not None:
-        command += ["--workers", str(workers)]
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, cwd=tempfile.gettempdir(), check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.decode()[-2000:]}")
-    return elapsed
-
-
-def measure(
-    many: Path, one: Path, work: Path, archiver_cmd: list[str], runs: int = 3, workers: int | None = None
-) -> dict:
-    """Median seconds to ingest the many small files and the one file (each into a fresh archive in
-    `work`, interleaved), and their ratio."""
-    work.mkdir(parents=True, exist_ok=True)
-    times: dict[str, list[float]] = {"many": [], "one": []}
-    for _ in range(runs):
-        for name, path in (("many", many), ("one", one)):
-            times[name].append(ingest_seconds(archiver_cmd, path, work / f"{name}.duckdb", workers))
-    many_s, one_s = statistics.median(times["many"]), statistics.median(times["one"])
-    return {"many_seconds": many_s, "one_seconds": one_s, "ratio": many_s / one_s}
+def measure(side: Side, many: Path, one: Path, db: Path, runs: int = 3, *options: str) -> tuple[float, float]:
+    """Median seconds for `side`'s archiver to ingest the many small files and the one file, each into a
+    fresh archive `db`."""
+    return ingest_time(side, [many], db, runs, *options), ingest_time(side, [one], db, runs, *options)
 
 
 def main() -> None:
@@ -84,13 +55,13 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     corpus, _ = corpus_for(args.tasks, args.seed, args.work)
     many, one = split(corpus, args.work / f"small-files-{args.files}", args.files)
-    archiver = [sys.executable, "-m", "archiver"]
-    found = measure(many, one, args.work / "small-files-db", archiver, args.runs, args.workers)
+    options = () if args.workers is None else ("--workers", str(args.workers))
+    many_s, one_s = measure(HERE, many, one, args.work / "bench-small.duckdb", args.runs, *options)
     workers = "default" if args.workers is None else str(args.workers)
     print("| measure | seconds |", "|---|---|", sep="\n")
-    print(f"| {args.files:,} one-record files, workers {workers} | {found['many_seconds']:.2f} |")
-    print(f"| the same records in one file | {found['one_seconds']:.2f} |")
-    print(f"| ratio (target <= 2x) | {found['ratio']:.1f}x |")
+    print(f"| {args.files:,} one-record files, workers {workers} | {many_s:.2f} |")
+    print(f"| the same records in one file | {one_s:.2f} |")
+    print(f"| ratio (target <= 2x) | {many_s / one_s:.1f}x |")
 
 
 if __name__ == "__main__":
