@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 
+from .. import _core
 from ..errors import ArchiveError
 from . import views
 from .connection import rollback
@@ -24,27 +25,32 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 class Migration:
     version: int
     name: str
-    path: Path
+    text: str
 
     def sql(self) -> str:
-        return self.path.read_text(encoding="utf-8")
+        return self.text
 
 
-def migrations_dir() -> Path:
-    """`archiver/_migrations` in an installed wheel, else the repository's top-level `migrations/`."""
-    package = Path(__file__).resolve().parent.parent
-    for candidate in (package / "_migrations", package.parent / "migrations"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("the archiver's migrations are missing from this installation")
+def _checkout_migrations() -> Path | None:
+    """The repository's top-level `migrations/`, when the package runs from a checkout (an edited
+    migration counts before the core is built again)."""
+    folder = Path(__file__).resolve().parent.parent.parent / "migrations"
+    return folder if (folder / "0001_initial.sql").is_file() else None
 
 
 def available(directory: Path | None = None) -> list[Migration]:
+    """The migrations in order: those of `directory`, else of the checkout, else those built into the core
+    (`migrations/*.sql`, embedded by archiver/core/build.rs: a wheel carries no folder of them)."""
+    folder = directory or _checkout_migrations()
+    if folder is not None:
+        files = [(path.name, path.read_text(encoding="utf-8")) for path in sorted(folder.iterdir())]
+    else:
+        files = _core.migrations()
     found = []
-    for path in sorted((directory or migrations_dir()).iterdir()):
-        match = _NAME.match(path.name)
+    for name, text in files:
+        match = _NAME.match(name)
         if match:
-            found.append(Migration(int(match.group(1)), match.group(2), path))
+            found.append(Migration(int(match.group(1)), match.group(2), text))
     return found
 
 

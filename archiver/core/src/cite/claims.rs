@@ -1,0 +1,1 @@
+//! Claims: the numeric leaves of quantitative data, addressed by RFC 6901 JSON Pointer.

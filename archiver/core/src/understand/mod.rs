@@ -1,0 +1,17 @@
+//! A2A dialects into one canonical model (`model`): the readers of each piece (`dialects`), the
+//! JSON-RPC envelope (`events`), one recogniser per dialect family (`recognisers`), spool envelopes
+//! (`recorded`), and the assembly of one file's events into stored copies (`assemble`).
+
+pub mod model;
+pub mod dialects;
+pub mod recognisers;
+pub mod events;
+pub mod recorded;
+pub mod assemble;
+
+/// The value is JSON but no A2A object could be read from it: the one-line reason its record is
+/// quarantined with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotUnderstood(pub String);
+
+pub type Understood<T> = Result<T, NotUnderstood>;
