@@ -19,8 +19,15 @@ fn main() {
     for name in &names {
         let path = root.join(name).canonicalize().unwrap();
         println!("cargo:rerun-if-changed={}", path.display());
-        code += &format!("    ({name:?}, include_str!({:?})),\n", path.display().to_string());
+        code += &format!(
+            "    ({name:?}, include_str!({:?})),\n",
+            path.display().to_string()
+        );
     }
     code += "];\n";
-    fs::write(PathBuf::from(env::var("OUT_DIR").unwrap()).join("migrations.rs"), code).unwrap();
+    fs::write(
+        PathBuf::from(env::var("OUT_DIR").unwrap()).join("migrations.rs"),
+        code,
+    )
+    .unwrap();
 }

@@ -6,12 +6,12 @@
 //! (Citations v1: citations and claims) → `load` (rows and Arrow batches) → `index` (one file, or a
 //! chunk of small files, from source to batches). `python` is the extension module's surface.
 
+pub mod cite;
+pub mod index;
 pub mod json;
+pub mod load;
 pub mod read;
 pub mod understand;
-pub mod cite;
-pub mod load;
-pub mod index;
 
 #[cfg(feature = "python")]
 mod python;

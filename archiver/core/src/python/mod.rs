@@ -5,6 +5,7 @@
 
 use pyo3::prelude::*;
 
+mod convert;
 mod index;
 mod json;
 mod read;

@@ -74,12 +74,20 @@ pub enum Source {
     Memory { data: Vec<u8>, name: String },
     /// Rows of a task store read by Python: the container ("sqlite", "postgresql", "mysql") and each
     /// row's locator and JSON text (records of kind `Row`).
-    Rows { container: String, rows: Vec<(String, Vec<u8>)> },
+    Rows {
+        container: String,
+        rows: Vec<(String, Vec<u8>)>,
+    },
     /// A path that could not be read: one unreadable record naming why (container "unreadable").
     Unreadable { reason: String },
     /// A file refused whole before its records were read (a SQLite file that is no task store): one
     /// unreadable record holding the file as stored, named by `reason`; `container` as said.
-    Refused { open: Option<PathBuf>, data: Option<Vec<u8>>, container: String, reason: String },
+    Refused {
+        open: Option<PathBuf>,
+        data: Option<Vec<u8>>,
+        container: String,
+        reason: String,
+    },
 }
 
 /// Limits of the readers (the environment's `ARCHIVER_RECORD_LIMIT` and `ARCHIVER_GZIP_LIMIT`, read by Python).

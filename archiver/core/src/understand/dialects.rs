@@ -2,7 +2,9 @@
 //! `archiver/understand/dialects.py` read them: "" and null mean absent, camelCase and snake_case both
 //! accepted, integer enums accepted, timestamps in every form.
 
-use super::model::{Artifact, ArtifactUpdate, Message, Part, Status, StatusUpdate, Task, Timestamp};
+use super::model::{
+    Artifact, ArtifactUpdate, Message, Part, Status, StatusUpdate, Task, Timestamp,
+};
 use super::Understood;
 use crate::json::{Map, Value};
 

@@ -2,12 +2,12 @@
 //! JSON-RPC envelope (`events`), one recogniser per dialect family (`recognisers`), spool envelopes
 //! (`recorded`), and the assembly of one file's events into stored copies (`assemble`).
 
-pub mod model;
-pub mod dialects;
-pub mod recognisers;
-pub mod events;
-pub mod recorded;
 pub mod assemble;
+pub mod dialects;
+pub mod events;
+pub mod model;
+pub mod recognisers;
+pub mod recorded;
 
 /// The value is JSON but no A2A object could be read from it: the one-line reason its record is
 /// quarantined with.

@@ -10,7 +10,10 @@ pub fn is_envelope(value: &Value) -> bool {
 }
 
 /// The exchange id and the A2A events of one envelope (and, for a stream event, the event's JSON).
-pub fn recorded_events(envelope: &Value, event: Option<&Value>) -> Understood<(Option<String>, Vec<Event>)> {
+pub fn recorded_events(
+    envelope: &Value,
+    event: Option<&Value>,
+) -> Understood<(Option<String>, Vec<Event>)> {
     let _ = (envelope, event);
     todo!()
 }
