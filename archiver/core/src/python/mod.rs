@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 mod convert;
 mod index;
 mod json;
+mod live;
 mod read;
 mod understand;
 
@@ -25,6 +26,7 @@ fn migrations() -> Vec<(&'static str, &'static str)> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(migrations, m)?)?;
     json::register(m)?;
+    live::register(m)?;
     read::register(m)?;
     understand::register(m)?;
     index::register(m)?;
