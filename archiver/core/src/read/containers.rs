@@ -8,7 +8,7 @@ use std::sync::Arc;
 use memchr::memchr;
 
 use super::document::read_document;
-use super::gzip::BoundedGzip;
+use super::gzip::{BoundedGzip, Compressed};
 use super::lines::{is_blank, is_space, JsonLines, Lines, BOM};
 use super::segments::{read_stream_segment, segment_kind, STREAM_SEGMENT, UNARY_SEGMENT};
 use super::sse::{SseEvents, SseRecords};
@@ -235,7 +235,7 @@ fn read_file(mut file: std::fs::File, first_read: usize, path: PathBuf, name: &s
     let stored = Stored::File(path);
     match is_gzip(&mut file) {
         Ok(true) => {
-            let gzip = BoundedGzip::new(Box::new(file) as Box<dyn Read + Send>, bounds.gzip);
+            let gzip = BoundedGzip::new(Box::new(file) as Box<dyn Compressed>, bounds.gzip);
             read_content(Content::Gzip(Box::new(gzip)), HEAD_SIZE, stored, name, bounds)
         }
         Ok(false) => read_content(Content::File(file), first_read.min(HEAD_SIZE), stored, name, bounds),
@@ -254,7 +254,7 @@ fn is_gzip(file: &mut std::fs::File) -> std::io::Result<bool> {
 fn read_memory(data: Shared, name: &str, bounds: Bounds) -> Records {
     let stored = Stored::Memory(data.clone());
     if data.0.starts_with(GZIP_MAGIC) {
-        let input = Box::new(Cursor::new(data)) as Box<dyn Read + Send>;
+        let input = Box::new(Cursor::new(data)) as Box<dyn Compressed>;
         let gzip = BoundedGzip::new(input, bounds.gzip);
         return read_content(Content::Gzip(Box::new(gzip)), HEAD_SIZE, stored, name, bounds);
     }

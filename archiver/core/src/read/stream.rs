@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::io::{self, Read};
 
-use super::gzip::BoundedGzip;
+use super::gzip::{BoundedGzip, Compressed};
 use super::stored::Shared;
 
 /// The buffer of the stream Python's readers read gzip and in-memory content through.
@@ -18,7 +18,7 @@ pub struct ContainerError(pub String);
 /// Where the content's bytes come from.
 pub enum Content {
     File(File),
-    Gzip(Box<BoundedGzip<Box<dyn Read + Send>>>),
+    Gzip(Box<BoundedGzip<Box<dyn Compressed>>>),
     /// Nothing more: bytes given in memory are the first block, whole.
     Done,
 }
