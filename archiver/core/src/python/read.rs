@@ -44,16 +44,27 @@ fn record_tuple<'py>(py: Python<'py>, record: &Record) -> RecordTuple<'py> {
         record.byte_offset,
         record.payload().map(|payload| PyBytes::new(py, payload)),
         record.error.clone(),
-        record.envelope.as_deref().map(|envelope| PyBytes::new(py, envelope)),
+        record
+            .envelope
+            .as_deref()
+            .map(|envelope| PyBytes::new(py, envelope)),
     )
 }
 
 fn read_all<'py>(py: Python<'py>, source: Source, bounds: Bounds) -> Read<'py> {
     let read = py.detach(|| {
         let read = read_records_within(source, bounds);
-        (read.container, read.compression, read.records.collect::<Vec<_>>())
+        (
+            read.container,
+            read.compression,
+            read.records.collect::<Vec<_>>(),
+        )
     });
-    let records = read.2.iter().map(|record| record_tuple(py, record)).collect();
+    let records = read
+        .2
+        .iter()
+        .map(|record| record_tuple(py, record))
+        .collect();
     (read.0, read.1, records)
 }
 
@@ -62,6 +73,7 @@ fn read_all<'py>(py: Python<'py>, source: Source, bounds: Bounds) -> Read<'py> {
 /// for Python's `LINE_CHUNK` and `JSON_DOCUMENT_LIMIT` (the record limit unless given).
 #[pyfunction]
 #[pyo3(signature = (path, data, name, record_limit, gzip_limit, line_chunk=LINE_CHUNK, document_limit=None))]
+#[allow(clippy::too_many_arguments)] // the signature the tests call, keyword for keyword
 fn read_records_of<'py>(
     py: Python<'py>,
     path: Option<&[u8]>,

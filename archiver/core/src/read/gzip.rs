@@ -37,9 +37,11 @@ struct Input<R> {
     buffer_offset: u64,
 }
 
-const READ_AHEAD: usize = 256 * 1024;
+const READ_AHEAD: usize = 64 * 1024;
 /// How much output one inflate call is given room for (Python grows its buffer likewise, to the limit).
 const OUTPUT_STEP: usize = 1 << 20;
+/// The room of an inflate call's first step; it doubles while output fills it.
+const FIRST_OUTPUT_STEP: usize = 32 * 1024;
 
 impl<R: Read> Input<R> {
     fn new(file: R) -> Self {
@@ -182,9 +184,10 @@ impl<R: Read + Seek> GzipReader<R> {
         let (input, inflate) = (&mut self.input, &mut self.inflate);
         let chunk = input.read(INPUT_CHUNK).map_err(|error| error.to_string())?;
         let (offered, start) = (chunk.len(), out.len());
-        let mut used = 0;
+        let (mut used, mut step) = (0, FIRST_OUTPUT_STEP);
         loop {
-            let room = (wanted - (out.len() - start)).min(OUTPUT_STEP);
+            let room = (wanted - (out.len() - start)).min(step);
+            step = (step * 2).min(OUTPUT_STEP);
             if room == 0 {
                 break;
             }
