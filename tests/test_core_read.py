@@ -258,6 +258,16 @@ def test_large_gzip_past_the_limit_and_a_document_past_its_limit():
     assert_same_in_memory(LARGE_STORED, "big.json", dict(DEFAULTS, document=5_000_000, gzip=3_100_000))
 
 
+def test_large_files_on_disk_span_blocks(tmp_path):
+    (tmp_path / "big").write_bytes(LARGE)
+    assert_same_on_disk(tmp_path / "big", "big.jsonl")
+    assert_same_on_disk(tmp_path / "big", "big.json", dict(DEFAULTS, record=1_500_000, document=1_500_000))
+    assert_same_on_disk(tmp_path / "big", "big.json", dict(DEFAULTS, record=5_000_000, document=5_000_000))
+    sse = b"".join(b": ping\r\ndata: " + line.rstrip(b"\n") + b"\r\n\r\n" for line in LARGE.splitlines(keepends=True))
+    (tmp_path / "big.sse").write_bytes(sse)
+    assert_same_on_disk(tmp_path / "big.sse")
+
+
 def test_highly_compressed_stream_with_a_flipped_byte():
     data = (b'{"a": "' + b"z" * 5000 + b'"}\n') * 600
     stored = gzip.compress(data, mtime=0)

@@ -465,6 +465,16 @@ mod tests {
     }
 
     #[test]
+    fn an_error_found_on_the_fast_path_is_named_as_zlib_names_it() {
+        let stored = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xa3VJT\xb2R0\xac\xe5\x02\x00\xfa\xa1G\\\t\x00\x00\x00";
+        assert_eq!(
+            read_all(stored, u64::MAX).1.unwrap(),
+            "corrupt gzip data after 0 decompressed bytes: \
+             Error -3 while decompressing data: invalid distance too far back"
+        );
+    }
+
+    #[test]
     fn bytes_repr_as_python_writes_it() {
         assert_eq!(python_bytes_repr(b"\x01a"), "b'\\x01a'");
         assert_eq!(python_bytes_repr(b"'\""), "b'\\'\"'");
