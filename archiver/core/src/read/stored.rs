@@ -42,7 +42,8 @@ impl Stored {
 }
 
 /// A file opened without blocking on a FIFO, and refused unless regular (`SourceFile.open`), with the
-/// buffer size Python's `open` gives it (its `st_blksize`): the most its first read sees.
+/// buffer size Python's `open` gives it (its `st_blksize`): the most its first read sees. The file
+/// keeps O_NONBLOCK, which Python clears: reads of a regular file never block, so nothing differs.
 pub fn open_regular(path: &Path) -> Result<(File, usize), String> {
     let file = OpenOptions::new()
         .read(true)
