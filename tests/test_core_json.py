@@ -6,6 +6,7 @@ samples."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 import sys
 import threading
@@ -22,7 +23,9 @@ from archiver.read.containers import SourceFile, read_records
 from archiver.read.decode import decode
 
 ROOT = Path(__file__).resolve().parent.parent
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# CORE_JSON_EXAMPLES raises the number of examples for a longer search (the default keeps the file fast).
+EXAMPLES = int(os.environ.get("CORE_JSON_EXAMPLES", "150"))
+FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # The core reads with the standard library's recursion room of an ingest run from the command line (976
 # levels for a payload orjson reads, 971 for one it refuses, as measured). The Python code is called in
@@ -298,7 +301,7 @@ def test_hostile_fragments_are_read_alike(fragments):
 # --- nesting ----------------------------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=max(EXAMPLES // 3, 40), deadline=None)
 @given(
     st.integers(940, 1030),
     st.sampled_from([b"[", b'{"a":', b'[{"k":']),
