@@ -308,14 +308,10 @@ impl<'a> Reader<'a> {
     /// A refusal at `offset`, or "unexpected end of data" at the end when the text is valid but cut
     /// short there (yyjson's `is_truncated_end`).
     fn fail(&self, offset: usize, code: Code, message: &'static str) -> Refusal {
-        let offset = if self.truncated(offset, code) {
-            return Refusal {
-                message: NOT_END,
-                offset: self.end(),
-                without_document: false,
-            };
+        let (message, offset) = if self.truncated(offset, code) {
+            (NOT_END, self.end())
         } else {
-            offset
+            (message, offset)
         };
         Refusal {
             message,
