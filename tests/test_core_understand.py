@@ -28,11 +28,6 @@ from archiver.understand.recorded import is_envelope, recorded_events
 
 ROOT = Path(__file__).resolve().parent.parent
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-try:  # TEMPORARY until core-json's decoder is merged
-    _core.task_of_store_row_value({"id": "t", "context_id": "c", "status": "{}"})
-    DECODER = True
-except BaseException:  # noqa: BLE001
-    DECODER = False
 EXAMPLES = int(os.environ.get("ARCHIVER_CORE_EXAMPLES", "60"))
 """Examples per generated test: few, for a suite under 20 s; set the variable to search harder."""
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -256,7 +251,7 @@ def a2a_objects():
         st.builds(lambda ts: {"tasks": ts, "nextPageToken": ""}, hostile(st.lists(tasks(), max_size=2))),
         obj({"name": ids}, {"skills": any_json, "capabilities": any_json, "defaultOutputModes": any_json, "supportedInterfaces": any_json}),
         obj({"id": ids, "status": statuses(), "final": st.booleans()}, {"artifacts": any_json}),  # v0.1 status update
-        js_objects(), *([store_rows()] if DECODER else []),
+        js_objects(), store_rows(),
         st.dictionaries(keys, any_json, max_size=9),
     )
 
