@@ -494,3 +494,41 @@ def test_every_sample_record():
         compared += 1
     assert compared > 100, compared
 
+
+
+RPC_LOGS = ["versant-insights/rpc-v1.jsonl", "legacy-funnel/rpc-v03.jsonl", "versant-insights/compat-v03-rpc.jsonl",
+            "kestrel-mobility/rpc-v1.jsonl", "kestrel-mobility/v03-rpc.jsonl", "verify-demo/rpc-v1.jsonl"]
+SEGMENT = "rec-20261130T174000000000-0a1b2c3d-{:06d}.{}"
+
+
+def spool_segments(spool: Path) -> list[Path]:
+    """Spool segments of every sample JSON-RPC log and stream, as `archiver record` writes them."""
+    from tests.spool_segments import Stream, rpc_exchanges, sample_events, stream_request, stream_segment, unary_segment
+
+    spool.mkdir()
+    paths = [unary_segment(spool / SEGMENT.format(n, "jsonl"), rpc_exchanges(name, f"u{n}")) for n, name in enumerate(RPC_LOGS)]
+    for n, path in enumerate(sorted((ROOT / "sample_transcripts").rglob("*.sse")), start=len(paths)):
+        events = sample_events(str(path.relative_to(ROOT / "sample_transcripts")))
+        try:
+            request = stream_request(events, "message/stream" if "v03" in path.name else "SendStreamingMessage")
+        except (KeyError, IndexError, TypeError, ValueError):
+            request = None
+        binding = "rest" if "rest" in path.name else "jsonrpc"
+        paths.append(stream_segment(spool / SEGMENT.format(n, "sse"), [Stream(f"s{n}", request, events, binding=binding)]))
+    return paths
+
+
+def test_every_spool_segment_record_of_the_samples(tmp_path):
+    compared = 0
+    for path in spool_segments(tmp_path / "spool"):
+        _container, _compression, records = read_records(SourceFile.on_disk(str(path)))
+        for record in records:
+            if record.kind != "json":
+                continue
+            if record.envelope is not None:
+                event = decode(record.payload) if record.payload is not None else None
+                same(python_recorded, lambda e, v: _core.recorded_events_of_value(e, v), decode(record.envelope), event)
+            else:
+                same(python_recorded, lambda e, v: _core.recorded_events_of_value(e, v), decode(record.payload or record.raw), None)
+            compared += 1
+    assert compared > 50, compared
