@@ -109,7 +109,11 @@ fn event_dict<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyDict
             let dict = PyDict::new(py);
             dict.set_item("rpc_id", value_py(py, request.rpc_id.as_ref())?)?;
             dict.set_item("method", &request.method)?;
-            let message = request.message.as_ref().map(|m| message_dict(py, m)).transpose()?;
+            let message = request
+                .message
+                .as_ref()
+                .map(|m| message_dict(py, m))
+                .transpose()?;
             dict.set_item("message", message)?;
             ("Request", dict)
         }
@@ -134,9 +138,17 @@ fn task_dict<'py>(py: Python<'py>, task: &Task) -> PyResult<Bound<'py, PyDict>> 
     dict.set_item("task_id", &task.task_id)?;
     dict.set_item("context_id", &task.context_id)?;
     dict.set_item("status", status_dict(py, &task.status)?)?;
-    let artifacts = task.artifacts.iter().map(|a| artifact_dict(py, a)).collect::<PyResult<Vec<_>>>()?;
+    let artifacts = task
+        .artifacts
+        .iter()
+        .map(|a| artifact_dict(py, a))
+        .collect::<PyResult<Vec<_>>>()?;
     dict.set_item("artifacts", artifacts)?;
-    let history = task.history.iter().map(|m| message_dict(py, m)).collect::<PyResult<Vec<_>>>()?;
+    let history = task
+        .history
+        .iter()
+        .map(|m| message_dict(py, m))
+        .collect::<PyResult<Vec<_>>>()?;
     dict.set_item("history", history)?;
     dict.set_item("metadata", map_py(py, task.metadata.as_ref())?)?;
     Ok(dict)
@@ -146,7 +158,11 @@ fn status_dict<'py>(py: Python<'py>, status: &Status) -> PyResult<Bound<'py, PyD
     let dict = PyDict::new(py);
     dict.set_item("state", &status.state)?;
     dict.set_item("timestamp", status.timestamp)?;
-    let message = status.message.as_ref().map(|m| message_dict(py, m)).transpose()?;
+    let message = status
+        .message
+        .as_ref()
+        .map(|m| message_dict(py, m))
+        .transpose()?;
     dict.set_item("message", message)?;
     Ok(dict)
 }
