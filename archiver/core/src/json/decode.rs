@@ -2,7 +2,7 @@
 //! the standard library's exactness for integers beyond 64 bits) and refused with the same one-line
 //! reasons (orjson's messages, `invalid JSON: ...`).
 
-use super::orjson::{self, Refusal};
+use super::orjson::{self, Read, Refusal};
 use super::stdlib::{self, Outcome};
 use super::Value;
 
@@ -10,18 +10,19 @@ use super::Value;
 #[derive(Clone, Debug, PartialEq)]
 pub struct InvalidJson(pub String);
 
-/// Python frames on the stack when `decode.py` calls `json.loads` in an ingest (the ingest's own
-/// frames, then `decode`, `_exact`, `json.loads`, `JSONDecoder.decode` and `raw_decode`): with the
-/// recursion limit of 1000, they leave the standard library's reading this many levels of nesting.
-/// The Python code's limit moves with its caller's stack; this is the ingest's.
-pub const PYTHON_NESTING_ROOM: usize = 999 - INGEST_FRAMES;
-const INGEST_FRAMES: usize = 30;
+/// How many arrays and objects deep the standard library's reading goes in an ingest before Python's
+/// recursion limit (1000) ends it: `json.loads` counts each level against the limit, after the Python
+/// frames already on the stack. The Python code's room moves with its caller's stack; these are the
+/// command line's (`archiver ingest`), measured: a payload orjson read (`_exact` from `decode`) can
+/// nest 976 levels, one it refused (`_exact` from `_decode_refused`) 971.
+pub const PYTHON_NESTING_ROOM: usize = 976;
+const PYTHON_NESTING_ROOM_REFUSED: usize = 971;
 
 /// Decode one record's payload.
 pub fn decode(payload: &[u8]) -> Result<Value, InvalidJson> {
     match orjson::read(payload) {
-        Ok(value) if long_digits(payload) => exact(payload, value),
-        Ok(value) => Ok(value),
+        Ok(read) if long_digits(payload) => exact(payload, read),
+        Ok(read) => Ok(read.value),
         Err(refusal) => refused(payload, &refusal),
     }
 }
@@ -45,11 +46,11 @@ fn long_digits(payload: &[u8]) -> bool {
 
 /// The standard library's reading of a payload orjson read: the same value (integers are read
 /// exactly here already), unless it nests deeper than Python's recursion allows.
-fn exact(payload: &[u8], value: Value) -> Result<Value, InvalidJson> {
-    if depth(&value) > PYTHON_NESTING_ROOM {
+fn exact(payload: &[u8], read: Read) -> Result<Value, InvalidJson> {
+    if read.levels > PYTHON_NESTING_ROOM {
         return Err(too_deep(payload));
     }
-    Ok(value)
+    Ok(read.value)
 }
 
 fn too_deep(payload: &[u8]) -> InvalidJson {
@@ -57,15 +58,6 @@ fn too_deep(payload: &[u8]) -> InvalidJson {
         "JSON nested too deeply ({} levels)",
         nesting_depth(payload)
     ))
-}
-
-/// How many arrays and objects deep a value nests (a scalar: 0).
-fn depth(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
-        Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
-        _ => 0,
-    }
 }
 
 /// `_decode_refused`: invalid UTF-8 told by its first bad byte; a payload refused for a number beyond
@@ -84,7 +76,7 @@ fn refused(payload: &[u8], refusal: &Refusal) -> Result<Value, InvalidJson> {
     }
     let number_refused = reason.contains("infinity") && long_digits(payload);
     if number_refused || contains(payload, b"NaN") || contains(payload, b"Infinity") {
-        match stdlib::loads(payload, PYTHON_NESTING_ROOM, || too_deep(payload).0) {
+        match stdlib::loads(payload, PYTHON_NESTING_ROOM_REFUSED, || too_deep(payload).0) {
             Outcome::Refused(reason) => return Err(InvalidJson(reason)),
             Outcome::Read(value) if number_refused => return Ok(value),
             Outcome::Read(_) | Outcome::Failed => {}
