@@ -7,8 +7,8 @@ use crate::json::{Number, Value};
 
 /// The column's value; Err(orjson's `JSONDecodeError` text) when its text is not JSON.
 pub fn decode_column(text: &str) -> Result<Value, String> {
-    let mut value =
-        orjson::read(text.as_bytes()).map_err(|refusal| refusal.reason(text.as_bytes()))?;
+    let read = orjson::read(text.as_bytes()).map_err(|refusal| refusal.reason(text.as_bytes()))?;
+    let mut value = read.value;
     as_orjson_reads(&mut value);
     Ok(value)
 }
