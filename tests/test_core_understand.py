@@ -28,7 +28,7 @@ from archiver.understand.recorded import is_envelope, recorded_events
 
 ROOT = Path(__file__).resolve().parent.parent
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-EXAMPLES = int(os.environ.get("ARCHIVER_CORE_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("ARCHIVER_CORE_EXAMPLES", "30"))
 """Examples per generated test: few, for a suite under 20 s; set the variable to search harder."""
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 
