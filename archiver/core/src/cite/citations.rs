@@ -5,6 +5,7 @@ pub use super::dates::{fielded_dates, Date};
 use crate::json::canonical::content_hash;
 use crate::json::write::{compact_json, python_str, write_string};
 use crate::json::{Map, Number, Value};
+use crate::understand::assemble::integer_digits;
 
 pub const MEDIA_TYPE: &str = "application/vnd.upperhand.citations+json";
 pub const EXTENSION_URI: &str = "https://standards.upperhandai.com/ext/citations/v1";
@@ -174,7 +175,7 @@ fn base_n(base: &Map, problems: &mut Vec<String>) -> Option<f64> {
             problems.push(format!("base.n is {}, not an integer", python_str(number)));
             return Some(*f);
         }
-        Number::Float(f) => (*f <= 0.0, integral_float_digits(*f)),
+        Number::Float(f) => (*f <= 0.0, integer_digits(*f)),
     };
     if negative_or_zero {
         problems.push(format!("base.n is {text}, not positive"));
@@ -190,53 +191,6 @@ fn as_float(number: &Number) -> f64 {
         Number::UInt(n) => *n as f64,
         Number::Big(digits) => digits.parse().unwrap_or(f64::NAN),
         Number::Float(f) => *f,
-    }
-}
-
-/// `str(int(f))` of an integral float: its exact decimal digits.
-fn integral_float_digits(f: f64) -> String {
-    if f.abs() < 2f64.powi(127) {
-        return (f as i128).to_string();
-    }
-    // f = mantissa * 2**exponent exactly, exponent > 0: double a base-1e9 number `exponent` times.
-    let bits = f.to_bits();
-    let exponent = ((bits >> 52) & 0x7ff) as i32 - 1075;
-    let mut limbs: Vec<u64> = vec![(bits & ((1 << 52) - 1)) | (1 << 52)]; // little-endian, base 1e9
-    normalise(&mut limbs);
-    for _ in 0..exponent {
-        let mut carry = 0;
-        for limb in limbs.iter_mut() {
-            let doubled = *limb * 2 + carry;
-            *limb = doubled % 1_000_000_000;
-            carry = doubled / 1_000_000_000;
-        }
-        if carry > 0 {
-            limbs.push(carry);
-        }
-    }
-    let mut text = String::from(if f < 0.0 { "-" } else { "" });
-    let mut limbs = limbs.iter().rev();
-    if let Some(top) = limbs.next() {
-        text += &top.to_string();
-    }
-    for limb in limbs {
-        text += &format!("{limb:09}");
-    }
-    text
-}
-
-fn normalise(limbs: &mut Vec<u64>) {
-    let mut index = 0;
-    while index < limbs.len() {
-        if limbs[index] >= 1_000_000_000 {
-            let carry = limbs[index] / 1_000_000_000;
-            limbs[index] %= 1_000_000_000;
-            if index + 1 == limbs.len() {
-                limbs.push(0);
-            }
-            limbs[index + 1] += carry;
-        }
-        index += 1;
     }
 }
 
@@ -313,17 +267,5 @@ mod tests {
         assert!(is_citation_media_type(Some("\u{1c}application/vnd.upperhand.citations+json")));
         assert!(!is_citation_media_type(Some("application/json")));
         assert!(!is_citation_media_type(None));
-    }
-
-    #[test]
-    fn integral_float_digits_are_exact() {
-        assert_eq!(integral_float_digits(-0.0), "0");
-        assert_eq!(integral_float_digits(-5.0), "-5");
-        assert_eq!(integral_float_digits(-1e20), "-100000000000000000000");
-        assert_eq!(integral_float_digits(-(2f64.powi(130))), "-1361129467683753853853498429727072845824");
-        assert_eq!(
-            integral_float_digits(-1e300)[..20],
-            *"-1000000000000000052"
-        );
     }
 }
