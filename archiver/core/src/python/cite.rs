@@ -76,6 +76,9 @@ fn judged_value(
         .unbind())
 }
 
+/// (record_id, rpc_id, events described in JSON, locator, size)
+type RecordDescription<'py> = (String, Bound<'py, PyAny>, Bound<'py, PyAny>, String, usize);
+
 /// One file's assembly through the core. `records`: [(record_id, rpc_id, events, locator, size), ...]
 /// with `events` described in JSON (the test's `describe` writes them from the Python model). Answers
 /// ["refused", record_id, reason] for each record refused, then ["copy", copy], ["card", record_id,
@@ -86,7 +89,7 @@ fn judged_value(
                     kept_bytes=crate::understand::assemble::KEPT_BYTES))]
 fn assemble_values(
     py: Python<'_>,
-    records: Vec<(String, Bound<'_, PyAny>, Bound<'_, PyAny>, String, usize)>,
+    records: Vec<RecordDescription<'_>>,
     held_bytes: usize,
     kept_bytes: usize,
 ) -> PyResult<Py<PyAny>> {

@@ -459,7 +459,7 @@ impl FileAssembly {
                     task_id.to_string(),
                     Held {
                         order: held.order,
-                        copy,
+                        copy: *copy,
                     },
                 );
             }
@@ -644,7 +644,8 @@ impl Default for FileAssembly {
     }
 }
 
-/// What a file's records assembled into.
+/// What a file's records assembled into (handed on one at a time, so a copy's size is no burden).
+#[allow(clippy::large_enum_variant)]
 pub enum Assembled {
     Copy(StoredCopy),
     Card {
