@@ -1,11 +1,11 @@
 //! A citation Part: recognition, flattening and the spec's validity rules (`archiver/cite/citations.py`).
 
 pub use super::dates::{fielded_dates, Date};
-use super::dates::{is_python_space, python_strip};
 use crate::json::canonical::content_hash;
 use crate::json::write::{compact_json, python_str, write_string};
 use crate::json::{Map, Number, Value};
 use crate::understand::assemble::integer_digits;
+use crate::understand::python_text::{float_of_number, is_space, strip};
 
 pub const MEDIA_TYPE: &str = "application/vnd.upperhand.citations+json";
 pub const EXTENSION_URI: &str = "https://standards.upperhandai.com/ext/citations/v1";
@@ -51,7 +51,7 @@ pub fn is_citation_media_type(media_type: Option<&str>) -> bool {
     if media_type == MEDIA_TYPE {
         return true;
     }
-    let essence = python_strip(media_type.split(';').next().unwrap_or_default());
+    let essence = strip(media_type.split(';').next().unwrap_or_default());
     if essence.is_ascii() {
         essence.eq_ignore_ascii_case(MEDIA_TYPE)
     } else {
@@ -128,7 +128,7 @@ fn type_name(value: &Value) -> &'static str {
 }
 
 fn is_blank(text: &str) -> bool {
-    text.chars().all(is_python_space)
+    text.chars().all(is_space)
 }
 
 /// `obj[key]` when it is present and not null; else None, with the problem said in `problems`.
@@ -205,15 +205,13 @@ fn base_n(base: &Map, problems: &mut Vec<String>) -> Option<f64> {
     Some(as_float(number))
 }
 
-/// Python's `float()` of a number: integers rounded to the nearest double (beyond its range, infinite,
-/// where Python raises OverflowError).
+/// Python's `float()` of a number; an integer beyond a double's range, where Python raises OverflowError
+/// (and the Python ingest stops), is infinite.
 fn as_float(number: &Number) -> f64 {
-    match number {
-        Number::Int(n) => *n as f64,
-        Number::UInt(n) => *n as f64,
-        Number::Big(digits) => digits.parse().unwrap_or(f64::NAN),
-        Number::Float(f) => *f,
-    }
+    float_of_number(number).unwrap_or(match number {
+        Number::Big(digits) if digits.starts_with('-') => f64::NEG_INFINITY,
+        _ => f64::INFINITY,
+    })
 }
 
 fn optional_string(obj: &Map, key: &str, problems: &mut Vec<String>) -> Option<String> {
