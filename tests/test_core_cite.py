@@ -430,7 +430,11 @@ def shape_copy(copy: assemble.StoredCopy) -> dict:
     }
 
 
-def python_assembly(records: list, held_bytes: int, kept_bytes: int) -> list:
+def described_events(events: list) -> list:
+    return [event_of(e) for e in events]
+
+
+def python_assembly(records: list, held_bytes: int, kept_bytes: int, events_of=described_events) -> list:
     kept = assemble.KEPT_BYTES
     assemble.KEPT_BYTES = kept_bytes
     try:
@@ -438,7 +442,7 @@ def python_assembly(records: list, held_bytes: int, kept_bytes: int) -> list:
         out: list = []
         for record_id, rpc_id, events, locator, size in records:
             try:
-                assembly.add(record_id, rpc_id, [event_of(e) for e in events], locator, size)
+                assembly.add(record_id, rpc_id, events_of(events), locator, size)
             except NotUnderstoodError as exc:
                 out.append(["refused", record_id, str(exc)])
         out += [["copy", shape_copy(copy)] for copy in assembly.copies()]
@@ -656,6 +660,43 @@ def sample_files() -> list[Path]:
     found = [p for p in sorted((ROOT / "sample_transcripts").rglob("*")) if p.is_file() and p.suffix not in skipped]
     found += [p for p in sorted((ROOT / "tests").rglob("*")) if p.is_file() and p.suffix not in {".py", ".pyc"}]
     return [p for p in found if "__pycache__" not in p.parts]
+
+
+def sample_values(path: Path) -> list:
+    """The plain JSON records of a file (no spool envelopes, no task-store rows), decoded."""
+    from archiver.read.containers import SourceFile, read_records
+    from archiver.read.decode import decode
+    from archiver.understand.recorded import is_envelope
+
+    records = []
+    try:
+        _, _, reader = read_records(SourceFile.on_disk(str(path)))
+        for record in reader:
+            if record.kind != "json" or record.envelope is not None:
+                continue
+            try:
+                value = decode(record.payload)
+            except ValueError:
+                continue
+            if is_envelope(value):
+                continue
+            rpc_id = value.get("id") if isinstance(value, dict) and "jsonrpc" in value else None
+            records.append((f"r{record.seq}", rpc_id, value, record.locator, len(record.raw)))
+    except Exception:  # noqa: BLE001 - a file the readers refuse whole has no events to compare
+        return []
+    return records
+
+
+@pytest.mark.parametrize("path", sample_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_samples_through_the_cores_events_of(path):
+    """The same decoded records through Python's events_of and FileAssembly and through the core's."""
+    from archiver.understand.events import events_of
+
+    records = sample_values(path)
+    for held in (assemble.HELD_BYTES, 64):
+        python = python_assembly(records, held, assemble.KEPT_BYTES, events_of)
+        core = _core.assemble_decoded(records, held, assemble.KEPT_BYTES)
+        assert typed(_copies_sorted(core)) == typed(_copies_sorted(python))
 
 
 def sample_records(path: Path) -> list:

@@ -22,6 +22,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(numeric_leaves_of_value, m)?)?;
     m.add_function(wrap_pyfunction!(judged_value, m)?)?;
     m.add_function(wrap_pyfunction!(assemble_values, m)?)?;
+    m.add_function(wrap_pyfunction!(assemble_decoded, m)?)?;
     Ok(())
 }
 
@@ -105,6 +106,39 @@ fn assemble_values(
             )?)?;
         }
     }
+    finished(py, assembly, out)
+}
+
+/// As `assemble_values`, each record given as its decoded JSON value, its events read by the core's
+/// `understand::events::events_of` (a record it refuses is ["refused", record_id, reason] too). For the
+/// differential tests only.
+#[pyfunction]
+#[pyo3(signature = (records, held_bytes=crate::understand::assemble::HELD_BYTES,
+                    kept_bytes=crate::understand::assemble::KEPT_BYTES))]
+fn assemble_decoded(
+    py: Python<'_>,
+    records: Vec<RecordDescription<'_>>,
+    held_bytes: usize,
+    kept_bytes: usize,
+) -> PyResult<Py<PyAny>> {
+    let mut assembly = FileAssembly::with_limits(held_bytes, kept_bytes);
+    let out = PyList::empty(py);
+    for (record_id, rpc_id, value, locator, size) in &records {
+        let rpc_id = to_value(rpc_id)?;
+        let added = crate::understand::events::events_of(&to_value(value)?)
+            .and_then(|events| assembly.add(record_id, Some(&rpc_id), events, locator, *size));
+        if let Err(refusal) = added {
+            out.append(PyList::new(
+                py,
+                ["refused", record_id.as_str(), refusal.0.as_str()],
+            )?)?;
+        }
+    }
+    finished(py, assembly, out)
+}
+
+/// What the assembly finishes with, appended to `out`.
+fn finished(py: Python<'_>, assembly: FileAssembly, out: Bound<'_, PyList>) -> PyResult<Py<PyAny>> {
     let mut failure = None;
     assembly.finish(&mut |assembled| {
         if failure.is_none() {
