@@ -33,8 +33,8 @@ from archiver.understand.model import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 """For the assemblies: each example is a file of up to 14 records through both assemblies."""
 
 
@@ -614,7 +614,7 @@ def test_assembly_with_tasks_put_aside(records, held_bytes, kept_bytes):
 def test_many_loose_messages_and_tasks_put_aside():
     """Past LOOSE_BATCH loose messages and with most tasks on disk, nothing changes."""
     records = []
-    for index in range(2600):
+    for index in range(1500):
         task = f"t{index % 97}"
         events = [
             {"event": "status_update", "task_id": task, "context_id": "c", "status": {"state": "working", "timestamp": index, "message": None}},
