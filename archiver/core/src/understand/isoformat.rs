@@ -65,6 +65,21 @@ pub fn from_isoformat(text: &str) -> Option<Parsed> {
     valid(&parsed).then_some(parsed)
 }
 
+/// `date.fromisoformat`: YYYY-MM-DD, YYYYMMDD or an ISO week date in 7, 8 or 10 bytes of UTF-8 (the two
+/// bytes after YYYYMMDD or YYYYWwwD are never looked at); the date's proleptic Gregorian ordinal, or None
+/// where Python raises ValueError.
+pub fn date_from_isoformat(text: &str) -> Option<i32> {
+    if !matches!(text.len(), 7 | 8 | 10) {
+        return None;
+    }
+    let (year, month, day) = parse_date(&Bytes(text.as_bytes()), text.len())?;
+    let valid = (1..=9999).contains(&year)
+        && (1..=12).contains(&month)
+        && day >= 1
+        && day <= days_in_month(year, month);
+    valid.then(|| ymd_to_ord(year, month, day))
+}
+
 /// `tzinfo_from_isoformat_results`: zero seconds is UTC (its microseconds dropped); else the offset
 /// must be strictly within a day.
 fn offset_of(seconds: i32, microseconds: i32) -> Option<i64> {
