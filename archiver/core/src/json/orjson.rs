@@ -518,27 +518,13 @@ impl<'a> Reader<'a> {
     /// A string literal at '"'; the cursor ends after its closing quote.
     fn string(&mut self) -> Result<Box<str>, Refusal> {
         let start = self.at + 1;
-        let mut at = start;
-        loop {
-            match self.byte(at) {
-                b'"' => {
-                    self.at = at + 1;
-                    return Ok(self.text[start..at].into());
-                }
-                b'\\' => break,
-                byte if byte < 0x20 => {
-                    return Err(self.fail(
-                        at,
-                        Code::String,
-                        "unexpected control character in string",
-                    ))
-                }
-                _ => at += 1,
-            }
+        let mut at = self.string_stop(start);
+        if self.byte(at) == b'"' {
+            self.at = at + 1;
+            return Ok(self.text[start..at].into());
         }
         let mut out = String::with_capacity(at - start + 16);
-        out.push_str(&self.text[start..at]);
-        let mut run = at;
+        let mut run = start;
         loop {
             match self.byte(at) {
                 b'"' => {
@@ -551,16 +537,27 @@ impl<'a> Reader<'a> {
                     at = self.escape(at, &mut out)?;
                     run = at;
                 }
-                byte if byte < 0x20 => {
+                _ => {
                     return Err(self.fail(
                         at,
                         Code::String,
                         "unexpected control character in string",
                     ))
                 }
-                _ => at += 1,
             }
+            at = self.string_stop(at);
         }
+    }
+
+    /// Where a string's plain run from `from` stops: at a quote, a backslash, a control character or
+    /// the end of the text.
+    #[inline]
+    fn string_stop(&self, from: usize) -> usize {
+        let rest = self.bytes.get(from..).unwrap_or_default();
+        from + rest
+            .iter()
+            .position(|&b| STRING_STOP[usize::from(b)])
+            .unwrap_or(rest.len())
     }
 
     /// The escape at `at` (a backslash) appended to `out`; the offset after it.
@@ -721,6 +718,19 @@ fn parse_small(literal: &str) -> i64 {
         magnitude
     }
 }
+
+/// The bytes that end a string's plain run: '"', '\\' and the control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 fn is_container(byte: u8) -> bool {
     byte == b'[' || byte == b'{'
