@@ -188,6 +188,10 @@ struct Reader<'a> {
     slot: usize,
     slots: usize,
     pool: Option<Pool>,
+    /// The items and members of the arrays and objects being read, innermost last: each container
+    /// is made once, at its close, of its exact size.
+    items: Vec<Value>,
+    members: Vec<(Box<str>, Value)>,
 }
 
 fn is_space(byte: u8) -> bool {
@@ -213,6 +217,8 @@ impl<'a> Reader<'a> {
             slot: 0,
             slots: 0,
             pool: None,
+            items: Vec::new(),
+            members: Vec::new(),
         }
     }
 
@@ -353,16 +359,19 @@ impl<'a> Reader<'a> {
 
     /// An array's items after its '[' through its ']'.
     fn array_items(&mut self) -> Result<Value, Refusal> {
-        let mut items = Vec::new();
+        let base = self.items.len();
         loop {
             // arr_val_begin
             let byte = self.peek();
             match byte {
-                b'{' | b'[' => items.push(self.nested(byte)?),
+                b'{' | b'[' => {
+                    let item = self.nested(byte)?;
+                    self.items.push(item);
+                }
                 b']' => {
                     self.at += 1;
-                    if items.is_empty() {
-                        return Ok(Value::Array(items));
+                    if self.items.len() == base {
+                        return Ok(Value::Array(Vec::new()));
                     }
                     let comma = self.bytes[..self.at]
                         .iter()
@@ -379,7 +388,8 @@ impl<'a> Reader<'a> {
                         return Err(self.fail(self.at, Code::Character, VALUE));
                     }
                     self.next_slot()?;
-                    items.push(self.scalar()?);
+                    let item = self.scalar()?;
+                    self.items.push(item);
                 }
             }
             // arr_val_end
@@ -388,7 +398,7 @@ impl<'a> Reader<'a> {
                 b',' => self.at += 1,
                 b']' => {
                     self.at += 1;
-                    return Ok(Value::Array(items));
+                    return Ok(Value::Array(self.items.split_off(base)));
                 }
                 _ => {
                     return Err(self.fail(
@@ -403,7 +413,7 @@ impl<'a> Reader<'a> {
 
     /// An object's members after its '{' through its '}'.
     fn object_members(&mut self) -> Result<Value, Refusal> {
-        let mut members = Map::new();
+        let base = self.members.len();
         let mut first = true;
         loop {
             // obj_key_begin
@@ -413,7 +423,7 @@ impl<'a> Reader<'a> {
                 b'}' => {
                     self.at += 1;
                     if first {
-                        return Ok(Value::Object(members));
+                        return Ok(Value::Object(Map::new()));
                     }
                     let comma = self.bytes[..self.at]
                         .iter()
@@ -453,14 +463,14 @@ impl<'a> Reader<'a> {
                 }
                 _ => return Err(self.fail(self.at, Code::Character, VALUE)),
             };
-            members.insert(key, value);
+            self.members.push((key, value));
             // obj_val_end
             self.skip_spaces();
             match self.peek() {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
-                    return Ok(Value::Object(members));
+                    return Ok(Value::Object(self.object_of(base)));
                 }
                 _ => {
                     return Err(self.fail(
@@ -471,6 +481,16 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+    }
+
+    /// The object of the members read since `base`: a repeated key keeps its first place and takes
+    /// its last value.
+    fn object_of(&mut self, base: usize) -> Map {
+        let mut map = Map::with_capacity(self.members.len() - base);
+        for (key, value) in self.members.drain(base..) {
+            map.insert(key, value);
+        }
+        map
     }
 
     #[inline]
