@@ -5,7 +5,13 @@
 //! live stores are read by Python, which hands their rows' JSON here (`Source::Rows`).
 
 pub mod containers;
+mod document;
+mod gzip;
+mod lines;
 pub mod segments;
+mod sse;
+mod stored;
+mod stream;
 
 use std::ops::Range;
 use std::path::PathBuf;

@@ -1,0 +1,411 @@
+//! Gzip streams read as Python's `gzip` module reads them (`_GzipReader` under `_BoundedGzip` of
+//! `archiver/read/containers.py`): members one after another, zero padding between them skipped, the
+//! header, CRC and length checks and the errors of Python's reader in its words, on raw deflate.
+//!
+//! Where a corrupt stream fails, and so how many bytes it is said to have given, depends on how the
+//! input is fed to inflate: as Python does, each inflate call gets the next 8 KiB of compressed input and
+//! may give at most the bytes asked for; a call that fails gives nothing.
+
+use std::io::{self, Read};
+
+use flate2::{Crc, Decompress, FlushDecompress, Status};
+
+/// What Python's `_GzipReader` reads from its file at a time (`io.DEFAULT_BUFFER_SIZE`).
+const INPUT_CHUNK: usize = 8192;
+const FEXTRA: u8 = 4;
+const FNAME: u8 = 8;
+const FCOMMENT: u8 = 16;
+const FHCRC: u8 = 2;
+const TRUNCATED: &str = "Compressed file ended before the end-of-stream marker was reached";
+
+/// Compressed bytes read ahead from a file, with a position that can step back over bytes read but not
+/// used (Python's `_PaddedFile` and its `prepend`).
+struct Input<R> {
+    file: R,
+    buffer: Vec<u8>,
+    start: usize,
+    at_end: bool,
+}
+
+const READ_AHEAD: usize = 256 * 1024;
+/// How much output one inflate call is given room for (Python grows its buffer likewise, to the limit).
+const OUTPUT_STEP: usize = 1 << 20;
+
+impl<R: Read> Input<R> {
+    fn new(file: R) -> Self {
+        Input {
+            file,
+            buffer: Vec::new(),
+            start: 0,
+            at_end: false,
+        }
+    }
+
+    /// Up to `wanted` bytes, fewer only at the end of the file.
+    fn read(&mut self, wanted: usize) -> io::Result<&[u8]> {
+        if self.buffer.len() - self.start < wanted && !self.at_end {
+            self.read_ahead(wanted)?;
+        }
+        let end = (self.start + wanted).min(self.buffer.len());
+        let piece = &self.buffer[self.start..end];
+        self.start = end;
+        Ok(piece)
+    }
+
+    fn read_ahead(&mut self, wanted: usize) -> io::Result<()> {
+        self.buffer.drain(..self.start);
+        self.start = 0;
+        let target = wanted.max(READ_AHEAD);
+        while self.buffer.len() < target {
+            let have = self.buffer.len();
+            self.buffer.resize(target, 0);
+            let read = loop {
+                match self.file.read(&mut self.buffer[have..]) {
+                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                    other => break other,
+                }
+            };
+            let read = match read {
+                Ok(read) => read,
+                Err(error) => {
+                    self.buffer.truncate(have);
+                    return Err(error);
+                }
+            };
+            self.buffer.truncate(have + read);
+            if read == 0 {
+                self.at_end = true;
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Give back the last `count` bytes read.
+    fn unread(&mut self, count: usize) {
+        self.start -= count;
+    }
+
+    fn read_exact(&mut self, wanted: usize) -> Result<&[u8], String> {
+        let piece = self.read(wanted).map_err(|error| error.to_string())?;
+        if piece.len() < wanted {
+            return Err(TRUNCATED.into());
+        }
+        Ok(piece)
+    }
+
+    /// Bytes up to and through a NUL, or to the end of the file (a header's name or comment).
+    fn skip_text(&mut self) -> Result<(), String> {
+        loop {
+            let byte = self.read(1).map_err(|error| error.to_string())?;
+            if byte.is_empty() || byte[0] == 0 {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Python's `_GzipReader`: decompressed bytes, member after member; errors are the text of the
+/// exception Python raises.
+struct GzipReader<R> {
+    input: Input<R>,
+    inflate: Decompress,
+    member_ended: bool,
+    new_member: bool,
+    crc: Crc,
+    member_size: u64,
+}
+
+impl<R: Read> GzipReader<R> {
+    fn new(file: R) -> Self {
+        GzipReader {
+            input: Input::new(file),
+            inflate: Decompress::new(false),
+            member_ended: false,
+            new_member: true,
+            crc: Crc::new(),
+            member_size: 0,
+        }
+    }
+
+    /// Up to `wanted` (> 0) decompressed bytes appended to `out`; 0 at the end of the stream.
+    fn read(&mut self, out: &mut Vec<u8>, wanted: usize) -> Result<usize, String> {
+        loop {
+            if self.member_ended {
+                self.read_trailer()?;
+                self.new_member = true;
+                self.member_ended = false;
+                self.inflate = Decompress::new(false);
+            }
+            if self.new_member {
+                self.crc = Crc::new();
+                self.member_size = 0;
+                if !self.read_header()? {
+                    return Ok(0);
+                }
+                self.new_member = false;
+            }
+            let start = out.len();
+            let produced = self.inflate_chunk(out, wanted)?;
+            if produced > 0 {
+                self.crc.update(&out[start..]);
+                self.member_size += produced as u64;
+                return Ok(produced);
+            }
+        }
+    }
+
+    /// One `decompress(buf, size)` of Python's reader: the next 8 KiB of input inflated into at most
+    /// `wanted` bytes appended to `out`, unused input given back; on an error nothing is appended.
+    fn inflate_chunk(&mut self, out: &mut Vec<u8>, wanted: usize) -> Result<usize, String> {
+        let (input, inflate) = (&mut self.input, &mut self.inflate);
+        let chunk = input.read(INPUT_CHUNK).map_err(|error| error.to_string())?;
+        let (offered, start) = (chunk.len(), out.len());
+        let mut used = 0;
+        loop {
+            let room = (wanted - (out.len() - start)).min(OUTPUT_STEP);
+            if room == 0 {
+                break;
+            }
+            let at = out.len();
+            out.resize(at + room, 0);
+            let (in_before, out_before) = (inflate.total_in(), inflate.total_out());
+            let result = inflate.decompress(&chunk[used..], &mut out[at..], FlushDecompress::Sync);
+            let produced = (inflate.total_out() - out_before) as usize;
+            used += (inflate.total_in() - in_before) as usize;
+            out.truncate(at + produced);
+            match result {
+                Err(error) => {
+                    out.truncate(start);
+                    let message = error.message().unwrap_or("invalid input data");
+                    return Err(format!("Error -3 while decompressing data: {message}"));
+                }
+                Ok(Status::StreamEnd) => {
+                    self.member_ended = true;
+                    break;
+                }
+                Ok(_) if produced < room => break,
+                Ok(_) => {}
+            }
+        }
+        input.unread(offered - used);
+        let produced = out.len() - start;
+        if produced == 0 && offered == 0 {
+            return Err(TRUNCATED.into());
+        }
+        Ok(produced)
+    }
+
+    /// A member's header; false at the end of the file.
+    fn read_header(&mut self) -> Result<bool, String> {
+        let magic = self.input.read(2).map_err(|error| error.to_string())?;
+        if magic.is_empty() {
+            return Ok(false);
+        }
+        if magic != b"\x1f\x8b" {
+            return Err(format!("Not a gzipped file ({})", python_bytes_repr(magic)));
+        }
+        let fixed = self.input.read_exact(8)?;
+        let (method, flags) = (fixed[0], fixed[1]);
+        if method != 8 {
+            return Err("Unknown compression method".into());
+        }
+        if flags & FEXTRA != 0 {
+            let length = self.input.read_exact(2)?;
+            let length = u16::from_le_bytes([length[0], length[1]]) as usize;
+            self.input.read_exact(length)?;
+        }
+        if flags & FNAME != 0 {
+            self.input.skip_text()?;
+        }
+        if flags & FCOMMENT != 0 {
+            self.input.skip_text()?;
+        }
+        if flags & FHCRC != 0 {
+            self.input.read_exact(2)?;
+        }
+        Ok(true)
+    }
+
+    /// A member's CRC and length checked, and the zero bytes padding it skipped.
+    fn read_trailer(&mut self) -> Result<(), String> {
+        let trailer = self.input.read_exact(8)?;
+        let stored_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+        let stored_size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+        if stored_crc != self.crc.sum() {
+            return Err(format!(
+                "CRC check failed {stored_crc:#x} != {:#x}",
+                self.crc.sum()
+            ));
+        }
+        if u64::from(stored_size) != self.member_size & 0xffff_ffff {
+            return Err("Incorrect length of data produced".into());
+        }
+        loop {
+            let byte = self.input.read(1).map_err(|error| error.to_string())?;
+            match byte.first() {
+                Some(0) => continue,
+                Some(_) => {
+                    self.input.unread(1);
+                    return Ok(());
+                }
+                None => return Ok(()),
+            }
+        }
+    }
+}
+
+/// `repr()` of a Python bytes object.
+fn python_bytes_repr(bytes: &[u8]) -> String {
+    let quote = if bytes.contains(&b'\'') && !bytes.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut text = format!("b{quote}");
+    for &byte in bytes {
+        match byte {
+            b'\t' => text.push_str("\\t"),
+            b'\n' => text.push_str("\\n"),
+            b'\r' => text.push_str("\\r"),
+            b'\\' => text.push_str("\\\\"),
+            _ if char::from(byte) == quote => {
+                text.push('\\');
+                text.push(quote);
+            }
+            0x20..=0x7e => text.push(char::from(byte)),
+            _ => text.push_str(&format!("\\x{byte:02x}")),
+        }
+    }
+    text.push(quote);
+    text
+}
+
+/// A gzip stream that refuses to expand past a limit (gzip bombs) and names corruption
+/// (`_BoundedGzip`): what decompressed before a failure is given first, the failure on the next call.
+pub struct BoundedGzip<R> {
+    reader: GzipReader<R>,
+    limit: u64,
+    total: u64,
+    failure: Option<String>,
+}
+
+impl<R: Read> BoundedGzip<R> {
+    pub fn new(file: R, limit: u64) -> Self {
+        BoundedGzip {
+            reader: GzipReader::new(file),
+            limit,
+            total: 0,
+            failure: None,
+        }
+    }
+
+    /// Up to `wanted` bytes appended to `out`, as many as the stream has (`readinto`): their count, 0 at
+    /// the end, or the failure once no bytes come before it.
+    pub fn read_into(&mut self, out: &mut Vec<u8>, wanted: usize) -> Result<usize, String> {
+        let start = out.len();
+        let mut filled = 0;
+        while filled < wanted && self.failure.is_none() {
+            let mut got = match self.reader.read(out, wanted - filled) {
+                Ok(0) => break,
+                Ok(got) => got as u64,
+                Err(reason) => {
+                    self.failure = Some(format!(
+                        "corrupt gzip data after {} decompressed bytes: {reason}",
+                        self.total
+                    ));
+                    break;
+                }
+            };
+            if self.total + got > self.limit {
+                got = self.limit - self.total;
+                self.failure = Some(format!(
+                    "gzip expands past the limit of {} bytes (ARCHIVER_GZIP_LIMIT)",
+                    self.limit
+                ));
+            }
+            self.total += got;
+            filled += got as usize;
+            out.truncate(start + filled);
+        }
+        match &self.failure {
+            Some(failure) if filled == 0 => Err(failure.clone()),
+            _ => Ok(filled),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::write::GzEncoder;
+    use flate2::Compression;
+    use std::io::Write;
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    fn read_all(stored: &[u8], limit: u64) -> (Vec<u8>, Option<String>) {
+        let mut gz = BoundedGzip::new(stored, limit);
+        let mut out = Vec::new();
+        loop {
+            match gz.read_into(&mut out, 1 << 20) {
+                Ok(0) => return (out, None),
+                Ok(_) => {}
+                Err(reason) => return (out, Some(reason)),
+            }
+        }
+    }
+
+    #[test]
+    fn members_follow_one_another_and_zero_padding_is_skipped() {
+        let mut stored = gzip(b"one\n");
+        stored.extend(gzip(b"two\n"));
+        stored.extend([0, 0, 0]);
+        assert_eq!(read_all(&stored, u64::MAX), (b"one\ntwo\n".to_vec(), None));
+    }
+
+    #[test]
+    fn trailing_garbage_is_not_a_gzipped_file() {
+        let mut stored = gzip(b"one\n");
+        stored.extend(b"x'");
+        let (out, failure) = read_all(&stored, u64::MAX);
+        assert_eq!(out, b"one\n");
+        assert_eq!(
+            failure.unwrap(),
+            "corrupt gzip data after 4 decompressed bytes: Not a gzipped file (b\"x'\")"
+        );
+    }
+
+    #[test]
+    fn a_broken_crc_is_named() {
+        let mut stored = gzip(b"one\n");
+        let at = stored.len() - 8;
+        stored[at] ^= 1;
+        let failure = read_all(&stored, u64::MAX).1.unwrap();
+        assert!(failure.contains("CRC check failed 0x"), "{failure}");
+    }
+
+    #[test]
+    fn truncation_and_the_limit() {
+        let stored = gzip(b"one\ntwo\n");
+        let failure = read_all(&stored[..stored.len() - 4], u64::MAX).1.unwrap();
+        assert!(failure.ends_with(TRUNCATED), "{failure}");
+        let (out, failure) = read_all(&stored, 5);
+        assert_eq!(out, b"one\nt");
+        assert_eq!(
+            failure.unwrap(),
+            "gzip expands past the limit of 5 bytes (ARCHIVER_GZIP_LIMIT)"
+        );
+    }
+
+    #[test]
+    fn bytes_repr_as_python_writes_it() {
+        assert_eq!(python_bytes_repr(b"\x01a"), "b'\\x01a'");
+        assert_eq!(python_bytes_repr(b"'\""), "b'\\'\"'");
+        assert_eq!(python_bytes_repr(b"\\\n"), "b'\\\\\\n'");
+    }
+}

@@ -1,0 +1,237 @@
+//! Lines of a stream and JSON Lines (`_lines`, `_long_line` and `read_lines`): a line runs through its
+//! "\n"; one longer than the record limit is passed over as it streams by, never held, and becomes an
+//! unreadable record naming its length.
+
+use memchr::memchr;
+
+use super::stream::{ContainerError, Stream};
+use super::{Payload, Record, RecordKind};
+
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// A line with its terminator, or the length of one too long to keep.
+pub enum Line<'a> {
+    Text(&'a [u8]),
+    TooLong(u64),
+}
+
+/// A line and where it stood: its number (from 1) and byte offset.
+pub struct Numbered<'a> {
+    pub number: u64,
+    pub offset: u64,
+    pub line: Line<'a>,
+}
+
+/// The lines of a stream, as Python's `_lines` reads them with `readline(LINE_CHUNK)`: a line of a chunk
+/// or more without its "\n" in the first chunk is a long line, dropped when it runs past the record limit.
+pub struct Lines {
+    stream: Stream,
+    line_chunk: u64,
+    record_limit: u64,
+    /// A line that spans blocks, gathered; never more than the larger of a chunk and the record limit.
+    spanning: Vec<u8>,
+    number: u64,
+    offset: u64,
+}
+
+impl Lines {
+    pub fn new(stream: Stream, line_chunk: u64, record_limit: u64) -> Self {
+        Lines {
+            stream,
+            line_chunk,
+            record_limit,
+            spanning: Vec::new(),
+            number: 0,
+            offset: 0,
+        }
+    }
+
+    pub fn record_limit(&self) -> u64 {
+        self.record_limit
+    }
+
+    /// The next line; None at the end of the stream. A container error loses the line it cut.
+    pub fn next_line(&mut self) -> Result<Option<Numbered<'_>>, ContainerError> {
+        self.spanning.clear();
+        let keep_at_most = self.line_chunk.max(self.record_limit);
+        let (mut length, mut dropped, mut terminated, mut in_block) = (0u64, false, false, false);
+        loop {
+            let available = self.stream.available();
+            if available.is_empty() {
+                if self.stream.refill()? {
+                    continue;
+                }
+                break;
+            }
+            let (take, found) = match memchr(b'\n', available) {
+                Some(at) => (at + 1, true),
+                None => (available.len(), false),
+            };
+            if found && length == 0 {
+                in_block = true;
+            } else if !dropped && length + take as u64 > keep_at_most {
+                dropped = true;
+                self.spanning = Vec::new();
+            } else if !dropped {
+                self.spanning.extend_from_slice(&available[..take]);
+            }
+            length += take as u64;
+            self.stream.consume(take);
+            if found {
+                terminated = true;
+                break;
+            }
+        }
+        if length == 0 {
+            return Ok(None);
+        }
+        self.number += 1;
+        let offset = self.offset;
+        self.offset += length;
+        let long = length > self.line_chunk || (length == self.line_chunk && !terminated);
+        let line = if dropped || (long && length > self.record_limit) {
+            Line::TooLong(length)
+        } else if in_block {
+            Line::Text(self.stream.taken(length as usize))
+        } else {
+            Line::Text(&self.spanning)
+        };
+        Ok(Some(Numbered {
+            number: self.number,
+            offset,
+            line,
+        }))
+    }
+}
+
+/// Python's `bytes.isspace` set: what `strip()` takes away.
+pub fn is_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+pub fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&byte| is_space(byte))
+}
+
+/// The record of a line too long to keep (`LineTooLongError`).
+pub fn too_long(seq: u64, number: u64, offset: u64, length: u64, record_limit: u64) -> Record {
+    Record {
+        seq,
+        locator: format!("line {number}"),
+        raw: Vec::new(),
+        kind: RecordKind::Unreadable,
+        line: Some(number),
+        byte_offset: Some(offset),
+        payload: Payload::None,
+        error: Some(format!(
+            "a line of {length} bytes, past the record limit of {record_limit} bytes \
+             (ARCHIVER_RECORD_LIMIT); its bytes are not stored"
+        )),
+        envelope: None,
+    }
+}
+
+/// JSON Lines: a record per line; a blank line is filler (`read_lines`).
+pub struct JsonLines {
+    lines: Lines,
+    seq: u64,
+}
+
+impl JsonLines {
+    pub fn new(lines: Lines) -> Self {
+        JsonLines { lines, seq: 0 }
+    }
+
+    fn record(&mut self) -> Result<Option<Record>, ContainerError> {
+        let limit = self.lines.record_limit();
+        let Some(Numbered {
+            number,
+            offset,
+            line,
+        }) = self.lines.next_line()?
+        else {
+            return Ok(None);
+        };
+        let seq = self.seq;
+        self.seq += 1;
+        let text = match line {
+            Line::TooLong(length) => return Ok(Some(too_long(seq, number, offset, length, limit))),
+            Line::Text(text) => text,
+        };
+        let body = if number == 1 && text.starts_with(BOM) {
+            BOM.len()
+        } else {
+            0
+        };
+        let kind = if is_blank(&text[body..]) {
+            RecordKind::Filler
+        } else {
+            RecordKind::Json
+        };
+        Ok(Some(Record {
+            seq,
+            locator: format!("line {number}"),
+            raw: text.to_vec(),
+            kind,
+            line: Some(number),
+            byte_offset: Some(offset),
+            payload: Payload::Slice(body..text.len()),
+            error: None,
+            envelope: None,
+        }))
+    }
+}
+
+impl Iterator for JsonLines {
+    type Item = Result<Record, ContainerError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.record().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::stored::Shared;
+    use std::sync::Arc;
+
+    fn lines_of(data: &[u8], chunk: u64, limit: u64) -> Vec<(u64, u64, Result<Vec<u8>, u64>)> {
+        let stream = Stream::given(Shared(Arc::new(data.to_vec())));
+        let mut lines = Lines::new(stream, chunk, limit);
+        let mut out = Vec::new();
+        while let Some(numbered) = lines.next_line().unwrap() {
+            let line = match numbered.line {
+                Line::Text(text) => Ok(text.to_vec()),
+                Line::TooLong(length) => Err(length),
+            };
+            out.push((numbered.number, numbered.offset, line));
+        }
+        out
+    }
+
+    #[test]
+    fn lines_keep_their_terminators_and_offsets() {
+        let got = lines_of(b"a\n\nbc", 100, 100);
+        assert_eq!(
+            got,
+            vec![
+                (1, 0, Ok(b"a\n".to_vec())),
+                (2, 2, Ok(b"\n".to_vec())),
+                (3, 3, Ok(b"bc".to_vec()))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_long_line_past_the_limit_is_passed_over() {
+        let got = lines_of(b"0123456789\nab\n", 4, 8);
+        assert_eq!(got[0], (1, 0, Err(11)));
+        assert_eq!(got[1], (2, 11, Ok(b"ab\n".to_vec())));
+        // shorter than a chunk: kept whatever the limit
+        assert_eq!(lines_of(b"0123456789\n", 64, 4)[0].2, Ok(b"0123456789\n".to_vec()));
+        // exactly a chunk at the end, unterminated: a long line
+        assert_eq!(lines_of(b"01234567", 8, 4)[0].2, Err(8));
+        assert_eq!(lines_of(b"0123456\n", 8, 4)[0].2, Ok(b"0123456\n".to_vec()));
+    }
+}
