@@ -5,6 +5,7 @@
 
 use pyo3::prelude::*;
 
+mod cite;
 mod convert;
 mod index;
 mod json;
@@ -24,6 +25,7 @@ fn migrations() -> Vec<(&'static str, &'static str)> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(migrations, m)?)?;
+    cite::register(m)?;
     json::register(m)?;
     read::register(m)?;
     understand::register(m)?;

@@ -1,0 +1,405 @@
+//! The `cite` stage's functions in `archiver._core` (Citations v1, and the assembly of stored copies it
+//! reads): for the differential tests only (`tests/test_core_cite.py`), which hand them what the Python
+//! code they replace is handed and compare the answers. Nothing else calls them.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use super::convert::{to_py, to_value};
+use crate::cite::citations::{citation_of, Citation, Date};
+use crate::cite::claims::numeric_leaves;
+use crate::cite::parts::judged;
+use crate::json::{Map, Number, Value};
+use crate::understand::assemble::{Assembled, FileAssembly, StoredCopy};
+use crate::understand::model::{
+    Artifact, ArtifactUpdate, ErrorResponse, Event, Message, Part, PartKind, Request, Role, Status,
+    StatusUpdate, Task,
+};
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(citation_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(numeric_leaves_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(judged_value, m)?)?;
+    m.add_function(wrap_pyfunction!(assemble_values, m)?)?;
+    Ok(())
+}
+
+/// `archiver.cite.citations.citation_of(data, media_type)` through the core: the `Citation`'s fields as a
+/// dict (dates as `datetime.date`, and `valid`), or None. For the differential tests only.
+#[pyfunction]
+#[pyo3(signature = (data, media_type=None))]
+fn citation_of_value(py: Python<'_>, data: &Bound<'_, PyAny>, media_type: Option<&str>) -> PyResult<Py<PyAny>> {
+    let data = to_value(data)?;
+    match citation_of(&data, media_type) {
+        Some(citation) => citation_dict(py, &citation),
+        None => Ok(py.None()),
+    }
+}
+
+/// `archiver.cite.claims.numeric_leaves(data)` through the core: [(pointer, number), ...]. For the
+/// differential tests only.
+#[pyfunction]
+fn numeric_leaves_of_value(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let data = to_value(data)?;
+    leaves_list(py, &numeric_leaves(&data))
+}
+
+/// `archiver.cite.parts.judged(kind, data, media_type, role)` through the core: (citation dict or None,
+/// leaves). For the differential tests only.
+#[pyfunction]
+#[pyo3(signature = (kind, data, media_type, role))]
+fn judged_value(
+    py: Python<'_>,
+    kind: &str,
+    data: &Bound<'_, PyAny>,
+    media_type: Option<&str>,
+    role: &str,
+) -> PyResult<Py<PyAny>> {
+    let data = if data.is_none() { None } else { Some(to_value(data)?) };
+    let (citation, leaves) = judged(part_kind(kind), data.as_ref(), media_type, role_of(role));
+    let citation = match citation {
+        Some(citation) => citation_dict(py, &citation)?,
+        None => py.None(),
+    };
+    Ok((citation, leaves_list(py, &leaves)?).into_pyobject(py)?.into_any().unbind())
+}
+
+/// One file's assembly through the core. `records`: [(record_id, rpc_id, events, locator, size), ...]
+/// with `events` described in JSON (the test's `describe` writes them from the Python model). Answers
+/// ["refused", record_id, reason] for each record refused, then ["copy", copy], ["card", record_id,
+/// card] and ["error", record_id, rpc_id, code, message] as `finish` hands them. For the differential
+/// tests only.
+#[pyfunction]
+#[pyo3(signature = (records, held_bytes=crate::understand::assemble::HELD_BYTES,
+                    kept_bytes=crate::understand::assemble::KEPT_BYTES))]
+fn assemble_values(
+    py: Python<'_>,
+    records: Vec<(String, Bound<'_, PyAny>, Bound<'_, PyAny>, String, usize)>,
+    held_bytes: usize,
+    kept_bytes: usize,
+) -> PyResult<Py<PyAny>> {
+    let mut assembly = FileAssembly::with_limits(held_bytes, kept_bytes);
+    let out = PyList::empty(py);
+    for (record_id, rpc_id, events, locator, size) in &records {
+        let rpc_id = to_value(rpc_id)?;
+        let events = events_of_description(&to_value(events)?)?;
+        if let Err(refusal) = assembly.add(record_id, Some(&rpc_id), events, locator, *size) {
+            out.append(PyList::new(py, ["refused", record_id.as_str(), refusal.0.as_str()])?)?;
+        }
+    }
+    let mut failure = None;
+    assembly.finish(&mut |assembled| {
+        if failure.is_none() {
+            if let Err(error) = assembled_item(py, &assembled).and_then(|item| out.append(item)) {
+                failure = Some(error);
+            }
+        }
+    });
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(out.into_any().unbind()),
+    }
+}
+
+fn assembled_item(py: Python<'_>, assembled: &Assembled) -> PyResult<Py<PyAny>> {
+    let item = PyList::empty(py);
+    match assembled {
+        Assembled::Copy(copy) => {
+            item.append("copy")?;
+            item.append(copy_dict(py, copy)?)?;
+        }
+        Assembled::Card { record_id, card } => {
+            item.append("card")?;
+            item.append(record_id)?;
+            item.append(map_py(py, &Some(card.clone()))?)?;
+        }
+        Assembled::Error { record_id, error } => {
+            item.append("error")?;
+            item.append(record_id)?;
+            item.append(option_py(py, error.rpc_id.as_ref())?)?;
+            item.append(option_py(py, error.code.as_ref())?)?;
+            item.append(&error.message)?;
+        }
+    }
+    Ok(item.into_any().unbind())
+}
+
+fn option_py(py: Python<'_>, value: Option<&Value>) -> PyResult<Py<PyAny>> {
+    value.map_or_else(|| Ok(py.None()), |value| to_py(py, value))
+}
+
+fn map_py(py: Python<'_>, map: &Option<Map>) -> PyResult<Py<PyAny>> {
+    match map {
+        Some(map) => to_py(py, &Value::Object(map.clone())),
+        None => Ok(py.None()),
+    }
+}
+
+fn date_py(py: Python<'_>, days: Option<Date>) -> PyResult<Py<PyAny>> {
+    match days {
+        Some(days) => {
+            let date = py.import("datetime")?.getattr("date")?;
+            Ok(date.call_method1("fromordinal", (days + 719_163,))?.unbind())
+        }
+        None => Ok(py.None()),
+    }
+}
+
+fn citation_dict(py: Python<'_>, citation: &Citation) -> PyResult<Py<PyAny>> {
+    let dict = PyDict::new(py);
+    dict.set_item("inferred", citation.inferred)?;
+    dict.set_item("study", &citation.study)?;
+    dict.set_item("period", &citation.period)?;
+    dict.set_item("fielded", &citation.fielded)?;
+    dict.set_item("fielded_start", date_py(py, citation.fielded_start)?)?;
+    dict.set_item("fielded_end", date_py(py, citation.fielded_end)?)?;
+    dict.set_item("base_name", &citation.base_name)?;
+    dict.set_item("base_n", citation.base_n)?;
+    dict.set_item("weight", &citation.weight)?;
+    dict.set_item("source_table", &citation.source_table)?;
+    dict.set_item("source_column", &citation.source_column)?;
+    dict.set_item("source_function", &citation.source_function)?;
+    dict.set_item("warnings", &citation.warnings)?;
+    dict.set_item("extra", &citation.extra)?;
+    dict.set_item("problems", &citation.problems)?;
+    dict.set_item("citation_hash", &citation.citation_hash)?;
+    dict.set_item("valid", citation.valid())?;
+    Ok(dict.into_any().unbind())
+}
+
+fn leaves_list(py: Python<'_>, leaves: &[(String, &Number)]) -> PyResult<Py<PyAny>> {
+    let list = PyList::empty(py);
+    for (pointer, number) in leaves {
+        list.append((pointer, to_py(py, &Value::Number((*number).clone()))?))?;
+    }
+    Ok(list.into_any().unbind())
+}
+
+fn part_dict(py: Python<'_>, part: &Part) -> PyResult<Py<PyAny>> {
+    let dict = PyDict::new(py);
+    dict.set_item("kind", part.kind.name())?;
+    dict.set_item("text", &part.text)?;
+    dict.set_item("data", option_py(py, part.data.as_ref())?)?;
+    dict.set_item("file", option_py(py, part.file.as_ref())?)?;
+    dict.set_item("media_type", &part.media_type)?;
+    dict.set_item("metadata", map_py(py, &part.metadata)?)?;
+    dict.set_item("raw", map_py(py, &part.raw)?)?;
+    Ok(dict.into_any().unbind())
+}
+
+fn parts_list(py: Python<'_>, parts: &[Part]) -> PyResult<Py<PyAny>> {
+    let list = PyList::empty(py);
+    for part in parts {
+        list.append(part_dict(py, part)?)?;
+    }
+    Ok(list.into_any().unbind())
+}
+
+fn message_dict(py: Python<'_>, message: &Message) -> PyResult<Py<PyAny>> {
+    let dict = PyDict::new(py);
+    dict.set_item("message_id", &message.message_id)?;
+    dict.set_item("role", message.role.name())?;
+    dict.set_item("parts", parts_list(py, &message.parts)?)?;
+    dict.set_item("context_id", &message.context_id)?;
+    dict.set_item("task_id", &message.task_id)?;
+    dict.set_item("metadata", map_py(py, &message.metadata)?)?;
+    Ok(dict.into_any().unbind())
+}
+
+fn artifact_dict(py: Python<'_>, artifact: &Artifact) -> PyResult<Py<PyAny>> {
+    let dict = PyDict::new(py);
+    dict.set_item("artifact_id", &artifact.artifact_id)?;
+    dict.set_item("name", &artifact.name)?;
+    dict.set_item("parts", parts_list(py, &artifact.parts)?)?;
+    dict.set_item("metadata", map_py(py, &artifact.metadata)?)?;
+    Ok(dict.into_any().unbind())
+}
+
+fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
+    let dict = PyDict::new(py);
+    dict.set_item("key", &copy.key)?;
+    dict.set_item("kind", copy.kind.name())?;
+    dict.set_item("task_id", &copy.task_id)?;
+    dict.set_item("context_id", &copy.context_id)?;
+    dict.set_item("message_id", &copy.message_id)?;
+    dict.set_item("state", &copy.state)?;
+    dict.set_item("timestamp", copy.timestamp)?;
+    dict.set_item("metadata", map_py(py, &copy.metadata)?)?;
+    dict.set_item("terminal", copy.terminal())?;
+    dict.set_item("record_ids", &copy.record_ids)?;
+    dict.set_item("locator", &copy.locator)?;
+    let artifacts = PyList::empty(py);
+    for (key, artifact) in &copy.artifacts {
+        artifacts.append(vec![key.into_pyobject(py)?.into_any().unbind(), artifact_dict(py, artifact)?])?;
+    }
+    dict.set_item("artifacts", artifacts)?;
+    let messages = PyList::empty(py);
+    for (key, message) in &copy.messages {
+        messages.append(vec![key.into_pyobject(py)?.into_any().unbind(), message_dict(py, message)?])?;
+    }
+    dict.set_item("messages", messages)?;
+    let located = PyList::empty(py);
+    for part in copy.located_parts() {
+        located.append(vec![
+            part.location.name().into_pyobject(py)?.into_any().unbind(),
+            part.part_index.into_pyobject(py)?.into_any().unbind(),
+            part_dict(py, part.part)?,
+            part.role.name().into_pyobject(py)?.into_any().unbind(),
+            part.artifact.and_then(|a| a.artifact_id.clone()).into_pyobject(py)?.into_any().unbind(),
+            part.message.and_then(|m| m.message_id.clone()).into_pyobject(py)?.into_any().unbind(),
+        ])?;
+    }
+    dict.set_item("located_parts", located)?;
+    Ok(dict.into_any().unbind())
+}
+
+// The events of a record, from the JSON description the test writes of Python's model objects.
+
+fn bad(what: &str) -> PyErr {
+    PyValueError::new_err(format!("not an event description: {what}"))
+}
+
+fn field<'a>(description: &'a Value, key: &str) -> Option<&'a Value> {
+    description.get(key).filter(|value| !value.is_null())
+}
+
+fn text_field(description: &Value, key: &str) -> PyResult<Option<String>> {
+    match field(description, key) {
+        None => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.to_string())),
+        Some(_) => Err(bad(key)),
+    }
+}
+
+fn map_field(description: &Value, key: &str) -> PyResult<Option<Map>> {
+    match field(description, key) {
+        None => Ok(None),
+        Some(Value::Object(map)) => Ok(Some(map.clone())),
+        Some(_) => Err(bad(key)),
+    }
+}
+
+fn list_field<'a>(description: &'a Value, key: &str) -> &'a [Value] {
+    field(description, key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+fn part_kind(kind: &str) -> PartKind {
+    match kind {
+        "text" => PartKind::Text,
+        "data" => PartKind::Data,
+        "file" => PartKind::File,
+        _ => PartKind::Unknown,
+    }
+}
+
+fn role_of(role: &str) -> Role {
+    match role {
+        "user" => Role::User,
+        "agent" => Role::Agent,
+        _ => Role::Unknown,
+    }
+}
+
+fn part_of(description: &Value) -> PyResult<Part> {
+    Ok(Part {
+        kind: part_kind(&text_field(description, "kind")?.unwrap_or_default()),
+        text: text_field(description, "text")?,
+        data: field(description, "data").cloned(),
+        file: field(description, "file").cloned(),
+        media_type: text_field(description, "media_type")?,
+        metadata: map_field(description, "metadata")?,
+        raw: map_field(description, "raw")?,
+    })
+}
+
+fn parts_of(description: &Value) -> PyResult<Vec<Part>> {
+    list_field(description, "parts").iter().map(part_of).collect()
+}
+
+fn message_of(description: &Value) -> PyResult<Message> {
+    Ok(Message {
+        message_id: text_field(description, "message_id")?,
+        role: role_of(&text_field(description, "role")?.unwrap_or_default()),
+        parts: parts_of(description)?,
+        context_id: text_field(description, "context_id")?,
+        task_id: text_field(description, "task_id")?,
+        metadata: map_field(description, "metadata")?,
+    })
+}
+
+fn optional_message(description: &Value, key: &str) -> PyResult<Option<Message>> {
+    field(description, key).map(message_of).transpose()
+}
+
+fn artifact_of(description: &Value) -> PyResult<Artifact> {
+    Ok(Artifact {
+        artifact_id: text_field(description, "artifact_id")?,
+        name: text_field(description, "name")?,
+        parts: parts_of(description)?,
+        metadata: map_field(description, "metadata")?,
+    })
+}
+
+fn status_of(description: Option<&Value>) -> PyResult<Status> {
+    let Some(description) = description else {
+        return Ok(Status::default());
+    };
+    let timestamp = match field(description, "timestamp") {
+        None => None,
+        Some(Value::Number(Number::Int(micros))) => Some(*micros),
+        Some(_) => return Err(bad("timestamp")),
+    };
+    Ok(Status {
+        state: text_field(description, "state")?,
+        timestamp,
+        message: optional_message(description, "message")?,
+    })
+}
+
+fn task_id(description: &Value) -> PyResult<String> {
+    text_field(description, "task_id")?.ok_or_else(|| bad("task_id"))
+}
+
+fn event_of(description: &Value) -> PyResult<Event> {
+    let context_id = text_field(description, "context_id")?;
+    Ok(match text_field(description, "event")?.as_deref() {
+        Some("task") => Event::Task(Task {
+            task_id: task_id(description)?,
+            context_id,
+            status: status_of(field(description, "status"))?,
+            artifacts: list_field(description, "artifacts").iter().map(artifact_of).collect::<PyResult<_>>()?,
+            history: list_field(description, "history").iter().map(message_of).collect::<PyResult<_>>()?,
+            metadata: map_field(description, "metadata")?,
+        }),
+        Some("status_update") => Event::StatusUpdate(StatusUpdate {
+            task_id: task_id(description)?,
+            context_id,
+            status: status_of(field(description, "status"))?,
+        }),
+        Some("artifact_update") => Event::ArtifactUpdate(ArtifactUpdate {
+            task_id: task_id(description)?,
+            context_id,
+            artifact: artifact_of(field(description, "artifact").ok_or_else(|| bad("artifact"))?)?,
+            append: matches!(field(description, "append"), Some(Value::Bool(true))),
+            last_chunk: matches!(field(description, "last_chunk"), Some(Value::Bool(true))),
+        }),
+        Some("message") => Event::Message(message_of(description)?),
+        Some("card") => Event::AgentCard(map_field(description, "card")?.unwrap_or_default()),
+        Some("error") => Event::ErrorResponse(ErrorResponse {
+            rpc_id: field(description, "rpc_id").cloned(),
+            code: field(description, "code").cloned(),
+            message: text_field(description, "message")?,
+        }),
+        Some("request") => Event::Request(Request {
+            rpc_id: field(description, "rpc_id").cloned(),
+            method: text_field(description, "method")?,
+            message: optional_message(description, "message")?,
+        }),
+        _ => return Err(bad("event")),
+    })
+}
+
+fn events_of_description(description: &Value) -> PyResult<Vec<Event>> {
+    description.as_array().ok_or_else(|| bad("a list of events"))?.iter().map(event_of).collect()
+}
