@@ -5,9 +5,14 @@
 pub mod assemble;
 pub mod dialects;
 pub mod events;
+mod isoformat;
 pub mod model;
+mod python_text;
 pub mod recognisers;
 pub mod recorded;
+mod store_json;
+mod timestamps;
+mod unicode_tables;
 
 /// The value is JSON but no A2A object could be read from it: the one-line reason its record is
 /// quarantined with.
