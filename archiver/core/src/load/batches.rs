@@ -214,7 +214,7 @@ fn constant(
     for file in files {
         values.push_str(value(file));
     }
-    let values = values.arrays(&[0..files.len()], &DataType::Utf8)?.remove(0);
+    let values = values.array(&DataType::Utf8)?;
     cuts.iter()
         .map(|rows| dictionary(&files_of_rows[rows.clone()], &values))
         .collect()
@@ -329,11 +329,9 @@ fn claim_columns(r: ClaimRows) -> Result<Vec<(&'static str, Column)>, BatchError
         parts,
     } = r;
     let keys: Arc<[i32]> = part.into();
-    let count = parts.part_id.len();
-    let whole = [0..count];
     let dictionary =
         |name: &'static str, values: Bytes| -> Result<(&'static str, Column), BatchError> {
-            let values = values.arrays(&whole, &DataType::Utf8)?.remove(0);
+            let values = values.array(&DataType::Utf8)?;
             Ok((name, Column::Dictionary(keys.clone(), values)))
         };
     Ok(vec![
@@ -366,4 +364,451 @@ fn error_columns(r: ErrorRows) -> Vec<(&'static str, Column)> {
         ("code", Column::Bytes(r.code)),
         ("message", Column::Bytes(r.message)),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{Map, Number, Value};
+    use crate::load::rows::{FileRows, FileVersion};
+    use crate::read::{Payload, Record, RecordKind};
+    use crate::understand::assemble::{CopyKind, StoredCopy};
+    use crate::understand::model::{Artifact, ErrorResponse, Part, PartKind};
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+    use arrow_array::Array;
+    use arrow_schema::TimeUnit;
+
+    fn json_field(name: &str) -> Field {
+        let metadata = [
+            ("ARROW:extension:name".to_owned(), "arrow.json".to_owned()),
+            ("ARROW:extension:metadata".to_owned(), String::new()),
+        ];
+        Field::new(name, DataType::Utf8, true)
+            .with_metadata(metadata.into_iter().collect::<HashMap<String, String>>())
+    }
+
+    fn text(names: &[&str]) -> Vec<Field> {
+        names
+            .iter()
+            .map(|name| Field::new(*name, DataType::Utf8, true))
+            .collect()
+    }
+
+    fn list() -> DataType {
+        DataType::List(Arc::new(Field::new("l", DataType::Utf8, true)))
+    }
+
+    /// The archive's schemas as `arrow_schemas` gives them (migrations 0001 to 0010).
+    fn schemas() -> Schemas {
+        let moment = DataType::Timestamp(TimeUnit::Microsecond, Some("Etc/UTC".into()));
+        let field = |name: &str, t: DataType| Field::new(name, t, true);
+        let mut records = text(&["record_id", "source_path"]);
+        records.push(field("seq", DataType::Int64));
+        records.extend(text(&["locator"]));
+        records.push(field("line", DataType::Int64));
+        records.push(field("byte_offset", DataType::Int64));
+        records.extend(text(&["kind", "sha256"]));
+        records.push(field("raw", DataType::Binary));
+        records.extend(text(&["status", "reason"]));
+        records.push(field("ingested_at", moment.clone()));
+        records.extend(text(&["source_sha256"]));
+        let mut results = text(&[
+            "copy_id",
+            "result_key",
+            "kind",
+            "task_id",
+            "context_id",
+            "message_id",
+            "state",
+        ]);
+        results.push(field("terminal", DataType::Boolean));
+        results.push(field("timestamp", moment));
+        results.extend(text(&["source_path", "source_dir", "locator"]));
+        results.push(field("record_ids", list()));
+        results.push(field("claims", DataType::Int32));
+        results.extend(text(&["source_sha256", "origin"]));
+        let mut parts = text(&[
+            "part_id",
+            "copy_id",
+            "result_key",
+            "source_path",
+            "role",
+            "location",
+            "artifact_id",
+            "artifact_name",
+            "message_id",
+        ]);
+        parts.push(field("part_index", DataType::Int32));
+        parts.push(field("ordinal", DataType::Int32));
+        parts.extend(text(&["kind", "media_type", "content_hash", "text"]));
+        parts.extend([
+            json_field("data"),
+            json_field("file"),
+            json_field("metadata"),
+        ]);
+        parts.push(field("is_citation", DataType::Boolean));
+        parts.extend(text(&["source_sha256"]));
+        let mut citations = text(&[
+            "part_id",
+            "copy_id",
+            "result_key",
+            "source_path",
+            "citation_hash",
+            "study",
+            "period",
+            "fielded",
+        ]);
+        citations.push(field("fielded_start", DataType::Date32));
+        citations.push(field("fielded_end", DataType::Date32));
+        citations.extend(text(&["base_name"]));
+        citations.push(field("base_n", DataType::Float64));
+        citations.extend(text(&[
+            "weight",
+            "source_table",
+            "source_column",
+            "source_function",
+        ]));
+        citations.push(field("warnings", list()));
+        citations.push(json_field("extra"));
+        citations.push(field("valid", DataType::Boolean));
+        citations.push(field("problems", list()));
+        citations.push(field("inferred", DataType::Boolean));
+        citations.extend(text(&["source_sha256"]));
+        let mut claims = text(&["part_id", "pointer", "copy_id", "result_key", "source_path"]);
+        claims.push(field("value", DataType::Float64));
+        claims.extend(text(&["literal", "content_hash", "source_sha256"]));
+        let mut cards = text(&[
+            "card_id",
+            "source_path",
+            "source_dir",
+            "record_id",
+            "name",
+            "url",
+        ]);
+        cards.push(field("declares_extension", DataType::Boolean));
+        cards.push(field("lists_media_type", DataType::Boolean));
+        cards.push(json_field("card"));
+        cards.extend(text(&["source_sha256"]));
+        let errors = text(&[
+            "record_id",
+            "source_path",
+            "rpc_id",
+            "code",
+            "message",
+            "source_sha256",
+        ]);
+        let by_name = [
+            ("records", records),
+            ("results", results),
+            ("parts", parts),
+            ("citations", citations),
+            ("claims", claims),
+            ("agent_cards", cards),
+            ("rpc_errors", errors),
+        ]
+        .into_iter()
+        .map(|(name, fields)| (name.to_owned(), Arc::new(Schema::new(fields))))
+        .collect();
+        Schemas::new(by_name).unwrap()
+    }
+
+    fn version(path: &str) -> FileVersion {
+        FileVersion {
+            path: path.to_owned(),
+            sha256: format!("sha-{path}"),
+            key: path.to_owned(),
+        }
+    }
+
+    fn record(seq: u64, raw: &[u8]) -> Record {
+        Record {
+            seq,
+            locator: format!("line {}", seq + 1),
+            raw: raw.to_vec(),
+            kind: RecordKind::Json,
+            line: Some(seq + 1),
+            byte_offset: Some(seq * 10),
+            payload: Payload::None,
+            error: None,
+            envelope: None,
+        }
+    }
+
+    fn data_part(data: Value) -> Part {
+        Part {
+            kind: PartKind::Data,
+            text: None,
+            data: Some(data),
+            file: None,
+            media_type: None,
+            metadata: None,
+            raw: None,
+        }
+    }
+
+    fn copy(parts: Vec<Part>) -> StoredCopy {
+        let artifact = Artifact {
+            artifact_id: Some("a".into()),
+            name: None,
+            parts,
+            metadata: None,
+        };
+        StoredCopy {
+            key: "task:t1".into(),
+            kind: CopyKind::Task,
+            task_id: Some("t1".into()),
+            context_id: Some("c".into()),
+            message_id: None,
+            state: Some("completed".into()),
+            timestamp: Some(1_776_000_000_000_000),
+            metadata: None,
+            artifacts: [("a".to_owned(), artifact)].into_iter().collect(),
+            messages: Default::default(),
+            record_ids: vec!["r1".into(), "r2".into()],
+            locator: Some("line 1".into()),
+        }
+    }
+
+    fn object(pairs: &[(&str, Value)]) -> Value {
+        Value::Object(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).into(), v.clone()))
+                .collect::<Map>(),
+        )
+    }
+
+    fn made(mut rows: FileRows) -> Vec<(&'static str, RecordBatch)> {
+        rows.hand_over();
+        let schemas = schemas();
+        rows.handed
+            .drain(..)
+            .flat_map(|held| batches(held, &schemas).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn records_become_a_batch_with_the_files_constant_columns() {
+        let mut rows = FileRows::new(&version("/d/f.jsonl"), 7, true, None);
+        rows.add_record(record(0, b"{}"), "id0", "s0", "ok", None);
+        rows.add_record(
+            record(1, b"x"),
+            "id1",
+            "s1",
+            "quarantined",
+            Some("invalid JSON: x"),
+        );
+        let batches = made(rows);
+        assert_eq!(batches.len(), 1);
+        let (name, batch) = &batches[0];
+        assert_eq!(*name, "records");
+        assert_eq!(batch.num_rows(), 2);
+        let path = batch
+            .column_by_name("source_path")
+            .unwrap()
+            .as_dictionary::<Int32Type>();
+        assert_eq!(path.keys().values().to_vec(), vec![0, 0]);
+        assert_eq!(path.values().as_string::<i32>().value(0), "/d/f.jsonl");
+        assert_eq!(
+            batch
+                .column_by_name("raw")
+                .unwrap()
+                .as_binary::<i32>()
+                .value(1),
+            b"x"
+        );
+        assert_eq!(batch.column_by_name("reason").unwrap().null_count(), 1);
+        let moment = batch.column_by_name("ingested_at").unwrap();
+        assert_eq!(
+            moment.data_type(),
+            &DataType::Timestamp(TimeUnit::Microsecond, Some("Etc/UTC".into()))
+        );
+    }
+
+    #[test]
+    fn a_huge_record_travels_alone() {
+        let mut rows = FileRows::new(&version("f"), 0, true, None);
+        rows.batch_bytes = 100;
+        rows.add_record(record(0, b"{}"), "a", "s", "ok", None);
+        rows.add_record(record(1, &[b' '; 150]), "b", "s", "ok", None);
+        rows.add_record(record(2, b"{}"), "c", "s", "ok", None);
+        assert_eq!(rows.handed.len(), 2); // the small one before, the huge one alone (it filled a batch)
+        let sizes: Vec<usize> = made(rows)
+            .iter()
+            .map(|(_, batch)| batch.num_rows())
+            .collect();
+        assert_eq!(sizes, vec![1, 1, 1]);
+    }
+
+    #[test]
+    fn files_absorbed_together_name_their_rows_files() {
+        let mut together = FileRows::together();
+        for (n, path) in ["/a/1", "/b/2"].iter().enumerate() {
+            let mut rows = FileRows::new(&version(path), n as i64, false, None);
+            rows.add_record(record(0, b"{}"), "id", "s", "ok", None);
+            if n == 1 {
+                rows.add_error(
+                    "id",
+                    &ErrorResponse {
+                        rpc_id: Some(Value::Number(Number::Int(3))),
+                        code: None,
+                        message: None,
+                    },
+                );
+            }
+            together.absorb(rows);
+        }
+        let batches = made(together);
+        let names: Vec<&str> = batches.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, vec!["records", "rpc_errors"]);
+        let records = &batches[0].1;
+        let dirs = records
+            .column_by_name("source_path")
+            .unwrap()
+            .as_dictionary::<Int32Type>();
+        assert_eq!(dirs.keys().values().to_vec(), vec![0, 1]);
+        let errors = &batches[1].1;
+        let path = errors
+            .column_by_name("source_path")
+            .unwrap()
+            .as_dictionary::<Int32Type>();
+        assert_eq!(path.keys().values().to_vec(), vec![1]);
+        assert_eq!(path.values().len(), 2);
+        assert_eq!(
+            errors
+                .column_by_name("rpc_id")
+                .unwrap()
+                .as_string::<i32>()
+                .value(0),
+            "3"
+        );
+        let moments = records.column_by_name("ingested_at").unwrap();
+        assert_eq!(
+            moments
+                .as_primitive::<arrow_array::types::TimestampMicrosecondType>()
+                .values()
+                .to_vec(),
+            vec![0, 1]
+        );
+    }
+
+    #[test]
+    fn a_copy_gives_its_result_parts_and_claims() {
+        let mut rows = FileRows::new(&version("f"), 0, true, Some("/spool".into()));
+        let numbers = object(&[
+            ("share", Value::Number(Number::Float(0.42))),
+            ("n", Value::Number(Number::Int(1210))),
+            ("huge", Value::Number(Number::Big("1".repeat(400).into()))),
+        ]);
+        rows.add_copy(&copy(vec![data_part(numbers.clone()), data_part(numbers)]));
+        let batches = made(rows);
+        let names: Vec<&str> = batches.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, vec!["results", "parts", "claims"]);
+        let results = &batches[0].1;
+        assert_eq!(
+            results
+                .column_by_name("claims")
+                .unwrap()
+                .as_primitive::<Int32Type>()
+                .value(0),
+            3
+        );
+        assert_eq!(
+            results
+                .column_by_name("origin")
+                .unwrap()
+                .as_string::<i32>()
+                .value(0),
+            "/spool"
+        );
+        let ids = results
+            .column_by_name("record_ids")
+            .unwrap()
+            .as_list::<i32>();
+        assert_eq!(ids.value(0).len(), 2);
+        let parts = &batches[1].1;
+        let data = parts.column_by_name("data").unwrap();
+        assert_eq!(
+            data.as_string::<i32>().value(0),
+            format!("{{\"share\":0.42,\"n\":1210,\"huge\":{}}}", "1".repeat(400))
+        );
+        let field = parts.schema().field_with_name("data").unwrap().clone();
+        assert_eq!(
+            field
+                .metadata()
+                .get("ARROW:extension:name")
+                .map(String::as_str),
+            Some("arrow.json")
+        );
+        let claims = &batches[2].1;
+        assert_eq!(claims.num_rows(), 6);
+        let values = claims.column_by_name("value").unwrap();
+        assert_eq!(values.null_count(), 2);
+        let part_ids = claims
+            .column_by_name("part_id")
+            .unwrap()
+            .as_dictionary::<Int32Type>();
+        assert_eq!(part_ids.keys().values().to_vec(), vec![0, 0, 0, 1, 1, 1]);
+        assert_eq!(part_ids.values().len(), 2);
+    }
+
+    #[test]
+    fn cards_say_whether_they_declare_the_extension() {
+        let mut rows = FileRows::new(&version("f"), 0, true, None);
+        let card = object(&[
+            ("name", Value::Number(Number::Int(5))),
+            ("url", Value::String("".into())),
+            (
+                "supportedInterfaces",
+                Value::Array(vec![object(&[("url", Value::String("https://x".into()))])]),
+            ),
+            (
+                "capabilities",
+                object(&[(
+                    "extensions",
+                    Value::Array(vec![object(&[(
+                        "uri",
+                        Value::String(crate::cite::citations::EXTENSION_URI.into()),
+                    )])]),
+                )]),
+            ),
+            ("defaultOutputModes", Value::Array(vec![])),
+            (
+                "default_output_modes",
+                Value::Array(vec![Value::String(
+                    crate::cite::citations::MEDIA_TYPE.into(),
+                )]),
+            ),
+        ]);
+        rows.add_card("r1", card.as_object().unwrap());
+        let batches = made(rows);
+        let cards = &batches[0].1;
+        assert_eq!(
+            cards
+                .column_by_name("name")
+                .unwrap()
+                .as_string::<i32>()
+                .value(0),
+            "5"
+        );
+        assert_eq!(
+            cards
+                .column_by_name("url")
+                .unwrap()
+                .as_string::<i32>()
+                .value(0),
+            "https://x"
+        );
+        assert!(cards
+            .column_by_name("declares_extension")
+            .unwrap()
+            .as_boolean()
+            .value(0));
+        assert!(cards
+            .column_by_name("lists_media_type")
+            .unwrap()
+            .as_boolean()
+            .value(0));
+    }
 }

@@ -135,6 +135,15 @@ impl Bytes {
         end - start
     }
 
+    /// The whole column as one Arrow array of `data_type`.
+    pub fn array(self, data_type: &DataType) -> Built {
+        let all = 0..self.len();
+        let mut arrays = self.arrays(std::slice::from_ref(&all), data_type)?;
+        arrays
+            .pop()
+            .ok_or_else(|| BatchError("no array made".to_owned()))
+    }
+
     /// The column as Arrow arrays of `data_type`, one per range of `segments` (which cover the rows in
     /// order; a huge value's row is a segment of its own).
     pub fn arrays(
@@ -636,7 +645,9 @@ mod tests {
         second.push_opt(None);
         second.push(3);
         first.append(second);
-        let arrays = first.arrays(&[0..3], &DataType::Int32).unwrap();
+        let arrays = first
+            .arrays(std::slice::from_ref(&(0..3)), &DataType::Int32)
+            .unwrap();
         assert_eq!(arrays[0].null_count(), 1);
         assert_eq!(arrays[0].len(), 3);
     }

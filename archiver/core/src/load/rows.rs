@@ -13,7 +13,7 @@ use crate::json::canonical::{canonical_json, key_hash};
 use crate::json::write::{compact_json, python_str, write_string};
 use crate::json::{Map, Number, Value};
 use crate::read::{Record, RecordKind};
-use crate::understand::assemble::{Assembled, CopyKind, LocatedPart, StoredCopy};
+use crate::understand::assemble::{Assembled, LocatedPart, StoredCopy};
 use crate::understand::model::{ErrorResponse, Part, PartKind};
 
 /// Rows held before they are handed over as Arrow batches: about this many bytes of raw records and Part
@@ -379,7 +379,7 @@ impl FileRows {
         let rows = &mut self.tables.results;
         rows.copy_id.push_str(&copy_id);
         rows.result_key.push_str(&copy.key);
-        rows.kind.push_str(copy_kind(copy.kind));
+        rows.kind.push_str(copy.kind.name());
         rows.task_id.push_opt(copy.task_id.as_deref());
         rows.context_id.push_opt(copy.context_id.as_deref());
         rows.message_id.push_opt(copy.message_id.as_deref());
@@ -681,13 +681,6 @@ impl ErrorRows {
         self.rpc_id.append(o.rpc_id);
         self.code.append(o.code);
         self.message.append(o.message);
-    }
-}
-
-fn copy_kind(kind: CopyKind) -> &'static str {
-    match kind {
-        CopyKind::Task => "task",
-        CopyKind::Message => "message",
     }
 }
 

@@ -16,7 +16,9 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList, PyString};
 
-use crate::index::{whole_on_disk, FileSpec, Indexer, Item, Outcome, Progress, Settings, WholeFile};
+use crate::index::{
+    whole_on_disk, FileSpec, Indexer, Item, Outcome, Progress, Settings, WholeFile,
+};
 use crate::load::batches::Schemas;
 use crate::load::rows::FileVersion;
 use crate::read::{Limits, Source};
@@ -48,14 +50,23 @@ fn index_files(
     batch_rows: Option<usize>,
 ) -> PyResult<FileIndex> {
     let schemas = imported_schemas(schemas)?;
-    let limits = Limits { record: record_limit, gzip: gzip_limit };
+    let limits = Limits {
+        record: record_limit,
+        gzip: gzip_limit,
+    };
     let mut settings = Settings::new(schemas, limits, ingested_at_us);
     settings.batch_bytes = batch_bytes.unwrap_or(settings.batch_bytes);
     settings.batch_rows = batch_rows.unwrap_or(settings.batch_rows);
-    let specs = files.iter().map(|file| file_spec(&file)).collect::<PyResult<Vec<_>>>()?;
+    let specs = files
+        .iter()
+        .map(|file| file_spec(&file))
+        .collect::<PyResult<Vec<_>>>()?;
     let indexer = Indexer::new(settings, specs);
     let progress = indexer.progress();
-    Ok(FileIndex { indexer: Mutex::new(indexer), progress })
+    Ok(FileIndex {
+        indexer: Mutex::new(indexer),
+        progress,
+    })
 }
 
 /// The batches of a chunk of files, as `(table name, batch)` pairs (`pa.record_batch(batch)` imports one
@@ -75,14 +86,19 @@ impl FileIndex {
         slf
     }
 
-    fn __next__(&self, py: Python<'_>) -> PyResult<Option<(Option<&'static str>, Option<ArrowBatch>)>> {
+    fn __next__(
+        &self,
+        py: Python<'_>,
+    ) -> PyResult<Option<(Option<&'static str>, Option<ArrowBatch>)>> {
         let next = py.detach(|| match self.indexer.lock() {
             Ok(mut indexer) => indexer.next_item(),
             Err(_) => Some(Err("an earlier call panicked".to_owned())),
         });
         match next {
             None => Ok(None),
-            Some(Ok(Item::Batch(name, batch))) => Ok(Some((Some(name), Some(ArrowBatch { batch })))),
+            Some(Ok(Item::Batch(name, batch))) => {
+                Ok(Some((Some(name), Some(ArrowBatch { batch }))))
+            }
             Some(Ok(Item::Retract)) => Ok(Some((None, None))),
             Some(Err(reason)) => Err(PyRuntimeError::new_err(reason)),
         }
@@ -107,7 +123,11 @@ impl FileIndex {
             .indexer
             .lock()
             .map_err(|_| PyRuntimeError::new_err("an earlier call panicked"))?;
-        indexer.outcomes().iter().map(|outcome| outcome_dict(py, outcome)).collect()
+        indexer
+            .outcomes()
+            .iter()
+            .map(|outcome| outcome_dict(py, outcome))
+            .collect()
     }
 }
 
@@ -161,12 +181,16 @@ impl ArrowBatch {
         let _ = requested_schema;
         let schema = schema_capsule(py, self.batch.schema_ref())?;
         let array = FFI_ArrowArray::new(&StructArray::from(self.batch.clone()).into());
-        Ok((schema, PyCapsule::new_with_value(py, array, c"arrow_array")?))
+        Ok((
+            schema,
+            PyCapsule::new_with_value(py, array, c"arrow_array")?,
+        ))
     }
 }
 
 fn schema_capsule<'py>(py: Python<'py>, schema: &SchemaRef) -> PyResult<Bound<'py, PyCapsule>> {
-    let ffi = FFI_ArrowSchema::try_from(schema.as_ref()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let ffi = FFI_ArrowSchema::try_from(schema.as_ref())
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     PyCapsule::new_with_value(py, ffi, c"arrow_schema")
 }
 
@@ -207,7 +231,9 @@ fn fs_path(value: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
 fn whole_file(open: Option<&PathBuf>, data: Option<&Bound<'_, PyAny>>) -> PyResult<WholeFile> {
     if let Some(data) = data {
         let bytes: Py<PyBytes> = data.cast::<PyBytes>()?.clone().unbind();
-        return Ok(Arc::new(move || Python::attach(|py| bytes.bind(py).as_bytes().to_vec())));
+        return Ok(Arc::new(move || {
+            Python::attach(|py| bytes.bind(py).as_bytes().to_vec())
+        }));
     }
     Ok(match open {
         Some(path) => whole_on_disk(path.clone()),
@@ -223,17 +249,29 @@ fn file_spec(file: &Bound<'_, PyAny>) -> PyResult<FileSpec> {
         key: required(file, "key")?.extract()?,
         path: path.clone(),
     };
-    let size: u64 = item(file, "size")?.map(|size| size.extract()).transpose()?.unwrap_or(0);
+    let size: u64 = item(file, "size")?
+        .map(|size| size.extract())
+        .transpose()?
+        .unwrap_or(0);
     let open = item(file, "open")?.map(|open| fs_path(&open)).transpose()?;
     let data = item(file, "data")?;
     let data_bytes = || -> PyResult<Option<Vec<u8>>> {
-        data.as_ref().map(|data| Ok(data.cast::<PyBytes>()?.as_bytes().to_vec())).transpose()
+        data.as_ref()
+            .map(|data| Ok(data.cast::<PyBytes>()?.as_bytes().to_vec()))
+            .transpose()
     };
     let container = || -> PyResult<String> { required(file, "container")?.extract() };
     let source = if let Some(reason) = item(file, "unreadable")? {
-        Source::Unreadable { reason: reason.extract()? }
+        Source::Unreadable {
+            reason: reason.extract()?,
+        }
     } else if let Some(reason) = item(file, "refused")? {
-        Source::Refused { open: open.clone(), data: data_bytes()?, container: container()?, reason: reason.extract()? }
+        Source::Refused {
+            open: open.clone(),
+            data: data_bytes()?,
+            container: container()?,
+            reason: reason.extract()?,
+        }
     } else if let Some(rows) = item(file, "rows")? {
         let rows = rows
             .try_iter()?
@@ -246,12 +284,27 @@ fn file_spec(file: &Bound<'_, PyAny>) -> PyResult<FileSpec> {
                 Ok((locator, text))
             })
             .collect::<PyResult<Vec<_>>>()?;
-        Source::Rows { container: container()?, rows }
+        Source::Rows {
+            container: container()?,
+            rows,
+        }
     } else if let Some(bytes) = data_bytes()? {
-        Source::Memory { data: bytes, name: path.clone() }
+        Source::Memory {
+            data: bytes,
+            name: path.clone(),
+        }
     } else {
-        Source::File { open: open.clone().unwrap_or_else(|| PathBuf::from(&path)), name: path.clone() }
+        Source::File {
+            open: open.clone().unwrap_or_else(|| PathBuf::from(&path)),
+            name: path.clone(),
+        }
     };
-    let whole_open = open.or_else(|| matches!(source, Source::File { .. }).then(|| PathBuf::from(&path)));
-    Ok(FileSpec { source, whole: whole_file(whole_open.as_ref(), data.as_ref())?, version, size })
+    let whole_open =
+        open.or_else(|| matches!(source, Source::File { .. }).then(|| PathBuf::from(&path)));
+    Ok(FileSpec {
+        source,
+        whole: whole_file(whole_open.as_ref(), data.as_ref())?,
+        version,
+        size,
+    })
 }
