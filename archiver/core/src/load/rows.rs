@@ -370,7 +370,7 @@ impl FileRows {
 
     pub fn add_copy(&mut self, copy: &StoredCopy) {
         let copy_id = key_hash(&[Some(&self.key), Some(&copy.key)]);
-        let mut claim_keys: HashSet<(String, String)> = HashSet::new();
+        let mut claim_keys: HashSet<String> = HashSet::new();
         let located = copy.located_parts();
         let ordinals = located.len();
         for (ordinal, part) in located.iter().enumerate() {
@@ -401,7 +401,7 @@ impl FileRows {
         copy_id: &str,
         ordinal: usize,
         located: &LocatedPart<'_>,
-        claim_keys: &mut HashSet<(String, String)>,
+        claim_keys: &mut HashSet<String>,
     ) {
         let part = located.part;
         let part_id = key_hash(&[Some(copy_id), Some(&ordinal.to_string())]);
@@ -480,7 +480,7 @@ impl FileRows {
         part_id: &str,
         part_hash: &str,
         leaves: &[(String, &Number)],
-        claim_keys: &mut HashSet<(String, String)>,
+        claim_keys: &mut HashSet<String>,
     ) {
         let claims = &mut self.tables.claims;
         let part = claims.parts.part_id.len() as i32;
@@ -493,7 +493,7 @@ impl FileRows {
             claims.pointer.push_str(pointer);
             claims.value.push_opt(claim_value(number));
             claims.literal.push_str(&python_str(number));
-            claim_keys.insert((part_hash.to_owned(), pointer.clone()));
+            claim_keys.insert(format!("{part_hash}{pointer}")); // a part hash is 32 characters: no two keys meet
         }
         self.tables.counts[CLAIMS] += leaves.len();
     }
@@ -800,12 +800,12 @@ pub fn part_hash(part: &Part) -> String {
         },
     }
     text.push(b'}');
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(&text);
-    let mut hex = String::with_capacity(32);
-    for byte in &digest[..16] {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
+    digest[..16]
+        .iter()
+        .flat_map(|byte| [DIGITS[usize::from(byte >> 4)] as char, DIGITS[usize::from(byte & 15)] as char])
+        .collect()
 }
 
 fn canonical_or_null(value: Option<&Value>, out: &mut Vec<u8>) {
