@@ -2,20 +2,213 @@
 //! the standard library's exactness for integers beyond 64 bits) and refused with the same one-line
 //! reasons (orjson's messages, `invalid JSON: ...`).
 
+use super::orjson::{self, Refusal};
+use super::stdlib::{self, Outcome};
 use super::Value;
 
 /// Why a payload is not JSON: the one-line reason a quarantined record carries.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InvalidJson(pub String);
 
+/// Python frames on the stack when `decode.py` calls `json.loads` in an ingest (the ingest's own
+/// frames, then `decode`, `_exact`, `json.loads`, `JSONDecoder.decode` and `raw_decode`): with the
+/// recursion limit of 1000, they leave the standard library's reading this many levels of nesting.
+/// The Python code's limit moves with its caller's stack; this is the ingest's.
+pub const PYTHON_NESTING_ROOM: usize = 999 - INGEST_FRAMES;
+const INGEST_FRAMES: usize = 30;
+
 /// Decode one record's payload.
 pub fn decode(payload: &[u8]) -> Result<Value, InvalidJson> {
-    let _ = payload;
-    todo!("json::decode")
+    match orjson::read(payload) {
+        Ok(value) if long_digits(payload) => exact(payload, value),
+        Ok(value) => Ok(value),
+        Err(refusal) => refused(payload, &refusal),
+    }
 }
 
-/// How many arrays and objects deep the JSON text nests, brackets inside strings not counted.
+/// Whether a run of 19 digits occurs: orjson may have read such a payload inexactly, and the Python
+/// code reads it again with the standard library.
+fn long_digits(payload: &[u8]) -> bool {
+    let mut run = 0;
+    for &byte in payload {
+        if byte.is_ascii_digit() {
+            run += 1;
+            if run >= 19 {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
+/// The standard library's reading of a payload orjson read: the same value (integers are read
+/// exactly here already), unless it nests deeper than Python's recursion allows.
+fn exact(payload: &[u8], value: Value) -> Result<Value, InvalidJson> {
+    if depth(&value) > PYTHON_NESTING_ROOM {
+        return Err(too_deep(payload));
+    }
+    Ok(value)
+}
+
+fn too_deep(payload: &[u8]) -> InvalidJson {
+    InvalidJson(format!(
+        "JSON nested too deeply ({} levels)",
+        nesting_depth(payload)
+    ))
+}
+
+/// How many arrays and objects deep a value nests (a scalar: 0).
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// `_decode_refused`: invalid UTF-8 told by its first bad byte; a payload refused for a number beyond
+/// a double (with 19 digits somewhere) or holding "NaN" or "Infinity" read by the standard library,
+/// whose own refusals are told as they are; otherwise orjson's reason.
+fn refused(payload: &[u8], refusal: &Refusal) -> Result<Value, InvalidJson> {
+    let reason = one_line(&refusal.reason(payload));
+    if reason.contains("UTF-8") {
+        if let Err(error) = std::str::from_utf8(payload) {
+            let at = error.valid_up_to();
+            return Err(InvalidJson(format!(
+                "invalid JSON: invalid UTF-8 byte 0x{:02x} at byte {at}",
+                payload[at]
+            )));
+        }
+    }
+    let number_refused = reason.contains("infinity") && long_digits(payload);
+    if number_refused || contains(payload, b"NaN") || contains(payload, b"Infinity") {
+        match stdlib::loads(payload, PYTHON_NESTING_ROOM, || too_deep(payload).0) {
+            Outcome::Refused(reason) => return Err(InvalidJson(reason)),
+            Outcome::Read(value) if number_refused => return Ok(value),
+            Outcome::Read(_) | Outcome::Failed => {}
+        }
+    }
+    Err(InvalidJson(format!("invalid JSON: {reason}")))
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
+}
+
+/// `" ".join(text.split())`: Python's whitespace runs as one space, none at the ends.
+fn one_line(text: &str) -> String {
+    text.split(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How many arrays and objects deep the JSON text nests, brackets inside strings not counted
+/// (strings as `decode.py`'s regular expression finds them: a quote, then any bytes but quotes and
+/// backslashes, or a backslash and any byte but a newline, then a quote). A text whose closers
+/// outnumber its openers at every point (Python: a negative number) gives 0.
 pub fn nesting_depth(payload: &[u8]) -> usize {
-    let _ = payload;
-    todo!("json::nesting_depth")
+    let mut depth: i64 = 0;
+    let mut deepest: i64 = i64::MIN;
+    let mut at = 0;
+    while at < payload.len() {
+        let byte = payload[at];
+        if byte == b'"' {
+            if let Some(end) = string_end(payload, at + 1) {
+                at = end;
+                continue;
+            }
+        }
+        let step = match byte {
+            b'[' | b'{' => 1,
+            b']' | b'}' => -1,
+            _ => 0,
+        };
+        if step != 0 {
+            depth += step;
+            deepest = deepest.max(depth);
+        }
+        at += 1;
+    }
+    usize::try_from(deepest).unwrap_or(0)
+}
+
+/// The offset after a string's closing quote, its body starting at `at`; None if it has none.
+fn string_end(payload: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        match *payload.get(at)? {
+            b'"' => return Some(at + 1),
+            b'\\' => {
+                if *payload.get(at + 1)? == b'\n' {
+                    return None;
+                }
+                at += 2;
+            }
+            _ => at += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Number;
+
+    fn reason(payload: &[u8]) -> String {
+        match decode(payload) {
+            Ok(value) => format!("ok {value:?}"),
+            Err(InvalidJson(reason)) => reason,
+        }
+    }
+
+    #[test]
+    fn refusals_name_what_the_python_code_names() {
+        assert_eq!(
+            reason(b"[1,\xff]"),
+            "invalid JSON: invalid UTF-8 byte 0xff at byte 3"
+        );
+        assert_eq!(reason(b"[NaN]"), "invalid JSON: NaN is not a JSON number");
+        assert_eq!(
+            reason(b"[-Infinity]"),
+            "invalid JSON: -Infinity is not a JSON number"
+        );
+        assert_eq!(
+            reason(b"[\"NaN\", 1e400]"),
+            "invalid JSON: 1e400 is beyond the range of a double"
+        );
+        assert_eq!(
+            reason(b"[1e400, NaN]"),
+            "invalid JSON: 1e400 is beyond the range of a double"
+        );
+        assert_eq!(
+            reason(b"[\"x\", 1e400]"),
+            "invalid JSON: number is infinity when parsed as double: line 1 column 7 (char 6)"
+        );
+        assert_eq!(
+            reason(b"[\"\\ud800\", NaN"),
+            "invalid JSON: NaN is not a JSON number"
+        );
+        assert_eq!(
+            reason(b"[\"\\ud800\", \"NaN\"]"),
+            "invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)"
+        );
+    }
+
+    #[test]
+    fn integers_beyond_a_double_are_read_exactly() {
+        let digits = "9".repeat(400);
+        assert_eq!(
+            decode(digits.as_bytes()),
+            Ok(Value::Number(Number::Big(digits.as_str().into())))
+        );
+    }
+
+    #[test]
+    fn nesting_depth_skips_strings() {
+        assert_eq!(nesting_depth(b"[[\"[[[\"]]"), 2);
+        assert_eq!(nesting_depth(b"{\"a\\\"[\": [{}]}"), 3);
+        assert_eq!(nesting_depth(b""), 0);
+    }
 }

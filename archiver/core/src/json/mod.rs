@@ -4,6 +4,8 @@
 
 pub mod canonical;
 pub mod decode;
+mod orjson;
+mod stdlib;
 pub mod write;
 
 use indexmap::IndexMap;
