@@ -1,27 +1,172 @@
 //! Canonical JSON and identities, as `archiver/canonical.py` makes them: sorted keys, integral floats of
 //! at most 2**53 written as integers, integers of 2**63 and beyond (in magnitude) written as strings;
 //! `content_hash` (SHA-256 of canonical JSON, 32 hex digits) and `key_hash` (of strings joined by \x1f).
+//!
+//! What the Python code outputs, which is not always the full normalisation: it writes the sorted text
+//! first and normalises only when that text holds ".0" somewhere and something to rewrite (an
+//! integral float's ".0" before a delimiter, or a run of 19 digits). So an integer of 2**63 or more in
+//! a value whose text holds no ".0" (no float like 1.0 or 3.05, no string like "v1.0") stays a number:
+//! `{"a": 18446744073709551615}` is its own canonical text, while `{"a": 18446744073709551615, "b":
+//! "1.0"}` becomes `{"a":"18446744073709551615","b":"1.0"}`. A value holding an integer beyond 64 bits
+//! is always normalised.
 
-use super::Value;
+use sha2::{Digest, Sha256};
+
+use super::write::{write_i64, write_number, write_string, write_value};
+use super::{Number, Value};
+
+/// 2**53: integral floats up to it (in magnitude) are written as integers.
+const EXACT_FLOAT_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 pub fn canonical_json(value: &Value) -> Vec<u8> {
-    let _ = value;
-    todo!("json::canonical::canonical_json")
+    let mut out = Vec::with_capacity(256);
+    if !holds_big(value) {
+        write_value(value, &mut out, &write_number, true);
+        if !(contains_point_zero(&out) && rewritten(&out)) {
+            return out;
+        }
+        out.clear();
+    }
+    write_value(value, &mut out, &write_normal, true);
+    out
+}
+
+/// Whether an integer beyond 64 bits occurs (orjson refuses to write it: the Python code then
+/// normalises).
+fn holds_big(value: &Value) -> bool {
+    let mut work = vec![value];
+    while let Some(value) = work.pop() {
+        match value {
+            Value::Number(Number::Big(_)) => return true,
+            Value::Array(items) => work.extend(items),
+            Value::Object(members) => work.extend(members.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+fn contains_point_zero(text: &[u8]) -> bool {
+    memchr::memmem::find(text, b".0").is_some()
+}
+
+/// `_rewritten`: an integral float's ".0" (after a digit, before ',', ']', '}', the end, or a final
+/// newline), or a run of 19 digits anywhere (strings included).
+fn rewritten(text: &[u8]) -> bool {
+    let end = text.len();
+    for start in memchr::memmem::find_iter(text, b".0") {
+        let after = start + 2;
+        let after_digit = start > 0 && text[start - 1].is_ascii_digit();
+        let delimited = after == end
+            || matches!(text[after], b',' | b']' | b'}')
+            || (after == end - 1 && text[after] == b'\n');
+        if after_digit && delimited {
+            return true;
+        }
+    }
+    let mut run = 0;
+    for &byte in text {
+        run = if byte.is_ascii_digit() { run + 1 } else { 0 };
+        if run >= 19 {
+            return true;
+        }
+    }
+    false
+}
+
+/// A number as `_normal` leaves it: an integral float of at most 2**53 as an integer, an integer of
+/// 2**63 or more in magnitude as a string of its digits.
+fn write_normal(number: &Number, out: &mut Vec<u8>) {
+    match number {
+        Number::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() <= EXACT_FLOAT_LIMIT => {
+            write_i64(*f as i64, out)
+        }
+        Number::Int(i64::MIN) => write_string("-9223372036854775808", out),
+        Number::UInt(n) => write_string(&n.to_string(), out),
+        Number::Big(digits) => write_string(digits, out),
+        other => write_number(other, out),
+    }
 }
 
 pub fn content_hash(value: &Value) -> String {
-    let _ = value;
-    todo!("json::canonical::content_hash")
+    let mut hex = sha256_hex(&canonical_json(value));
+    hex.truncate(32);
+    hex
 }
 
 /// A stable identifier of the given strings (None as "").
 pub fn key_hash(parts: &[Option<&str>]) -> String {
-    let _ = parts;
-    todo!("json::canonical::key_hash")
+    let mut hasher = Sha256::new();
+    for (index, part) in parts.iter().enumerate() {
+        if index > 0 {
+            hasher.update(b"\x1f");
+        }
+        hasher.update(part.unwrap_or("").as_bytes());
+    }
+    let mut hex = to_hex(&hasher.finalize());
+    hex.truncate(32);
+    hex
 }
 
 /// The lowercase hex SHA-256 of bytes (a record's `sha256`).
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let _ = bytes;
-    todo!("json::canonical::sha256_hex")
+    to_hex(&Sha256::digest(bytes))
+}
+
+fn to_hex(digest: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(digest.len() * 2);
+    for &byte in digest {
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 15)]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::decode::decode;
+
+    fn canonical(text: &str) -> String {
+        let value = decode(text.as_bytes()).unwrap_or(Value::Null);
+        String::from_utf8(canonical_json(&value)).unwrap_or_default()
+    }
+
+    #[test]
+    fn canonical_text_as_the_python_code_writes_it() {
+        assert_eq!(
+            canonical(r#"{"b": 1.0, "a": [2.5, -0.0]}"#),
+            r#"{"a":[2.5,0],"b":1}"#
+        );
+        assert_eq!(
+            canonical(r#"{"a": 18446744073709551615}"#),
+            r#"{"a":18446744073709551615}"#
+        );
+        assert_eq!(
+            canonical(r#"{"a": 18446744073709551615, "b": "1.0"}"#),
+            r#"{"a":"18446744073709551615","b":"1.0"}"#
+        );
+        assert_eq!(
+            canonical("123456789012345678901234"),
+            r#""123456789012345678901234""#
+        );
+        assert_eq!(
+            canonical(r#"{"é": 1, "z": 2, "Z": 3}"#),
+            r#"{"Z":3,"z":2,"é":1}"#
+        );
+    }
+
+    #[test]
+    fn identities() {
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            key_hash(&[Some("a"), None]),
+            key_hash(&[Some("a"), Some("")])
+        );
+        assert_eq!(key_hash(&[Some("a"), None]).len(), 32);
+    }
 }

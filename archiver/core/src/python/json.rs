@@ -2,15 +2,24 @@
 //! (`tests/test_core_json.py`), which compare them with the Python code they replace; nothing else
 //! in Python calls them.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
-use crate::json::decode::{decode, InvalidJson};
+use crate::json::canonical::{canonical_json, content_hash, key_hash};
+use crate::json::decode::{decode, nesting_depth, InvalidJson};
+use crate::json::write::{compact_json, python_str};
 use crate::json::Value;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_round_trip, m)?)?;
     m.add_function(wrap_pyfunction!(decode_json, m)?)?;
+    m.add_function(wrap_pyfunction!(compact_json_of, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_json_of, m)?)?;
+    m.add_function(wrap_pyfunction!(content_hash_of, m)?)?;
+    m.add_function(wrap_pyfunction!(key_hash_of, m)?)?;
+    m.add_function(wrap_pyfunction!(python_str_of, m)?)?;
+    m.add_function(wrap_pyfunction!(nesting_depth_of, m)?)?;
     Ok(())
 }
 
@@ -29,4 +38,44 @@ fn decoded(payload: &[u8]) -> PyResult<Value> {
 #[pyfunction]
 fn decode_json(py: Python<'_>, payload: &[u8]) -> PyResult<Py<PyAny>> {
     super::convert::to_py(py, &decoded(payload)?)
+}
+
+/// `archiver.canonical.compact_json` of the payload's decoded value. For the differential tests only.
+#[pyfunction]
+fn compact_json_of<'py>(py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    Ok(PyBytes::new(py, &compact_json(&decoded(payload)?)))
+}
+
+/// `archiver.canonical.canonical_json` of the payload's decoded value. For the differential tests only.
+#[pyfunction]
+fn canonical_json_of<'py>(py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    Ok(PyBytes::new(py, &canonical_json(&decoded(payload)?)))
+}
+
+/// `archiver.canonical.content_hash` of the payload's decoded value. For the differential tests only.
+#[pyfunction]
+fn content_hash_of(payload: &[u8]) -> PyResult<String> {
+    Ok(content_hash(&decoded(payload)?))
+}
+
+/// `archiver.canonical.key_hash(*parts)` (each a str or None). For the differential tests only.
+#[pyfunction]
+fn key_hash_of(parts: Vec<Option<String>>) -> String {
+    let parts: Vec<Option<&str>> = parts.iter().map(Option::as_deref).collect();
+    key_hash(&parts)
+}
+
+/// Python's `str()` of the number the payload decodes to. For the differential tests only.
+#[pyfunction]
+fn python_str_of(payload: &[u8]) -> PyResult<String> {
+    match decoded(payload)? {
+        Value::Number(number) => Ok(python_str(&number)),
+        _ => Err(PyTypeError::new_err("the payload is not a number")),
+    }
+}
+
+/// `archiver.read.decode.nesting_depth` (0 where Python's is negative). For the differential tests only.
+#[pyfunction]
+fn nesting_depth_of(payload: &[u8]) -> usize {
+    nesting_depth(payload)
 }
