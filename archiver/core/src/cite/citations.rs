@@ -1,7 +1,7 @@
 //! A citation Part: recognition, flattening and the spec's validity rules (`archiver/cite/citations.py`).
 
-pub use super::dates::{fielded_dates, Date};
 use super::dates::{is_python_space, python_strip};
+pub use super::dates::{fielded_dates, Date};
 use crate::json::canonical::content_hash;
 use crate::json::write::{compact_json, python_str, write_string};
 use crate::json::{Map, Number, Value};
@@ -11,9 +11,7 @@ pub const MEDIA_TYPE: &str = "application/vnd.upperhand.citations+json";
 pub const EXTENSION_URI: &str = "https://standards.upperhandai.com/ext/citations/v1";
 pub const REQUIRED_KEYS: [&str; 4] = ["study", "period", "base", "source"];
 /// The keys the spec names, sorted: those a citation's hash covers, in the order canonical JSON writes them.
-pub const KNOWN_KEYS: [&str; 7] = [
-    "base", "fielded", "period", "source", "study", "warnings", "weight",
-];
+pub const KNOWN_KEYS: [&str; 7] = ["base", "fielded", "period", "source", "study", "warnings", "weight"];
 pub const PROBABLE_THRESHOLD: usize = 3;
 
 /// What a citation says (the `citations` table's columns study through extra), and whether it holds.
@@ -62,11 +60,7 @@ pub fn is_citation_media_type(media_type: Option<&str>) -> bool {
 /// A data object carrying at least three of the four required top-level keys.
 pub fn is_probable_citation(data: &Value) -> bool {
     data.as_object().is_some_and(|object| {
-        REQUIRED_KEYS
-            .iter()
-            .filter(|key| object.contains_key(**key))
-            .count()
-            >= PROBABLE_THRESHOLD
+        REQUIRED_KEYS.iter().filter(|key| object.contains_key(**key)).count() >= PROBABLE_THRESHOLD
     })
 }
 
@@ -82,10 +76,7 @@ pub fn citation_of(data: &Value, media_type: Option<&str>) -> Option<Citation> {
         ..Citation::default()
     };
     let Some(object) = data.as_object() else {
-        citation.problems.push(format!(
-            "citation data is {}, not an object",
-            type_name(data)
-        ));
+        citation.problems.push(format!("citation data is {}, not an object", type_name(data)));
         citation.citation_hash = content_hash(data);
         return Some(citation);
     };
@@ -132,12 +123,7 @@ fn is_blank(text: &str) -> bool {
 }
 
 /// `obj[key]` when it is present and not null; else None, with the problem said in `problems`.
-fn present<'a>(
-    obj: &'a Map,
-    key: &str,
-    problems: &mut Vec<String>,
-    prefix: &str,
-) -> Option<&'a Value> {
+fn present<'a>(obj: &'a Map, key: &str, problems: &mut Vec<String>, prefix: &str) -> Option<&'a Value> {
     match obj.get(key) {
         None => problems.push(format!("{prefix}{key} is missing")),
         Some(Value::Null) => problems.push(format!("{prefix}{key} is null")),
@@ -147,12 +133,7 @@ fn present<'a>(
 }
 
 /// A string that is present and not blank; else None, with the problem said.
-fn required_string(
-    obj: &Map,
-    key: &str,
-    problems: &mut Vec<String>,
-    prefix: &str,
-) -> Option<String> {
+fn required_string(obj: &Map, key: &str, problems: &mut Vec<String>, prefix: &str) -> Option<String> {
     match present(obj, key, problems, prefix)? {
         Value::String(text) if !is_blank(text) => Some(text.to_string()),
         Value::String(_) => {
@@ -160,10 +141,7 @@ fn required_string(
             None
         }
         other => {
-            problems.push(format!(
-                "{prefix}{key} is {}, not a string",
-                type_name(other)
-            ));
+            problems.push(format!("{prefix}{key} is {}, not a string", type_name(other)));
             None
         }
     }
@@ -242,10 +220,7 @@ fn warnings(value: Option<&Value>, problems: &mut Vec<String>) -> Vec<String> {
     match items {
         Some(items) => items
             .iter()
-            .map(|item| {
-                item.as_str()
-                    .map_or_else(|| json_text(item), str::to_string)
-            })
+            .map(|item| item.as_str().map_or_else(|| json_text(item), str::to_string))
             .collect(),
         None => vec![json_text(value)],
     }
@@ -257,10 +232,7 @@ fn json_text(value: &Value) -> String {
 
 /// Compact JSON of the keys the spec does not name, in their order; None when there are none.
 fn extra(object: &Map) -> Option<String> {
-    let mut unknown = object
-        .iter()
-        .filter(|(key, _)| !KNOWN_KEYS.contains(&&***key))
-        .peekable();
+    let mut unknown = object.iter().filter(|(key, _)| !KNOWN_KEYS.contains(&&***key)).peekable();
     unknown.peek()?;
     let mut out = vec![b'{'];
     for (index, (key, value)) in unknown.enumerate() {
@@ -291,12 +263,8 @@ mod tests {
     #[test]
     fn media_types() {
         assert!(is_citation_media_type(Some(MEDIA_TYPE)));
-        assert!(is_citation_media_type(Some(
-            " Application/VND.upperhand.citations+JSON ; v=1"
-        )));
-        assert!(is_citation_media_type(Some(
-            "\u{1c}application/vnd.upperhand.citations+json"
-        )));
+        assert!(is_citation_media_type(Some(" Application/VND.upperhand.citations+JSON ; v=1")));
+        assert!(is_citation_media_type(Some("\u{1c}application/vnd.upperhand.citations+json")));
         assert!(!is_citation_media_type(Some("application/json")));
         assert!(!is_citation_media_type(None));
     }

@@ -29,11 +29,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// dict (dates as `datetime.date`, and `valid`), or None. For the differential tests only.
 #[pyfunction]
 #[pyo3(signature = (data, media_type=None))]
-fn citation_of_value(
-    py: Python<'_>,
-    data: &Bound<'_, PyAny>,
-    media_type: Option<&str>,
-) -> PyResult<Py<PyAny>> {
+fn citation_of_value(py: Python<'_>, data: &Bound<'_, PyAny>, media_type: Option<&str>) -> PyResult<Py<PyAny>> {
     let data = to_value(data)?;
     match citation_of(&data, media_type) {
         Some(citation) => citation_dict(py, &citation),
@@ -60,20 +56,13 @@ fn judged_value(
     media_type: Option<&str>,
     role: &str,
 ) -> PyResult<Py<PyAny>> {
-    let data = if data.is_none() {
-        None
-    } else {
-        Some(to_value(data)?)
-    };
+    let data = if data.is_none() { None } else { Some(to_value(data)?) };
     let (citation, leaves) = judged(part_kind(kind), data.as_ref(), media_type, role_of(role));
     let citation = match citation {
         Some(citation) => citation_dict(py, &citation)?,
         None => py.None(),
     };
-    Ok((citation, leaves_list(py, &leaves)?)
-        .into_pyobject(py)?
-        .into_any()
-        .unbind())
+    Ok((citation, leaves_list(py, &leaves)?).into_pyobject(py)?.into_any().unbind())
 }
 
 /// One file's assembly through the core. `records`: [(record_id, rpc_id, events, locator, size), ...]
@@ -96,10 +85,7 @@ fn assemble_values(
         let rpc_id = to_value(rpc_id)?;
         let events = events_of_description(&to_value(events)?)?;
         if let Err(refusal) = assembly.add(record_id, Some(&rpc_id), events, locator, *size) {
-            out.append(PyList::new(
-                py,
-                ["refused", record_id.as_str(), refusal.0.as_str()],
-            )?)?;
+            out.append(PyList::new(py, ["refused", record_id.as_str(), refusal.0.as_str()])?)?;
         }
     }
     let mut failure = None;
@@ -154,9 +140,7 @@ fn date_py(py: Python<'_>, days: Option<Date>) -> PyResult<Py<PyAny>> {
     match days {
         Some(days) => {
             let date = py.import("datetime")?.getattr("date")?;
-            Ok(date
-                .call_method1("fromordinal", (days + 719_163,))?
-                .unbind())
+            Ok(date.call_method1("fromordinal", (days + 719_163,))?.unbind())
         }
         None => Ok(py.None()),
     }
@@ -247,18 +231,12 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
     dict.set_item("locator", &copy.locator)?;
     let artifacts = PyList::empty(py);
     for (key, artifact) in &copy.artifacts {
-        artifacts.append(vec![
-            key.into_pyobject(py)?.into_any().unbind(),
-            artifact_dict(py, artifact)?,
-        ])?;
+        artifacts.append(vec![key.into_pyobject(py)?.into_any().unbind(), artifact_dict(py, artifact)?])?;
     }
     dict.set_item("artifacts", artifacts)?;
     let messages = PyList::empty(py);
     for (key, message) in &copy.messages {
-        messages.append(vec![
-            key.into_pyobject(py)?.into_any().unbind(),
-            message_dict(py, message)?,
-        ])?;
+        messages.append(vec![key.into_pyobject(py)?.into_any().unbind(), message_dict(py, message)?])?;
     }
     dict.set_item("messages", messages)?;
     let located = PyList::empty(py);
@@ -268,16 +246,8 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
             part.part_index.into_pyobject(py)?.into_any().unbind(),
             part_dict(py, part.part)?,
             part.role.name().into_pyobject(py)?.into_any().unbind(),
-            part.artifact
-                .and_then(|a| a.artifact_id.clone())
-                .into_pyobject(py)?
-                .into_any()
-                .unbind(),
-            part.message
-                .and_then(|m| m.message_id.clone())
-                .into_pyobject(py)?
-                .into_any()
-                .unbind(),
+            part.artifact.and_then(|a| a.artifact_id.clone()).into_pyobject(py)?.into_any().unbind(),
+            part.message.and_then(|m| m.message_id.clone()).into_pyobject(py)?.into_any().unbind(),
         ])?;
     }
     dict.set_item("located_parts", located)?;
@@ -311,9 +281,7 @@ fn map_field(description: &Value, key: &str) -> PyResult<Option<Map>> {
 }
 
 fn list_field<'a>(description: &'a Value, key: &str) -> &'a [Value] {
-    field(description, key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    field(description, key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 fn part_kind(kind: &str) -> PartKind {
@@ -346,10 +314,7 @@ fn part_of(description: &Value) -> PyResult<Part> {
 }
 
 fn parts_of(description: &Value) -> PyResult<Vec<Part>> {
-    list_field(description, "parts")
-        .iter()
-        .map(part_of)
-        .collect()
+    list_field(description, "parts").iter().map(part_of).collect()
 }
 
 fn message_of(description: &Value) -> PyResult<Message> {
@@ -403,14 +368,8 @@ fn event_of(description: &Value) -> PyResult<Event> {
             task_id: task_id(description)?,
             context_id,
             status: status_of(field(description, "status"))?,
-            artifacts: list_field(description, "artifacts")
-                .iter()
-                .map(artifact_of)
-                .collect::<PyResult<_>>()?,
-            history: list_field(description, "history")
-                .iter()
-                .map(message_of)
-                .collect::<PyResult<_>>()?,
+            artifacts: list_field(description, "artifacts").iter().map(artifact_of).collect::<PyResult<_>>()?,
+            history: list_field(description, "history").iter().map(message_of).collect::<PyResult<_>>()?,
             metadata: map_field(description, "metadata")?,
         }),
         Some("status_update") => Event::StatusUpdate(StatusUpdate {
@@ -442,10 +401,5 @@ fn event_of(description: &Value) -> PyResult<Event> {
 }
 
 fn events_of_description(description: &Value) -> PyResult<Vec<Event>> {
-    description
-        .as_array()
-        .ok_or_else(|| bad("a list of events"))?
-        .iter()
-        .map(event_of)
-        .collect()
+    description.as_array().ok_or_else(|| bad("a list of events"))?.iter().map(event_of).collect()
 }

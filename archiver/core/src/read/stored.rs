@@ -32,9 +32,7 @@ impl Stored {
             Stored::File(path) => open_regular(path)
                 .and_then(|(mut file, _)| {
                     let mut raw = Vec::new();
-                    file.read_to_end(&mut raw)
-                        .map(|_| raw)
-                        .map_err(|error| error.to_string())
+                    file.read_to_end(&mut raw).map(|_| raw).map_err(|error| error.to_string())
                 })
                 .unwrap_or_default(),
         }

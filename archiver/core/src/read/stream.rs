@@ -134,11 +134,7 @@ impl Stream {
     /// Up to `wanted` bytes, appended to `out` from the content after the current block, read as
     /// Python's buffered `read` reads past its buffer: whole blocks straight into `out`, then block by
     /// block. Their count; 0 at the end.
-    pub fn read_past_block(
-        &mut self,
-        out: &mut Vec<u8>,
-        wanted: usize,
-    ) -> Result<usize, ContainerError> {
+    pub fn read_past_block(&mut self, out: &mut Vec<u8>, wanted: usize) -> Result<usize, ContainerError> {
         let mut remaining = wanted;
         while remaining >= BLOCK {
             let read = self.content.read_into(out, remaining / BLOCK * BLOCK)?;

@@ -59,9 +59,7 @@ impl Aside {
 
     /// Whether a task is aside (Some), and its context.
     pub(super) fn context_of(&self, task_id: &str) -> Option<Option<&str>> {
-        self.tasks
-            .get(task_id)
-            .map(|entry| entry.context_id.as_deref())
+        self.tasks.get(task_id).map(|entry| entry.context_id.as_deref())
     }
 
     /// Put a batch of loose messages aside; handed back when there is no disk to put it on.
@@ -78,8 +76,7 @@ impl Aside {
     /// The batches of loose messages put aside, in order, one at a time.
     pub(super) fn loose_batches(&self) -> impl Iterator<Item = Vec<Loose>> + '_ {
         self.loose.iter().map(|&(offset, length)| {
-            decode_loose(&self.read(offset, length))
-                .expect("loose messages put aside read back as written")
+            decode_loose(&self.read(offset, length)).expect("loose messages put aside read back as written")
         })
     }
 
@@ -92,8 +89,7 @@ impl Aside {
     }
 
     fn read_copy(&self, entry: &Entry) -> StoredCopy {
-        decode_copy(&self.read(entry.offset, entry.length))
-            .expect("a task put aside reads back as written")
+        decode_copy(&self.read(entry.offset, entry.length)).expect("a task put aside reads back as written")
     }
 
     /// The bytes at `offset`. The file is the assembly's own: failing to read back what it wrote is no
@@ -101,12 +97,10 @@ impl Aside {
     fn read(&self, offset: u64, length: usize) -> Vec<u8> {
         let mut bytes = vec![0; length];
         let file = self.file.as_ref().map(|temp| &temp.file);
-        let read = file
-            .ok_or(io::ErrorKind::NotFound.into())
-            .and_then(|mut file| {
-                file.seek(SeekFrom::Start(offset))?;
-                file.read_exact(&mut bytes)
-            });
+        let read = file.ok_or(io::ErrorKind::NotFound.into()).and_then(|mut file| {
+            file.seek(SeekFrom::Start(offset))?;
+            file.read_exact(&mut bytes)
+        });
         if let Err(error) = read {
             panic!("the assembly's temporary file could not be read back: {error}");
         }
@@ -153,9 +147,7 @@ impl TempFile {
             let path = directory.join(name);
             match private_options().open(&path) {
                 Ok(file) => return Ok(TempFile::unlinked(file, path)),
-                Err(error) if error.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => {
-                    attempt += 1
-                }
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
                 Err(error) => return Err(error),
             }
         }
@@ -165,19 +157,13 @@ impl TempFile {
     fn unlinked(file: File, path: PathBuf) -> TempFile {
         match std::fs::remove_file(&path) {
             Ok(()) => TempFile { file, path: None },
-            Err(_) => TempFile {
-                file,
-                path: Some(path),
-            },
+            Err(_) => TempFile { file, path: Some(path) },
         }
     }
 
     #[cfg(not(unix))]
     fn unlinked(file: File, path: PathBuf) -> TempFile {
-        TempFile {
-            file,
-            path: Some(path),
-        }
+        TempFile { file, path: Some(path) }
     }
 }
 
