@@ -6,6 +6,7 @@ samples."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 import sys
 import threading
@@ -22,7 +23,9 @@ from archiver.read.containers import SourceFile, read_records
 from archiver.read.decode import decode
 
 ROOT = Path(__file__).resolve().parent.parent
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# CORE_JSON_EXAMPLES raises the number of examples for a longer search (the default keeps the file fast).
+EXAMPLES = int(os.environ.get("CORE_JSON_EXAMPLES", "150"))
+FAST = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # The core reads with the standard library's recursion room of an ingest run from the command line (976
 # levels for a payload orjson reads, 971 for one it refuses, as measured). The Python code is called in
@@ -295,14 +298,35 @@ def test_hostile_fragments_are_read_alike(fragments):
         assert_writes_alike(b"[" + payload + b"]")
 
 
+EXPLICIT = [
+    b'{"a" 1}', b"[1,]", b'{"a":1,}', b"[01]", b"", b" ", b"[", b'{"a":', b"tru", b"[tx]", b"-", b"[-]", b"1.", b"1e+",
+    b"[1.e5]", b"1e400", b"1" * 400, b"-" + b"9" * 4301, b'"\\ud800"', b'"\\udc00"', b'"\\ud800\\u0041"', b'"\\x"',
+    b'"\\u12"', b'"a\x01"', b"[1]x", b"\xff", b"[1,]\xff", b"\xef\xbb\xbf[1]", b"\xef\xbb\xbf[NaN]", b"\xef\xbb\xbf",
+    b"[1}", b'{"a":1]', b"{1:2}", b"[,1]", b"/*x*/1", b"-Infinity", b"[Infinity]", b"nan", b"\x0b1", b"\x001",
+    # the standard library decodes bytes by their byte order mark or NUL bytes (UTF-16, UTF-32)
+    '[NaN, "\u614eN"]'.encode("utf-16-le"), '[NaN, "\u614eN"]'.encode("utf-16-be"), '[NaN, "NaN"]'.encode("utf-16"),
+    "[NaN]".encode("utf-32"), "[NaN]".encode("utf-32-le") + b"NaN", b"\x00NaN", b"N\x00aN",
+    # a repeated key's value replaced, and a lone surrogate with it
+    b'{"a": "\\ud800", "a": "NaN"}', b'{"a": "NaN", "a": "\\ud800"}', b'{"\\ud800": 1, "b": "NaN"}',
+    b'[' + b"9" * 400 + b', "\\ud83d\\ude00"]', b'[' + b"9" * 400 + b", 1e400]", b"[" + b"9" * 400 + b", NaN]",
+    b'["\\ud800", ' + b"9" * 400 + b"]", b"[" + b"9" * 5000 + b"]", b"[" + b"9" * 400 + b", 1.0e-99999]",
+]
+
+
+@pytest.mark.parametrize("payload", EXPLICIT)
+def test_explicit_edges_are_read_alike(payload):
+    assert_decodes_alike(payload)
+    assert_writes_alike(payload)
+
+
 # --- nesting ----------------------------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=max(EXAMPLES // 3, 40), deadline=None)
 @given(
     st.integers(940, 1030),
     st.sampled_from([b"[", b'{"a":', b'[{"k":']),
-    st.sampled_from([b"1", b"1234567890123456789", b"NaN", b'"x"', b"1e400", b""]),
+    st.sampled_from([b"1", b"1234567890123456789", b"NaN", b'"x"', b"1e400", b"", b'"\\ud83d\\ude00", 1' + b"1" * 19]),
     st.booleans(),
 )
 def test_deep_nesting_near_the_limits(levels, opener, leaf, closed):

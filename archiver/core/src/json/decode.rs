@@ -2,7 +2,7 @@
 //! the standard library's exactness for integers beyond 64 bits) and refused with the same one-line
 //! reasons (orjson's messages, `invalid JSON: ...`).
 
-use super::orjson::{self, Refusal};
+use super::orjson::{self, Read, Refusal};
 use super::stdlib::{self, Outcome};
 use super::Value;
 
@@ -21,8 +21,8 @@ const PYTHON_NESTING_ROOM_REFUSED: usize = 971;
 /// Decode one record's payload.
 pub fn decode(payload: &[u8]) -> Result<Value, InvalidJson> {
     match orjson::read(payload) {
-        Ok(value) if long_digits(payload) => exact(payload, value),
-        Ok(value) => Ok(value),
+        Ok(read) if long_digits(payload) => exact(payload, read),
+        Ok(read) => Ok(read.value),
         Err(refusal) => refused(payload, &refusal),
     }
 }
@@ -46,11 +46,11 @@ fn long_digits(payload: &[u8]) -> bool {
 
 /// The standard library's reading of a payload orjson read: the same value (integers are read
 /// exactly here already), unless it nests deeper than Python's recursion allows.
-fn exact(payload: &[u8], value: Value) -> Result<Value, InvalidJson> {
-    if depth(&value) > PYTHON_NESTING_ROOM {
+fn exact(payload: &[u8], read: Read) -> Result<Value, InvalidJson> {
+    if read.levels > PYTHON_NESTING_ROOM {
         return Err(too_deep(payload));
     }
-    Ok(value)
+    Ok(read.value)
 }
 
 fn too_deep(payload: &[u8]) -> InvalidJson {
@@ -58,15 +58,6 @@ fn too_deep(payload: &[u8]) -> InvalidJson {
         "JSON nested too deeply ({} levels)",
         nesting_depth(payload)
     ))
-}
-
-/// How many arrays and objects deep a value nests (a scalar: 0).
-fn depth(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
-        Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
-        _ => 0,
-    }
 }
 
 /// `_decode_refused`: invalid UTF-8 told by its first bad byte; a payload refused for a number beyond

@@ -66,8 +66,14 @@ const NOT_END: &str = "unexpected end of data";
 const MALLOC: &str = "failed to allocate memory";
 const VALUE: &str = "unexpected character, expected a JSON value";
 
+/// A text orjson reads: its value, and how many arrays and objects deep it nests.
+pub struct Read {
+    pub value: Value,
+    pub levels: usize,
+}
+
 /// Read a payload as orjson reads it (integers exactly; see the module's note).
-pub fn read(payload: &[u8]) -> Result<Value, Refusal> {
+pub fn read(payload: &[u8]) -> Result<Read, Refusal> {
     if payload.is_empty() {
         return Err(input_refusal("Input is a zero-length, empty document"));
     }
@@ -77,9 +83,13 @@ pub fn read(payload: &[u8]) -> Result<Value, Refusal> {
         ));
     };
     let mut reader = Reader::new(text);
-    reader
-        .document()
-        .map_err(|refusal| with_bom(payload, refusal))
+    match reader.document() {
+        Ok(value) => Ok(Read {
+            value,
+            levels: reader.levels,
+        }),
+        Err(refusal) => Err(with_bom(payload, refusal)),
+    }
 }
 
 fn input_refusal(message: &'static str) -> Refusal {
@@ -172,6 +182,8 @@ struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
     depth: u32,
+    /// The deepest nesting met (the root container is level 1).
+    levels: usize,
     /// yyjson's current value slot (`val - val_hdr`) and how many are allocated (`alc_len`).
     slot: usize,
     slots: usize,
@@ -197,6 +209,7 @@ impl<'a> Reader<'a> {
             bytes: text.as_bytes(),
             at: 0,
             depth: 0,
+            levels: 0,
             slot: 0,
             slots: 0,
             pool: None,
@@ -268,6 +281,7 @@ impl<'a> Reader<'a> {
         }
         let opener = self.peek();
         self.at += 1;
+        self.levels = 1;
         if opener == b'{' {
             self.object_members()
         } else {
@@ -294,14 +308,10 @@ impl<'a> Reader<'a> {
     /// A refusal at `offset`, or "unexpected end of data" at the end when the text is valid but cut
     /// short there (yyjson's `is_truncated_end`).
     fn fail(&self, offset: usize, code: Code, message: &'static str) -> Refusal {
-        let offset = if self.truncated(offset, code) {
-            return Refusal {
-                message: NOT_END,
-                offset: self.end(),
-                without_document: false,
-            };
+        let (message, offset) = if self.truncated(offset, code) {
+            (NOT_END, self.end())
         } else {
-            offset
+            (message, offset)
         };
         Refusal {
             message,
@@ -331,6 +341,7 @@ impl<'a> Reader<'a> {
             return Err(self.fail(self.at, Code::Other, "depth limit exceeded"));
         }
         self.next_slot()?;
+        self.levels = self.levels.max(self.depth as usize + 1);
         let value = if opener == b'{' {
             self.object_members()?
         } else {
@@ -754,7 +765,7 @@ mod tests {
 
     fn reason(payload: &[u8]) -> String {
         match read(payload) {
-            Ok(value) => format!("ok {value:?}"),
+            Ok(read) => format!("ok {:?}", read.value),
             Err(refusal) => refusal.reason(payload),
         }
     }
@@ -805,6 +816,7 @@ mod tests {
 
     #[test]
     fn integers_are_exact() {
+        let read = |text: &[u8]| read(text).map(|read| read.value);
         assert_eq!(
             read(b"18446744073709551615"),
             Ok(Value::Number(Number::UInt(u64::MAX)))

@@ -133,7 +133,7 @@ fn utf8(bytes: &[u8]) -> Option<Vec<u32>> {
 
 /// UTF-16 or UTF-32 code units, as Python's codecs decode them with "surrogatepass".
 fn decode_units(bytes: &[u8], width: usize, big_endian: bool, utf32: bool) -> Option<Vec<u32>> {
-    if bytes.len() % width != 0 {
+    if !bytes.len().is_multiple_of(width) {
         return None;
     }
     let units = bytes.chunks_exact(width).map(|unit| {
@@ -276,12 +276,22 @@ impl Scanner<'_> {
         }
     }
 
+    /// An object after its '{'. A member whose key repeats replaces the earlier one's value, and with it
+    /// any lone surrogate that value held: whether the object holds one is told by its final members.
     fn object(&mut self) -> Result<Value, Stop> {
         let mut members = Map::new();
+        let mut lone_in_member: Vec<bool> = Vec::new();
+        let lone_before = std::mem::replace(&mut self.lone_surrogate, false);
+        let result = self.members(&mut members, &mut lone_in_member);
+        self.lone_surrogate = lone_before || lone_in_member.iter().any(|&lone| lone);
+        result.map(|()| Value::Object(members))
+    }
+
+    fn members(&mut self, members: &mut Map, lone_in_member: &mut Vec<bool>) -> Result<(), Stop> {
         self.skip_spaces();
         if self.peek() == u32::from(b'}') {
             self.at += 1;
-            return Ok(Value::Object(members));
+            return Ok(());
         }
         loop {
             if self.peek() != u32::from(b'"') {
@@ -296,12 +306,17 @@ impl Scanner<'_> {
             self.at += 1;
             self.skip_spaces();
             let value = self.value()?;
-            members.insert(key, value);
+            let (index, _) = members.insert_full(key, value);
+            let lone = std::mem::replace(&mut self.lone_surrogate, false);
+            match lone_in_member.get_mut(index) {
+                Some(slot) => *slot = lone,
+                None => lone_in_member.push(lone),
+            }
             self.skip_spaces();
             match self.peek() {
                 0x7D => {
                     self.at += 1;
-                    return Ok(Value::Object(members));
+                    return Ok(());
                 }
                 0x2C => {
                     self.at += 1;

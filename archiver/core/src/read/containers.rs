@@ -8,12 +8,12 @@ use std::sync::Arc;
 use memchr::memchr;
 
 use super::document::read_document;
-use super::gzip::BoundedGzip;
+use super::gzip::{BoundedGzip, Compressed};
 use super::lines::{is_blank, is_space, JsonLines, Lines, BOM};
 use super::segments::{read_stream_segment, segment_kind, STREAM_SEGMENT, UNARY_SEGMENT};
 use super::sse::{SseEvents, SseRecords};
 use super::stored::{cannot_read, open_regular, Shared, Stored};
-use super::stream::{Content, ContainerError, Stream};
+use super::stream::{ContainerError, Content, Stream};
 use super::{Limits, Payload, Record, RecordKind, Records, Source};
 
 const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
@@ -78,7 +78,10 @@ pub fn detect(head: &[u8], name: &str) -> &'static str {
 }
 
 fn lstrip(bytes: &[u8]) -> &[u8] {
-    let start = bytes.iter().position(|&byte| !is_space(byte)).unwrap_or(bytes.len());
+    let start = bytes
+        .iter()
+        .position(|&byte| !is_space(byte))
+        .unwrap_or(bytes.len());
     &bytes[start..]
 }
 
@@ -90,7 +93,9 @@ fn is_sse(stripped: &[u8]) -> bool {
 fn has_line_extension(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let lower = lower.strip_suffix(".gz").unwrap_or(&lower);
-    LINE_EXTENSIONS.iter().any(|extension| lower.ends_with(extension))
+    LINE_EXTENSIONS
+        .iter()
+        .any(|extension| lower.ends_with(extension))
 }
 
 /// A NUL byte is never JSON, so a head holding one is a single document only if it is no document at
@@ -117,7 +122,9 @@ fn python_splitlines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
             return None;
         }
         let (line, skip) = match memchr::memchr2(b'\r', b'\n', rest) {
-            Some(at) if rest[at] == b'\r' && rest.get(at + 1) == Some(&b'\n') => (&rest[..at], at + 2),
+            Some(at) if rest[at] == b'\r' && rest.get(at + 1) == Some(&b'\n') => {
+                (&rest[..at], at + 2)
+            }
             Some(at) => (&rest[..at], at + 1),
             None => (rest, rest.len()),
         };
@@ -192,17 +199,20 @@ fn unreadable(reason: String) -> Records {
 
 /// Rows a task store's reader gave: a record each, its JSON text as its payload.
 fn rows_of(container: String, rows: Vec<(String, Vec<u8>)>) -> Records {
-    let rows = rows.into_iter().enumerate().map(|(seq, (locator, raw))| Record {
-        seq: seq as u64,
-        locator,
-        payload: Payload::Slice(0..raw.len()),
-        raw,
-        kind: RecordKind::Row,
-        line: None,
-        byte_offset: None,
-        error: None,
-        envelope: None,
-    });
+    let rows = rows
+        .into_iter()
+        .enumerate()
+        .map(|(seq, (locator, raw))| Record {
+            seq: seq as u64,
+            locator,
+            payload: Payload::Slice(0..raw.len()),
+            raw,
+            kind: RecordKind::Row,
+            line: None,
+            byte_offset: None,
+            error: None,
+            envelope: None,
+        });
     records(container, None, rows)
 }
 
@@ -231,14 +241,32 @@ fn whole_unreadable(
     records(container, compression, std::iter::once(record))
 }
 
-fn read_file(mut file: std::fs::File, first_read: usize, path: PathBuf, name: &str, bounds: Bounds) -> Records {
+fn read_file(
+    mut file: std::fs::File,
+    first_read: usize,
+    path: PathBuf,
+    name: &str,
+    bounds: Bounds,
+) -> Records {
     let stored = Stored::File(path);
     match is_gzip(&mut file) {
         Ok(true) => {
-            let gzip = BoundedGzip::new(Box::new(file) as Box<dyn Read + Send>, bounds.gzip);
-            read_content(Content::Gzip(Box::new(gzip)), HEAD_SIZE, stored, name, bounds)
+            let gzip = BoundedGzip::new(Box::new(file) as Box<dyn Compressed>, bounds.gzip);
+            read_content(
+                Content::Gzip(Box::new(gzip)),
+                HEAD_SIZE,
+                stored,
+                name,
+                bounds,
+            )
         }
-        Ok(false) => read_content(Content::File(file), first_read.min(HEAD_SIZE), stored, name, bounds),
+        Ok(false) => read_content(
+            Content::File(file),
+            first_read.min(HEAD_SIZE),
+            stored,
+            name,
+            bounds,
+        ),
         Err(error) => unreadable(cannot_read(&error.to_string())),
     }
 }
@@ -254,14 +282,26 @@ fn is_gzip(file: &mut std::fs::File) -> std::io::Result<bool> {
 fn read_memory(data: Shared, name: &str, bounds: Bounds) -> Records {
     let stored = Stored::Memory(data.clone());
     if data.0.starts_with(GZIP_MAGIC) {
-        let input = Box::new(Cursor::new(data)) as Box<dyn Read + Send>;
+        let input = Box::new(Cursor::new(data)) as Box<dyn Compressed>;
         let gzip = BoundedGzip::new(input, bounds.gzip);
-        return read_content(Content::Gzip(Box::new(gzip)), HEAD_SIZE, stored, name, bounds);
+        return read_content(
+            Content::Gzip(Box::new(gzip)),
+            HEAD_SIZE,
+            stored,
+            name,
+            bounds,
+        );
     }
     dispatch(Stream::given(data), HEAD_SIZE, stored, None, name, bounds)
 }
 
-fn read_content(content: Content, head_size: usize, stored: Stored, name: &str, bounds: Bounds) -> Records {
+fn read_content(
+    content: Content,
+    head_size: usize,
+    stored: Stored,
+    name: &str,
+    bounds: Bounds,
+) -> Records {
     let compression = matches!(content, Content::Gzip(_)).then_some("gzip");
     match Stream::open(content) {
         Ok(stream) => dispatch(stream, head_size, stored, compression, name, bounds),
@@ -303,7 +343,10 @@ struct Guarded {
 }
 
 impl Guarded {
-    fn new(records: Box<dyn Iterator<Item = Result<Record, ContainerError>> + Send>, stored: Stored) -> Self {
+    fn new(
+        records: Box<dyn Iterator<Item = Result<Record, ContainerError>> + Send>,
+        stored: Stored,
+    ) -> Self {
         Guarded {
             records,
             stored,
@@ -389,7 +432,10 @@ mod tests {
         let (container, compression, records) = memory(data, "x.jsonl");
         assert_eq!((container.as_str(), compression), ("jsonl", None));
         let kinds: Vec<_> = records.iter().map(|r| r.kind).collect();
-        assert_eq!(kinds, [RecordKind::Json, RecordKind::Filler, RecordKind::Json]);
+        assert_eq!(
+            kinds,
+            [RecordKind::Json, RecordKind::Filler, RecordKind::Json]
+        );
         assert_eq!(records[0].payload(), Some(&b"{\"a\":1}\n"[..]));
         let joined: Vec<u8> = records.iter().flat_map(|r| r.raw.clone()).collect();
         assert_eq!(joined, data);
@@ -408,7 +454,11 @@ mod tests {
             got,
             vec![
                 ("line 1", RecordKind::Filler, None),
-                ("event 1 (line 3)", RecordKind::Json, Some(b"{\"a\":\n1}".to_vec())),
+                (
+                    "event 1 (line 3)",
+                    RecordKind::Json,
+                    Some(b"{\"a\":\n1}".to_vec())
+                ),
                 ("event 2 (line 7)", RecordKind::Json, Some(b"2".to_vec())),
             ]
         );
@@ -420,7 +470,13 @@ mod tests {
             open: "/nonexistent/a.jsonl".into(),
             name: "/nonexistent/a.jsonl".into(),
         };
-        let read = read_records(source, Limits { record: 10, gzip: 10 });
+        let read = read_records(
+            source,
+            Limits {
+                record: 10,
+                gzip: 10,
+            },
+        );
         assert_eq!(read.container, "unreadable");
         let records: Vec<_> = read.records.collect();
         assert_eq!(

@@ -6,7 +6,7 @@
 //! input is fed to inflate: as Python does, each inflate call gets the next 8 KiB of compressed input and
 //! may give at most the bytes asked for; a call that fails gives nothing.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 
 use flate2::{Crc, Decompress, FlushDecompress, Status};
 
@@ -16,7 +16,15 @@ const FEXTRA: u8 = 4;
 const FNAME: u8 = 8;
 const FCOMMENT: u8 = 16;
 const FHCRC: u8 = 2;
+/// Output room small enough to keep zlib-rs off its fast path (it needs 260 bytes).
+const SLOW_OUTPUT: usize = 200;
+const BAD_STATE: &str = "repeated call with bad state";
 const TRUNCATED: &str = "Compressed file ended before the end-of-stream marker was reached";
+
+/// The bytes as stored a gzip stream is read from: read ahead, and read again to name an error.
+pub trait Compressed: Read + Seek + Send {}
+
+impl<T: Read + Seek + Send> Compressed for T {}
 
 /// Compressed bytes read ahead from a file, with a position that can step back over bytes read but not
 /// used (Python's `_PaddedFile` and its `prepend`).
@@ -25,11 +33,15 @@ struct Input<R> {
     buffer: Vec<u8>,
     start: usize,
     at_end: bool,
+    /// Where `buffer` begins in the file.
+    buffer_offset: u64,
 }
 
-const READ_AHEAD: usize = 256 * 1024;
+const READ_AHEAD: usize = 64 * 1024;
 /// How much output one inflate call is given room for (Python grows its buffer likewise, to the limit).
 const OUTPUT_STEP: usize = 1 << 20;
+/// The room of an inflate call's first step; it doubles while output fills it.
+const FIRST_OUTPUT_STEP: usize = 32 * 1024;
 
 impl<R: Read> Input<R> {
     fn new(file: R) -> Self {
@@ -38,7 +50,13 @@ impl<R: Read> Input<R> {
             buffer: Vec::new(),
             start: 0,
             at_end: false,
+            buffer_offset: 0,
         }
+    }
+
+    /// The position in the file of the next byte to read.
+    fn position(&self) -> u64 {
+        self.buffer_offset + self.start as u64
     }
 
     /// Up to `wanted` bytes, fewer only at the end of the file.
@@ -54,6 +72,7 @@ impl<R: Read> Input<R> {
 
     fn read_ahead(&mut self, wanted: usize) -> io::Result<()> {
         self.buffer.drain(..self.start);
+        self.buffer_offset += self.start as u64;
         self.start = 0;
         let target = wanted.max(READ_AHEAD);
         while self.buffer.len() < target {
@@ -114,9 +133,11 @@ struct GzipReader<R> {
     new_member: bool,
     crc: Crc,
     member_size: u64,
+    /// Where the member's deflate data begins in the file.
+    deflate_start: u64,
 }
 
-impl<R: Read> GzipReader<R> {
+impl<R: Read + Seek> GzipReader<R> {
     fn new(file: R) -> Self {
         GzipReader {
             input: Input::new(file),
@@ -125,6 +146,7 @@ impl<R: Read> GzipReader<R> {
             new_member: true,
             crc: Crc::new(),
             member_size: 0,
+            deflate_start: 0,
         }
     }
 
@@ -143,6 +165,7 @@ impl<R: Read> GzipReader<R> {
                 if !self.read_header()? {
                     return Ok(0);
                 }
+                self.deflate_start = self.input.position();
                 self.new_member = false;
             }
             let start = out.len();
@@ -161,9 +184,10 @@ impl<R: Read> GzipReader<R> {
         let (input, inflate) = (&mut self.input, &mut self.inflate);
         let chunk = input.read(INPUT_CHUNK).map_err(|error| error.to_string())?;
         let (offered, start) = (chunk.len(), out.len());
-        let mut used = 0;
+        let (mut used, mut step) = (0, FIRST_OUTPUT_STEP);
         loop {
-            let room = (wanted - (out.len() - start)).min(OUTPUT_STEP);
+            let room = (wanted - (out.len() - start)).min(step);
+            step = (step * 2).min(OUTPUT_STEP);
             if room == 0 {
                 break;
             }
@@ -177,8 +201,8 @@ impl<R: Read> GzipReader<R> {
             match result {
                 Err(error) => {
                     out.truncate(start);
-                    let message = error.message().unwrap_or("invalid input data");
-                    return Err(format!("Error -3 while decompressing data: {message}"));
+                    let message = error.message().unwrap_or("invalid input data").to_string();
+                    return Err(self.zlib_error(message));
                 }
                 Ok(Status::StreamEnd) => {
                     self.member_ended = true;
@@ -194,6 +218,44 @@ impl<R: Read> GzipReader<R> {
             return Err(TRUNCATED.into());
         }
         Ok(produced)
+    }
+
+    /// Python's `zlib.error` text. zlib-rs names an error its fast path finds "repeated call with bad
+    /// state" (the state's message overwritten); the member is inflated again on the slow path, which
+    /// names it as zlib does.
+    fn zlib_error(&mut self, message: String) -> String {
+        let message = match message.as_str() {
+            BAD_STATE => self.slow_path_message().unwrap_or(message),
+            _ => message,
+        };
+        format!("Error -3 while decompressing data: {message}")
+    }
+
+    /// The error of the member's deflate data, inflated from its start a few bytes of output at a time.
+    fn slow_path_message(&mut self) -> Option<String> {
+        let file = &mut self.input.file;
+        file.seek(SeekFrom::Start(self.deflate_start)).ok()?;
+        let mut inflate = Decompress::new(false);
+        let (mut chunk, mut out) = (vec![0; INPUT_CHUNK], [0; SLOW_OUTPUT]);
+        loop {
+            let read = file.read(&mut chunk).ok()?;
+            if read == 0 {
+                return None;
+            }
+            let mut used = 0;
+            while used < read {
+                let (in_before, out_before) = (inflate.total_in(), inflate.total_out());
+                match inflate.decompress(&chunk[used..read], &mut out, FlushDecompress::Sync) {
+                    Err(error) => return error.message().map(str::to_string),
+                    Ok(Status::StreamEnd) => return None,
+                    Ok(_) => {}
+                }
+                used += (inflate.total_in() - in_before) as usize;
+                if inflate.total_in() == in_before && inflate.total_out() == out_before {
+                    break;
+                }
+            }
+        }
     }
 
     /// A member's header; false at the end of the file.
@@ -290,7 +352,7 @@ pub struct BoundedGzip<R> {
     failure: Option<String>,
 }
 
-impl<R: Read> BoundedGzip<R> {
+impl<R: Read + Seek> BoundedGzip<R> {
     pub fn new(file: R, limit: u64) -> Self {
         BoundedGzip {
             reader: GzipReader::new(file),
@@ -349,7 +411,7 @@ mod tests {
     }
 
     fn read_all(stored: &[u8], limit: u64) -> (Vec<u8>, Option<String>) {
-        let mut gz = BoundedGzip::new(stored, limit);
+        let mut gz = BoundedGzip::new(std::io::Cursor::new(stored), limit);
         let mut out = Vec::new();
         loop {
             match gz.read_into(&mut out, 1 << 20) {
@@ -399,6 +461,16 @@ mod tests {
         assert_eq!(
             failure.unwrap(),
             "gzip expands past the limit of 5 bytes (ARCHIVER_GZIP_LIMIT)"
+        );
+    }
+
+    #[test]
+    fn an_error_found_on_the_fast_path_is_named_as_zlib_names_it() {
+        let stored = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xa3VJT\xb2R0\xac\xe5\x02\x00\xfa\xa1G\\\t\x00\x00\x00";
+        assert_eq!(
+            read_all(stored, u64::MAX).1.unwrap(),
+            "corrupt gzip data after 0 decompressed bytes: \
+             Error -3 while decompressing data: invalid distance too far back"
         );
     }
 

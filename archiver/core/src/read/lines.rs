@@ -229,7 +229,10 @@ mod tests {
         assert_eq!(got[0], (1, 0, Err(11)));
         assert_eq!(got[1], (2, 11, Ok(b"ab\n".to_vec())));
         // shorter than a chunk: kept whatever the limit
-        assert_eq!(lines_of(b"0123456789\n", 64, 4)[0].2, Ok(b"0123456789\n".to_vec()));
+        assert_eq!(
+            lines_of(b"0123456789\n", 64, 4)[0].2,
+            Ok(b"0123456789\n".to_vec())
+        );
         // exactly a chunk at the end, unterminated: a long line
         assert_eq!(lines_of(b"01234567", 8, 4)[0].2, Err(8));
         assert_eq!(lines_of(b"0123456\n", 8, 4)[0].2, Ok(b"0123456\n".to_vec()));

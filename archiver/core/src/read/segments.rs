@@ -31,12 +31,18 @@ fn unary_mark(head: &[u8]) -> bool {
 }
 
 fn skip_space(bytes: &[u8]) -> &[u8] {
-    let start = bytes.iter().position(|&byte| !is_space(byte)).unwrap_or(bytes.len());
+    let start = bytes
+        .iter()
+        .position(|&byte| !is_space(byte))
+        .unwrap_or(bytes.len());
     &bytes[start..]
 }
 
 fn strip_space(bytes: &[u8]) -> &[u8] {
-    let end = bytes.iter().rposition(|&byte| !is_space(byte)).map_or(0, |at| at + 1);
+    let end = bytes
+        .iter()
+        .rposition(|&byte| !is_space(byte))
+        .map_or(0, |at| at + 1);
     skip_space(&bytes[..end])
 }
 
@@ -120,7 +126,10 @@ mod tests {
     #[test]
     fn segments_are_told_by_their_first_bytes() {
         assert_eq!(segment_kind(b": a2a-record {}"), Some(STREAM_SEGMENT));
-        assert_eq!(segment_kind(b"{ \n\"a2a_record\"\t: 1}"), Some(UNARY_SEGMENT));
+        assert_eq!(
+            segment_kind(b"{ \n\"a2a_record\"\t: 1}"),
+            Some(UNARY_SEGMENT)
+        );
         assert_eq!(segment_kind(b" {\"a2a_record\": 1}"), None);
         assert_eq!(segment_kind(b"{\"a2a_records\": 1}"), None);
     }

@@ -79,7 +79,8 @@ impl<E: Events> SseRecords<E> {
             Line::Text(text) => {
                 for piece in sse_pieces(text) {
                     self.number += 1;
-                    self.events.line(self.number, self.offset, piece, &mut self.ready);
+                    self.events
+                        .line(self.number, self.offset, piece, &mut self.ready);
                     self.offset += piece.len() as u64;
                 }
             }

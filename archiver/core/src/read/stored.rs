@@ -32,7 +32,9 @@ impl Stored {
             Stored::File(path) => open_regular(path)
                 .and_then(|(mut file, _)| {
                     let mut raw = Vec::new();
-                    file.read_to_end(&mut raw).map(|_| raw).map_err(|error| error.to_string())
+                    file.read_to_end(&mut raw)
+                        .map(|_| raw)
+                        .map_err(|error| error.to_string())
                 })
                 .unwrap_or_default(),
         }
@@ -40,7 +42,8 @@ impl Stored {
 }
 
 /// A file opened without blocking on a FIFO, and refused unless regular (`SourceFile.open`), with the
-/// buffer size Python's `open` gives it (its `st_blksize`): the most its first read sees.
+/// buffer size Python's `open` gives it (its `st_blksize`): the most its first read sees. The file
+/// keeps O_NONBLOCK, which Python clears: reads of a regular file never block, so nothing differs.
 pub fn open_regular(path: &Path) -> Result<(File, usize), String> {
     let file = OpenOptions::new()
         .read(true)

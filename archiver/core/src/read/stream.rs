@@ -3,9 +3,9 @@
 //! bytes themselves when given in memory.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::Read;
 
-use super::gzip::BoundedGzip;
+use super::gzip::{BoundedGzip, Compressed};
 use super::stored::Shared;
 
 /// The buffer of the stream Python's readers read gzip and in-memory content through.
@@ -18,7 +18,7 @@ pub struct ContainerError(pub String);
 /// Where the content's bytes come from.
 pub enum Content {
     File(File),
-    Gzip(Box<BoundedGzip<Box<dyn Read + Send>>>),
+    Gzip(Box<BoundedGzip<Box<dyn Compressed>>>),
     /// Nothing more: bytes given in memory are the first block, whole.
     Done,
 }
@@ -37,21 +37,13 @@ impl Content {
 
 fn read_file(file: &mut File, out: &mut Vec<u8>, wanted: usize) -> Result<usize, ContainerError> {
     let start = out.len();
-    out.resize(start + wanted, 0);
-    let mut filled = 0;
-    while filled < wanted {
-        match file.read(&mut out[start + filled..]) {
-            Ok(0) => break,
-            Ok(read) => filled += read,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => {
-                out.truncate(start);
-                return Err(ContainerError(format!("cannot read the file: {error}")));
-            }
+    match file.take(wanted as u64).read_to_end(out) {
+        Ok(read) => Ok(read),
+        Err(error) => {
+            out.truncate(start);
+            Err(ContainerError(format!("cannot read the file: {error}")))
         }
     }
-    out.truncate(start + filled);
-    Ok(filled)
 }
 
 /// The block being read: bytes read into a buffer, or bytes given in memory.
@@ -134,7 +126,11 @@ impl Stream {
     /// Up to `wanted` bytes, appended to `out` from the content after the current block, read as
     /// Python's buffered `read` reads past its buffer: whole blocks straight into `out`, then block by
     /// block. Their count; 0 at the end.
-    pub fn read_past_block(&mut self, out: &mut Vec<u8>, wanted: usize) -> Result<usize, ContainerError> {
+    pub fn read_past_block(
+        &mut self,
+        out: &mut Vec<u8>,
+        wanted: usize,
+    ) -> Result<usize, ContainerError> {
         let mut remaining = wanted;
         while remaining >= BLOCK {
             let read = self.content.read_into(out, remaining / BLOCK * BLOCK)?;
