@@ -1,17 +1,19 @@
 //! A citation Part: recognition, flattening and the spec's validity rules (`archiver/cite/citations.py`).
 
-use super::dates::{is_python_space, python_strip};
 pub use super::dates::{fielded_dates, Date};
 use crate::json::canonical::content_hash;
 use crate::json::write::{compact_json, python_str, write_string};
 use crate::json::{Map, Number, Value};
 use crate::understand::assemble::integer_digits;
+use crate::understand::python_text::{float_of_number, is_space, strip};
 
 pub const MEDIA_TYPE: &str = "application/vnd.upperhand.citations+json";
 pub const EXTENSION_URI: &str = "https://standards.upperhandai.com/ext/citations/v1";
 pub const REQUIRED_KEYS: [&str; 4] = ["study", "period", "base", "source"];
 /// The keys the spec names, sorted: those a citation's hash covers, in the order canonical JSON writes them.
-pub const KNOWN_KEYS: [&str; 7] = ["base", "fielded", "period", "source", "study", "warnings", "weight"];
+pub const KNOWN_KEYS: [&str; 7] = [
+    "base", "fielded", "period", "source", "study", "warnings", "weight",
+];
 pub const PROBABLE_THRESHOLD: usize = 3;
 
 /// What a citation says (the `citations` table's columns study through extra), and whether it holds.
@@ -49,7 +51,7 @@ pub fn is_citation_media_type(media_type: Option<&str>) -> bool {
     if media_type == MEDIA_TYPE {
         return true;
     }
-    let essence = python_strip(media_type.split(';').next().unwrap_or_default());
+    let essence = strip(media_type.split(';').next().unwrap_or_default());
     if essence.is_ascii() {
         essence.eq_ignore_ascii_case(MEDIA_TYPE)
     } else {
@@ -60,7 +62,11 @@ pub fn is_citation_media_type(media_type: Option<&str>) -> bool {
 /// A data object carrying at least three of the four required top-level keys.
 pub fn is_probable_citation(data: &Value) -> bool {
     data.as_object().is_some_and(|object| {
-        REQUIRED_KEYS.iter().filter(|key| object.contains_key(**key)).count() >= PROBABLE_THRESHOLD
+        REQUIRED_KEYS
+            .iter()
+            .filter(|key| object.contains_key(**key))
+            .count()
+            >= PROBABLE_THRESHOLD
     })
 }
 
@@ -76,7 +82,10 @@ pub fn citation_of(data: &Value, media_type: Option<&str>) -> Option<Citation> {
         ..Citation::default()
     };
     let Some(object) = data.as_object() else {
-        citation.problems.push(format!("citation data is {}, not an object", type_name(data)));
+        citation.problems.push(format!(
+            "citation data is {}, not an object",
+            type_name(data)
+        ));
         citation.citation_hash = content_hash(data);
         return Some(citation);
     };
@@ -119,11 +128,16 @@ fn type_name(value: &Value) -> &'static str {
 }
 
 fn is_blank(text: &str) -> bool {
-    text.chars().all(is_python_space)
+    text.chars().all(is_space)
 }
 
 /// `obj[key]` when it is present and not null; else None, with the problem said in `problems`.
-fn present<'a>(obj: &'a Map, key: &str, problems: &mut Vec<String>, prefix: &str) -> Option<&'a Value> {
+fn present<'a>(
+    obj: &'a Map,
+    key: &str,
+    problems: &mut Vec<String>,
+    prefix: &str,
+) -> Option<&'a Value> {
     match obj.get(key) {
         None => problems.push(format!("{prefix}{key} is missing")),
         Some(Value::Null) => problems.push(format!("{prefix}{key} is null")),
@@ -133,7 +147,12 @@ fn present<'a>(obj: &'a Map, key: &str, problems: &mut Vec<String>, prefix: &str
 }
 
 /// A string that is present and not blank; else None, with the problem said.
-fn required_string(obj: &Map, key: &str, problems: &mut Vec<String>, prefix: &str) -> Option<String> {
+fn required_string(
+    obj: &Map,
+    key: &str,
+    problems: &mut Vec<String>,
+    prefix: &str,
+) -> Option<String> {
     match present(obj, key, problems, prefix)? {
         Value::String(text) if !is_blank(text) => Some(text.to_string()),
         Value::String(_) => {
@@ -141,7 +160,10 @@ fn required_string(obj: &Map, key: &str, problems: &mut Vec<String>, prefix: &st
             None
         }
         other => {
-            problems.push(format!("{prefix}{key} is {}, not a string", type_name(other)));
+            problems.push(format!(
+                "{prefix}{key} is {}, not a string",
+                type_name(other)
+            ));
             None
         }
     }
@@ -183,15 +205,13 @@ fn base_n(base: &Map, problems: &mut Vec<String>) -> Option<f64> {
     Some(as_float(number))
 }
 
-/// Python's `float()` of a number: integers rounded to the nearest double (beyond its range, infinite,
-/// where Python raises OverflowError).
+/// Python's `float()` of a number; an integer beyond a double's range, where Python raises OverflowError
+/// (and the Python ingest stops), is infinite.
 fn as_float(number: &Number) -> f64 {
-    match number {
-        Number::Int(n) => *n as f64,
-        Number::UInt(n) => *n as f64,
-        Number::Big(digits) => digits.parse().unwrap_or(f64::NAN),
-        Number::Float(f) => *f,
-    }
+    float_of_number(number).unwrap_or(match number {
+        Number::Big(digits) if digits.starts_with('-') => f64::NEG_INFINITY,
+        _ => f64::INFINITY,
+    })
 }
 
 fn optional_string(obj: &Map, key: &str, problems: &mut Vec<String>) -> Option<String> {
@@ -220,7 +240,10 @@ fn warnings(value: Option<&Value>, problems: &mut Vec<String>) -> Vec<String> {
     match items {
         Some(items) => items
             .iter()
-            .map(|item| item.as_str().map_or_else(|| json_text(item), str::to_string))
+            .map(|item| {
+                item.as_str()
+                    .map_or_else(|| json_text(item), str::to_string)
+            })
             .collect(),
         None => vec![json_text(value)],
     }
@@ -232,7 +255,10 @@ fn json_text(value: &Value) -> String {
 
 /// Compact JSON of the keys the spec does not name, in their order; None when there are none.
 fn extra(object: &Map) -> Option<String> {
-    let mut unknown = object.iter().filter(|(key, _)| !KNOWN_KEYS.contains(&&***key)).peekable();
+    let mut unknown = object
+        .iter()
+        .filter(|(key, _)| !KNOWN_KEYS.contains(&&***key))
+        .peekable();
     unknown.peek()?;
     let mut out = vec![b'{'];
     for (index, (key, value)) in unknown.enumerate() {
@@ -263,8 +289,12 @@ mod tests {
     #[test]
     fn media_types() {
         assert!(is_citation_media_type(Some(MEDIA_TYPE)));
-        assert!(is_citation_media_type(Some(" Application/VND.upperhand.citations+JSON ; v=1")));
-        assert!(is_citation_media_type(Some("\u{1c}application/vnd.upperhand.citations+json")));
+        assert!(is_citation_media_type(Some(
+            " Application/VND.upperhand.citations+JSON ; v=1"
+        )));
+        assert!(is_citation_media_type(Some(
+            "\u{1c}application/vnd.upperhand.citations+json"
+        )));
         assert!(!is_citation_media_type(Some("application/json")));
         assert!(!is_citation_media_type(None));
     }

@@ -79,7 +79,9 @@ impl<'a> Entries<'a> {
     fn next(&mut self) -> Option<(Token<'a>, &'a Value)> {
         match self {
             Entries::Object(entries) => entries.next().map(|(key, value)| (Token::Key(key), value)),
-            Entries::Array(entries) => entries.next().map(|(index, value)| (Token::Index(index), value)),
+            Entries::Array(entries) => entries
+                .next()
+                .map(|(index, value)| (Token::Index(index), value)),
         }
     }
 }
@@ -100,7 +102,10 @@ mod tests {
     fn pointers_in_document_order() {
         let data = object(vec![
             ("a", int(1)),
-            ("b/c", Value::Array(vec![int(2), Value::Bool(true), object(vec![("~", int(3))])])),
+            (
+                "b/c",
+                Value::Array(vec![int(2), Value::Bool(true), object(vec![("~", int(3))])]),
+            ),
             ("d", Value::String("4".into())),
             ("e", int(5)),
         ]);

@@ -22,6 +22,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(numeric_leaves_of_value, m)?)?;
     m.add_function(wrap_pyfunction!(judged_value, m)?)?;
     m.add_function(wrap_pyfunction!(assemble_values, m)?)?;
+    m.add_function(wrap_pyfunction!(assemble_decoded, m)?)?;
     Ok(())
 }
 
@@ -29,7 +30,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// dict (dates as `datetime.date`, and `valid`), or None. For the differential tests only.
 #[pyfunction]
 #[pyo3(signature = (data, media_type=None))]
-fn citation_of_value(py: Python<'_>, data: &Bound<'_, PyAny>, media_type: Option<&str>) -> PyResult<Py<PyAny>> {
+fn citation_of_value(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    media_type: Option<&str>,
+) -> PyResult<Py<PyAny>> {
     let data = to_value(data)?;
     match citation_of(&data, media_type) {
         Some(citation) => citation_dict(py, &citation),
@@ -56,14 +61,24 @@ fn judged_value(
     media_type: Option<&str>,
     role: &str,
 ) -> PyResult<Py<PyAny>> {
-    let data = if data.is_none() { None } else { Some(to_value(data)?) };
+    let data = if data.is_none() {
+        None
+    } else {
+        Some(to_value(data)?)
+    };
     let (citation, leaves) = judged(part_kind(kind), data.as_ref(), media_type, role_of(role));
     let citation = match citation {
         Some(citation) => citation_dict(py, &citation)?,
         None => py.None(),
     };
-    Ok((citation, leaves_list(py, &leaves)?).into_pyobject(py)?.into_any().unbind())
+    Ok((citation, leaves_list(py, &leaves)?)
+        .into_pyobject(py)?
+        .into_any()
+        .unbind())
 }
+
+/// (record_id, rpc_id, events described in JSON, locator, size)
+type RecordDescription<'py> = (String, Bound<'py, PyAny>, Bound<'py, PyAny>, String, usize);
 
 /// One file's assembly through the core. `records`: [(record_id, rpc_id, events, locator, size), ...]
 /// with `events` described in JSON (the test's `describe` writes them from the Python model). Answers
@@ -75,7 +90,7 @@ fn judged_value(
                     kept_bytes=crate::understand::assemble::KEPT_BYTES))]
 fn assemble_values(
     py: Python<'_>,
-    records: Vec<(String, Bound<'_, PyAny>, Bound<'_, PyAny>, String, usize)>,
+    records: Vec<RecordDescription<'_>>,
     held_bytes: usize,
     kept_bytes: usize,
 ) -> PyResult<Py<PyAny>> {
@@ -85,9 +100,45 @@ fn assemble_values(
         let rpc_id = to_value(rpc_id)?;
         let events = events_of_description(&to_value(events)?)?;
         if let Err(refusal) = assembly.add(record_id, Some(&rpc_id), events, locator, *size) {
-            out.append(PyList::new(py, ["refused", record_id.as_str(), refusal.0.as_str()])?)?;
+            out.append(PyList::new(
+                py,
+                ["refused", record_id.as_str(), refusal.0.as_str()],
+            )?)?;
         }
     }
+    finished(py, assembly, out)
+}
+
+/// As `assemble_values`, each record given as its decoded JSON value, its events read by the core's
+/// `understand::events::events_of` (a record it refuses is ["refused", record_id, reason] too). For the
+/// differential tests only.
+#[pyfunction]
+#[pyo3(signature = (records, held_bytes=crate::understand::assemble::HELD_BYTES,
+                    kept_bytes=crate::understand::assemble::KEPT_BYTES))]
+fn assemble_decoded(
+    py: Python<'_>,
+    records: Vec<RecordDescription<'_>>,
+    held_bytes: usize,
+    kept_bytes: usize,
+) -> PyResult<Py<PyAny>> {
+    let mut assembly = FileAssembly::with_limits(held_bytes, kept_bytes);
+    let out = PyList::empty(py);
+    for (record_id, rpc_id, value, locator, size) in &records {
+        let rpc_id = to_value(rpc_id)?;
+        let added = crate::understand::events::events_of(&to_value(value)?)
+            .and_then(|events| assembly.add(record_id, Some(&rpc_id), events, locator, *size));
+        if let Err(refusal) = added {
+            out.append(PyList::new(
+                py,
+                ["refused", record_id.as_str(), refusal.0.as_str()],
+            )?)?;
+        }
+    }
+    finished(py, assembly, out)
+}
+
+/// What the assembly finishes with, appended to `out`.
+fn finished(py: Python<'_>, assembly: FileAssembly, out: Bound<'_, PyList>) -> PyResult<Py<PyAny>> {
     let mut failure = None;
     assembly.finish(&mut |assembled| {
         if failure.is_none() {
@@ -140,7 +191,9 @@ fn date_py(py: Python<'_>, days: Option<Date>) -> PyResult<Py<PyAny>> {
     match days {
         Some(days) => {
             let date = py.import("datetime")?.getattr("date")?;
-            Ok(date.call_method1("fromordinal", (days + 719_163,))?.unbind())
+            Ok(date
+                .call_method1("fromordinal", (days + 719_163,))?
+                .unbind())
         }
         None => Ok(py.None()),
     }
@@ -231,12 +284,18 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
     dict.set_item("locator", &copy.locator)?;
     let artifacts = PyList::empty(py);
     for (key, artifact) in &copy.artifacts {
-        artifacts.append(vec![key.into_pyobject(py)?.into_any().unbind(), artifact_dict(py, artifact)?])?;
+        artifacts.append(vec![
+            key.into_pyobject(py)?.into_any().unbind(),
+            artifact_dict(py, artifact)?,
+        ])?;
     }
     dict.set_item("artifacts", artifacts)?;
     let messages = PyList::empty(py);
     for (key, message) in &copy.messages {
-        messages.append(vec![key.into_pyobject(py)?.into_any().unbind(), message_dict(py, message)?])?;
+        messages.append(vec![
+            key.into_pyobject(py)?.into_any().unbind(),
+            message_dict(py, message)?,
+        ])?;
     }
     dict.set_item("messages", messages)?;
     let located = PyList::empty(py);
@@ -246,8 +305,16 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
             part.part_index.into_pyobject(py)?.into_any().unbind(),
             part_dict(py, part.part)?,
             part.role.name().into_pyobject(py)?.into_any().unbind(),
-            part.artifact.and_then(|a| a.artifact_id.clone()).into_pyobject(py)?.into_any().unbind(),
-            part.message.and_then(|m| m.message_id.clone()).into_pyobject(py)?.into_any().unbind(),
+            part.artifact
+                .and_then(|a| a.artifact_id.clone())
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+            part.message
+                .and_then(|m| m.message_id.clone())
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
         ])?;
     }
     dict.set_item("located_parts", located)?;
@@ -281,7 +348,9 @@ fn map_field(description: &Value, key: &str) -> PyResult<Option<Map>> {
 }
 
 fn list_field<'a>(description: &'a Value, key: &str) -> &'a [Value] {
-    field(description, key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    field(description, key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 fn part_kind(kind: &str) -> PartKind {
@@ -314,7 +383,10 @@ fn part_of(description: &Value) -> PyResult<Part> {
 }
 
 fn parts_of(description: &Value) -> PyResult<Vec<Part>> {
-    list_field(description, "parts").iter().map(part_of).collect()
+    list_field(description, "parts")
+        .iter()
+        .map(part_of)
+        .collect()
 }
 
 fn message_of(description: &Value) -> PyResult<Message> {
@@ -368,8 +440,14 @@ fn event_of(description: &Value) -> PyResult<Event> {
             task_id: task_id(description)?,
             context_id,
             status: status_of(field(description, "status"))?,
-            artifacts: list_field(description, "artifacts").iter().map(artifact_of).collect::<PyResult<_>>()?,
-            history: list_field(description, "history").iter().map(message_of).collect::<PyResult<_>>()?,
+            artifacts: list_field(description, "artifacts")
+                .iter()
+                .map(artifact_of)
+                .collect::<PyResult<_>>()?,
+            history: list_field(description, "history")
+                .iter()
+                .map(message_of)
+                .collect::<PyResult<_>>()?,
             metadata: map_field(description, "metadata")?,
         }),
         Some("status_update") => Event::StatusUpdate(StatusUpdate {
@@ -401,5 +479,10 @@ fn event_of(description: &Value) -> PyResult<Event> {
 }
 
 fn events_of_description(description: &Value) -> PyResult<Vec<Event>> {
-    description.as_array().ok_or_else(|| bad("a list of events"))?.iter().map(event_of).collect()
+    description
+        .as_array()
+        .ok_or_else(|| bad("a list of events"))?
+        .iter()
+        .map(event_of)
+        .collect()
 }

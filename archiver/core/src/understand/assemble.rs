@@ -16,8 +16,8 @@ use self::recent::Recent;
 pub(crate) use self::rpc::integer_digits;
 use self::rpc::RpcKey;
 use super::model::{
-    Artifact, ArtifactUpdate, ErrorResponse, Event, Message, Part, Role, Status, StatusUpdate, Task,
-    Timestamp, TERMINAL_STATES,
+    Artifact, ArtifactUpdate, ErrorResponse, Event, Message, Part, Role, Status, StatusUpdate,
+    Task, Timestamp, TERMINAL_STATES,
 };
 use super::{NotUnderstood, Understood};
 use crate::json::canonical::content_hash;
@@ -106,7 +106,12 @@ fn map_or(first: Option<Map>, second: Option<Map>) -> Option<Map> {
 }
 
 impl StoredCopy {
-    fn new(key: String, kind: CopyKind, task_id: Option<String>, context_id: Option<String>) -> Self {
+    fn new(
+        key: String,
+        kind: CopyKind,
+        task_id: Option<String>,
+        context_id: Option<String>,
+    ) -> Self {
         StoredCopy {
             key,
             kind,
@@ -125,30 +130,41 @@ impl StoredCopy {
 
     pub fn terminal(&self) -> bool {
         self.kind == CopyKind::Message
-            || self.state.as_deref().is_some_and(|state| TERMINAL_STATES.contains(&state))
+            || self
+                .state
+                .as_deref()
+                .is_some_and(|state| TERMINAL_STATES.contains(&state))
     }
 
     /// Its Parts: the artifacts' in order, then the messages'.
     pub fn located_parts(&self) -> Vec<LocatedPart<'_>> {
         let of_artifacts = self.artifacts.values().flat_map(|artifact| {
-            artifact.parts.iter().enumerate().map(move |(part_index, part)| LocatedPart {
-                location: Location::Artifact,
-                part_index,
-                part,
-                role: Role::Agent,
-                artifact: Some(artifact),
-                message: None,
-            })
+            artifact
+                .parts
+                .iter()
+                .enumerate()
+                .map(move |(part_index, part)| LocatedPart {
+                    location: Location::Artifact,
+                    part_index,
+                    part,
+                    role: Role::Agent,
+                    artifact: Some(artifact),
+                    message: None,
+                })
         });
         let of_messages = self.messages.values().flat_map(|message| {
-            message.parts.iter().enumerate().map(move |(part_index, part)| LocatedPart {
-                location: Location::Message,
-                part_index,
-                part,
-                role: message.role,
-                artifact: None,
-                message: Some(message),
-            })
+            message
+                .parts
+                .iter()
+                .enumerate()
+                .map(move |(part_index, part)| LocatedPart {
+                    location: Location::Message,
+                    part_index,
+                    part,
+                    role: message.role,
+                    artifact: None,
+                    message: Some(message),
+                })
         });
         of_artifacts.chain(of_messages).collect()
     }
@@ -237,7 +253,10 @@ pub fn message_key(message: &Message) -> String {
 
 /// `[[kind, text, data (or raw, when the Part is kept whole), file], ...]`
 fn parts_content(parts: &[Part]) -> Value {
-    let text = |text: &Option<String>| text.as_deref().map_or(Value::Null, |t| Value::String(t.into()));
+    let text = |text: &Option<String>| {
+        text.as_deref()
+            .map_or(Value::Null, |t| Value::String(t.into()))
+    };
     let content = parts.iter().map(|part| {
         let data = match &part.raw {
             Some(raw) => Value::Object(raw.clone()),
@@ -333,15 +352,19 @@ impl FileAssembly {
                 }
                 Event::StatusUpdate(update) => {
                     let task_id = update.task_id.clone();
-                    self.task(&task_id, update.context_id.clone()).apply_status(update);
+                    self.task(&task_id, update.context_id.clone())
+                        .apply_status(update);
                     self.touch_task(&task_id, None, record_id, locator, &mut touched);
                 }
                 Event::ArtifactUpdate(update) => {
                     let task_id = update.task_id.clone();
-                    self.task(&task_id, update.context_id.clone()).apply_artifact(update);
+                    self.task(&task_id, update.context_id.clone())
+                        .apply_artifact(update);
                     self.touch_task(&task_id, None, record_id, locator, &mut touched);
                 }
-                Event::Message(message) => self.answer(record_id, locator, rpc_id.as_ref(), message),
+                Event::Message(message) => {
+                    self.answer(record_id, locator, rpc_id.as_ref(), message)
+                }
                 Event::Request(request) => self.request(record_id, locator, request),
                 Event::AgentCard(card) => self.cards.push((record_id.to_string(), card)),
                 Event::ErrorResponse(error) => self.errors.push((record_id.to_string(), error)),
@@ -372,7 +395,13 @@ impl FileAssembly {
     }
 
     /// A loose message, after the request it answers (which takes its task and context when it had none).
-    fn answer(&mut self, record_id: &str, locator: &str, rpc_id: Option<&RpcKey>, message: Message) {
+    fn answer(
+        &mut self,
+        record_id: &str,
+        locator: &str,
+        rpc_id: Option<&RpcKey>,
+        message: Message,
+    ) {
         if let Some(mut request) = rpc_id.and_then(|id| self.requests.remove(id)) {
             request.task_id = text_or(request.task_id, message.task_id.clone());
             request.context_id = text_or(request.context_id, message.context_id.clone());
@@ -426,7 +455,13 @@ impl FileAssembly {
     fn put_aside(&mut self, task_id: &str) {
         if let Some(held) = self.tasks.remove(task_id) {
             if let Err(copy) = self.aside.put(held.copy) {
-                self.tasks.insert(task_id.to_string(), Held { order: held.order, copy });
+                self.tasks.insert(
+                    task_id.to_string(),
+                    Held {
+                        order: held.order,
+                        copy: *copy,
+                    },
+                );
             }
         }
     }
@@ -435,9 +470,21 @@ impl FileAssembly {
         let mut contexts: Vec<(&str, &str)> = Vec::new(); // what this record's earlier events said
         for event in events {
             let (task_id, context_id) = match event {
-                Event::Task(Task { task_id, context_id, .. })
-                | Event::StatusUpdate(StatusUpdate { task_id, context_id, .. })
-                | Event::ArtifactUpdate(ArtifactUpdate { task_id, context_id, .. }) => (task_id, context_id),
+                Event::Task(Task {
+                    task_id,
+                    context_id,
+                    ..
+                })
+                | Event::StatusUpdate(StatusUpdate {
+                    task_id,
+                    context_id,
+                    ..
+                })
+                | Event::ArtifactUpdate(ArtifactUpdate {
+                    task_id,
+                    context_id,
+                    ..
+                }) => (task_id, context_id),
                 _ => continue,
             };
             let Some(context_id) = context_id.as_deref() else {
@@ -451,9 +498,9 @@ impl FileAssembly {
                 None => contexts.push((task_id, context_id)),
                 Some(known) if known != context_id => {
                     return Err(NotUnderstood(format!(
-                        "task {task_id} was seen in context {known}; this record puts it in context \
+                    "task {task_id} was seen in context {known}; this record puts it in context \
                          {context_id}"
-                    )))
+                )))
                 }
                 Some(_) => {}
             }
@@ -472,7 +519,12 @@ impl FileAssembly {
     fn task(&mut self, task_id: &str, context_id: Option<String>) -> &mut StoredCopy {
         if !self.tasks.contains_key(task_id) {
             let copy = self.aside.take(task_id).unwrap_or_else(|| {
-                StoredCopy::new(format!("task:{task_id}"), CopyKind::Task, Some(task_id.to_string()), context_id)
+                StoredCopy::new(
+                    format!("task:{task_id}"),
+                    CopyKind::Task,
+                    Some(task_id.to_string()),
+                    context_id,
+                )
             });
             let order = self.next_order;
             self.next_order += 1;
@@ -501,7 +553,10 @@ impl FileAssembly {
         let mut in_memory: Vec<Held> = self.tasks.drain().map(|(_, held)| held).collect();
         in_memory.sort_by_key(|held| held.order);
         let aside = std::mem::take(&mut self.aside);
-        let tasks = in_memory.into_iter().map(|held| held.copy).chain(aside.into_copies());
+        let tasks = in_memory
+            .into_iter()
+            .map(|held| held.copy)
+            .chain(aside.into_copies());
         for mut task in tasks {
             let task_id = task.task_id.clone().unwrap_or_default();
             for loose in sorting.to_tasks.remove(&task_id).unwrap_or_default() {
@@ -541,7 +596,10 @@ impl LooseSorting {
         let message = &loose.message;
         match &message.task_id {
             Some(task_id) if !task_id.is_empty() && assembly.has_task(task_id) => {
-                self.to_tasks.entry(task_id.clone()).or_default().push(loose);
+                self.to_tasks
+                    .entry(task_id.clone())
+                    .or_default()
+                    .push(loose);
                 return;
             }
             _ => {}
@@ -549,7 +607,8 @@ impl LooseSorting {
         match (&message.role, &message.message_id) {
             (Role::Agent, Some(message_id)) => self.standalone_message(message_id.clone(), loose),
             (Role::User, _) => {
-                self.pending_user.insert(loose.message.context_id.clone(), loose.message);
+                self.pending_user
+                    .insert(loose.message.context_id.clone(), loose.message);
             }
             _ => {}
         }
@@ -585,7 +644,8 @@ impl Default for FileAssembly {
     }
 }
 
-/// What a file's records assembled into.
+/// What a file's records assembled into (handed on one at a time, so a copy's size is no burden).
+#[allow(clippy::large_enum_variant)]
 pub enum Assembled {
     Copy(StoredCopy),
     Card {

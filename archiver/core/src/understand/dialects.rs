@@ -21,7 +21,9 @@ fn present(value: Option<&Value>) -> Option<&Value> {
 
 /// The first present, non-empty value among `names` ("" and null mean absent).
 pub fn field<'a>(obj: &'a Map, names: &[&str]) -> Option<&'a Value> {
-    names.iter().find_map(|name| obj.get(*name).filter(|value| !is_absent(value)))
+    names
+        .iter()
+        .find_map(|name| obj.get(*name).filter(|value| !is_absent(value)))
 }
 
 fn is_absent(value: &Value) -> bool {
@@ -38,8 +40,12 @@ pub fn role_of(value: Option<&Value>) -> Role {
     const USER: [&str; 3] = ["user", "role_user", "1"];
     const AGENT: [&str; 3] = ["agent", "role_agent", "2"];
     match present(value) {
-        Some(Value::String(text)) if USER.iter().any(|name| text.eq_ignore_ascii_case(name)) => Role::User,
-        Some(Value::String(text)) if AGENT.iter().any(|name| text.eq_ignore_ascii_case(name)) => Role::Agent,
+        Some(Value::String(text)) if USER.iter().any(|name| text.eq_ignore_ascii_case(name)) => {
+            Role::User
+        }
+        Some(Value::String(text)) if AGENT.iter().any(|name| text.eq_ignore_ascii_case(name)) => {
+            Role::Agent
+        }
         Some(Value::Number(Number::Int(1))) => Role::User,
         Some(Value::Number(Number::Int(2))) => Role::Agent,
         _ => Role::Unknown,
@@ -69,7 +75,10 @@ pub fn state_of(value: Option<&Value>) -> Option<String> {
         }
     }
     let lower = str_of(value).to_lowercase();
-    let name = lower.strip_prefix("task_state_").unwrap_or(&lower).replace('_', "-");
+    let name = lower
+        .strip_prefix("task_state_")
+        .unwrap_or(&lower)
+        .replace('_', "-");
     match name.as_str() {
         "cancelled" => Some("canceled".to_owned()),
         "unspecified" => None,
@@ -92,8 +101,9 @@ fn metadata_of(obj: &Map) -> Option<Map> {
 
 /// v1 `mediaType` first, then metadata.mediaType, metadata.mimeType, metadata.media_type.
 fn media_type_of(obj: &Map, metadata: Option<&Map>) -> Option<String> {
-    let found = field(obj, &["mediaType", "media_type"])
-        .or_else(|| metadata.and_then(|meta| field(meta, &["mediaType", "mimeType", "media_type"])));
+    let found = field(obj, &["mediaType", "media_type"]).or_else(|| {
+        metadata.and_then(|meta| field(meta, &["mediaType", "mimeType", "media_type"]))
+    });
     text_of(found)
 }
 
@@ -121,10 +131,15 @@ pub fn part_of(obj: &Value) -> Understood<Part> {
     let kind = match part_tag(obj) {
         Some(tag) => tag,
         None => {
-            let present: Vec<&str> =
-                CONTENT_FIELDS.into_iter().filter(|name| present(obj.get(*name)).is_some()).collect();
+            let present: Vec<&str> = CONTENT_FIELDS
+                .into_iter()
+                .filter(|name| present(obj.get(*name)).is_some())
+                .collect();
             if present.len() > 1 {
-                return refused(format!("a Part has more than one content field: {}", present.join(", ")));
+                return refused(format!(
+                    "a Part has more than one content field: {}",
+                    present.join(", ")
+                ));
             }
             present.first().copied().unwrap_or("unknown")
         }
@@ -153,7 +168,10 @@ pub fn part_of(obj: &Value) -> Understood<Part> {
             part.file = Some(file_of(obj, kind));
             if part.media_type.is_none() {
                 if let Some(Value::Object(file)) = obj.get("file") {
-                    part.media_type = text_of(field(file, &["mimeType", "mime_type", "mediaType", "media_type"]));
+                    part.media_type = text_of(field(
+                        file,
+                        &["mimeType", "mime_type", "mediaType", "media_type"],
+                    ));
                 }
             }
         }
@@ -164,7 +182,10 @@ pub fn part_of(obj: &Value) -> Understood<Part> {
 
 /// `obj.get("kind") or obj.get("type")`, when it names a kind of Part.
 fn part_tag(obj: &Map) -> Option<&'static str> {
-    let tag = obj.get("kind").filter(|kind| truthy(kind)).or_else(|| obj.get("type"));
+    let tag = obj
+        .get("kind")
+        .filter(|kind| truthy(kind))
+        .or_else(|| obj.get("type"));
     match tag.and_then(Value::as_str) {
         Some("text") => Some("text"),
         Some("data") => Some("data"),
@@ -185,7 +206,10 @@ fn file_of(obj: &Map, kind: &str) -> Value {
             field(obj, &["filename", "name"])
         }
         "raw" => {
-            found.insert("bytes".into(), obj.get("raw").cloned().unwrap_or(Value::Null));
+            found.insert(
+                "bytes".into(),
+                obj.get("raw").cloned().unwrap_or(Value::Null),
+            );
             field(obj, &["filename", "name"])
         }
         _ => {
@@ -217,7 +241,10 @@ fn one_member(key: &str, value: Value) -> Value {
 /// `field({**inner, **outer}, *names)`: the outer object's members over the inner one's.
 fn merged_field<'a>(outer: &'a Map, inner: &'a Map, names: &[&str]) -> Option<&'a Value> {
     names.iter().find_map(|name| {
-        outer.get(*name).or_else(|| inner.get(*name)).filter(|value| !is_absent(value))
+        outer
+            .get(*name)
+            .or_else(|| inner.get(*name))
+            .filter(|value| !is_absent(value))
     })
 }
 
@@ -228,7 +255,11 @@ fn merged_field<'a>(outer: &'a Map, inner: &'a Map, names: &[&str]) -> Option<&'
 /// as `{"value": ...}` and says so in metadata.data_part_compat; the JavaScript SDK's v0.3 REST layer
 /// drops Part metadata, flag and all. v0.3 data is always an object, so in a v0.3 REST data Part a
 /// lone "value" holding an array or a scalar is that wrapping: the data is what it wraps.
-fn unwrap_data<'a>(data: Option<&'a Value>, metadata: Option<&Map>, part: &Map) -> Option<&'a Value> {
+fn unwrap_data<'a>(
+    data: Option<&'a Value>,
+    metadata: Option<&Map>,
+    part: &Map,
+) -> Option<&'a Value> {
     let mut data = present(data)?;
     let rest_v03 = matches!(data, Value::Object(map) if map.len() == 1 && matches!(map.get("data"), Some(Value::Object(_))))
         && !part.contains_key("mediaType")
@@ -239,7 +270,9 @@ fn unwrap_data<'a>(data: Option<&'a Value>, metadata: Option<&Map>, part: &Map) 
     }
     if let Value::Object(map) = data {
         if let (1, Some(inner)) = (map.len(), map.get("value")) {
-            let flagged = metadata.and_then(|meta| meta.get("data_part_compat")).is_some_and(truthy);
+            let flagged = metadata
+                .and_then(|meta| meta.get("data_part_compat"))
+                .is_some_and(truthy);
             if flagged || (rest_v03 && !matches!(inner, Value::Object(_))) {
                 return present(Some(inner));
             }
@@ -257,7 +290,9 @@ fn parts_of(obj: &Map, names: &[&str]) -> Understood<Vec<Part>> {
 }
 
 pub fn message_of(obj: &Value) -> Understood<Message> {
-    let Value::Object(obj) = obj else { return refused("a Message is not an object") };
+    let Value::Object(obj) = obj else {
+        return refused("a Message is not an object");
+    };
     message_of_map(obj)
 }
 
@@ -274,8 +309,13 @@ pub fn message_of_map(obj: &Map) -> Understood<Message> {
 }
 
 pub fn artifact_of(obj: &Value) -> Understood<Artifact> {
-    let Value::Object(obj) = obj else { return refused("an Artifact is not an object") };
-    let artifact_id = match (field(obj, &["artifactId", "artifact_id"]), present(obj.get("index"))) {
+    let Value::Object(obj) = obj else {
+        return refused("an Artifact is not an object");
+    };
+    let artifact_id = match (
+        field(obj, &["artifactId", "artifact_id"]),
+        present(obj.get("index")),
+    ) {
         (Some(id), _) => text_of(Some(id)),
         // v0.1 addressed artifacts by index
         (None, Some(index)) => Some(format!("index:{}", str_of(index))),
@@ -290,15 +330,23 @@ pub fn artifact_of(obj: &Value) -> Understood<Artifact> {
 }
 
 pub fn status_of(obj: Option<&Value>) -> Understood<Status> {
-    let Some(obj) = present(obj) else { return Ok(Status::default()) };
-    let Value::Object(obj) = obj else { return refused("a task status is not an object") };
+    let Some(obj) = present(obj) else {
+        return Ok(Status::default());
+    };
+    let Value::Object(obj) = obj else {
+        return refused("a task status is not an object");
+    };
     let state = state_of(obj.get("state"));
     let timestamp = timestamp_of(obj.get("timestamp"))?;
     let message = match field(obj, &["message", "update"]) {
         Some(message) => Some(message_of(message)?),
         None => None,
     };
-    Ok(Status { state, timestamp, message })
+    Ok(Status {
+        state,
+        timestamp,
+        message,
+    })
 }
 
 /// The array under the first of `names` present; NotUnderstood naming the first when it is not one.
@@ -316,10 +364,19 @@ pub fn task_of(obj: &Map) -> Understood<Task> {
     };
     Ok(Task {
         task_id,
-        context_id: text_of(field(obj, &["contextId", "context_id", "sessionId", "session_id"])),
+        context_id: text_of(field(
+            obj,
+            &["contextId", "context_id", "sessionId", "session_id"],
+        )),
         status: status_of(obj.get("status"))?,
-        artifacts: list_of(obj, &["artifacts"])?.iter().map(artifact_of).collect::<Understood<_>>()?,
-        history: list_of(obj, &["history"])?.iter().map(message_of).collect::<Understood<_>>()?,
+        artifacts: list_of(obj, &["artifacts"])?
+            .iter()
+            .map(artifact_of)
+            .collect::<Understood<_>>()?,
+        history: list_of(obj, &["history"])?
+            .iter()
+            .map(message_of)
+            .collect::<Understood<_>>()?,
         metadata: metadata_of(obj),
     })
 }
@@ -336,8 +393,16 @@ pub fn is_store_row(obj: &Map) -> bool {
 pub fn task_of_store_row(row: &Map) -> Understood<Task> {
     let mut task = Map::new();
     task.insert("id".into(), row.get("id").cloned().unwrap_or(Value::Null));
-    task.insert("contextId".into(), row.get("context_id").cloned().unwrap_or(Value::Null));
-    for (name, key) in [("status", "status"), ("artifacts", "artifacts"), ("history", "history"), ("metadata", "metadata")] {
+    task.insert(
+        "contextId".into(),
+        row.get("context_id").cloned().unwrap_or(Value::Null),
+    );
+    for (name, key) in [
+        ("status", "status"),
+        ("artifacts", "artifacts"),
+        ("history", "history"),
+        ("metadata", "metadata"),
+    ] {
         task.insert(key.into(), store_column(row, name)?);
     }
     task_of(&task)
@@ -346,11 +411,10 @@ pub fn task_of_store_row(row: &Map) -> Understood<Task> {
 /// One column of a task-store row: its JSON text decoded, any other value as it is.
 fn store_column(row: &Map, name: &str) -> Understood<Value> {
     match row.get(name) {
-        Some(Value::String(text)) if !text.is_empty() => {
-            super::store_json::decode_column(text).map_err(|reason| {
+        Some(Value::String(text)) if !text.is_empty() => super::store_json::decode_column(text)
+            .map_err(|reason| {
                 NotUnderstood(format!("task-store column {name} is not JSON: {reason}"))
-            })
-        }
+            }),
         other => Ok(other.cloned().unwrap_or(Value::Null)),
     }
 }
@@ -372,13 +436,19 @@ pub fn artifact_update_of(obj: &Map) -> Understood<ArtifactUpdate> {
     };
     let context_id = text_of(field(obj, &["contextId", "context_id"]));
     let artifact = obj.get("artifact").unwrap_or(&Value::Null);
-    let inner = |key: &str| artifact.as_object().and_then(|map| map.get(key)).is_some_and(truthy);
+    let inner = |key: &str| {
+        artifact
+            .as_object()
+            .and_then(|map| map.get(key))
+            .is_some_and(truthy)
+    };
     Ok(ArtifactUpdate {
         task_id,
         context_id,
         artifact: artifact_of(artifact)?,
         append: obj.get("append").is_some_and(truthy) || inner("append"),
-        last_chunk: field(obj, &["lastChunk", "last_chunk"]).is_some_and(truthy) || inner("lastChunk"),
+        last_chunk: field(obj, &["lastChunk", "last_chunk"]).is_some_and(truthy)
+            || inner("lastChunk"),
     })
 }
 
@@ -387,7 +457,10 @@ mod tests {
     use super::*;
 
     fn obj(pairs: &[(&str, Value)]) -> Map {
-        pairs.iter().map(|(key, value)| ((*key).into(), value.clone())).collect()
+        pairs
+            .iter()
+            .map(|(key, value)| ((*key).into(), value.clone()))
+            .collect()
     }
 
     fn s(text: &str) -> Value {
@@ -406,20 +479,49 @@ mod tests {
         assert_eq!(role_of(Some(&s("ROLE_AGENT"))), Role::Agent);
         assert_eq!(role_of(Some(&Value::Number(Number::Int(1)))), Role::User);
         assert_eq!(role_of(Some(&Value::Bool(true))), Role::Unknown);
-        assert_eq!(state_of(Some(&s("TASK_STATE_INPUT_REQUIRED"))).as_deref(), Some("input-required"));
-        assert_eq!(state_of(Some(&Value::Number(Number::Int(9)))).as_deref(), Some("unknown"));
-        assert_eq!(state_of(Some(&Value::Bool(false))).as_deref(), Some("false"));
+        assert_eq!(
+            state_of(Some(&s("TASK_STATE_INPUT_REQUIRED"))).as_deref(),
+            Some("input-required")
+        );
+        assert_eq!(
+            state_of(Some(&Value::Number(Number::Int(9)))).as_deref(),
+            Some("unknown")
+        );
+        assert_eq!(
+            state_of(Some(&Value::Bool(false))).as_deref(),
+            Some("false")
+        );
         assert_eq!(state_of(Some(&s("unspecified"))), None);
     }
 
     #[test]
     fn parts_of_every_shape() {
-        let part = part_of(&Value::Object(obj(&[("kind", s("text")), ("text", s("hi"))]))).unwrap();
-        assert_eq!((part.kind, part.text.as_deref()), (PartKind::Text, Some("hi")));
-        let part = part_of(&Value::Object(obj(&[("url", s("u")), ("filename", s("f"))]))).unwrap();
-        assert_eq!(part.file, Some(Value::Object(obj(&[("uri", s("u")), ("name", s("f"))]))));
+        let part = part_of(&Value::Object(obj(&[
+            ("kind", s("text")),
+            ("text", s("hi")),
+        ])))
+        .unwrap();
+        assert_eq!(
+            (part.kind, part.text.as_deref()),
+            (PartKind::Text, Some("hi"))
+        );
+        let part = part_of(&Value::Object(obj(&[
+            ("url", s("u")),
+            ("filename", s("f")),
+        ])))
+        .unwrap();
+        assert_eq!(
+            part.file,
+            Some(Value::Object(obj(&[("uri", s("u")), ("name", s("f"))])))
+        );
         let both = part_of(&Value::Object(obj(&[("text", s("a")), ("raw", s("b"))])));
-        assert_eq!(both, refused("a Part has more than one content field: text, raw"));
-        assert_eq!(part_of(&Value::Null), refused("a Part is not an object: NoneType"));
+        assert_eq!(
+            both,
+            refused("a Part has more than one content field: text, raw")
+        );
+        assert_eq!(
+            part_of(&Value::Null),
+            refused("a Part is not an object: NoneType")
+        );
     }
 }

@@ -49,7 +49,9 @@ fn jsonrpc_events(obj: &Map) -> Understood<Vec<Event>> {
     let rpc_id = kept(obj.get("id"));
     if obj.contains_key("method") {
         let message = match obj.get("params") {
-            Some(Value::Object(params)) => params.get("message").filter(|message| !message.is_null()),
+            Some(Value::Object(params)) => {
+                params.get("message").filter(|message| !message.is_null())
+            }
             _ => None,
         };
         let request = Request {
@@ -62,14 +64,18 @@ fn jsonrpc_events(obj: &Map) -> Understood<Vec<Event>> {
     let error = obj.get("error").filter(|error| !error.is_null());
     let result = obj.get("result");
     match (error, result) {
-        (Some(_), Some(_)) => Err(NotUnderstood("a JSON-RPC response carries both result and error".into())),
+        (Some(_), Some(_)) => Err(NotUnderstood(
+            "a JSON-RPC response carries both result and error".into(),
+        )),
         (Some(Value::Object(error)), None) => Ok(vec![Event::ErrorResponse(ErrorResponse {
             rpc_id,
             code: kept(error.get("code")),
             message: text_of(error.get("message")),
         })]),
         (Some(_), None) => Err(NotUnderstood("a JSON-RPC error is not an object".into())),
-        (None, None) => Err(NotUnderstood("a JSON-RPC response with neither result nor error".into())),
+        (None, None) => Err(NotUnderstood(
+            "a JSON-RPC response with neither result nor error".into(),
+        )),
         (None, Some(Value::Null)) => Ok(Vec::new()),
         (None, Some(result)) => payload_events(result),
     }

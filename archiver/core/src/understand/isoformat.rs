@@ -47,7 +47,11 @@ pub fn from_isoformat(text: &str) -> Option<Parsed> {
         };
         zoned = parse_time(&s, p, len.checked_sub(p)?, &mut time)?;
     }
-    let offset_us = if zoned { Some(offset_of(time.tz_seconds, time.tz_microseconds)?) } else { None };
+    let offset_us = if zoned {
+        Some(offset_of(time.tz_seconds, time.tz_microseconds)?)
+    } else {
+        None
+    };
     let parsed = Parsed {
         year,
         month,
@@ -59,6 +63,21 @@ pub fn from_isoformat(text: &str) -> Option<Parsed> {
         offset_us,
     };
     valid(&parsed).then_some(parsed)
+}
+
+/// `date.fromisoformat`: YYYY-MM-DD, YYYYMMDD or an ISO week date in 7, 8 or 10 bytes of UTF-8 (the two
+/// bytes after YYYYMMDD or YYYYWwwD are never looked at); the date's proleptic Gregorian ordinal, or None
+/// where Python raises ValueError.
+pub fn date_from_isoformat(text: &str) -> Option<i32> {
+    if !matches!(text.len(), 7 | 8 | 10) {
+        return None;
+    }
+    let (year, month, day) = parse_date(&Bytes(text.as_bytes()), text.len())?;
+    let valid = (1..=9999).contains(&year)
+        && (1..=12).contains(&month)
+        && day >= 1
+        && day <= days_in_month(year, month);
+    valid.then(|| ymd_to_ord(year, month, day))
 }
 
 /// `tzinfo_from_isoformat_results`: zero seconds is UTC (its microseconds dropped); else the offset
@@ -304,7 +323,10 @@ fn parse_clock(s: &Bytes, mut p: usize, end: usize, out: &mut [i32; 4]) -> Optio
     let (mut fraction, after) = digits(s, p, to_parse)?;
     const CORRECTION: [i32; 5] = [100_000, 10_000, 1000, 100, 10];
     if to_parse < 6 {
-        fraction *= CORRECTION.get(to_parse.wrapping_sub(1)).copied().unwrap_or(0);
+        fraction *= CORRECTION
+            .get(to_parse.wrapping_sub(1))
+            .copied()
+            .unwrap_or(0);
     }
     out[3] = fraction;
     let mut p = after;
@@ -320,7 +342,16 @@ mod tests {
 
     fn utc(text: &str) -> Option<(i32, i32, i32, i32, i32, i32, i32, Option<i64>)> {
         from_isoformat(text).map(|p| {
-            (p.year, p.month, p.day, p.hour, p.minute, p.second, p.microsecond, p.offset_us)
+            (
+                p.year,
+                p.month,
+                p.day,
+                p.hour,
+                p.minute,
+                p.second,
+                p.microsecond,
+                p.offset_us,
+            )
         })
     }
 
@@ -329,15 +360,30 @@ mod tests {
         assert_eq!(utc("2020-01-02"), Some((2020, 1, 2, 0, 0, 0, 0, None)));
         assert_eq!(utc("20200102T0304"), Some((2020, 1, 2, 3, 4, 0, 0, None)));
         assert_eq!(utc("2020-W01-1"), Some((2019, 12, 30, 0, 0, 0, 0, None)));
-        assert_eq!(utc("2020-01-01T00:00+00:99"), Some((2020, 1, 1, 0, 0, 0, 0, Some(5_940_000_000))));
-        assert_eq!(utc("2020-01-01T00:00+00:00:00.5"), Some((2020, 1, 1, 0, 0, 0, 0, Some(0))));
-        assert_eq!(utc("2020-01-01T10:00:00.123456\0abc").map(|p| p.6), Some(123_456));
+        assert_eq!(
+            utc("2020-01-01T00:00+00:99"),
+            Some((2020, 1, 1, 0, 0, 0, 0, Some(5_940_000_000)))
+        );
+        assert_eq!(
+            utc("2020-01-01T00:00+00:00:00.5"),
+            Some((2020, 1, 1, 0, 0, 0, 0, Some(0)))
+        );
+        assert_eq!(
+            utc("2020-01-01T10:00:00.123456\0abc").map(|p| p.6),
+            Some(123_456)
+        );
         assert_eq!(utc("2020-01-01T10Z\0x").map(|p| p.7), Some(Some(0)));
     }
 
     #[test]
     fn forms_python_refuses() {
-        for text in ["0000-W52-1", "2020-01-01T24:00", "2020-01-01T00:00+24:00", "2020-1-01", "2020-01-01T1"] {
+        for text in [
+            "0000-W52-1",
+            "2020-01-01T24:00",
+            "2020-01-01T00:00+24:00",
+            "2020-1-01",
+            "2020-01-01T1",
+        ] {
             assert_eq!(utc(text), None, "{text}");
         }
     }

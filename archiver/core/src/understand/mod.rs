@@ -5,9 +5,9 @@
 pub mod assemble;
 pub mod dialects;
 pub mod events;
-mod isoformat;
+pub(crate) mod isoformat;
 pub mod model;
-mod python_text;
+pub(crate) mod python_text;
 pub mod recognisers;
 pub mod recorded;
 mod store_json;

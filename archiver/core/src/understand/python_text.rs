@@ -65,7 +65,11 @@ pub fn str_repr(text: &str) -> String {
 /// quote, the backslash, `\t`, `\n`, `\r`, and `\x`/`\u`/`\U` for every character that is not
 /// printable (`str.isprintable`).
 fn write_str_repr(text: &str, out: &mut String) {
-    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     out.push(quote);
     for c in text.chars() {
         match c {
@@ -109,7 +113,10 @@ pub fn strip(text: &str) -> &str {
 
 /// `str.isdigit()`: at least one character, each a digit (superscripts and circled digits too).
 pub fn is_digit(text: &str) -> bool {
-    !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || tables::contains(DIGIT, c))
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || tables::contains(DIGIT, c))
 }
 
 /// The value of a decimal digit of any script (`unicodedata.decimal`).
@@ -157,7 +164,9 @@ pub fn int_refused(text: &str) -> Option<String> {
 /// zero): comparable by length, then text.
 pub fn int_digits(text: &str) -> String {
     let ascii = ascii_digits_and_spaces(text);
-    let digits = ascii.trim_matches(|c: char| c.is_ascii_whitespace()).trim_start_matches('0');
+    let digits = ascii
+        .trim_matches(|c: char| c.is_ascii_whitespace())
+        .trim_start_matches('0');
     if digits.is_empty() {
         "0".to_owned()
     } else {
@@ -279,15 +288,24 @@ mod tests {
         assert_eq!(str_repr("a"), "'a'");
         assert_eq!(str_repr("it's"), "\"it's\"");
         assert_eq!(str_repr("it's \"x\""), "'it\\'s \"x\"'");
-        assert_eq!(str_repr("a\\b\n\t\r\x00\x7f"), "'a\\\\b\\n\\t\\r\\x00\\x7f'");
-        assert_eq!(str_repr("é\u{85}\u{2028}\u{e000}😀"), "'é\\x85\\u2028\\ue000😀'");
+        assert_eq!(
+            str_repr("a\\b\n\t\r\x00\x7f"),
+            "'a\\\\b\\n\\t\\r\\x00\\x7f'"
+        );
+        assert_eq!(
+            str_repr("é\u{85}\u{2028}\u{e000}😀"),
+            "'é\\x85\\u2028\\ue000😀'"
+        );
         assert_eq!(str_repr("\u{f0000}"), "'\\U000f0000'");
     }
 
     #[test]
     fn repr_of_containers() {
         let mut map = crate::json::Map::new();
-        map.insert("a".into(), Value::Array(vec![Value::Null, Value::Bool(true)]));
+        map.insert(
+            "a".into(),
+            Value::Array(vec![Value::Null, Value::Bool(true)]),
+        );
         map.insert("b".into(), Value::Object(Default::default()));
         assert_eq!(repr_of(&Value::Object(map)), "{'a': [None, True], 'b': {}}");
     }
@@ -301,7 +319,9 @@ mod tests {
             int_refused("¹²³4567890").as_deref(),
             Some("invalid literal for int() with base 10: '¹²³4567890'")
         );
-        assert!(int_refused(&"1".repeat(4301)).unwrap().starts_with("Exceeds the limit (4300 digits)"));
+        assert!(int_refused(&"1".repeat(4301))
+            .unwrap()
+            .starts_with("Exceeds the limit (4300 digits)"));
     }
 
     #[test]

@@ -38,7 +38,9 @@ pub fn recorded_events(
     let mut events = match kind {
         "event" => match event.filter(|event| !event.is_null()) {
             Some(event) => events_of(event)?,
-            None => return refused("a2a-record event envelope without the event's data lines".into()),
+            None => {
+                return refused("a2a-record event envelope without the event's data lines".into())
+            }
         },
         "stream-end" => Vec::new(),
         _ => {
@@ -61,11 +63,20 @@ fn checked(envelope: &Value) -> Understood<(&Map, &'static str)> {
     };
     let version = envelope.get("a2a_record").unwrap_or(&Value::Null);
     if !equals_int(version, 1) {
-        return refused(format!("a2a-record envelope of version {}, not 1", repr_of(version)));
+        return refused(format!(
+            "a2a-record envelope of version {}, not 1",
+            repr_of(version)
+        ));
     }
     let kind_value = envelope.get("kind").unwrap_or(&Value::Null);
-    let Some(kind) = KINDS.into_iter().find(|kind| kind_value.as_str() == Some(*kind)) else {
-        return refused(format!("a2a-record envelope of unknown kind {}", repr_of(kind_value)));
+    let Some(kind) = KINDS
+        .into_iter()
+        .find(|kind| kind_value.as_str() == Some(*kind))
+    else {
+        return refused(format!(
+            "a2a-record envelope of unknown kind {}",
+            repr_of(kind_value)
+        ));
     };
     if kind != "stream-end" && !matches!(envelope.get("exchange"), Some(Value::String(_))) {
         return refused(format!("a2a-record {kind} envelope without an exchange id"));
@@ -75,13 +86,18 @@ fn checked(envelope: &Value) -> Understood<(&Map, &'static str)> {
 
 /// The request's user message, keyed by the exchange (a JSON-RPC request, or a REST body `{"message"}`).
 fn request(envelope: &Map, exchange: Option<&str>) -> Understood<Vec<Event>> {
-    let Some(Value::Object(body)) = envelope.get("request") else { return Ok(Vec::new()) };
+    let Some(Value::Object(body)) = envelope.get("request") else {
+        return Ok(Vec::new());
+    };
     let params = if body.contains_key("jsonrpc") || body.contains_key("method") {
         body.get("params").and_then(Value::as_object)
     } else {
         Some(body)
     };
-    let Some(message) = params.and_then(|params| params.get("message")).filter(|m| !m.is_null()) else {
+    let Some(message) = params
+        .and_then(|params| params.get("message"))
+        .filter(|m| !m.is_null())
+    else {
         return Ok(Vec::new());
     };
     let method = text_of(body.get("method")).or_else(|| text_of(envelope.get("path")));
@@ -94,7 +110,9 @@ fn request(envelope: &Map, exchange: Option<&str>) -> Understood<Vec<Event>> {
 
 /// The response's events; none from a body no recogniser knows when the binding need not answer in A2A.
 fn response(envelope: &Map) -> Understood<Vec<Event>> {
-    let Some(body) = envelope.get("response").filter(|body| !body.is_null()) else { return Ok(Vec::new()) };
+    let Some(body) = envelope.get("response").filter(|body| !body.is_null()) else {
+        return Ok(Vec::new());
+    };
     match events_of(body) {
         Err(reason) if !raised_by_python(&reason.0) && lenient(envelope) => Ok(Vec::new()),
         other => other,
@@ -104,7 +122,8 @@ fn response(envelope: &Map) -> Understood<Vec<Event>> {
 fn lenient(envelope: &Map) -> bool {
     let binding = envelope.get("binding").and_then(Value::as_str);
     let path = str_of(envelope.get("path").unwrap_or(&Value::Null));
-    binding.is_some_and(|binding| LENIENT_BINDINGS.contains(&binding)) || path.contains("pushNotificationConfig")
+    binding.is_some_and(|binding| LENIENT_BINDINGS.contains(&binding))
+        || path.contains("pushNotificationConfig")
 }
 
 /// A task or status update with no time of its own takes the envelope's.

@@ -9,8 +9,10 @@
 //! `Err` carries the same text.
 
 use super::isoformat::{from_isoformat, ymd_to_ord};
-use super::python_text::{float_of_number, float_of_text, int_digits, int_refused, is_digit, strip};
 use super::model::Timestamp;
+use super::python_text::{
+    float_of_number, float_of_text, int_digits, int_refused, is_digit, strip,
+};
 use crate::json::{Number, Value};
 
 const MICROS: i64 = 1_000_000;
@@ -27,14 +29,17 @@ pub fn timestamp_of(value: Option<&Value>) -> Result<Option<Timestamp>, String> 
         Value::Null | Value::Bool(_) => Ok(None),
         Value::String(text) if text.is_empty() => Ok(None),
         Value::Object(map) => {
-            let Some(seconds) = number_of(map.get("seconds"))? else { return Ok(None) };
-            let nanos = number_of(map.get("nanos"))?.filter(|n| *n != 0.0).unwrap_or(0.0);
+            let Some(seconds) = number_of(map.get("seconds"))? else {
+                return Ok(None);
+            };
+            let nanos = number_of(map.get("nanos"))?
+                .filter(|n| *n != 0.0)
+                .unwrap_or(0.0);
             Ok(from_float(seconds + nanos / 1e9))
         }
         Value::Number(number) => Ok(from_number(number)),
         Value::String(text) => from_text(text),
         Value::Array(_) => Ok(None), // `str()` of a list opens with '[', which no ISO date does
-
     }
 }
 
@@ -118,9 +123,12 @@ fn from_iso(text: &str) -> Result<Option<Timestamp>, String> {
         text.push_str("+00:00");
     }
     let text = six_digit_fraction(&text);
-    let Some(parsed) = from_isoformat(&text) else { return Ok(None) };
+    let Some(parsed) = from_isoformat(&text) else {
+        return Ok(None);
+    };
     let days = i64::from(ymd_to_ord(parsed.year, parsed.month, parsed.day)) - EPOCH_ORDINAL;
-    let clock = i64::from(parsed.hour) * 3600 + i64::from(parsed.minute) * 60 + i64::from(parsed.second);
+    let clock =
+        i64::from(parsed.hour) * 3600 + i64::from(parsed.minute) * 60 + i64::from(parsed.second);
     let local = (days * 86_400 + clock) * MICROS + i64::from(parsed.microsecond);
     let utc = local - parsed.offset_us.unwrap_or(0);
     if !in_range(utc) {
@@ -131,7 +139,9 @@ fn from_iso(text: &str) -> Result<Option<Timestamp>, String> {
 
 /// The fraction after the first '.' cut or padded to six digits.
 fn six_digit_fraction(text: &str) -> String {
-    let Some((head, rest)) = text.split_once('.') else { return text.to_owned() };
+    let Some((head, rest)) = text.split_once('.') else {
+        return text.to_owned();
+    };
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let kept = &rest[..digits.min(6)];
     format!("{head}.{kept:0<6}{}", &rest[digits..])
@@ -157,15 +167,24 @@ mod tests {
     #[test]
     fn iso_forms() {
         assert_eq!(of(text("1970-01-01T00:00:01Z")), Ok(Some(1_000_000)));
-        assert_eq!(of(text(" 1970-01-01 00:00:00.1234567+01:00 ")), Ok(Some(-3_600_000_000 + 123_456)));
+        assert_eq!(
+            of(text(" 1970-01-01 00:00:00.1234567+01:00 ")),
+            Ok(Some(-3_600_000_000 + 123_456))
+        );
         assert_eq!(of(text("1970-01-01")), Ok(Some(0)));
         assert_eq!(of(text("not a time")), Ok(None));
     }
 
     #[test]
     fn epoch_forms() {
-        assert_eq!(of(Value::Number(Number::Int(1_700_000_000))), Ok(Some(1_700_000_000 * MICROS)));
-        assert_eq!(of(Value::Number(Number::Int(1_700_000_000_123))), Ok(Some(1_700_000_000_123_000)));
+        assert_eq!(
+            of(Value::Number(Number::Int(1_700_000_000))),
+            Ok(Some(1_700_000_000 * MICROS))
+        );
+        assert_eq!(
+            of(Value::Number(Number::Int(1_700_000_000_123))),
+            Ok(Some(1_700_000_000_123_000))
+        );
         assert_eq!(of(text("1700000000")), Ok(Some(1_700_000_000 * MICROS)));
         assert_eq!(of(Value::Number(Number::Float(0.5e-6))), Ok(Some(0)));
         assert_eq!(of(Value::Number(Number::Float(1.5e-6))), Ok(Some(2)));

@@ -33,12 +33,12 @@ pub(super) struct Aside {
 
 impl Aside {
     /// Put a task aside; handed back when there is no disk to put it on (it then stays in memory).
-    pub(super) fn put(&mut self, copy: StoredCopy) -> Result<(), StoredCopy> {
+    pub(super) fn put(&mut self, copy: StoredCopy) -> Result<(), Box<StoredCopy>> {
         let Some(task_id) = copy.task_id.clone() else {
-            return Err(copy);
+            return Err(Box::new(copy));
         };
         let Ok(offset) = self.append(&encode_copy(&copy)) else {
-            return Err(copy);
+            return Err(Box::new(copy));
         };
         let entry = Entry {
             offset,
@@ -59,7 +59,9 @@ impl Aside {
 
     /// Whether a task is aside (Some), and its context.
     pub(super) fn context_of(&self, task_id: &str) -> Option<Option<&str>> {
-        self.tasks.get(task_id).map(|entry| entry.context_id.as_deref())
+        self.tasks
+            .get(task_id)
+            .map(|entry| entry.context_id.as_deref())
     }
 
     /// Put a batch of loose messages aside; handed back when there is no disk to put it on.
@@ -76,7 +78,8 @@ impl Aside {
     /// The batches of loose messages put aside, in order, one at a time.
     pub(super) fn loose_batches(&self) -> impl Iterator<Item = Vec<Loose>> + '_ {
         self.loose.iter().map(|&(offset, length)| {
-            decode_loose(&self.read(offset, length)).expect("loose messages put aside read back as written")
+            decode_loose(&self.read(offset, length))
+                .expect("loose messages put aside read back as written")
         })
     }
 
@@ -89,7 +92,8 @@ impl Aside {
     }
 
     fn read_copy(&self, entry: &Entry) -> StoredCopy {
-        decode_copy(&self.read(entry.offset, entry.length)).expect("a task put aside reads back as written")
+        decode_copy(&self.read(entry.offset, entry.length))
+            .expect("a task put aside reads back as written")
     }
 
     /// The bytes at `offset`. The file is the assembly's own: failing to read back what it wrote is no
@@ -97,10 +101,12 @@ impl Aside {
     fn read(&self, offset: u64, length: usize) -> Vec<u8> {
         let mut bytes = vec![0; length];
         let file = self.file.as_ref().map(|temp| &temp.file);
-        let read = file.ok_or(io::ErrorKind::NotFound.into()).and_then(|mut file| {
-            file.seek(SeekFrom::Start(offset))?;
-            file.read_exact(&mut bytes)
-        });
+        let read = file
+            .ok_or(io::ErrorKind::NotFound.into())
+            .and_then(|mut file| {
+                file.seek(SeekFrom::Start(offset))?;
+                file.read_exact(&mut bytes)
+            });
         if let Err(error) = read {
             panic!("the assembly's temporary file could not be read back: {error}");
         }
@@ -147,7 +153,9 @@ impl TempFile {
             let path = directory.join(name);
             match private_options().open(&path) {
                 Ok(file) => return Ok(TempFile::unlinked(file, path)),
-                Err(error) if error.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => {
+                    attempt += 1
+                }
                 Err(error) => return Err(error),
             }
         }
@@ -157,13 +165,19 @@ impl TempFile {
     fn unlinked(file: File, path: PathBuf) -> TempFile {
         match std::fs::remove_file(&path) {
             Ok(()) => TempFile { file, path: None },
-            Err(_) => TempFile { file, path: Some(path) },
+            Err(_) => TempFile {
+                file,
+                path: Some(path),
+            },
         }
     }
 
     #[cfg(not(unix))]
     fn unlinked(file: File, path: PathBuf) -> TempFile {
-        TempFile { file, path: Some(path) }
+        TempFile {
+            file,
+            path: Some(path),
+        }
     }
 }
 

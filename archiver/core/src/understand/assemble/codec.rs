@@ -454,10 +454,20 @@ mod tests {
         let mut map = Map::new();
         map.insert("n".into(), Value::Number(Number::Int(-3)));
         map.insert("u".into(), Value::Number(Number::UInt(u64::MAX)));
-        map.insert("big".into(), Value::Number(Number::Big("-123456789012345678901234567890".into())));
+        map.insert(
+            "big".into(),
+            Value::Number(Number::Big("-123456789012345678901234567890".into())),
+        );
         map.insert("f".into(), Value::Number(Number::Float(-0.0)));
         map.insert("empty".into(), Value::Object(Map::new()));
-        map.insert("list".into(), Value::Array(vec![Value::Null, Value::Bool(true), Value::String("é".into())]));
+        map.insert(
+            "list".into(),
+            Value::Array(vec![
+                Value::Null,
+                Value::Bool(true),
+                Value::String("é".into()),
+            ]),
+        );
         Value::Object(map)
     }
 
@@ -485,13 +495,22 @@ mod tests {
         copy.state = Some("working".into());
         copy.artifacts.insert(
             "position:0".into(),
-            Artifact { artifact_id: None, name: Some("n".into()), parts: vec![part], metadata: None },
+            Artifact {
+                artifact_id: None,
+                name: Some("n".into()),
+                parts: vec![part],
+                metadata: None,
+            },
         );
         copy.messages.insert("m".into(), message.clone());
         copy.record_ids = vec!["r1".into(), "r2".into()];
         copy.locator = Some("line 1".into());
         assert_eq!(decode_copy(&encode_copy(&copy)).ok(), Some(copy));
-        let batch = vec![Loose { record_id: "r".into(), message, locator: "l".into() }];
+        let batch = vec![Loose {
+            record_id: "r".into(),
+            message,
+            locator: "l".into(),
+        }];
         assert_eq!(decode_loose(&encode_loose(&batch)).ok(), Some(batch));
     }
 
@@ -505,7 +524,12 @@ mod tests {
         }
         let mut out = Encoder(Vec::new());
         out.value(&deep);
-        let back = Decoder { bytes: &out.0, at: 0 }.value().ok();
+        let back = Decoder {
+            bytes: &out.0,
+            at: 0,
+        }
+        .value()
+        .ok();
         let mut again = Encoder(Vec::new());
         if let Some(back) = &back {
             again.value(back);

@@ -24,7 +24,8 @@ impl Recent {
         self.touches.push_back((stamp, task_id.to_string()));
         if self.touches.len() > 2 * self.held.len() + 64 {
             let held = &self.held;
-            self.touches.retain(|(stamp, id)| held.get(id).is_some_and(|(latest, _)| latest == stamp));
+            self.touches
+                .retain(|(stamp, id)| held.get(id).is_some_and(|(latest, _)| latest == stamp));
         }
     }
 

@@ -91,7 +91,10 @@ mod tests {
         assert_eq!(one, key(Value::Number(Number::Float(1.0))));
         assert_eq!(one, key(Value::Bool(true)));
         assert_ne!(one, key(Value::String("1".into())));
-        assert_eq!(key(Value::Number(Number::Float(-0.0))), key(Value::Bool(false)));
+        assert_eq!(
+            key(Value::Number(Number::Float(-0.0))),
+            key(Value::Bool(false))
+        );
         let big = key(Value::Number(Number::Big("1180591620717411303424".into()))); // 2**70
         assert_eq!(big, key(Value::Number(Number::Float(2f64.powi(70)))));
         let huge = key(Value::Number(Number::Big(

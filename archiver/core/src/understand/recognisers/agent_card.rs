@@ -4,7 +4,12 @@ use crate::json::Map;
 use crate::understand::model::Event;
 use crate::understand::Understood;
 
-const CARD_FIELDS: [&str; 4] = ["skills", "capabilities", "defaultOutputModes", "supportedInterfaces"];
+const CARD_FIELDS: [&str; 4] = [
+    "skills",
+    "capabilities",
+    "defaultOutputModes",
+    "supportedInterfaces",
+];
 
 /// A `name` and one of the fields only a card has.
 pub fn agent_card(obj: &Map) -> Option<Understood<Vec<Event>>> {

@@ -16,6 +16,8 @@ pub fn bare_update(obj: &Map) -> Option<Understood<Vec<Event>>> {
         return None;
     }
     let with_task_id = field(obj, &["taskId", "task_id"]).is_some() && !obj.contains_key("id");
-    let v01 = obj.contains_key("final") && !obj.contains_key("artifacts") && !obj.contains_key("history");
-    (with_task_id || v01).then(|| status_update_of(obj).map(|update| vec![Event::StatusUpdate(update)]))
+    let v01 =
+        obj.contains_key("final") && !obj.contains_key("artifacts") && !obj.contains_key("history");
+    (with_task_id || v01)
+        .then(|| status_update_of(obj).map(|update| vec![Event::StatusUpdate(update)]))
 }

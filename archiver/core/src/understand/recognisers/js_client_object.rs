@@ -25,9 +25,10 @@ pub fn js_client_object(obj: &Map) -> Option<Understood<Vec<Event>>> {
     if !is_client_object(obj) {
         return None;
     }
-    Some(proto_json_of_map(obj).and_then(|converted| {
-        super::payload_events(&Value::Object(converted), Some(NAME))
-    }))
+    Some(
+        proto_json_of_map(obj)
+            .and_then(|converted| super::payload_events(&Value::Object(converted), Some(NAME))),
+    )
 }
 
 /// Whether `obj` has a mark only the in-memory model leaves: a `$case` oneof at the top, an integer
@@ -45,24 +46,37 @@ fn is_client_object(obj: &Map) -> bool {
         return true;
     }
     if let Some(Value::Object(artifact)) = obj.get("artifact") {
-        let Some(Value::Array(parts)) = artifact.get("parts") else { return false };
-        return parts.iter().filter_map(Value::as_object).any(|part| is_oneof(part.get("content")));
+        let Some(Value::Array(parts)) = artifact.get("parts") else {
+            return false;
+        };
+        return parts
+            .iter()
+            .filter_map(Value::as_object)
+            .any(|part| is_oneof(part.get("content")));
     }
     match obj.get("tasks") {
-        Some(Value::Array(tasks)) => matches!(tasks.first(), Some(Value::Object(first)) if is_client_object(first)),
+        Some(Value::Array(tasks)) => {
+            matches!(tasks.first(), Some(Value::Object(first)) if is_client_object(first))
+        }
         _ => false,
     }
 }
 
 /// An integer, not a boolean (Python's `isinstance(value, int) and not isinstance(value, bool)`).
 fn is_integer(value: Option<&Value>) -> bool {
-    matches!(value, Some(Value::Number(Number::Int(_) | Number::UInt(_) | Number::Big(_))))
+    matches!(
+        value,
+        Some(Value::Number(
+            Number::Int(_) | Number::UInt(_) | Number::Big(_)
+        ))
+    )
 }
 
 fn is_oneof(value: Option<&Value>) -> bool {
     match value {
         Some(Value::Object(map)) => {
-            map.contains_key("$case") && map.keys().all(|key| &**key == "$case" || &**key == "value")
+            map.contains_key("$case")
+                && map.keys().all(|key| &**key == "$case" || &**key == "value")
         }
         _ => false,
     }
@@ -71,7 +85,11 @@ fn is_oneof(value: Option<&Value>) -> bool {
 /// Each `{"$case": name, "value": v}` held in a field becomes the member `name: v` of its parent.
 fn proto_json(value: &Value) -> Understood<Value> {
     match value {
-        Value::Array(items) => items.iter().map(proto_json).collect::<Understood<_>>().map(Value::Array),
+        Value::Array(items) => items
+            .iter()
+            .map(proto_json)
+            .collect::<Understood<_>>()
+            .map(Value::Array),
         Value::Object(map) => proto_json_of_map(map).map(Value::Object),
         other => Ok(other.clone()),
     }
@@ -109,16 +127,27 @@ fn bytes_of(value: &Value) -> Understood<Value> {
             if map.get("type").and_then(Value::as_str) == Some("Buffer")
                 && matches!(map.get("data"), Some(Value::Array(_))) =>
         {
-            map["data"].as_array().map(|items| items.iter().collect()).unwrap_or_default()
+            map["data"]
+                .as_array()
+                .map(|items| items.iter().collect())
+                .unwrap_or_default()
         }
-        Value::Object(map) if !map.is_empty() && map.keys().all(|key| is_digit(key)) => in_key_order(map)?,
+        Value::Object(map) if !map.is_empty() && map.keys().all(|key| is_digit(key)) => {
+            in_key_order(map)?
+        }
         Value::Array(items) => items.iter().collect(),
         other => return Ok(other.clone()),
     };
-    Ok(match octets.iter().map(|octet| octet_of(octet)).collect::<Option<Vec<u8>>>() {
-        Some(bytes) => Value::String(base64(&bytes).into()),
-        None => value.clone(),
-    })
+    Ok(
+        match octets
+            .iter()
+            .map(|octet| octet_of(octet))
+            .collect::<Option<Vec<u8>>>()
+        {
+            Some(bytes) => Value::String(base64(&bytes).into()),
+            None => value.clone(),
+        },
+    )
 }
 
 /// The values of a Uint8Array's members in the order of their keys as integers (`sorted(value,
@@ -148,7 +177,10 @@ fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let group = chunk.iter().enumerate().fold(0u32, |acc, (at, &b)| acc | u32::from(b) << (16 - 8 * at));
+        let group = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (at, &b)| acc | u32::from(b) << (16 - 8 * at));
         for at in 0..4 {
             if at <= chunk.len() {
                 out.push(ALPHABET[(group >> (18 - 6 * at) & 63) as usize] as char);
@@ -174,14 +206,29 @@ mod tests {
 
     #[test]
     fn buffers_and_uint8_arrays() {
-        let buffer: Map = [("type".into(), Value::String("Buffer".into())), ("data".into(), Value::Array(vec![Value::Number(Number::Int(109))]))]
-            .into_iter()
-            .collect();
-        assert_eq!(bytes_of(&Value::Object(buffer)), Ok(Value::String("bQ==".into())));
-        let array: Map = [("1".into(), Value::Number(Number::Int(111))), ("0".into(), Value::Number(Number::Int(109)))]
-            .into_iter()
-            .collect();
-        assert_eq!(bytes_of(&Value::Object(array)), Ok(Value::String("bW8=".into())));
+        let buffer: Map = [
+            ("type".into(), Value::String("Buffer".into())),
+            (
+                "data".into(),
+                Value::Array(vec![Value::Number(Number::Int(109))]),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(
+            bytes_of(&Value::Object(buffer)),
+            Ok(Value::String("bQ==".into()))
+        );
+        let array: Map = [
+            ("1".into(), Value::Number(Number::Int(111))),
+            ("0".into(), Value::Number(Number::Int(109))),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(
+            bytes_of(&Value::Object(array)),
+            Ok(Value::String("bW8=".into()))
+        );
         let not_octets = Value::Array(vec![Value::Number(Number::Float(1.0))]);
         assert_eq!(bytes_of(&not_octets), Ok(not_octets.clone()));
     }

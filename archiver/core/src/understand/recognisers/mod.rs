@@ -68,7 +68,10 @@ pub fn payload_events(value: &Value, excluded: Option<&str>) -> Understood<Vec<E
             Ok(events)
         }
         Value::Object(obj) => recognised(obj, excluded),
-        other => Err(NotUnderstood(format!("{} where an A2A object was expected", json_type(other)))),
+        other => Err(NotUnderstood(format!(
+            "{} where an A2A object was expected",
+            json_type(other)
+        ))),
     }
 }
 
@@ -82,7 +85,10 @@ fn recognised(obj: &Map, excluded: Option<&str>) -> Understood<Vec<Event>> {
     let mut keys: Vec<&str> = obj.keys().map(|key| &**key).collect();
     keys.sort_unstable_by(|a, b| python_order(a, b));
     keys.truncate(8);
-    Err(NotUnderstood(format!("no A2A object recognised (keys: {})", keys.join(", "))))
+    Err(NotUnderstood(format!(
+        "no A2A object recognised (keys: {})",
+        keys.join(", ")
+    )))
 }
 
 /// Python's order of strings: by code point (UTF-8's byte order is the same).
@@ -130,11 +136,15 @@ mod tests {
             .collect();
         assert_eq!(
             payload_events(&Value::Object(obj), None),
-            Err(NotUnderstood("no A2A object recognised (keys: Z, a, b, c, d, e, f, g)".into()))
+            Err(NotUnderstood(
+                "no A2A object recognised (keys: Z, a, b, c, d, e, f, g)".into()
+            ))
         );
         assert_eq!(
             payload_events(&Value::Bool(true), None),
-            Err(NotUnderstood("a boolean where an A2A object was expected".into()))
+            Err(NotUnderstood(
+                "a boolean where an A2A object was expected".into()
+            ))
         );
     }
 }

@@ -8,14 +8,25 @@ use crate::understand::model::Event;
 use crate::understand::{NotUnderstood, Understood};
 
 /// The members, in the order the Python reader looked for them.
-const MEMBERS: [&str; 7] =
-    ["task", "message", "msg", "statusUpdate", "status_update", "artifactUpdate", "artifact_update"];
+const MEMBERS: [&str; 7] = [
+    "task",
+    "message",
+    "msg",
+    "statusUpdate",
+    "status_update",
+    "artifactUpdate",
+    "artifact_update",
+];
 
 /// One member of `MEMBERS` set, and none of a bare Task's or Message's own fields beside it.
 pub fn one_of(obj: &Map) -> Option<Understood<Vec<Event>>> {
-    let mut members = MEMBERS.iter().filter(|key| obj.get(**key).is_some_and(|value| !value.is_null()));
+    let mut members = MEMBERS
+        .iter()
+        .filter(|key| obj.get(**key).is_some_and(|value| !value.is_null()));
     let member = *members.next()?;
-    let beside = ["id", "messageId", "status"].iter().any(|key| obj.contains_key(*key));
+    let beside = ["id", "messageId", "status"]
+        .iter()
+        .any(|key| obj.contains_key(*key));
     if members.next().is_some() || beside {
         return None;
     }
