@@ -4,7 +4,7 @@
 
 pub mod canonical;
 pub mod decode;
-mod orjson;
+pub(crate) mod orjson;
 mod stdlib;
 pub mod write;
 

@@ -1,7 +1,204 @@
-//! The `understand` stage's functions in `archiver._core`.
+//! The `understand` stage's functions in `archiver._core`. They exist for the differential tests
+//! (`tests/test_core_understand.py`) alone: each takes decoded JSON as Python objects, as the Python
+//! readers it replaces were handed, and answers with each event as `dataclasses.asdict` of the Python
+//! event plus `"event"`, its class name (timestamps as microseconds since the epoch); a NotUnderstood
+//! is raised as ValueError with its reason.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use super::convert::{to_py, to_value};
+use crate::json::{Map, Value};
+use crate::understand::dialects::{task_of_store_row, timestamp_of};
+use crate::understand::events::events_of;
+use crate::understand::model::{Artifact, Event, Message, Part, Status, Task};
+use crate::understand::recorded::recorded_events;
+use crate::understand::{NotUnderstood, Understood};
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(events_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(recorded_events_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(task_of_store_row_value, m)?)?;
+    m.add_function(wrap_pyfunction!(timestamp_of_value, m)?)?;
     Ok(())
+}
+
+fn understood<T>(result: Understood<T>) -> PyResult<T> {
+    result.map_err(|NotUnderstood(reason)| PyValueError::new_err(reason))
+}
+
+/// `archiver.understand.events.events_of`, for the differential tests.
+#[pyfunction]
+fn events_of_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let events = understood(events_of(&to_value(obj)?))?;
+    events_list(py, &events)
+}
+
+/// `archiver.understand.recorded.recorded_events`, for the differential tests.
+#[pyfunction]
+#[pyo3(signature = (envelope, event=None))]
+fn recorded_events_of_value(
+    py: Python<'_>,
+    envelope: &Bound<'_, PyAny>,
+    event: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Option<String>, Py<PyAny>)> {
+    let event = event.map(to_value).transpose()?;
+    let (exchange, events) = understood(recorded_events(&to_value(envelope)?, event.as_ref()))?;
+    Ok((exchange, events_list(py, &events)?))
+}
+
+/// `archiver.understand.dialects.task_of_store_row`, for the differential tests.
+#[pyfunction]
+fn task_of_store_row_value(py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let Value::Object(row) = to_value(row)? else {
+        return Err(PyValueError::new_err("a task-store row is a dict"));
+    };
+    let task = understood(task_of_store_row(&row))?;
+    Ok(event_dict(py, &Event::Task(task))?.into_any().unbind())
+}
+
+/// `archiver.understand.dialects.timestamp_of` in microseconds since the epoch, for the differential
+/// tests.
+#[pyfunction]
+fn timestamp_of_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    understood(timestamp_of(Some(&to_value(obj)?)))
+}
+
+fn events_list(py: Python<'_>, events: &[Event]) -> PyResult<Py<PyAny>> {
+    let list = PyList::empty(py);
+    for event in events {
+        list.append(event_dict(py, event)?)?;
+    }
+    Ok(list.into_any().unbind())
+}
+
+fn event_dict<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyDict>> {
+    let (name, dict) = match event {
+        Event::Task(task) => ("Task", task_dict(py, task)?),
+        Event::Message(message) => ("Message", message_dict(py, message)?),
+        Event::StatusUpdate(update) => {
+            let dict = PyDict::new(py);
+            dict.set_item("task_id", &update.task_id)?;
+            dict.set_item("context_id", &update.context_id)?;
+            dict.set_item("status", status_dict(py, &update.status)?)?;
+            ("StatusUpdate", dict)
+        }
+        Event::ArtifactUpdate(update) => {
+            let dict = PyDict::new(py);
+            dict.set_item("task_id", &update.task_id)?;
+            dict.set_item("context_id", &update.context_id)?;
+            dict.set_item("artifact", artifact_dict(py, &update.artifact)?)?;
+            dict.set_item("append", update.append)?;
+            dict.set_item("last_chunk", update.last_chunk)?;
+            ("ArtifactUpdate", dict)
+        }
+        Event::AgentCard(card) => {
+            let dict = PyDict::new(py);
+            dict.set_item("card", map_py(py, Some(card))?)?;
+            ("AgentCard", dict)
+        }
+        Event::ErrorResponse(error) => {
+            let dict = PyDict::new(py);
+            dict.set_item("rpc_id", value_py(py, error.rpc_id.as_ref())?)?;
+            dict.set_item("code", value_py(py, error.code.as_ref())?)?;
+            dict.set_item("message", &error.message)?;
+            ("ErrorResponse", dict)
+        }
+        Event::Request(request) => {
+            let dict = PyDict::new(py);
+            dict.set_item("rpc_id", value_py(py, request.rpc_id.as_ref())?)?;
+            dict.set_item("method", &request.method)?;
+            let message = request
+                .message
+                .as_ref()
+                .map(|m| message_dict(py, m))
+                .transpose()?;
+            dict.set_item("message", message)?;
+            ("Request", dict)
+        }
+    };
+    dict.set_item("event", name)?;
+    Ok(dict)
+}
+
+fn value_py(py: Python<'_>, value: Option<&Value>) -> PyResult<Py<PyAny>> {
+    value.map_or_else(|| Ok(py.None()), |value| to_py(py, value))
+}
+
+fn map_py(py: Python<'_>, map: Option<&Map>) -> PyResult<Py<PyAny>> {
+    match map {
+        Some(map) => to_py(py, &Value::Object(map.clone())),
+        None => Ok(py.None()),
+    }
+}
+
+fn task_dict<'py>(py: Python<'py>, task: &Task) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("task_id", &task.task_id)?;
+    dict.set_item("context_id", &task.context_id)?;
+    dict.set_item("status", status_dict(py, &task.status)?)?;
+    let artifacts = task
+        .artifacts
+        .iter()
+        .map(|a| artifact_dict(py, a))
+        .collect::<PyResult<Vec<_>>>()?;
+    dict.set_item("artifacts", artifacts)?;
+    let history = task
+        .history
+        .iter()
+        .map(|m| message_dict(py, m))
+        .collect::<PyResult<Vec<_>>>()?;
+    dict.set_item("history", history)?;
+    dict.set_item("metadata", map_py(py, task.metadata.as_ref())?)?;
+    Ok(dict)
+}
+
+fn status_dict<'py>(py: Python<'py>, status: &Status) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("state", &status.state)?;
+    dict.set_item("timestamp", status.timestamp)?;
+    let message = status
+        .message
+        .as_ref()
+        .map(|m| message_dict(py, m))
+        .transpose()?;
+    dict.set_item("message", message)?;
+    Ok(dict)
+}
+
+fn message_dict<'py>(py: Python<'py>, message: &Message) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("message_id", &message.message_id)?;
+    dict.set_item("role", message.role.name())?;
+    dict.set_item("parts", parts_list(py, &message.parts)?)?;
+    dict.set_item("context_id", &message.context_id)?;
+    dict.set_item("task_id", &message.task_id)?;
+    dict.set_item("metadata", map_py(py, message.metadata.as_ref())?)?;
+    Ok(dict)
+}
+
+fn artifact_dict<'py>(py: Python<'py>, artifact: &Artifact) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("artifact_id", &artifact.artifact_id)?;
+    dict.set_item("name", &artifact.name)?;
+    dict.set_item("parts", parts_list(py, &artifact.parts)?)?;
+    dict.set_item("metadata", map_py(py, artifact.metadata.as_ref())?)?;
+    Ok(dict)
+}
+
+fn parts_list<'py>(py: Python<'py>, parts: &[Part]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for part in parts {
+        let dict = PyDict::new(py);
+        dict.set_item("kind", part.kind.name())?;
+        dict.set_item("text", &part.text)?;
+        dict.set_item("data", value_py(py, part.data.as_ref())?)?;
+        dict.set_item("file", value_py(py, part.file.as_ref())?)?;
+        dict.set_item("media_type", &part.media_type)?;
+        dict.set_item("metadata", map_py(py, part.metadata.as_ref())?)?;
+        dict.set_item("raw", map_py(py, part.raw.as_ref())?)?;
+        list.append(dict)?;
+    }
+    Ok(list)
 }

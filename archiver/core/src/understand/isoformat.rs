@@ -103,7 +103,7 @@ fn valid(p: &Parsed) -> bool {
 
 fn is_leap(year: i32) -> bool {
     let year = year as u32;
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
 pub fn days_in_month(year: i32, month: i32) -> i32 {
@@ -299,9 +299,9 @@ fn parse_time(s: &Bytes, start: usize, len: usize, time: &mut Time) -> Option<bo
 /// not the end of the string), None for a malformed time.
 fn parse_clock(s: &Bytes, mut p: usize, end: usize, out: &mut [i32; 4]) -> Option<bool> {
     let mut separated = true;
-    for field in 0..3 {
+    for (field, slot) in out.iter_mut().take(3).enumerate() {
         let (value, after) = digits(s, p, 2)?;
-        out[field] = value;
+        *slot = value;
         let c = s.at(after);
         p = after + 1;
         if field == 0 {

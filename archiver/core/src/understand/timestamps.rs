@@ -35,7 +35,7 @@ pub fn timestamp_of(value: Option<&Value>) -> Result<Option<Timestamp>, String> 
             let nanos = number_of(map.get("nanos"))?
                 .filter(|n| *n != 0.0)
                 .unwrap_or(0.0);
-            Ok(from_float(seconds + nanos / 1e9))
+            Ok(from_epoch(seconds + nanos / 1e9))
         }
         Value::Number(number) => Ok(from_number(number)),
         Value::String(text) => from_text(text),
@@ -78,16 +78,20 @@ fn from_digits(digits: &str) -> Option<Timestamp> {
 
 fn from_number(number: &Number) -> Option<Timestamp> {
     match number {
-        Number::Int(n) if *n > 100_000_000_000 => from_float(*n as f64 / 1000.0),
+        Number::Int(n) if *n > 100_000_000_000 => from_timestamp(*n as f64 / 1000.0),
         Number::Int(n) => from_seconds(*n, 0),
-        Number::Float(f) => from_float(*f),
+        Number::Float(f) => from_epoch(*f),
         Number::UInt(_) | Number::Big(_) => None, // beyond year 9999 as seconds or milliseconds
     }
 }
 
 /// `datetime.fromtimestamp(value / 1000 if value > 1e11 else value, tz=UTC)` of a float.
-fn from_float(value: f64) -> Option<Timestamp> {
-    let seconds = if value > 1e11 { value / 1000.0 } else { value };
+fn from_epoch(value: f64) -> Option<Timestamp> {
+    from_timestamp(if value > 1e11 { value / 1000.0 } else { value })
+}
+
+/// `datetime.fromtimestamp(seconds, tz=UTC)`: rounded half-even to microseconds.
+fn from_timestamp(seconds: f64) -> Option<Timestamp> {
     if !seconds.is_finite() {
         return None;
     }

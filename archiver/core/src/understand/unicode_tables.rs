@@ -5,6 +5,7 @@
 //! of digits 0 to 9 from its start: `unicodedata.decimal(c) == (c - start) % 10`).
 
 /// `not str.isprintable()`: what `repr` escapes.
+#[rustfmt::skip]
 pub const NOT_PRINTABLE: &[(u32, u32)] = &[
     (0x0, 0x1F),
     (0x7F, 0xA0),
@@ -710,6 +711,7 @@ pub const NOT_PRINTABLE: &[(u32, u32)] = &[
 ];
 
 /// `str.isdigit()`.
+#[rustfmt::skip]
 pub const DIGIT: &[(u32, u32)] = &[
     (0x30, 0x39),
     (0xB2, 0xB3),
@@ -795,6 +797,7 @@ pub const DIGIT: &[(u32, u32)] = &[
 ];
 
 /// `str.isdecimal()`: what `int()` and `float()` read as a digit.
+#[rustfmt::skip]
 pub const DECIMAL: &[(u32, u32)] = &[
     (0x30, 0x39),
     (0x660, 0x669),
@@ -861,6 +864,7 @@ pub const DECIMAL: &[(u32, u32)] = &[
 ];
 
 /// `str.isspace()`: what `strip()`, `int()` and `float()` take as whitespace.
+#[rustfmt::skip]
 pub const SPACE: &[(u32, u32)] = &[
     (0x9, 0xD),
     (0x1C, 0x20),
