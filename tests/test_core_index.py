@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from archiver import _core
 from archiver import prepare as prepare_module
+from archiver.canonical import compact_json
 from archiver.load import rows as rows_module
 from archiver.load.rows import arrow_schemas
 from archiver.load.versions import new_version
@@ -273,7 +274,7 @@ records = st.lists(
 
 
 def jsonl(items: list) -> bytes:
-    return b"".join((item if isinstance(item, bytes) else orjson.dumps(item)) + b"\n" for item in items)
+    return b"".join((item if isinstance(item, bytes) else compact_json(item)) + b"\n" for item in items)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
