@@ -27,6 +27,7 @@ from archiver.load.versions import new_version
 from archiver.prepare import prepare
 from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile, StoreTable, read_records
 from archiver.store import migrations
+from tests.test_properties import json_values
 from tests.transcripts import citation, jsonrpc_result, v1_cited_parts, v1_task
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +99,8 @@ def spec(source: SourceFile, version) -> dict:
 
 def python_side(files: list, schemas: dict) -> tuple[list[tuple[str, pa.Table]], list[dict]]:
     prepared = prepare(files, schemas)
-    tables = list(prepared[0].tables)  # several files share one spool
+    spools = list({id(one.tables): one.tables for one in prepared}.values())  # several files share one spool
+    tables = [table for spool in spools for table in spool]
     outcomes = [outcome_of(one) for one in prepared]
     for one in prepared:
         one.discard()
@@ -266,6 +268,7 @@ records = st.lists(
         st.builds(lambda code, message: {"jsonrpc": "2.0", "id": code, "error": {"code": code, "message": message}},
                   json_leaves, st.text(max_size=8)),
         json_data,
+        json_values,
         st.sampled_from([b"not json", b"", b"   ", b'{"a": NaN}', b"[1, 2", b"\xff\xfe"]),
     ),
     min_size=1,
@@ -277,11 +280,22 @@ def jsonl(items: list) -> bytes:
     return b"".join((item if isinstance(item, bytes) else compact_json(item)) + b"\n" for item in items)
 
 
+def sse(items: list) -> bytes:
+    return b"".join(b"data: " + (item if isinstance(item, bytes) else compact_json(item)) + b"\n\n" for item in items)
+
+
+def document(items: list) -> bytes:
+    return b"[" + b",".join(item if isinstance(item, bytes) else compact_json(item) for item in items) + b"]"
+
+
+CONTAINERS = {"t.jsonl": jsonl, "t.sse": sse, "t.json": document}
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(records, st.booleans())
-def test_generated_transcripts_give_the_same_batches(schemas, tmp_path, items, compressed):
-    data = jsonl(items)
-    path = tmp_path / ("t.jsonl.gz" if compressed else "t.jsonl")
+@given(records, st.sampled_from(sorted(CONTAINERS)), st.booleans())
+def test_generated_transcripts_give_the_same_batches(schemas, tmp_path, items, name, compressed):
+    data = CONTAINERS[name](items)
+    path = tmp_path / (name + ".gz" if compressed else name)
     path.write_bytes(gzip.compress(data, mtime=0) if compressed else data)
     assert_same([on_disk(path)], schemas)
 
@@ -295,3 +309,41 @@ def test_generated_small_files_together_give_the_same_batches(schemas, tmp_path,
         path.write_bytes(jsonl(items))
         paths.append(path)
     assert_same([on_disk(path) for path in paths], schemas)
+
+
+def test_a_file_whose_batches_fail_is_quarantined_whole_and_its_earlier_batches_void(schemas, tmp_path):
+    """A schema the rows do not fit (a Part's data typed as integers) fails the file after its first
+    batches were handed over: they are retracted, and the file is quarantined whole, as Python does."""
+    broken = dict(schemas)
+    broken["parts"] = pa.schema([f.with_type(pa.int64()) if f.name == "data" else f for f in schemas["parts"]])
+    source, version = on_disk(ROOT / "sample_transcripts" / "versant-insights" / "rpc-v1.jsonl")
+    expected, expected_outcomes = python_side([(source, version)], broken)
+    index = _core.index_files([spec(source, version)], broken, MOMENT_US, RECORD_LIMIT, GZIP_LIMIT, batch_rows=3)
+    items = list(index)
+    assert (None, None) in items and items[0][0] == "records"
+    after = items[len(items) - items[::-1].index((None, None)) :]
+    assert [name for name, _ in after] == [name for name, _ in expected] == ["records"]
+    outcome, theirs = index.outcomes()[0], expected_outcomes[0]
+    assert {k: outcome[k] for k in ("container", "records", "quarantined", "recognised")} == {
+        "container": "unreadable", "records": 1, "quarantined": 1, "recognised": 0
+    } == {k: theirs[k] for k in ("container", "records", "quarantined", "recognised")}
+    prefix = f"{source.path}: file: the file could not be prepared: "
+    assert outcome["problems"][0].startswith(prefix) and theirs["problems"][0].startswith(prefix)
+    mine = pa.Table.from_batches([pa.record_batch(after[0][1])])
+    assert mine.drop_columns("reason").equals(expected[0][1].drop_columns("reason"))
+
+
+def test_a_failing_file_of_a_chunk_is_quarantined_alone(schemas, tmp_path):
+    """Small files together: the chunk's shared batches fail, and every file is prepared apart; each file
+    that fails alone is quarantined whole, the others are stored, as `prepare`'s fallback does."""
+    broken = dict(schemas)
+    broken["parts"] = pa.schema([f.with_type(pa.int64()) if f.name == "data" else f for f in schemas["parts"]])
+    clean = tmp_path / "clean.jsonl"
+    clean.write_bytes(b'{"no": "a2a"}\n')
+    files = [on_disk(clean), on_disk(ROOT / "sample_transcripts" / "versant-insights" / "rpc-v1.jsonl")]
+    expected, expected_outcomes = python_side(files, broken)
+    got, outcomes = core_side(files, broken)
+    assert [o["container"] for o in outcomes] == [o["container"] for o in expected_outcomes] == ["jsonl", "unreadable"]
+    assert outcomes[0] == expected_outcomes[0]
+    assert [name for name, _ in got] == [name for name, _ in expected]
+    assert got[0][1].equals(expected[0][1])
