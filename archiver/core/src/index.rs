@@ -482,46 +482,41 @@ impl Indexer {
 
     /// One step: a record read, or a file begun or ended; false when every file is done.
     fn advance(&mut self) -> Result<bool, String> {
-        let Some(mut run) = self.run.take() else {
+        let streamed = self.streamed();
+        let together = matches!(self.mode, Mode::Together { .. });
+        // The run is stepped where it is: it holds a batch's worth of column builders, too much to
+        // move out and back for every record.
+        let Some(run) = self.run.as_mut() else {
             let Some(spec) = self.files.pop_front() else {
                 return self.finish_chunk();
             };
-            match FileRun::start(spec, &self.settings, self.streamed(), self.done) {
+            match FileRun::start(spec, &self.settings, streamed, self.done) {
                 Ok(run) => self.run = Some(run),
                 Err((reason, left)) => self.file_failed(&left, &reason)?,
             }
             return Ok(true);
         };
-        let progress = self.progress.clone();
+        let (progress, schemas) = (&self.progress, &self.settings.schemas);
         let stepped = guarded(|| {
-            let more = run.step(&progress);
-            if !more && !matches!(self.mode, Mode::Together { .. }) {
+            let more = run.step(progress);
+            if !more && !together {
                 run.rows.hand_over();
             }
-            Ok(more)
-        });
-        let streamed = self.streamed();
-        let stepped = stepped.and_then(|more| {
-            let items = if streamed || !more {
-                converted(&mut run.rows, &self.settings.schemas)?
-            } else {
-                Vec::new()
-            };
+            let items = if streamed || !more { converted(&mut run.rows, schemas)? } else { Vec::new() };
             Ok((more, items))
         });
         match stepped {
-            Ok((true, items)) => {
-                self.ready.extend(items);
-                self.run = Some(run);
+            Ok((true, items)) => self.ready.extend(items),
+            Ok((false, items)) => {
+                if let Some(run) = self.run.take() {
+                    self.file_done(run.rows, run.outcome, run.size, items)?;
+                }
             }
-            Ok((false, items)) => self.file_done(run.rows, run.outcome, run.size, items)?,
             Err(reason) => {
-                let left = FileSpecLeft {
-                    whole: run.whole,
-                    version: run.version,
-                    size: run.size,
-                };
-                self.file_failed(&left, &reason)?;
+                if let Some(run) = self.run.take() {
+                    let left = FileSpecLeft { whole: run.whole, version: run.version, size: run.size };
+                    self.file_failed(&left, &reason)?;
+                }
             }
         }
         Ok(true)

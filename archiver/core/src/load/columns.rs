@@ -234,14 +234,9 @@ fn offsets32(lengths: &[usize]) -> Result<OffsetBuffer<i32>, BatchError> {
     Ok(OffsetBuffer::from_lengths(lengths.iter().copied()))
 }
 
-fn append_nulls(nulls: &mut NullBufferBuilder, other: NullBufferBuilder, len: usize) {
-    let mut other = other;
+fn append_nulls(nulls: &mut NullBufferBuilder, mut other: NullBufferBuilder, len: usize) {
     match other.finish() {
-        Some(buffer) => {
-            for valid in buffer.iter() {
-                nulls.append(valid);
-            }
-        }
+        Some(buffer) => nulls.append_buffer(&buffer),
         None => nulls.append_n_non_nulls(len),
     }
 }
