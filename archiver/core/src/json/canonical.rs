@@ -12,6 +12,7 @@
 
 use sha2::{Digest, Sha256};
 
+use super::decode::long_digits;
 use super::write::{write_i64, write_number, write_string, write_value};
 use super::{Number, Value};
 
@@ -64,14 +65,7 @@ fn rewritten(text: &[u8]) -> bool {
             return true;
         }
     }
-    let mut run = 0;
-    for &byte in text {
-        run = if byte.is_ascii_digit() { run + 1 } else { 0 };
-        if run >= 19 {
-            return true;
-        }
-    }
-    false
+    long_digits(text)
 }
 
 /// A number as `_normal` leaves it: an integral float of at most 2**53 as an integer, an integer of

@@ -28,18 +28,29 @@ pub fn decode(payload: &[u8]) -> Result<Value, InvalidJson> {
 }
 
 /// Whether a run of 19 digits occurs: orjson may have read such a payload inexactly, and the Python
-/// code reads it again with the standard library.
-fn long_digits(payload: &[u8]) -> bool {
-    let mut run = 0;
-    for &byte in payload {
-        if byte.is_ascii_digit() {
-            run += 1;
-            if run >= 19 {
-                return true;
-            }
-        } else {
-            run = 0;
+/// code reads it again with the standard library. A run of 19 holds every 19th byte, so the bytes are
+/// probed 19 apart and a run is measured only around a digit.
+pub(crate) fn long_digits(payload: &[u8]) -> bool {
+    const RUN: usize = 19;
+    let digit = |at: usize| payload[at].is_ascii_digit();
+    let mut probe = RUN - 1;
+    while probe < payload.len() {
+        if !digit(probe) {
+            probe += RUN;
+            continue;
         }
+        let mut start = probe;
+        while start + RUN > probe + 1 && start > 0 && digit(start - 1) {
+            start -= 1;
+        }
+        let mut end = probe + 1;
+        while end - start < RUN && end < payload.len() && digit(end) {
+            end += 1;
+        }
+        if end - start >= RUN {
+            return true;
+        }
+        probe = end + RUN;
     }
     false
 }
@@ -195,6 +206,54 @@ mod tests {
             decode(digits.as_bytes()),
             Ok(Value::Number(Number::Big(digits.as_str().into())))
         );
+    }
+
+    #[test]
+    fn long_digits_are_found_wherever_they_run() {
+        for (text, expected) in [
+            ("1234567890123456789", true),
+            ("123456789012345678", false),
+            ("x1234567890123456789", true),
+            ("123456789.0123456789", false),
+            ("[12345678901234567890123]", true),
+            ("[1,\"a123456789012345678\",123456789012345678901]", true),
+            ("aaaaaaaaaaaaaaaaaa1234567890123456789", true),
+            ("aaaaaaaaaaaaaaaaa12345678901234567x8", false),
+        ] {
+            assert_eq!(long_digits(text.as_bytes()), expected, "{text}");
+            let naive = text
+                .as_bytes()
+                .windows(19)
+                .any(|w| w.iter().all(u8::is_ascii_digit));
+            assert_eq!(naive, expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn long_digits_agree_with_a_plain_search() {
+        let mut state: u64 = 7;
+        for _ in 0..20_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = (state >> 58) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|i| {
+                    if (state >> (i % 60)) & 7 == 0 {
+                        b'x'
+                    } else {
+                        b'7'
+                    }
+                })
+                .collect();
+            let naive = text.windows(19).any(|w| w.iter().all(u8::is_ascii_digit));
+            assert_eq!(
+                long_digits(&text),
+                naive,
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+        }
     }
 
     #[test]

@@ -188,6 +188,10 @@ struct Reader<'a> {
     slot: usize,
     slots: usize,
     pool: Option<Pool>,
+    /// The items and members of the arrays and objects being read, innermost last: each container
+    /// is made once, at its close, of its exact size.
+    items: Vec<Value>,
+    members: Vec<(Box<str>, Value)>,
 }
 
 fn is_space(byte: u8) -> bool {
@@ -213,6 +217,8 @@ impl<'a> Reader<'a> {
             slot: 0,
             slots: 0,
             pool: None,
+            items: Vec::new(),
+            members: Vec::new(),
         }
     }
 
@@ -353,16 +359,19 @@ impl<'a> Reader<'a> {
 
     /// An array's items after its '[' through its ']'.
     fn array_items(&mut self) -> Result<Value, Refusal> {
-        let mut items = Vec::new();
+        let base = self.items.len();
         loop {
             // arr_val_begin
             let byte = self.peek();
             match byte {
-                b'{' | b'[' => items.push(self.nested(byte)?),
+                b'{' | b'[' => {
+                    let item = self.nested(byte)?;
+                    self.items.push(item);
+                }
                 b']' => {
                     self.at += 1;
-                    if items.is_empty() {
-                        return Ok(Value::Array(items));
+                    if self.items.len() == base {
+                        return Ok(Value::Array(Vec::new()));
                     }
                     let comma = self.bytes[..self.at]
                         .iter()
@@ -379,7 +388,8 @@ impl<'a> Reader<'a> {
                         return Err(self.fail(self.at, Code::Character, VALUE));
                     }
                     self.next_slot()?;
-                    items.push(self.scalar()?);
+                    let item = self.scalar()?;
+                    self.items.push(item);
                 }
             }
             // arr_val_end
@@ -388,7 +398,7 @@ impl<'a> Reader<'a> {
                 b',' => self.at += 1,
                 b']' => {
                     self.at += 1;
-                    return Ok(Value::Array(items));
+                    return Ok(Value::Array(self.items.split_off(base)));
                 }
                 _ => {
                     return Err(self.fail(
@@ -403,7 +413,7 @@ impl<'a> Reader<'a> {
 
     /// An object's members after its '{' through its '}'.
     fn object_members(&mut self) -> Result<Value, Refusal> {
-        let mut members = Map::new();
+        let base = self.members.len();
         let mut first = true;
         loop {
             // obj_key_begin
@@ -413,7 +423,7 @@ impl<'a> Reader<'a> {
                 b'}' => {
                     self.at += 1;
                     if first {
-                        return Ok(Value::Object(members));
+                        return Ok(Value::Object(Map::new()));
                     }
                     let comma = self.bytes[..self.at]
                         .iter()
@@ -453,14 +463,14 @@ impl<'a> Reader<'a> {
                 }
                 _ => return Err(self.fail(self.at, Code::Character, VALUE)),
             };
-            members.insert(key, value);
+            self.members.push((key, value));
             // obj_val_end
             self.skip_spaces();
             match self.peek() {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
-                    return Ok(Value::Object(members));
+                    return Ok(Value::Object(self.object_of(base)));
                 }
                 _ => {
                     return Err(self.fail(
@@ -471,6 +481,16 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+    }
+
+    /// The object of the members read since `base`: a repeated key keeps its first place and takes
+    /// its last value.
+    fn object_of(&mut self, base: usize) -> Map {
+        let mut map = Map::with_capacity(self.members.len() - base);
+        for (key, value) in self.members.drain(base..) {
+            map.insert(key, value);
+        }
+        map
     }
 
     #[inline]
@@ -518,27 +538,13 @@ impl<'a> Reader<'a> {
     /// A string literal at '"'; the cursor ends after its closing quote.
     fn string(&mut self) -> Result<Box<str>, Refusal> {
         let start = self.at + 1;
-        let mut at = start;
-        loop {
-            match self.byte(at) {
-                b'"' => {
-                    self.at = at + 1;
-                    return Ok(self.text[start..at].into());
-                }
-                b'\\' => break,
-                byte if byte < 0x20 => {
-                    return Err(self.fail(
-                        at,
-                        Code::String,
-                        "unexpected control character in string",
-                    ))
-                }
-                _ => at += 1,
-            }
+        let mut at = self.string_stop(start);
+        if self.byte(at) == b'"' {
+            self.at = at + 1;
+            return Ok(self.text[start..at].into());
         }
         let mut out = String::with_capacity(at - start + 16);
-        out.push_str(&self.text[start..at]);
-        let mut run = at;
+        let mut run = start;
         loop {
             match self.byte(at) {
                 b'"' => {
@@ -551,16 +557,27 @@ impl<'a> Reader<'a> {
                     at = self.escape(at, &mut out)?;
                     run = at;
                 }
-                byte if byte < 0x20 => {
+                _ => {
                     return Err(self.fail(
                         at,
                         Code::String,
                         "unexpected control character in string",
                     ))
                 }
-                _ => at += 1,
             }
+            at = self.string_stop(at);
         }
+    }
+
+    /// Where a string's plain run from `from` stops: at a quote, a backslash, a control character or
+    /// the end of the text.
+    #[inline]
+    fn string_stop(&self, from: usize) -> usize {
+        let rest = self.bytes.get(from..).unwrap_or_default();
+        from + rest
+            .iter()
+            .position(|&b| STRING_STOP[usize::from(b)])
+            .unwrap_or(rest.len())
     }
 
     /// The escape at `at` (a backslash) appended to `out`; the offset after it.
@@ -721,6 +738,19 @@ fn parse_small(literal: &str) -> i64 {
         magnitude
     }
 }
+
+/// The bytes that end a string's plain run: '"', '\\' and the control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 fn is_container(byte: u8) -> bool {
     byte == b'[' || byte == b'{'

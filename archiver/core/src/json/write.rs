@@ -21,59 +21,126 @@ pub(crate) type NumberWriter<'a> = &'a dyn Fn(&Number, &mut Vec<u8>);
 
 /// A value's compact text appended to `out`: orjson's form (no spaces, its escaping), each number by
 /// `number`, an object's keys in their order or, with `sort_keys`, by code point (UTF-8 byte order).
-/// Iterative, so that no depth is too deep.
+/// Recursive to a depth, then iterative, so that no depth is too deep.
 pub(crate) fn write_value(
     value: &Value,
     out: &mut Vec<u8>,
     number: NumberWriter<'_>,
     sort_keys: bool,
 ) {
-    enum Step<'v> {
-        Value(&'v Value),
-        Key(&'v str),
-        Byte(u8),
+    Writer {
+        out,
+        number,
+        sort_keys,
     }
-    let mut work = vec![Step::Value(value)];
-    while let Some(step) = work.pop() {
-        match step {
-            Step::Byte(byte) => out.push(byte),
-            Step::Key(key) => {
-                write_string(key, out);
-                out.push(b':');
-            }
-            Step::Value(Value::Null) => out.extend_from_slice(b"null"),
-            Step::Value(Value::Bool(true)) => out.extend_from_slice(b"true"),
-            Step::Value(Value::Bool(false)) => out.extend_from_slice(b"false"),
-            Step::Value(Value::Number(n)) => number(n, out),
-            Step::Value(Value::String(text)) => write_string(text, out),
-            Step::Value(Value::Array(items)) => {
-                out.push(b'[');
-                work.push(Step::Byte(b']'));
-                for (index, item) in items.iter().enumerate().rev() {
-                    work.push(Step::Value(item));
+    .value(value, 0);
+}
+
+/// Levels written by recursion before the rest of a value is written with a work list.
+const RECURSION_LEVELS: usize = 256;
+
+struct Writer<'o, 'n> {
+    out: &'o mut Vec<u8>,
+    number: NumberWriter<'n>,
+    sort_keys: bool,
+}
+
+impl Writer<'_, '_> {
+    fn value(&mut self, value: &Value, depth: usize) {
+        match value {
+            Value::Null => self.out.extend_from_slice(b"null"),
+            Value::Bool(true) => self.out.extend_from_slice(b"true"),
+            Value::Bool(false) => self.out.extend_from_slice(b"false"),
+            Value::Number(n) => (self.number)(n, self.out),
+            Value::String(text) => write_string(text, self.out),
+            _ if depth >= RECURSION_LEVELS => self.deep(value),
+            Value::Array(items) => {
+                self.out.push(b'[');
+                for (index, item) in items.iter().enumerate() {
                     if index > 0 {
-                        work.push(Step::Byte(b','));
+                        self.out.push(b',');
+                    }
+                    self.value(item, depth + 1);
+                }
+                self.out.push(b']');
+            }
+            Value::Object(members) => {
+                self.out.push(b'{');
+                if self.sort_keys {
+                    for (index, (key, item)) in sorted(members).into_iter().enumerate() {
+                        self.member(index, key, item, depth);
+                    }
+                } else {
+                    for (index, (key, item)) in members.iter().enumerate() {
+                        self.member(index, key, item, depth);
                     }
                 }
-            }
-            Step::Value(Value::Object(members)) => {
-                out.push(b'{');
-                work.push(Step::Byte(b'}'));
-                let mut entries: Vec<(&str, &Value)> =
-                    members.iter().map(|(k, v)| (&**k, v)).collect();
-                if sort_keys {
-                    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                }
-                for (index, (key, item)) in entries.into_iter().enumerate().rev() {
-                    work.push(Step::Value(item));
-                    work.push(Step::Key(key));
-                    if index > 0 {
-                        work.push(Step::Byte(b','));
-                    }
-                }
+                self.out.push(b'}');
             }
         }
     }
+
+    fn member(&mut self, index: usize, key: &str, item: &Value, depth: usize) {
+        if index > 0 {
+            self.out.push(b',');
+        }
+        write_string(key, self.out);
+        self.out.push(b':');
+        self.value(item, depth + 1);
+    }
+
+    /// A value deeper than recursion goes, written with a work list.
+    fn deep(&mut self, value: &Value) {
+        enum Step<'v> {
+            Value(&'v Value),
+            Key(&'v str),
+            Byte(u8),
+        }
+        let mut work = vec![Step::Value(value)];
+        while let Some(step) = work.pop() {
+            match step {
+                Step::Byte(byte) => self.out.push(byte),
+                Step::Key(key) => {
+                    write_string(key, self.out);
+                    self.out.push(b':');
+                }
+                Step::Value(Value::Array(items)) => {
+                    self.out.push(b'[');
+                    work.push(Step::Byte(b']'));
+                    for (index, item) in items.iter().enumerate().rev() {
+                        work.push(Step::Value(item));
+                        if index > 0 {
+                            work.push(Step::Byte(b','));
+                        }
+                    }
+                }
+                Step::Value(Value::Object(members)) => {
+                    self.out.push(b'{');
+                    work.push(Step::Byte(b'}'));
+                    let entries = if self.sort_keys {
+                        sorted(members)
+                    } else {
+                        members.iter().map(|(k, v)| (&**k, v)).collect()
+                    };
+                    for (index, (key, item)) in entries.into_iter().enumerate().rev() {
+                        work.push(Step::Value(item));
+                        work.push(Step::Key(key));
+                        if index > 0 {
+                            work.push(Step::Byte(b','));
+                        }
+                    }
+                }
+                Step::Value(scalar) => self.value(scalar, 0),
+            }
+        }
+    }
+}
+
+/// An object's members by key, in code point order (Python's `str` order, UTF-8 byte order).
+fn sorted(members: &super::Map) -> Vec<(&str, &Value)> {
+    let mut entries: Vec<(&str, &Value)> = members.iter().map(|(k, v)| (&**k, v)).collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    entries
 }
 
 /// A number as orjson writes it (an integer beyond 64 bits by its digits, as `compact_json` does).
@@ -119,43 +186,55 @@ fn write_float(f: f64, out: &mut Vec<u8>) {
     shortest.write(out, -5..=15, false);
 }
 
-/// Append a JSON string literal (orjson's escaping) to `out`.
+/// Append a JSON string literal (orjson's escaping) to `out`: '"', '\\' and the control characters
+/// escaped (\b \t \n \f \r, else \u00xx), everything else as it is.
 pub fn write_string(text: &str, out: &mut Vec<u8>) {
-    out.reserve(text.len() + 2);
-    out.push(b'"');
     let bytes = text.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
     let mut run = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        let escape: &[u8] = match byte {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0C => b"\\f",
-            0..=0x1F => {
-                out.extend_from_slice(&bytes[run..at]);
-                out.extend_from_slice(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    b'0' + (byte >> 4),
-                    HEX[usize::from(byte & 15)],
-                ]);
-                run = at + 1;
-                continue;
-            }
-            _ => continue,
-        };
+    while let Some(offset) = bytes[run..]
+        .iter()
+        .position(|&b| NEEDS_ESCAPE[usize::from(b)])
+    {
+        let at = run + offset;
         out.extend_from_slice(&bytes[run..at]);
-        out.extend_from_slice(escape);
+        let byte = bytes[at];
+        match byte {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0C => out.extend_from_slice(b"\\f"),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                b'0' + (byte >> 4),
+                HEX[usize::from(byte & 15)],
+            ]),
+        }
         run = at + 1;
     }
     out.extend_from_slice(&bytes[run..]);
     out.push(b'"');
 }
+
+/// The bytes orjson escapes in a string: '"', '\\' and the control characters.
+static NEEDS_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
