@@ -1,6 +1,7 @@
 """Differential tests of the compiled core's `index_files` (`archiver/core/src/{load,index.rs}`): the Arrow
-batches and outcomes it gives equal those of `archiver.prepare.prepare`, the Python code it replaces,
-for every file the tests ingest, for small files prepared together, and for generated transcripts."""
+batches and outcomes it gives equal those of the Python code it replaces (`tests/python_prepare.py`,
+the `prepare` that came before the core), for every file the tests ingest, for small files prepared
+together, and for generated transcripts."""
 
 from __future__ import annotations
 
@@ -19,14 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from archiver import _core
-from archiver import prepare as prepare_module
 from archiver.canonical import compact_json
 from archiver.load import rows as rows_module
 from archiver.load.rows import arrow_schemas
 from archiver.load.versions import new_version
-from archiver.prepare import prepare
 from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile, StoreTable, read_records
 from archiver.store import migrations
+from tests import python_prepare as prepare_module
+from tests.python_prepare import prepare
 from tests.test_properties import json_values
 from tests.transcripts import citation, jsonrpc_result, v1_cited_parts, v1_task
 
