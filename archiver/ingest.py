@@ -23,7 +23,7 @@ import duckdb
 from .errors import InputError, UsageError
 from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load import spool, versions
-from .load.rows import arrow_schemas
+from .load.schemas import arrow_schemas
 from .load.writer import PENDING_BYTES, alias_row, write_aliases, write_files
 from .prepare import FileOutcome, PreparedFile, prepare
 from .read import stores

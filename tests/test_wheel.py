@@ -1,4 +1,4 @@
-"""A plain install from a built wheel works: migrations ship inside the package."""
+"""A plain install from a built wheel works: the compiled core and the migrations built into it ship inside the package."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from tests.transcripts import ROOT, jsonrpc_result, v1_cited_parts, v1_task
 
-pytest.importorskip("hatchling", reason="building the wheel needs hatchling (pip install '.[test]')")
+pytest.importorskip("maturin", reason="building the wheel needs maturin (pip install '.[test]')")
 
 
 @pytest.mark.slow
@@ -30,7 +30,8 @@ def test_install_from_built_wheel_ingests(tmp_path, write):
         check=True,
         capture_output=True,
     )
-    assert (target / "archiver" / "_migrations" / "0001_initial.sql").is_file()
+    assert next((target / "archiver").glob("_core.*.so")).is_file()  # the compiled core
+    assert not (target / "migrations").exists()  # built into the core, not a folder beside the package
     assert (target / "archiver" / "serve" / "static" / "serve.css").is_file()  # archiver serve's stylesheet
     assert (target / "archiver" / "serve" / "templates" / "base.html").is_file()
     source = write("t.jsonl", [jsonrpc_result({"task": v1_task("wheel", v1_cited_parts())})])

@@ -236,7 +236,7 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
     if source.store is not None:
         return source.store.kind, None, read_store_rows(source.data or b"", source.store)
     try:
-        if source.data is None and _is_sqlite(source):
+        if source.data is None and is_sqlite(source):
             return "sqlite", None, read_sqlite(source)
         stream, compression = open_content(source)
     except OSError as exc:  # gone since it was fingerprinted
@@ -266,7 +266,7 @@ def read_records(source: SourceFile) -> tuple[str, str | None, Iterator[Record]]
     return container, compression, _guarded(reader(stream), source)
 
 
-def _is_sqlite(source: SourceFile) -> bool:
+def is_sqlite(source: SourceFile) -> bool:
     with source.open() as handle:
         return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 
@@ -474,6 +474,24 @@ def read_sqlite(source: SourceFile) -> Iterator[Record]:
         yield from _whole_unreadable(source, f"SQLite file is not a readable task store: {exc}")
 
 
+def sqlite_rows(source: SourceFile) -> list[tuple[str, bytes]]:
+    """The rows of an A2A SDK's SQLite task store (`tasks`, or any table shaped like it), each located by its
+    table and rowid, as (locator, JSON text) pairs for the core; sqlite3.DatabaseError when it is none."""
+    con = sqlite3.connect(f"file:{quote(os.fsencode(Path(source.fs_path).resolve()))}?mode=ro", uri=True)
+    try:
+        tables = _task_tables(con)
+        if not tables:
+            raise sqlite3.DatabaseError(f"no {TASK_TABLE_SHAPE}")
+        rows = []
+        for table in tables:
+            cursor = con.execute(f'SELECT rowid, * FROM "{table}" ORDER BY rowid')
+            names = [d[0] for d in cursor.description][1:]
+            rows += [(f"{table} rowid {rowid}", store_row(names, values)[1]) for rowid, *values in cursor]
+        return rows
+    finally:
+        con.close()
+
+
 TASK_TABLE_COLUMNS = frozenset({"id", "context_id", "status"})
 TASK_TABLE_SHAPE = "A2A task-store table (one with id, context_id and status columns)"
 
@@ -507,6 +525,21 @@ def read_store_rows(data: bytes, store: StoreTable) -> Iterator[Record]:
         if seen[locator] > 1:
             locator += f" #{seen[locator]}"
         yield Record(seq, locator, raw, "row", value=row)
+
+
+def store_rows(data: bytes, store: StoreTable) -> list[tuple[str, bytes]]:
+    """The rows of a live store's table snapshot (`store_row` bytes, one a line) as (locator, JSON text) pairs,
+    each located by its key; a key seen again (a table without a primary key) is told apart by its count."""
+    seen: dict[str, int] = {}
+    rows = []
+    for raw in data.splitlines():
+        row = orjson.loads(raw)
+        locator = f"{store.table} " + " ".join(f"{key}={row.get(key)}" for key in store.keys)
+        seen[locator] = seen.get(locator, 0) + 1
+        if seen[locator] > 1:
+            locator += f" #{seen[locator]}"
+        rows.append((locator, raw))
+    return rows
 
 
 def _cell(value):

@@ -2,8 +2,9 @@
 the proxy (a terminal task, or a message), counted per agent and written to the alerts file.
 
 The rules are the audit's (`archiver.audit.rules`: uncited-result, invalid-citation, citation-type-lost),
-judged over the one copy the proxy saw with the same per-Part reading the index is built with
-(`archiver.cite.parts.judged`). The audit judges across every copy of a result; this check knows one."""
+judged over the one copy the proxy saw with the same per-Part reading the index is built with (the core's
+`LiveAssembly`, which reads and assembles events and judges Parts as the ingest does). The audit judges
+across every copy of a result; this check knows one."""
 
 from __future__ import annotations
 
@@ -15,11 +16,9 @@ from typing import IO
 
 import orjson
 
+from .._core import LiveAssembly
 from ..audit.rules import RULES_BY_ID
-from ..cite.parts import judged
-from ..errors import RecordError, UsageError
-from ..understand.assemble import FileAssembly, StoredCopy
-from ..understand.events import events_of
+from ..errors import UsageError
 from .metrics import RecordMetrics
 from .segments import timestamp
 from .wire import event_data
@@ -46,57 +45,50 @@ class Violation:
     detail: str
 
 
-def violations(copy: StoredCopy) -> list[Violation]:
-    """The live rules' findings on one completed result, worded as the audit words them."""
+def violations(result: dict) -> list[Violation]:
+    """The live rules' findings on one completed result (as `LiveAssembly.results` describes it), worded as
+    the audit words them."""
     found: list[Violation] = []
-    what = f"task {copy.task_id}" if copy.kind == "task" else f"message {copy.message_id}"
+    what = f"task {result['task_id']}" if result["kind"] == "task" else f"message {result['message_id']}"
     claims: dict[str, int] = {}  # where numbers are stated: how many
     cited = False
-    for located in copy.located_parts():
-        part = located.part
-        citation, leaves = judged(part.kind, part.data, part.media_type, located.role)
-        if leaves:
-            where = f'artifact "{_artifact_name(located)}"' if located.location == "artifact" else "an agent message"
-            claims[where] = claims.get(where, 0) + len(leaves)
-        if citation is not None:
+    for part in result["parts"]:
+        if part["claims"]:
+            where = f'artifact "{part["artifact"]}"' if part["location"] == "artifact" else "an agent message"
+            claims[where] = claims.get(where, 0) + part["claims"]
+        if part["citation"] is not None:
             cited = True
-            found += _citation_findings(copy, citation, located, what)
+            found += _citation_findings(result, part, what)
     if claims and not cited:
         numbers = sum(claims.values())
         places = " and ".join(sorted(claims, key=lambda place: place == "an agent message"))
         detail = f"{what} states {numbers} number{'s' * (numbers != 1)} in {places} and carries no citation Part"
-        found.insert(0, _finding("uncited-result", copy, detail))
+        found.insert(0, _finding("uncited-result", result, detail))
     return found
 
 
-def _citation_findings(copy: StoredCopy, citation, located, what: str) -> list[Violation]:
-    place = f"{_place(located)} in {what}"
-    found = []
-    if not citation.valid:
-        found.append(
-            _finding("invalid-citation", copy, f"citation {place} fails Citations v1: " + "; ".join(citation.problems))
-        )
-    if citation.inferred:
-        part = located.part
-        keys = ", ".join(key for key in ("study", "period", "base", "source") if key in part.data)
-        media = f"media type {part.media_type}" if part.media_type else "no media type"
-        found.append(_finding("citation-type-lost", copy, f"data {place} carries a citation's fields ({keys}) but "
+def _citation_findings(result: dict, part: dict, what: str) -> list[Violation]:
+    place = f"{_place(part)} in {what}"
+    citation, found = part["citation"], []
+    if not citation["valid"]:
+        problems = "; ".join(citation["problems"])
+        found.append(_finding("invalid-citation", result, f"citation {place} fails Citations v1: {problems}"))
+    if citation["inferred"]:
+        keys = ", ".join(part["citation_keys"])
+        media = f"media type {part['media_type']}" if part["media_type"] else "no media type"
+        found.append(_finding("citation-type-lost", result, f"data {place} carries a citation's fields ({keys}) but "
                               f"{media}, so consumers do not recognise it as a citation"))  # fmt: skip
     return found
 
 
-def _artifact_name(located) -> str:
-    return located.artifact.name or located.artifact.artifact_id
+def _place(part: dict) -> str:
+    if part["location"] == "artifact":
+        return f'Part {part["part_index"]} of artifact "{part["artifact"]}"'
+    return f"Part {part['part_index']} of message {part['message_id']}"
 
 
-def _place(located) -> str:
-    if located.location == "artifact":
-        return f'Part {located.part_index} of artifact "{_artifact_name(located)}"'
-    return f"Part {located.part_index} of message {located.message.message_id}"
-
-
-def _finding(rule: str, copy: StoredCopy, detail: str) -> Violation:
-    return Violation(rule, RULES_BY_ID[rule].severity, copy.key, copy.task_id, copy.message_id, detail)
+def _finding(rule: str, result: dict, detail: str) -> Violation:
+    return Violation(rule, RULES_BY_ID[rule].severity, result["key"], result["task_id"], result["message_id"], detail)
 
 
 class LiveChecker:
@@ -108,7 +100,7 @@ class LiveChecker:
             self.alerts: IO[bytes] | None = alerts.open("ab") if alerts is not None else None
         except OSError as exc:
             raise UsageError(f"the alerts file {alerts} cannot be opened: {exc.strerror}", "--alerts") from exc
-        self.streams: dict[str, FileAssembly] = {}
+        self.streams: dict[str, LiveAssembly] = {}
         self.fed: dict[str, int] = {}  # stream: event bytes fed to its assembly
         self.judged: OrderedDict = OrderedDict()
 
@@ -118,13 +110,13 @@ class LiveChecker:
             self.agent = response["name"]
         if envelope["binding"] not in ("jsonrpc", "rest") or response is None:
             return
-        assembly = FileAssembly()
-        self._add(assembly, envelope["exchange"], response)
+        assembly = LiveAssembly()
+        assembly.add(envelope["exchange"], orjson.dumps(response))
         self._judge(assembly, envelope["exchange"])
 
     def stream_open(self, envelope: dict) -> None:
         if len(self.streams) < OPEN_STREAMS:
-            self.streams[envelope["exchange"]] = FileAssembly()
+            self.streams[envelope["exchange"]] = LiveAssembly()
             self.fed[envelope["exchange"]] = 0
 
     def event(self, exchange: str, _seq: int, _time: str, lines: bytes) -> None:
@@ -134,11 +126,7 @@ class LiveChecker:
             if self.fed[exchange] > STREAM_BYTES:
                 del self.streams[exchange], self.fed[exchange]
                 return
-            try:
-                value = orjson.loads(event_data(lines))
-            except orjson.JSONDecodeError:
-                return
-            self._add(assembly, exchange, value)
+            assembly.add(exchange, event_data(lines))
 
     def stream_end(self, envelope: dict) -> None:
         assembly = self.streams.pop(envelope["exchange"], None)
@@ -146,21 +134,14 @@ class LiveChecker:
         if assembly is not None:
             self._judge(assembly, envelope["exchange"])
 
-    def _add(self, assembly: FileAssembly, exchange: str, value: object) -> None:
-        try:
-            events = events_of(value)
-            assembly.add(exchange, value.get("id") if isinstance(value, dict) else None, events)
-        except RecordError:
-            return
-
-    def _judge(self, assembly: FileAssembly, exchange: str) -> None:
-        for copy in assembly.copies():
-            if not copy.terminal or copy.key in self.judged:
+    def _judge(self, assembly: LiveAssembly, exchange: str) -> None:
+        for result in assembly.results():
+            if not result["terminal"] or result["key"] in self.judged:
                 continue
-            self.judged[copy.key] = True
+            self.judged[result["key"]] = True
             if len(self.judged) > JUDGED_KEEP:
                 self.judged.popitem(last=False)
-            for violation in violations(copy):
+            for violation in violations(result):
                 self._tell(violation, exchange)
 
     def _tell(self, violation: Violation, exchange: str) -> None:

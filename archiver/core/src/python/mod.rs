@@ -9,6 +9,7 @@ mod cite;
 mod convert;
 mod index;
 mod json;
+mod live;
 mod read;
 mod understand;
 
@@ -27,6 +28,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(migrations, m)?)?;
     cite::register(m)?;
     json::register(m)?;
+    live::register(m)?;
     read::register(m)?;
     understand::register(m)?;
     index::register(m)?;
