@@ -502,7 +502,11 @@ impl Indexer {
             if !more && !together {
                 run.rows.hand_over();
             }
-            let items = if streamed || !more { converted(&mut run.rows, schemas)? } else { Vec::new() };
+            let items = if streamed || !more {
+                converted(&mut run.rows, schemas)?
+            } else {
+                Vec::new()
+            };
             Ok((more, items))
         });
         match stepped {
@@ -514,7 +518,11 @@ impl Indexer {
             }
             Err(reason) => {
                 if let Some(run) = self.run.take() {
-                    let left = FileSpecLeft { whole: run.whole, version: run.version, size: run.size };
+                    let left = FileSpecLeft {
+                        whole: run.whole,
+                        version: run.version,
+                        size: run.size,
+                    };
                     self.file_failed(&left, &reason)?;
                 }
             }

@@ -804,7 +804,12 @@ pub fn part_hash(part: &Part) -> String {
     let digest = Sha256::digest(&text);
     digest[..16]
         .iter()
-        .flat_map(|byte| [DIGITS[usize::from(byte >> 4)] as char, DIGITS[usize::from(byte & 15)] as char])
+        .flat_map(|byte| {
+            [
+                DIGITS[usize::from(byte >> 4)] as char,
+                DIGITS[usize::from(byte & 15)] as char,
+            ]
+        })
         .collect()
 }
 
