@@ -39,12 +39,12 @@ MOMENT_US = int(MOMENT.timestamp()) * 1_000_000 + MOMENT.microsecond
 def corpus_files() -> list[Path]:
     """Every file the tests ingest: the samples and the test corpora (the test sources themselves too:
     files that are no transcript are quarantined whole, the same way on both paths)."""
-    found = []
-    for folder in ("sample_transcripts", "tests"):
-        for path in sorted((ROOT / folder).rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts and "node_modules" not in path.parts:
-                found.append(path)
-    return found
+    return [
+        path
+        for folder in ("sample_transcripts", "tests")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts and "node_modules" not in path.parts
+    ]
 
 
 class FixedMoment(datetime):
@@ -203,7 +203,8 @@ def test_progress_is_readable_while_reading_and_the_gil_is_released(schemas, tmp
     watcher.start()
     names = [name for name, _ in index]
     watcher.join()
-    assert "records" in names and "claims" in names
+    assert "records" in names
+    assert "claims" in names
     assert (index.bytes_read, index.records_read) == (version.size, 300)
     assert all(0 <= b <= version.size and 0 <= r <= 300 for b, r in seen)
     assert index.outcomes()[0]["recognised"] == 300
@@ -213,12 +214,17 @@ def test_a_huge_value_is_a_batch_of_its_own_and_equal(schemas, tmp_path):
     """A record and a file Part of more than 4 MiB: batches of their own, the same rows as Python's."""
     huge = "x" * (5 * 2**20)
     task = v1_task("big", [{"text": "small"}, {"url": "https://a/b", "raw": None, "data": None, "file": None}])
-    task["artifacts"][0]["parts"] = [{"text": "small"}, {"raw": huge, "filename": "big.bin", "mediaType": "x/y"}]
+    task["artifacts"][0]["parts"] = [
+        {"text": "small"},
+        {"raw": huge, "filename": "big.bin", "mediaType": "x/y"},
+        {"text": "after"},
+    ]
     path = tmp_path / "huge.jsonl"
     path.write_bytes(orjson.dumps(jsonrpc_result({"kind": "task", **task})) + b"\n" + b'{"no": 1}\n')
     source, version = on_disk(path)
     expected, _ = python_side([(source, version)], schemas)
     got, _ = core_side([(source, version)], schemas)
+    assert [n for n, _ in got].count("parts") == 3  # the huge Part alone, its buffer not copied
     for name in {name for name, _ in expected}:
         mine = pa.concat_tables([t for n, t in got if n == name])
         theirs = pa.concat_tables([t for n, t in expected if n == name])
@@ -240,8 +246,10 @@ parts = st.lists(
     st.one_of(
         st.builds(lambda text: {"text": text}, st.text(max_size=10)),
         st.builds(lambda data: {"data": data}, st.dictionaries(st.text(max_size=5), json_data, max_size=4)),
-        st.builds(lambda over: {"data": citation(**over), "mediaType": "application/vnd.upperhand.citations+json"},
-                  st.fixed_dictionaries({}, optional={"base": json_data, "fielded": st.text(max_size=12)})),
+        st.builds(
+            lambda over: {"data": citation(**over), "mediaType": "application/vnd.upperhand.citations+json"},
+            st.fixed_dictionaries({}, optional={"base": json_data, "fielded": st.text(max_size=12)}),
+        ),
         st.builds(lambda url, name: {"url": url, "filename": name}, st.text(max_size=8), st.text(max_size=4)),
         json_data.map(lambda value: {"mystery": value}),
     ),
@@ -263,11 +271,17 @@ cards = st.fixed_dictionaries(
 records = st.lists(
     st.one_of(
         st.builds(lambda n, p: jsonrpc_result({"task": v1_task(f"t{n}", p)}, n), st.integers(0, 5), parts),
-        st.builds(lambda n, p: jsonrpc_result({"message": {"messageId": f"m{n}", "role": "ROLE_AGENT", "parts": p}}),
-                  st.integers(0, 5), parts),
+        st.builds(
+            lambda n, p: jsonrpc_result({"message": {"messageId": f"m{n}", "role": "ROLE_AGENT", "parts": p}}),
+            st.integers(0, 5),
+            parts,
+        ),
         cards,
-        st.builds(lambda code, message: {"jsonrpc": "2.0", "id": code, "error": {"code": code, "message": message}},
-                  json_leaves, st.text(max_size=8)),
+        st.builds(
+            lambda code, message: {"jsonrpc": "2.0", "id": code, "error": {"code": code, "message": message}},
+            json_leaves,
+            st.text(max_size=8),
+        ),
         json_data,
         json_values,
         st.sampled_from([b"not json", b"", b"   ", b'{"a": NaN}', b"[1, 2", b"\xff\xfe"]),
@@ -292,7 +306,9 @@ def document(items: list) -> bytes:
 CONTAINERS = {"t.jsonl": jsonl, "t.sse": sse, "t.json": document}
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(records, st.sampled_from(sorted(CONTAINERS)), st.booleans())
 def test_generated_transcripts_give_the_same_batches(schemas, tmp_path, items, name, compressed):
     data = CONTAINERS[name](items)
@@ -301,7 +317,9 @@ def test_generated_transcripts_give_the_same_batches(schemas, tmp_path, items, n
     assert_same([on_disk(path)], schemas)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(records, min_size=2, max_size=4))
 def test_generated_small_files_together_give_the_same_batches(schemas, tmp_path, files):
     paths = []
@@ -321,15 +339,19 @@ def test_a_file_whose_batches_fail_is_quarantined_whole_and_its_earlier_batches_
     expected, expected_outcomes = python_side([(source, version)], broken)
     index = _core.index_files([spec(source, version)], broken, MOMENT_US, RECORD_LIMIT, GZIP_LIMIT, batch_rows=3)
     items = list(index)
-    assert (None, None) in items and items[0][0] == "records"
+    assert (None, None) in items
+    assert items[0][0] == "records"
     after = items[len(items) - items[::-1].index((None, None)) :]
     assert [name for name, _ in after] == [name for name, _ in expected] == ["records"]
     outcome, theirs = index.outcomes()[0], expected_outcomes[0]
-    assert {k: outcome[k] for k in ("container", "records", "quarantined", "recognised")} == {
-        "container": "unreadable", "records": 1, "quarantined": 1, "recognised": 0
-    } == {k: theirs[k] for k in ("container", "records", "quarantined", "recognised")}
+    assert (
+        {k: outcome[k] for k in ("container", "records", "quarantined", "recognised")}
+        == {"container": "unreadable", "records": 1, "quarantined": 1, "recognised": 0}
+        == {k: theirs[k] for k in ("container", "records", "quarantined", "recognised")}
+    )
     prefix = f"{source.path}: file: the file could not be prepared: "
-    assert outcome["problems"][0].startswith(prefix) and theirs["problems"][0].startswith(prefix)
+    assert outcome["problems"][0].startswith(prefix)
+    assert theirs["problems"][0].startswith(prefix)
     mine = pa.Table.from_batches([pa.record_batch(after[0][1])])
     assert mine.drop_columns("reason").equals(expected[0][1].drop_columns("reason"))
 
