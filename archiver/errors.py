@@ -29,11 +29,6 @@ class InputError(ArchiverError):
     """Reading: an input named on the command line cannot be read (a missing path, an unknown store)."""
 
 
-class RecordError(ArchiverError, ValueError):
-    """Reading and understanding: one record cannot be read or understood. Never reaches the user as an
-    error: the record is quarantined with this one-line reason, and the rest of its file is stored."""
-
-
 class ArchiveError(ArchiverError):
     """Storing: the archive cannot be opened, written or copied as asked."""
 

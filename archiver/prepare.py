@@ -25,7 +25,8 @@ import pyarrow as pa
 
 from . import _core
 from .load.spool import Spool
-from .read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile, is_sqlite, sqlite_rows, store_rows
+from .read import containers
+from .read.containers import SourceFile, is_sqlite, sqlite_rows, store_rows
 from .read.version import SourceVersion
 from .workers import report_read
 
@@ -81,8 +82,8 @@ def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> lis
         [_spec(source, version) for source, version in files],
         schemas,
         round(now.timestamp() * 1_000_000),
-        RECORD_LIMIT,
-        GZIP_LIMIT,
+        containers.RECORD_LIMIT,
+        containers.GZIP_LIMIT,
     )
     spool = Spool()
     try:

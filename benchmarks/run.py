@@ -30,7 +30,8 @@ from pathlib import Path
 
 import orjson
 
-from archiver.read.containers import SourceFile, read_records
+from archiver import _core
+from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile, is_sqlite, sqlite_rows
 
 from . import sdk_shaped
 from .generate import MEDIA_TYPE, RARE_COLUMN, generate
@@ -54,12 +55,15 @@ def payloads(corpus: Path) -> list[bytes]:
     for path in sorted(corpus.rglob("*")):
         if not path.is_file() or path.name in ("truth.json", ".archiverignore"):
             continue
-        _, _, records = read_records(SourceFile(str(path)))
-        for record in records:
-            if record.kind == "json":
-                found.append(record.payload)
-            elif record.kind == "row":
-                found += [v.encode() for k, v in record.value.items() if k in ("status", "artifacts", "history") and v]
+        source = SourceFile(str(path))
+        if is_sqlite(source):
+            for _, row in sqlite_rows(source):
+                cells = orjson.loads(row)
+                found += [cells[k].encode() for k in ("status", "artifacts", "history") if cells.get(k)]
+            continue
+        _, _, records = _core.read_records_of(os.fsencode(path), None, str(path), RECORD_LIMIT, GZIP_LIMIT)
+        # each record: (seq, locator, raw, kind, line, byte offset, payload, error, envelope)
+        found += [record[6] for record in records if record[3] == "json"]
     return found
 
 

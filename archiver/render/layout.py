@@ -15,7 +15,6 @@ from typing import Any
 
 import orjson
 
-from ..cite.claims import entries, escape_token
 from ..query.transcript import CitationView, PartView, ResultView
 from .paths import display_path
 
@@ -180,6 +179,16 @@ def _cell(pointer: str, value: Any, literals: dict[str, str], claims: bool) -> C
     else:
         text = (literals.get(pointer) or literal_of(value)) if number else literal_of(value)
     return Cell(pointer, text, number, number and claims)
+
+
+def escape_token(token: str) -> str:
+    """A key as a JSON Pointer token (RFC 6901), as the core addresses the claims the layout marks."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def entries(container: dict | list) -> Iterator[tuple[Any, Any]]:
+    """(key, value) of an object, (index, value) of an array."""
+    return iter(container.items()) if type(container) is dict else enumerate(container)
 
 
 def name_of(pointer: str) -> str:
