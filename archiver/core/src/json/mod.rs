@@ -22,8 +22,8 @@ pub enum Number {
 }
 
 /// An object: keys in the order first seen; a repeated key keeps its first position and its last value
-/// (as a Python dict built from the pairs does).
-pub type Map = IndexMap<Box<str>, Value>;
+/// (as a Python dict built from the pairs does). Hashed with foldhash, seeded per process.
+pub type Map = IndexMap<Box<str>, Value, foldhash::fast::RandomState>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {

@@ -423,7 +423,7 @@ impl<'a> Reader<'a> {
                 b'}' => {
                     self.at += 1;
                     if first {
-                        return Ok(Value::Object(Map::new()));
+                        return Ok(Value::Object(Map::default()));
                     }
                     let comma = self.bytes[..self.at]
                         .iter()
@@ -486,7 +486,7 @@ impl<'a> Reader<'a> {
     /// The object of the members read since `base`: a repeated key keeps its first place and takes
     /// its last value.
     fn object_of(&mut self, base: usize) -> Map {
-        let mut map = Map::with_capacity(self.members.len() - base);
+        let mut map = Map::with_capacity_and_hasher(self.members.len() - base, Default::default());
         for (key, value) in self.members.drain(base..) {
             map.insert(key, value);
         }

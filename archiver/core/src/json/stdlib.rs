@@ -279,7 +279,7 @@ impl Scanner<'_> {
     /// An object after its '{'. A member whose key repeats replaces the earlier one's value, and with it
     /// any lone surrogate that value held: whether the object holds one is told by its final members.
     fn object(&mut self) -> Result<Value, Stop> {
-        let mut members = Map::new();
+        let mut members = Map::default();
         let mut lone_in_member: Vec<bool> = Vec::new();
         let lone_before = std::mem::replace(&mut self.lone_surrogate, false);
         let result = self.members(&mut members, &mut lone_in_member);

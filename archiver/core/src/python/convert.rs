@@ -32,7 +32,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(Value::Number(Number::Float(float.value())));
     }
     if let Ok(dict) = obj.cast::<PyDict>() {
-        let mut map = Map::with_capacity(dict.len());
+        let mut map = Map::with_capacity_and_hasher(dict.len(), Default::default());
         for (key, item) in dict.iter() {
             let key = key
                 .cast::<PyString>()

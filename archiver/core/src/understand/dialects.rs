@@ -199,7 +199,7 @@ fn part_tag(obj: &Map) -> Option<&'static str> {
 /// v1.0 `url`/`raw` with `filename`; v0.3 `file: {uri|bytes, name, mimeType}`; v0.3 REST
 /// `file: {fileWithUri|fileWithBytes, mimeType}`.
 fn file_of(obj: &Map, kind: &str) -> Value {
-    let mut found = Map::new();
+    let mut found = Map::default();
     let name = match kind {
         "url" => {
             found.insert("uri".into(), obj.get("url").cloned().unwrap_or(Value::Null));
@@ -233,7 +233,7 @@ fn file_of(obj: &Map, kind: &str) -> Value {
 }
 
 fn one_member(key: &str, value: Value) -> Value {
-    let mut map = Map::new();
+    let mut map = Map::default();
     map.insert(key.into(), value);
     Value::Object(map)
 }
@@ -391,7 +391,7 @@ pub fn is_store_row(obj: &Map) -> bool {
 /// A Task rebuilt from a task-store row (its JSON columns held as text; protocol_version NULL/'0.3' or
 /// '1.0').
 pub fn task_of_store_row(row: &Map) -> Understood<Task> {
-    let mut task = Map::new();
+    let mut task = Map::default();
     task.insert("id".into(), row.get("id").cloned().unwrap_or(Value::Null));
     task.insert(
         "contextId".into(),

@@ -27,7 +27,7 @@ pub fn events_of(value: &Value) -> Understood<Vec<Event>> {
     }
     if obj.len() == 1 && obj.contains_key("error") {
         // a REST error body
-        let mut with_id = Map::with_capacity(2);
+        let mut with_id = Map::with_capacity_and_hasher(2, Default::default());
         with_id.insert("id".into(), Value::Null);
         with_id.extend(obj.iter().map(|(key, item)| (key.clone(), item.clone())));
         return jsonrpc_events(&with_id);

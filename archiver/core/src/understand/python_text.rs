@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn repr_of_containers() {
-        let mut map = crate::json::Map::new();
+        let mut map = crate::json::Map::default();
         map.insert(
             "a".into(),
             Value::Array(vec![Value::Null, Value::Bool(true)]),

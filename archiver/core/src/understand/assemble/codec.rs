@@ -302,7 +302,7 @@ impl Decoder<'_> {
 
     fn map(&mut self) -> Decoded<Map> {
         let n = self.count()?;
-        let mut map = Map::with_capacity(n.min(1024));
+        let mut map = Map::with_capacity_and_hasher(n.min(1024), Default::default());
         for _ in 0..n {
             let key = self.text()?;
             map.insert(key.into(), self.value()?);
@@ -335,9 +335,9 @@ impl Decoder<'_> {
                     }
                 },
                 OBJECT => match self.count()? {
-                    0 => Value::Object(Map::new()),
+                    0 => Value::Object(Map::default()),
                     n => {
-                        open.push(Open::Object(Map::with_capacity(n.min(1024)), n, "".into()));
+                        open.push(Open::Object(Map::with_capacity_and_hasher(n.min(1024), Default::default()), n, "".into()));
                         continue;
                     }
                 },
@@ -451,7 +451,7 @@ mod tests {
     use super::*;
 
     fn value() -> Value {
-        let mut map = Map::new();
+        let mut map = Map::default();
         map.insert("n".into(), Value::Number(Number::Int(-3)));
         map.insert("u".into(), Value::Number(Number::UInt(u64::MAX)));
         map.insert(
@@ -459,7 +459,7 @@ mod tests {
             Value::Number(Number::Big("-123456789012345678901234567890".into())),
         );
         map.insert("f".into(), Value::Number(Number::Float(-0.0)));
-        map.insert("empty".into(), Value::Object(Map::new()));
+        map.insert("empty".into(), Value::Object(Map::default()));
         map.insert(
             "list".into(),
             Value::Array(vec![
@@ -518,7 +518,7 @@ mod tests {
     fn deep_values() {
         let mut deep = Value::Null;
         for _ in 0..50_000 {
-            let mut map = Map::new();
+            let mut map = Map::default();
             map.insert("k".into(), Value::Array(vec![deep]));
             deep = Value::Object(map);
         }

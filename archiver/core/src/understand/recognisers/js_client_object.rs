@@ -96,7 +96,7 @@ fn proto_json(value: &Value) -> Understood<Value> {
 }
 
 fn proto_json_of_map(map: &Map) -> Understood<Map> {
-    let mut found = Map::with_capacity(map.len());
+    let mut found = Map::with_capacity_and_hasher(map.len(), Default::default());
     for (key, item) in map {
         if USER_JSON.contains(&&**key) {
             found.insert(key.clone(), item.clone());
