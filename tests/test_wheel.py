@@ -1,4 +1,5 @@
-"""A plain install from a built wheel works: the compiled core and the migrations built into it ship inside the package."""
+"""A plain install from a built wheel works: the compiled core ships inside the package, the migrations
+built into it."""
 
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ pytest.importorskip("maturin", reason="building the wheel needs maturin (pip ins
 @pytest.mark.slow
 def test_install_from_built_wheel_ingests(tmp_path, write):
     dist = tmp_path / "dist"
+    # maturin's build backend runs the `maturin` command: the one installed beside this interpreter
+    builder = {**os.environ, "PATH": os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])}
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(ROOT)],
         check=True,
         capture_output=True,
+        env=builder,
     )
     wheel = next(dist.glob("a2a_archiver-*.whl"))
     target = tmp_path / "site"
