@@ -1,0 +1,231 @@
+"""Regenerate the snapshots of `tests/test_core_{json,read,understand,cite,index}.py` from the Python
+normaliser the compiled core replaced.
+
+    python tests/snapshots/core/make.py /path/to/checkout-of-python-normaliser-last [json read ...]
+
+Run it from any directory, with an interpreter that has the project's dependencies (the test venv), after
+copying a built core into that checkout (`cp archiver/_core.abi3.so /that/checkout/archiver/`: some of its
+modules import `_core`). The checkout is the git tag `python-normaliser-last`, the last revision holding the
+Python code (`archiver/read/`, `archiver/understand/`, `archiver/canonical.py`, `archiver/cite/`, and its
+differential tests, whose reference functions and hypothesis strategies are used here as they were).
+
+When: after a sample or test-corpus file changes (the read and index tests check every file's SHA-256
+against the one the snapshot was made from and name the stale ones), or after a deliberate change of
+behaviour that the reference shares (then change that checkout, not the tag's, and review the diff of the
+outputs). Never to make a failing comparison pass: a difference is a difference from the Python code.
+
+What it writes: one `<name>.jsonl.gz` a test file, one case a line: the test that compares it, its input
+(drawn once by the reference tests' strategies, derandomised, and kept, so the cases stay the same whatever
+hypothesis later draws) and the reference's output (or the SHA-256 of a long one); see `frozen.py`. The
+inputs are the files of this repository (`sample_transcripts/`, `tests/`), read where this script lies.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent.parent
+GROUPS = ("json", "read", "understand", "cite", "index")
+
+
+def _frozen():
+    spec = importlib.util.spec_from_file_location("frozen", HERE / "frozen.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+frozen = _frozen()
+
+
+def drawn(strategy, count: int) -> list:
+    """`count` examples of a strategy, the same ones on every run (hypothesis derandomised, no database)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    found: list = []
+
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(example):
+        found.append(example)
+
+    collect()
+    return found
+
+
+def corpus(skip=(".py", ".pyc")) -> list[Path]:
+    """The sample and test-corpus files (not the test sources, nor the snapshots made from them)."""
+    return [
+        path
+        for folder in ("sample_transcripts", "tests")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.is_file()
+        and path.suffix not in skip
+        and "__pycache__" not in path.parts
+        and "node_modules" not in path.parts
+        and not path.relative_to(ROOT).as_posix().startswith("tests/snapshots/")
+    ]
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def case(test: str, given, output, **more) -> dict:
+    return {"test": test, "in": given, **more, **frozen.expected(output)}
+
+
+# --- json ---------------------------------------------------------------------------------------------
+
+
+def make_json() -> list[dict]:
+    from hypothesis import strategies as st
+
+    from archiver.canonical import canonical_json, compact_json, content_hash, key_hash
+    from archiver.read.containers import SourceFile, read_records
+    from archiver.read.decode import decode, nesting_depth
+    from tests import test_core_json as J
+
+    def decoded(payload):
+        outcome = J.python_decode(payload)
+        return list(outcome)
+
+    def written(payload):
+        try:
+            value = decode(payload)
+        except ValueError:
+            return None
+        return [compact_json(value), canonical_json(value), content_hash(value)]
+
+    def printed(payload):
+        try:
+            value = decode(payload)
+        except ValueError:
+            return None
+        return str(value)
+
+    checks = {"decode": decoded, "write": written, "str": printed, "depth": lambda p: max(nesting_depth(p), 0)}
+
+    def json_case(test, **payloads):
+        given = {kind: list(items) for kind, items in payloads.items()}
+        output = {kind: [checks[kind](p) for p in items] for kind, items in given.items()}
+        return case(test, given, output)
+
+    cases = []
+    for value, style in drawn(st.tuples(J.values, st.integers(0, 3)), 150):
+        payload = J.as_text(value, style) if style else J._safe_orjson(value)
+        cases.append(json_case("values", decode=[payload], write=[payload]))
+    examples = ["1e16", "1.5e-7", "4.9e-324", "2.4703282292062328e-324", "1.7976931348623158e308",
+                "1.7976931348623159e308", "9" * 309, "-" + "9" * 400]
+    for literal in examples + drawn(J.number_literals, 150):
+        p = literal.encode()
+        cases.append(
+            json_case("numbers", decode=[p, b"[" + p + b", 1]", b'{"n": ' + p + b"}"], write=[p], str=[p])
+        )
+    members_strategy = st.lists(st.tuples(st.sampled_from(["a", "b", "é", "a\\u0062", ""]), J.scalars), max_size=8)
+    for members in drawn(members_strategy, 150):
+        import json
+
+        body = ",".join(f"{J._key_text(key)}:{json.dumps(value)}" for key, value in members)
+        payload = ("{" + body + "}").encode()
+        cases.append(json_case("repeated_keys", decode=[payload], write=[payload]))
+    for parts in drawn(st.lists(st.one_of(st.none(), J.texts), max_size=6), 150):
+        cases.append(case("key_hash", parts, key_hash(*parts)))
+    for payload in drawn(st.binary(max_size=60), 150):
+        cases.append(json_case("random_bytes", decode=[payload]))
+
+    @st.composite
+    def damaged(draw):
+        value, style = draw(J.values), draw(st.integers(0, 3))
+        payload = J.as_text(value, style) if style else J._safe_orjson(value)
+        cut = draw(st.integers(0, len(payload)))
+        if not payload:
+            return [payload[:cut]], []
+        at = draw(st.integers(0, len(payload) - 1))
+        byte = draw(
+            st.sampled_from(list(b'[]{}",:\\ \n0123456789.eE+-tfnNaIu\x00\x1f\x7f\xc3\xa9\xff')) | st.integers(0, 255)
+        )
+        mutated = payload[:at] + bytes([byte]) + payload[at + 1 :]
+        return [payload[:cut], mutated, payload[:at] + payload[at + 1 :]], [mutated]
+
+    for refused, writes in drawn(damaged(), 150):
+        cases.append(json_case("damaged", decode=refused, write=writes))
+    for fragments in drawn(st.lists(st.sampled_from(J.FRAGMENTS), min_size=1, max_size=8), 150):
+        refused, writes = [], []
+        for joiner in (b"", b",", b" "):
+            payload = joiner.join(fragments)
+            refused += [payload, b"[" + payload + b"]", b'{"k":' + payload + b"}"]
+            writes.append(b"[" + payload + b"]")
+        cases.append(json_case("fragments", decode=refused, write=writes))
+    for payload in J.EXPLICIT:
+        cases.append(json_case("explicit", decode=[payload], write=[payload]))
+    nesting = st.tuples(
+        st.integers(940, 1030),
+        st.sampled_from([b"[", b'{"a":', b'[{"k":']),
+        st.sampled_from([b"1", b"1234567890123456789", b"NaN", b'"x"', b"1e400", b"", b'"\\ud83d\\ude00", 1' + b"1" * 19]),
+        st.booleans(),
+    )
+    for levels, opener, leaf, closed in drawn(nesting, 50):
+        closer = {b"[": b"]", b'{"a":': b"}", b'[{"k":': b"}]"}[opener]
+        cases.append(json_case("deep", decode=[opener * levels + leaf + (closer * levels if closed else b"")]))
+    for count in [600, 638, 639, 700, 1023, 1024, 1025, 1100, 3000]:
+        for shape in [b"[", b"[[", b'{"":[', b"[  "]:
+            payloads = [
+                shape * count,
+                b"[" + b"1," * count + b"1]",
+                b"[" + b"[]," * count + b"[]]",
+                b'{"a":[' + b'{"":0},' * count + b"0]}",
+            ]
+            cases.append(json_case("pool", decode=payloads))
+    depth_inputs = st.binary(max_size=40) | st.text(st.sampled_from('[]{}"\\\nab'), max_size=40).map(str.encode)
+    for payload in [b'["[[[", "\\"[", {"\\\n": [[[]]]}]', *drawn(depth_inputs, 150)]:
+        cases.append(json_case("depth", depth=[payload]))
+    for path in corpus(skip=(".py", ".pyc", ".md", ".db", ".sqlite", ".duckdb")):
+        payloads = []
+        try:
+            _, _, records = read_records(SourceFile.on_disk(str(path)))
+            for record in records:
+                if record.kind != "json":
+                    continue
+                payloads.append(record.payload if record.payload is not None else record.raw)
+                if record.envelope is not None:
+                    payloads.append(record.envelope)
+        except Exception:  # noqa: BLE001 - as the differential test: a file the readers refuse is no sample
+            continue
+        if payloads:
+            cases.append(json_case("samples", decode=payloads, write=payloads) | {"file": relative(path)})
+    return cases
+
+
+def main(argv: list[str]) -> None:
+    if not argv or argv[0].startswith("-"):
+        raise SystemExit(__doc__)
+    reference = Path(argv[0]).resolve()
+    if not (reference / "archiver" / "canonical.py").is_file():
+        raise SystemExit(f"{reference} is no checkout of python-normaliser-last (no archiver/canonical.py)")
+    sys.path[:0] = [str(reference)]
+    for module in [name for name in sys.modules if name == "tests" or name.startswith(("archiver", "tests."))]:
+        del sys.modules[module]
+    import archiver
+    import tests
+
+    assert Path(archiver.__file__).is_relative_to(reference), archiver.__file__
+    assert Path(tests.__file__).is_relative_to(reference), tests.__file__
+    for group in argv[1:] or GROUPS:
+        cases = globals()[f"make_{group}"]()
+        path = frozen.write(group, cases)
+        print(f"{path.relative_to(ROOT)}: {len(cases)} cases, {path.stat().st_size} bytes")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
