@@ -114,3 +114,12 @@ def mismatches(cases: list[dict], output_of) -> list[str]:
             if len(found) >= 5:
                 break
     return found
+
+
+def relocated(output, directory) -> object:
+    """An output with a temporary directory's path (that differs from run to run) written as <DIR>."""
+    return value(text(output).replace(str(directory), "<DIR>"))
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -207,6 +207,165 @@ def make_json() -> list[dict]:
     return cases
 
 
+# --- read -------------------------------------------------------------------------------------------
+
+
+def make_read() -> list[dict]:
+    import gzip
+    import os
+    import shutil
+    import sqlite3
+    import tempfile
+
+    from hypothesis import strategies as st
+
+    from archiver.read import containers
+    from archiver.read.containers import SourceFile
+    from tests import test_core_read as R
+
+    temporary = Path(tempfile.mkdtemp(prefix="freeze-read-"))
+    cases = []
+
+    def in_memory(test, data, name, limits=R.DEFAULTS, **more):
+        output = R.python_read(SourceFile(name, data=data), limits)
+        return case(test, {"data": data, "name": name, "limits": limits}, output, **more)
+
+    def on_disk(test, data, name, limits=R.DEFAULTS):
+        path = temporary / "input"
+        path.write_bytes(data)
+        output = R.python_read(SourceFile(name, location=str(path)), limits)
+        return case(test, {"data": data, "name": name, "limits": limits}, frozen.relocated(output, temporary))
+
+    common = {"data": R.line_structures(), "name": R.names, "limits": R.small_limits()}
+    for drawn_case in drawn(st.fixed_dictionaries(common), 150):
+        cases.append(in_memory("lines_in_memory", **drawn_case))
+    for drawn_case in drawn(st.fixed_dictionaries(common), 60):
+        cases.append(on_disk("lines_on_disk", **drawn_case))
+
+    @st.composite
+    def gzipped(draw):
+        data, name, limits = draw(R.line_structures()), draw(R.names), draw(R.small_limits())
+        members, level = draw(st.integers(1, 3)), draw(st.sampled_from([0, 1, 9]))
+        cut = len(data) // members
+        parts = [data[i * cut : (i + 1) * cut if i < members - 1 else len(data)] for i in range(members)]
+        stored = b"".join(gzip.compress(part, compresslevel=level, mtime=0) for part in parts)
+        return {"data": stored, "name": name, "limits": limits}
+
+    for drawn_case in drawn(gzipped(), 150):
+        cases.append(in_memory("gzip_in_memory", **drawn_case))
+    damaged = {"data": R.damaged_gzip(), "name": R.names, "limits": R.small_limits()}
+    for drawn_case in drawn(st.fixed_dictionaries(damaged), 100):
+        cases.append(in_memory("damaged_gzip_in_memory", **drawn_case))
+    for drawn_case in drawn(st.fixed_dictionaries(damaged), 40):
+        cases.append(on_disk("damaged_gzip_on_disk", **drawn_case))
+    spool = st.tuples(R.segments(), R.small_limits(), st.booleans())
+    for data, limits, compress in drawn(spool, 80):
+        stored = gzip.compress(data, mtime=0) if compress else data
+        cases.append(in_memory("spool_segments", stored, "segment-000001.a2a", limits))
+
+    # the large streams: the test makes their bytes again from the description given here
+    def large(test, description: dict, source: SourceFile, limits: dict):
+        return case(test, description, R.python_read(source, limits), long=0)
+
+    for fraction in [0.1, 0.37, 0.5, 0.73, 0.999]:
+        for damage in ["flip", "truncate"]:
+            at = int(len(R.LARGE_STORED) * fraction)
+            if damage == "flip":
+                stored = R.LARGE_STORED[:at] + bytes([R.LARGE_STORED[at] ^ 0x55]) + R.LARGE_STORED[at + 1 :]
+            else:
+                stored = R.LARGE_STORED[:at]
+            for name in ["big.jsonl", "big.json"]:
+                described = {"fraction": fraction, "damage": damage, "name": name}
+                cases.append(large("large_damaged", described, SourceFile(name, data=stored), R.DEFAULTS))
+    for name, limits in [
+        ("big.jsonl", dict(R.DEFAULTS, gzip=1_500_000)),
+        ("big.json", dict(R.DEFAULTS, document=1_700_000, record=1_700_000)),
+        ("big.json", dict(R.DEFAULTS, document=5_000_000, gzip=3_100_000)),
+    ]:
+        source = SourceFile(name, data=R.LARGE_STORED)
+        cases.append(large("large_gzip_limits", {"name": name, "limits": limits}, source, limits))
+    big = temporary / "big"
+    big.write_bytes(R.LARGE)
+    sse = b"".join(b": ping\r\ndata: " + line.rstrip(b"\n") + b"\r\n\r\n" for line in R.LARGE.splitlines(keepends=True))
+    (temporary / "big.sse").write_bytes(sse)
+    for file, name, limits in [
+        ("big", "big.jsonl", R.DEFAULTS),
+        ("big", "big.json", dict(R.DEFAULTS, record=1_500_000, document=1_500_000)),
+        ("big", "big.json", dict(R.DEFAULTS, record=5_000_000, document=5_000_000)),
+        ("big.sse", "big.sse", R.DEFAULTS),
+    ]:
+        source = SourceFile(name, location=str(temporary / file))
+        cases.append(large("large_on_disk", {"file": file, "name": name, "limits": limits}, source, limits))
+    data = (b'{"a": "' + b"z" * 5000 + b'"}\n') * 600
+    stored = gzip.compress(data, mtime=0)
+    for at in (len(stored) // 3, len(stored) // 2, len(stored) - 20):
+        broken = stored[:at] + bytes([stored[at] ^ 0xFF]) + stored[at + 1 :]
+        for name, limits in [("z.jsonl", R.DEFAULTS), ("z.json", dict(R.DEFAULTS, record=30 << 20, document=30 << 20))]:
+            described = {"at": at, "name": name, "limits": limits}
+            cases.append(large("compressed_flipped", described, SourceFile(name, data=broken), limits))
+    data = b"a" * 3_000_000 + b"\n" + b'{"b": 1}\n' + b"c" * 2_500_000
+    limits = dict(R.DEFAULTS, record=2 << 20, document=2 << 20)
+    sse = b"data: " + b"d" * 2_200_000 + b"\n\n" + b"data: 1\r\rdata: 2\n"
+    for form, stored, name in [("lines", data, "long.jsonl"), ("gzip", gzip.compress(data, mtime=0), "long.jsonl"), ("sse", sse, "long")]:
+        described = {"form": form, "name": name, "limits": limits}
+        cases.append(large("long_lines", described, SourceFile(name, data=stored), limits))
+
+    # files that cannot be read
+    fifo, loop, dangling = temporary / "fifo", temporary / "loop", temporary / "dangling"
+    os.mkfifo(fifo)
+    os.symlink(loop, loop)
+    os.symlink(temporary / "nowhere", dangling)
+    for label, path in [("missing", temporary / "missing.jsonl"), ("directory", temporary), ("fifo", fifo),
+                        ("loop", loop), ("dangling", dangling), ("/dev/null", Path("/dev/null"))]:
+        output = R.python_read(SourceFile(str(path), location=str(path)), R.DEFAULTS)
+        cases.append(case("unreadable_files", label, frozen.relocated(output, temporary)))
+    path = os.path.join(os.fsencode(temporary), b"bad\xff.jsonl")
+    with open(path, "wb") as handle:
+        handle.write(b'{"a": 1}\n')
+    source = SourceFile.on_disk(os.fsdecode(path))
+    cases.append(case("name_not_utf8", source.path.replace(str(temporary), "<DIR>"),
+                      frozen.relocated(R.python_read(source, R.DEFAULTS), temporary)))
+    data = b" " * 5000 + b'{"a": 1}\n{"b": 2}\n'
+    (temporary / "spaces").write_bytes(data)
+    source = SourceFile(str(temporary / "spaces"), location=str(temporary / "spaces"))
+    cases.append(case("head_on_disk", data, frozen.relocated(R.python_read(source, R.DEFAULTS), temporary)))
+    cases.append(in_memory("head_in_memory", data, "spaces"))
+
+    # sources read elsewhere
+    cases.append(case("unreadable_source", "cannot read the file: gone",
+                      R.python_read(SourceFile("x", unreadable="cannot read the file: gone"), R.DEFAULTS)))
+    store = temporary / "tasks.sqlite"
+    with sqlite3.connect(store) as con:
+        con.execute("CREATE TABLE tasks (id TEXT, context_id TEXT, status TEXT, artifacts BLOB)")
+        con.execute("INSERT INTO tasks VALUES ('t1', 'c1', '{\"state\": \"completed\"}', x'c3a9ff')")
+    con.close()
+    output = R.python_read(SourceFile(str(store)), R.DEFAULTS)
+    cases.append(case("store_rows", "tasks.sqlite", frozen.relocated(output, temporary)))
+    bad = temporary / "bad.sqlite"
+    bad.write_bytes(b"SQLite format 3\x00" + b"\x01" * 200)
+    output = R.python_read(SourceFile(str(bad)), R.DEFAULTS)
+    cases.append(case("refused_store", "bad.sqlite", frozen.relocated(output, temporary)))
+
+    # every sample and test-corpus file: by its path from the repository's root
+    for path in corpus(skip=(".py", ".pyc", ".sqlite")):
+        name, raw = relative(path), path.read_bytes()
+        expected = {
+            "disk": R.python_read(SourceFile(name, location=str(path)), R.DEFAULTS),
+            "memory": R.python_read(SourceFile(name, data=raw), R.DEFAULTS),
+            "gzip": R.python_read(SourceFile(name + ".gz", data=gzip.compress(raw, mtime=0)), R.DEFAULTS),
+        }
+        cases.append(case("samples", name, expected, sha256=frozen.sha256_of(path), long=0))
+
+    divergence = b'{"n": ' + b"9" * 400 + b'}\n{"n": 1}\n'
+    cases.append(in_memory("divergence", divergence, "x"))
+    cases.append(in_memory("divergence", divergence, "x.jsonl"))
+    heads = [b"", b"\xef\xbb\xbf", b"SQLite format 3\x00", b"\x00x", b": a2a-record {", b"\n data: x", b"{}"]
+    for head in heads:
+        cases.append(case("detect", head, containers.detect(head, "x")))
+    shutil.rmtree(temporary)
+    return cases
+
+
 def main(argv: list[str]) -> None:
     if not argv or argv[0].startswith("-"):
         raise SystemExit(__doc__)
