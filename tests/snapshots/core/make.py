@@ -366,6 +366,94 @@ def make_read() -> list[dict]:
     return cases
 
 
+# --- understand -------------------------------------------------------------------------------------
+
+
+def make_understand() -> list[dict]:
+    import tempfile
+
+    from hypothesis import strategies as st
+
+    from archiver.read.containers import SourceFile, read_records
+    from archiver.read.decode import decode
+    from archiver.understand.recorded import is_envelope
+    from tests import test_core_understand as U
+
+    def outcome(call, *args) -> list:
+        """As the differential test's `outcome`: ["read", the result] or ["refused", the reason]."""
+        try:
+            result = call(*args)
+        except RecursionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the reason is the output
+            return ["refused", U.reason(exc)]
+        return ["read", result]
+
+    def events(test, value, **more):
+        return case(test, value, outcome(U.python_events, value), **more)
+
+    def recorded(test, envelope, event, **more):
+        return case(test, [envelope, event], outcome(U.python_recorded, envelope, event), **more)
+
+    def row(test, value, **more):
+        return case(test, value, outcome(U.python_store_row, value), **more)
+
+    cases = []
+    for value in drawn(U.records, 100):
+        cases.append(events("records", value))
+    for value in drawn(U.a2a_objects(), 100):
+        cases.append(events("dialects", value))
+    for value in drawn(U.js_objects(), 100):
+        cases.append(events("javascript", value))
+    for envelope, event in drawn(st.tuples(U.envelopes(), st.one_of(st.none(), U.records)), 100):
+        cases.append(recorded("envelopes", envelope, event))
+    for value in drawn(U.store_rows(), 100):
+        cases.append(row("store_rows", value))
+    for value in drawn(U.timestamps, 300):
+        cases.append(case("timestamps", value, outcome(U.python_timestamp, value)))
+    for value in U.EDGES:
+        cases.append(events("edges", value))
+    for envelope, event in U.ENVELOPE_EDGES:
+        cases.append(recorded("envelope_edges", envelope, event))
+    for path in corpus():
+        try:
+            _container, _compression, records = read_records(SourceFile.on_disk(str(path)))
+            for record in records:
+                if record.kind not in ("json", "row"):
+                    continue
+                more = {"file": relative(path), "locator": record.locator}
+                try:
+                    if record.envelope is not None:
+                        envelope = decode(record.envelope)
+                        event = decode(record.payload) if record.payload is not None else None
+                        cases.append(recorded("samples", envelope, event, **more))
+                    elif record.kind == "row":
+                        cases.append(row("samples_rows", record.value, **more))
+                    else:
+                        value = decode(record.payload if record.payload is not None else record.raw)
+                        if is_envelope(value):
+                            cases.append(recorded("samples", value, None, **more))
+                        else:
+                            cases.append(events("samples_events", value, **more))
+                except ValueError:  # not JSON: the decoder's stage
+                    continue
+        except Exception:  # noqa: BLE001 - as the differential test: a file the readers refuse has no records
+            continue
+    with tempfile.TemporaryDirectory() as temporary:
+        for path in U.spool_segments(Path(temporary) / "spool"):
+            _container, _compression, records = read_records(SourceFile.on_disk(str(path)))
+            for record in records:
+                if record.kind != "json":
+                    continue
+                more = {"file": path.name, "locator": record.locator}
+                if record.envelope is not None:
+                    event = decode(record.payload) if record.payload is not None else None
+                    cases.append(recorded("spool_segments", decode(record.envelope), event, **more))
+                else:
+                    cases.append(recorded("spool_segments", decode(record.payload or record.raw), None, **more))
+    return cases
+
+
 def main(argv: list[str]) -> None:
     if not argv or argv[0].startswith("-"):
         raise SystemExit(__doc__)
