@@ -454,6 +454,155 @@ def make_understand() -> list[dict]:
     return cases
 
 
+# --- cite -------------------------------------------------------------------------------------------
+
+
+def make_cite() -> list[dict]:
+    import dataclasses
+
+    from hypothesis import strategies as st
+
+    from archiver.cite.citations import MEDIA_TYPE
+    from archiver.cite.claims import numeric_leaves
+    from archiver.cite.parts import judged
+    from archiver.understand import assemble
+    from archiver.understand.events import events_of
+    from tests import test_core_cite as C
+
+    def sample_records(path: Path) -> list:
+        """The differential test's `sample_records`, with the Python `_events` it meant: at the tag,
+        `archiver.prepare` calls the core and has no `_events` (the test's `except Exception` then made
+        every file an empty list, so that test compared nothing); `tests/python_prepare.py` has it."""
+        from archiver.read.containers import SourceFile, read_records
+        from tests.python_prepare import _events
+
+        records = []
+        try:
+            _, _, reader = read_records(SourceFile.on_disk(str(path)))
+            for record in reader:
+                if record.kind == "filler":
+                    continue
+                try:
+                    rpc_id, events = _events(record)
+                except (ValueError, RecursionError, TypeError):
+                    continue
+                described = [C.describe(e) for e in events]
+                records.append((f"r{record.seq}", rpc_id, described, record.locator, len(record.raw)))
+        except OSError:  # a file that cannot be read has no events to compare
+            return []
+        return records
+
+    def citation(test, data, media_type, **more):
+        return case(test, [data, media_type], C.python_citation(data, media_type), **more)
+
+    def assembly(test, records, held, kept, events_of=C.described_events, **more):
+        output = C.python_assembly(records, held, kept, events_of)
+        if events_of is not C.described_events or not C.one_task_a_record(records):
+            output = C._copies_sorted(output)
+        return case(test, {"records": records, "held": held, "kept": kept}, output, **more)
+
+    cases = []
+    example = {
+        "study": "Q3",
+        "period": "2026 Q1",
+        "base": {"name": "all adults", "n": 1200},
+        "source": {"table": "t", "column": "c", "function": "mean"},
+        "fielded": "2026-04-02/2026-04-19",
+        "weight": "census",
+        "warnings": ["small base"],
+        "x": {"y": [1, 2.0]},
+    }
+    for data, media_type in [(example, MEDIA_TYPE), *drawn(st.tuples(C.CITATIONS, C.MEDIA_TYPES), 150)]:
+        cases.append(citation("citations", data, media_type))
+    for data, media_type in drawn(st.tuples(C.JSON, C.MEDIA_TYPES), 150):
+        cases.append(citation("citation_data", data, media_type))
+    for fielded in drawn(C.FIELDED, 150):
+        cases.append(citation("field_periods", {"study": "s", "period": "p", "base": {"name": "b", "n": 1}, "fielded": fielded}, None))
+    for year in (1, 2, 2015, 2020, 2026, 9998, 9999):
+        for week in (0, 1, 52, 53, 54):
+            for day in (0, 1, 7, 8):
+                for text in (f"{year:04d}-W{week:02d}-{day}", f"{year:04d}W{week:02d}{day}", f"{year:04d}W{week:02d}"):
+                    cases.append(citation("weeks", {"study": "s", "period": "p", "base": {"n": 1}, "fielded": text}, None))
+    for n in [1.5, -2.5, 1e-7, 1e16 + 0.5, 123456.789, -0.0, -1e300, -(2**70), -(10**30)]:
+        cases.append(citation("base_n", {"study": "s", "period": "p", "base": {"name": "b", "n": n}}, MEDIA_TYPE))
+    for data in drawn(C.CLAIM_DATA, 150):
+        cases.append(case("numeric_leaves", data, numeric_leaves(data)))
+    deep = 7
+    for level in range(900):
+        deep = [deep, level] if level % 2 else {"~/": deep, "n": 1.5}
+    cases.append(case("numeric_leaves_deep", 900, numeric_leaves(deep)))
+    judged_inputs = st.tuples(
+        st.sampled_from(["data", "text", "file", "unknown"]),
+        st.one_of(C.CITATIONS, C.CLAIM_DATA),
+        C.MEDIA_TYPES,
+        st.sampled_from(["agent", "user", "unknown"]),
+    )
+    for given in drawn(judged_inputs, 150):
+        found, leaves = judged(*given)
+        python = None if found is None else {**dataclasses.asdict(found), "valid": found.valid}
+        cases.append(case("judged", list(given), [python, leaves]))
+    for records in drawn(C.record_lists(), 60):
+        cases.append(assembly("assembly", records, assemble.HELD_BYTES, assemble.KEPT_BYTES))
+    put_aside = st.tuples(C.record_lists(), st.integers(0, 400), st.sampled_from([0, 1, 150, 10**9]))
+    for records, held, kept in drawn(put_aside, 60):
+        cases.append(assembly("assembly_put_aside", records, held, kept))
+    records = []  # as the test makes them again: past LOOSE_BATCH loose messages, most tasks put aside
+    for index in range(1500):
+        task = f"t{index % 97}"
+        message = {
+            "event": "message",
+            "message_id": None if index % 3 else f"m{index % 50}",
+            "role": ("agent", "user", "unknown")[index % 3],
+            "parts": [{"kind": "text", "text": str(index % 7), "data": None, "file": None, "media_type": None, "metadata": None, "raw": None}],
+            "context_id": "c",
+            "task_id": task if index % 5 == 0 else None,
+            "metadata": None,
+        }
+        update = {"event": "status_update", "task_id": task, "context_id": "c", "status": {"state": "working", "timestamp": index, "message": None}}
+        records.append((f"r{index}", index, [update, message], f"line {index + 1}", 100))
+    many = assembly("many_loose", records, 1000, assemble.KEPT_BYTES)
+    cases.append(many | {"in": {"held": 1000, "kept": assemble.KEPT_BYTES}})
+    status = {"state": "working", "timestamp": None, "message": None}
+    conflict = [
+        ("r1", None, [{"event": "status_update", "task_id": "t1", "context_id": "c1", "status": status}], "line 1", 10),
+        (
+            "r2",
+            None,
+            [
+                {"event": "status_update", "task_id": "t2", "context_id": "c1", "status": status},
+                {"event": "status_update", "task_id": "t1", "context_id": "c2", "status": status},
+            ],
+            "line 2",
+            10,
+        ),
+        ("r3", None, [{"event": "status_update", "task_id": "t1", "context_id": "c3", "status": status}], "line 3", 10),
+    ]
+    for held in (assemble.HELD_BYTES, 0):
+        cases.append(assembly("context_conflict", conflict, held, assemble.KEPT_BYTES))
+    for path in corpus():
+        if relative(path).startswith("sample_transcripts/") and path.suffix in (".md", ".js", ".json"):
+            continue  # as the differential tests: no .md, .js or .json file of the samples
+        more = {"file": relative(path)}
+        values = C.sample_values(path)
+        for held in (assemble.HELD_BYTES, 64):
+            cases.append(assembly("samples_decoded", values, held, assemble.KEPT_BYTES, events_of, **more))
+        records = sample_records(path)
+        for held in (assemble.HELD_BYTES, 64):
+            cases.append(assembly("samples", records, held, assemble.KEPT_BYTES, **more))
+        parts = [
+            [part.kind, part.data, part.media_type]
+            for _, _, described, _, _ in records
+            for event in map(C.event_of, described)
+            for part in C._parts_of(event)
+        ]
+        output = [
+            [judged(kind, data, media_type, "agent")[1], C.python_citation(data, media_type) if kind == "data" else None]
+            for kind, data, media_type in parts
+        ]
+        cases.append(case("sample_parts", parts, output, **more))
+    return cases
+
+
 def main(argv: list[str]) -> None:
     if not argv or argv[0].startswith("-"):
         raise SystemExit(__doc__)
