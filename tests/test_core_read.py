@@ -235,7 +235,11 @@ def test_sample_files():
         }
 
     cases = SNAPSHOT["samples"]
-    stale = [case["in"] for case in cases if not (ROOT / case["in"]).is_file() or frozen.sha256_of(ROOT / case["in"]) != case["sha256"]]
+    stale = [
+        case["in"]
+        for case in cases
+        if not (ROOT / case["in"]).is_file() or frozen.sha256_of(ROOT / case["in"]) != case["sha256"]
+    ]
     assert not stale, f"changed since the snapshot (run tests/snapshots/core/make.py): {stale}"
     assert_frozen("samples", read, 40)
 

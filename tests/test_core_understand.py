@@ -29,7 +29,7 @@ def outcome(call, *args) -> list:
         result = call(*args)
     except RecursionError:
         raise
-    except Exception as exc:  # noqa: BLE001 - the reason is the output
+    except Exception as exc:
         return ["refused", reason(exc)]
     return ["read", result]
 

@@ -110,7 +110,9 @@ def mismatches(cases: list[dict], output_of) -> list[str]:
         if not matches(output, case):
             shown = text(case["in"])
             want = text(case["out"]) if "out" in case else "sha256 " + case["out_sha256"]
-            found.append(f"case {number}: input {shown[:300]}\n  got      {text(output)[:600]}\n  expected {want[:600]}")
+            found.append(
+                f"case {number}: input {shown[:300]}\n  got      {text(output)[:600]}\n  expected {want[:600]}"
+            )
             if len(found) >= 5:
                 break
     return found
@@ -123,3 +125,14 @@ def relocated(output, directory) -> object:
 
 def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def table_form(name: str, table, short: int = 200) -> dict:
+    """An Arrow table as the index snapshots hold it: its name, rows, schema and each column's values (the
+    SHA-256 of their text where that is longer than `short`)."""
+    columns = {}
+    for column in table.column_names:
+        written = text(table[column].to_pylist())
+        columns[column] = written if len(written) <= short else "sha256:" + hashlib.sha256(written.encode()).hexdigest()
+    schema = table.schema.to_string(show_field_metadata=False, show_schema_metadata=False)
+    return {"table": name, "rows": table.num_rows, "schema": schema, "columns": columns}
