@@ -1,13 +1,16 @@
-"""Differential tests of the compiled core's `index_files` (`archiver/core/src/{load,index.rs}`): the Arrow
-batches and outcomes it gives equal those of the Python code it replaces (`tests/python_prepare.py`,
-the `prepare` that came before the core), for every file the tests ingest, for small files prepared
-together, and for generated transcripts."""
+"""The compiled core's `index_files` (`archiver/core/src/{load,index.rs}`) against the Python `prepare` it
+replaced, frozen: for every sample and test-corpus file, small files prepared together, batches handed over
+at small limits, files in memory, unreadable and of task stores, a generated corpus and generated
+transcripts, the Arrow batches (table by table: rows, schema, every column's values) and the outcomes that
+the Python path gave are in `tests/snapshots/core/index.jsonl.gz` (`tests/snapshots/core/make.py` wrote
+them from the tag `python-normaliser-last`, with its `tests/python_prepare.py`). The core must give them
+exactly. Files are named by relative paths, so that the rows are the same wherever the repository is."""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
+import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,41 +19,27 @@ import duckdb
 import orjson
 import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from archiver import _core
-from archiver.canonical import compact_json
-from archiver.load import rows as rows_module
-from archiver.load.rows import arrow_schemas
+from archiver.load.schemas import arrow_schemas
 from archiver.load.versions import new_version
-from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile, StoreTable, read_records
+from archiver.read.containers import (
+    GZIP_LIMIT,
+    RECORD_LIMIT,
+    SourceFile,
+    StoreTable,
+    is_sqlite,
+    sqlite_rows,
+    store_rows,
+)
 from archiver.store import migrations
-from tests import python_prepare as prepare_module
-from tests.python_prepare import prepare
-from tests.test_properties import json_values
-from tests.transcripts import citation, jsonrpc_result, v1_cited_parts, v1_task
+from tests.snapshots.core import frozen
+from tests.transcripts import jsonrpc_result, v1_cited_parts, v1_task
 
 ROOT = Path(__file__).resolve().parent.parent
 MOMENT = datetime(2026, 4, 20, 10, 0, 0, 123456, tzinfo=UTC)
 MOMENT_US = int(MOMENT.timestamp()) * 1_000_000 + MOMENT.microsecond
-
-
-def corpus_files() -> list[Path]:
-    """Every file the tests ingest: the samples and the test corpora (the test sources themselves too:
-    files that are no transcript are quarantined whole, the same way on both paths)."""
-    return [
-        path
-        for folder in ("sample_transcripts", "tests")
-        for path in sorted((ROOT / folder).rglob("*"))
-        if path.is_file() and "__pycache__" not in path.parts and "node_modules" not in path.parts
-    ]
-
-
-class FixedMoment(datetime):
-    @classmethod
-    def now(cls, tz=None):
-        return MOMENT
+SNAPSHOT = frozen.read("index")
 
 
 @pytest.fixture(scope="module")
@@ -64,12 +53,6 @@ def schemas(tmp_path_factory) -> dict:
         con.close()
 
 
-@pytest.fixture(autouse=True)
-def fixed_moment(monkeypatch):
-    monkeypatch.setattr(prepare_module, "datetime", FixedMoment)
-    monkeypatch.setattr(prepare_module, "report_read", lambda *_: None)
-
-
 def version_of(source: SourceFile, data: bytes):
     return new_version(source.path, hashlib.sha256(data).hexdigest(), len(data), None, None)
 
@@ -79,46 +62,36 @@ def on_disk(path: Path):
     return source, version_of(source, path.read_bytes())
 
 
+def named(path: Path, name: str):
+    """A file on disk named `name` (relative, as the snapshot names it)."""
+    source = SourceFile(name, location=str(path))
+    return source, version_of(source, path.read_bytes())
+
+
 def spec(source: SourceFile, version) -> dict:
-    """What the ingest hands the core for one file (the lead's integration does the same)."""
+    """What the ingest hands the core for one file."""
     base = {"path": source.path, "key": version.key, "sha256": version.sha256, "size": version.size}
     if source.unreadable is not None:
         return {**base, "unreadable": source.unreadable}
     if source.store is not None:
-        records = read_records(source)[2]
-        rows = [(record.locator, record.raw) for record in records]
-        return {**base, "rows": rows, "container": source.store.kind, "data": source.data}
+        return {
+            **base,
+            "rows": store_rows(source.data, source.store),
+            "container": source.store.kind,
+            "data": source.data,
+        }
     where = {"data": source.data} if source.data is not None else {"open": os.fsencode(source.fs_path)}
-    container, _, records = read_records(source)
-    if container == "sqlite":
-        records = list(records)
-        if records and all(record.kind == "row" for record in records):
-            return {**base, **where, "rows": [(r.locator, r.raw) for r in records], "container": "sqlite"}
-        return {**base, **where, "refused": records[0].error, "container": "sqlite"}
+    if source.data is None and is_sqlite(source):
+        try:
+            return {**base, **where, "rows": sqlite_rows(source), "container": "sqlite"}
+        except sqlite3.DatabaseError as exc:
+            return {
+                **base,
+                **where,
+                "refused": f"SQLite file is not a readable task store: {exc}",
+                "container": "sqlite",
+            }
     return {**base, **where}
-
-
-def python_side(files: list, schemas: dict) -> tuple[list[tuple[str, pa.Table]], list[dict]]:
-    prepared = prepare(files, schemas)
-    spools = list({id(one.tables): one.tables for one in prepared}.values())  # several files share one spool
-    tables = [table for spool in spools for table in spool]
-    outcomes = [outcome_of(one) for one in prepared]
-    for one in prepared:
-        one.discard()
-    return tables, outcomes
-
-
-def outcome_of(prepared) -> dict:
-    row, outcome = prepared.source_row, prepared.outcome
-    return {
-        "path": outcome.path,
-        "container": outcome.container,
-        "compression": row["compression"],
-        "records": outcome.records,
-        "quarantined": outcome.quarantined,
-        "recognised": outcome.recognised,
-        "problems": outcome.problems,
-    }
 
 
 def core_side(files: list, schemas: dict, **limits) -> tuple[list[tuple[str, pa.Table]], list[dict]]:
@@ -134,62 +107,91 @@ def core_side(files: list, schemas: dict, **limits) -> tuple[list[tuple[str, pa.
     return tables, index.outcomes()
 
 
-def assert_same(files: list, schemas: dict, **limits) -> list[tuple[str, pa.Table]]:
-    expected, expected_outcomes = python_side(files, schemas)
+def assert_frozen(files: list, schemas: dict, expected: dict, **limits) -> list[tuple[str, pa.Table]]:
+    """The core's batches and outcomes for `files` are the frozen ones (told table by table, column by column)."""
     got, outcomes = core_side(files, schemas, **limits)
-    assert outcomes == expected_outcomes
-    assert [(name, t.num_rows) for name, t in got] == [(name, t.num_rows) for name, t in expected]
-    for (name, mine), (_, theirs) in zip(got, expected, strict=True):
-        assert mine.schema == theirs.schema, name
-        if not mine.equals(theirs):
-            for column in theirs.column_names:
-                assert mine[column].to_pylist() == theirs[column].to_pylist(), f"{name}.{column}"
-            assert mine.equals(theirs), name
+    assert frozen.text(outcomes) == frozen.text(expected["outcomes"])
+    forms = [frozen.table_form(name, table) for name, table in got]
+    assert [(f["table"], f["rows"]) for f in forms] == [(f["table"], f["rows"]) for f in expected["tables"]]
+    for mine, theirs in zip(forms, expected["tables"], strict=True):
+        assert mine["schema"] == theirs["schema"], mine["table"]
+        for column, values in theirs["columns"].items():
+            assert mine["columns"].get(column) == values, f"{mine['table']}.{column}"
+        assert mine == theirs
     return got
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_file_the_tests_ingest_gives_the_same_batches(path, schemas):
-    assert_same([on_disk(path)], schemas)
+def files_of(case: dict) -> list:
+    stale = [
+        name
+        for name, digest in zip(case["in"]["files"], case["in"]["sha256"], strict=True)
+        if not (ROOT / name).is_file() or frozen.sha256_of(ROOT / name) != digest
+    ]
+    assert not stale, f"changed since the snapshot (run tests/snapshots/core/make.py): {stale}"
+    return [named(ROOT / name, name) for name in case["in"]["files"]]
+
+
+CORPUS = {case["in"]["files"][0]: case for case in SNAPSHOT["corpus"]}
+
+
+def test_the_corpus_is_every_file_the_tests_ingest():
+    assert len(CORPUS) > 40
+    assert any(name.startswith("sample_transcripts/") for name in CORPUS)
+    assert any(name.startswith("tests/") for name in CORPUS)
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_every_file_the_tests_ingest_gives_the_same_batches(name, schemas):
+    case = CORPUS[name]
+    assert_frozen(files_of(case), schemas, case["out"])
 
 
 def test_small_files_prepared_together_give_the_same_batches(schemas):
-    files = [on_disk(path) for path in corpus_files() if path.stat().st_size < 200_000][:40]
-    assert_same(files, schemas)
+    (case,) = SNAPSHOT["together"]
+    assert len(case["in"]["files"]) > 20
+    assert_frozen(files_of(case), schemas, case["out"])
 
 
-def test_batches_are_handed_over_at_the_same_rows(schemas, monkeypatch):
-    """Tiny hand-over limits: a file becomes many batches, at the same rows on both paths."""
-    monkeypatch.setattr(rows_module, "BATCH_BYTES", 3_000)
-    monkeypatch.setattr(rows_module, "BATCH_ROWS", 7)
-    for name in ("kestrel-mobility/rpc-v1.jsonl", "versant-insights/stream-v1.sse", "legacy-funnel/rpc-v03.jsonl"):
-        got = assert_same([on_disk(ROOT / "sample_transcripts" / name)], schemas, batch_bytes=3_000, batch_rows=7)
+def test_batches_are_handed_over_at_the_same_rows(schemas):
+    """Tiny hand-over limits: a file becomes many batches, at the same rows as Python's."""
+    cases = SNAPSHOT["batches"]
+    assert len(cases) == 4
+    for case in cases:
+        got = assert_frozen(files_of(case), schemas, case["out"], **case["in"]["batch"])
         assert len(got) > 3
-    files = [on_disk(p) for p in sorted((ROOT / "sample_transcripts" / "kestrel-mobility").iterdir())]
-    assert_same(files, schemas, batch_bytes=3_000, batch_rows=7)
 
 
-def test_files_in_memory_unreadable_and_of_task_stores(schemas, tmp_path):
+def test_files_in_memory_unreadable_and_of_task_stores(schemas):
     data = b'{"jsonrpc": "2.0", "id": 1, "result": {"id": "t1", "contextId": "c", "status": {"state": "completed"}}}\n'
     stdin = SourceFile("<stdin>", data=data)
-    gone = SourceFile(str(tmp_path / "gone.jsonl"), unreadable="cannot read the file: No such file or directory")
+    gone = SourceFile("gone.jsonl", unreadable="cannot read the file: No such file or directory")
     table = StoreTable("postgresql", "tasks", ("id",))
     rows = (ROOT / "tests" / "stores" / "a2a-js-rows.json").read_bytes()
-    store_rows = b"\n".join(orjson.dumps(row) for row in orjson.loads(rows)["first"])
-    store = SourceFile("postgresql://db/tasks", data=store_rows, store=table)
-    for source, raw in ((stdin, data), (gone, b""), (store, store_rows)):
-        assert_same([(source, version_of(source, raw))], schemas)
-    assert_same([(s, version_of(s, raw)) for s, raw in ((stdin, data), (gone, b""), (store, store_rows))], schemas)
+    store_data = b"\n".join(orjson.dumps(row) for row in orjson.loads(rows)["first"])
+    store = SourceFile("postgresql://db/tasks", data=store_data, store=table)
+    sources = {
+        source.path: (source, version_of(source, raw))
+        for source, raw in ((stdin, data), (gone, b""), (store, store_data))
+    }
+    cases = SNAPSHOT["elsewhere"]
+    assert len(cases) == 4
+    for case in cases:
+        assert_frozen([sources[path] for path in case["in"]], schemas, case["out"])
 
 
 def test_generated_corpus(schemas, tmp_path):
     from benchmarks.generate import generate
 
     generate(tmp_path / "corpus", tasks=60, tasks_per_file=20)
-    paths = sorted(p for p in (tmp_path / "corpus").rglob("*") if p.is_file())
-    for path in paths:
-        assert_same([on_disk(path)], schemas)
-    assert_same([on_disk(path) for path in paths], schemas)
+    cases = SNAPSHOT["generated_corpus"]
+    assert len(cases) > 3
+    for case in cases:
+        files = []
+        for name, digest in zip(case["in"]["files"], case["in"]["sha256"], strict=True):
+            path = tmp_path / "corpus" / name
+            assert frozen.sha256_of(path) == digest, f"benchmarks.generate wrote {name} otherwise (run make.py)"
+            files.append(named(path, name))
+        assert_frozen(files, schemas, case["out"])
 
 
 def test_progress_is_readable_while_reading_and_the_gil_is_released(schemas, tmp_path):
@@ -219,154 +221,90 @@ def test_a_huge_value_is_a_batch_of_its_own_and_equal(schemas, tmp_path):
         {"raw": huge, "filename": "big.bin", "mediaType": "x/y"},
         {"text": "after"},
     ]
+    raw = orjson.dumps(jsonrpc_result({"kind": "task", **task})) + b"\n" + b'{"no": 1}\n'
+    (case,) = SNAPSHOT["huge"]
+    assert hashlib.sha256(raw).hexdigest() == case["in"], "the huge file is made otherwise (run make.py)"
     path = tmp_path / "huge.jsonl"
-    path.write_bytes(orjson.dumps(jsonrpc_result({"kind": "task", **task})) + b"\n" + b'{"no": 1}\n')
-    source, version = on_disk(path)
-    expected, _ = python_side([(source, version)], schemas)
-    got, _ = core_side([(source, version)], schemas)
+    path.write_bytes(raw)
+    got, _ = core_side([named(path, "huge.jsonl")], schemas)
     assert [n for n, _ in got].count("parts") == 3  # the huge Part alone, its buffer not copied
-    for name in {name for name, _ in expected}:
-        mine = pa.concat_tables([t for n, t in got if n == name])
-        theirs = pa.concat_tables([t for n, t in expected if n == name])
-        assert mine.equals(theirs), name
+    assert {n for n, _ in got} == set(case["out"])
+    for name, theirs in case["out"].items():
+        mine = frozen.table_form(name, pa.concat_tables([t for n, t in got if n == name]))
+        assert mine == theirs, name
 
 
-json_numbers = (
-    st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.sampled_from([0, -0.0, 1e308, -1e308, 9.9e307, 2**63, -(2**63), 2**64, 10**400, -(10**400), 1e16, 4210.0])
-)
-json_leaves = st.none() | st.booleans() | json_numbers | st.text(max_size=6)
-json_data = st.recursive(
-    json_leaves,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
-    max_leaves=12,
-)
-parts = st.lists(
-    st.one_of(
-        st.builds(lambda text: {"text": text}, st.text(max_size=10)),
-        st.builds(lambda data: {"data": data}, st.dictionaries(st.text(max_size=5), json_data, max_size=4)),
-        st.builds(
-            lambda over: {"data": citation(**over), "mediaType": "application/vnd.upperhand.citations+json"},
-            st.fixed_dictionaries({}, optional={"base": json_data, "fielded": st.text(max_size=12)}),
-        ),
-        st.builds(lambda url, name: {"url": url, "filename": name}, st.text(max_size=8), st.text(max_size=4)),
-        json_data.map(lambda value: {"mystery": value}),
-    ),
-    max_size=4,
-)
-cards = st.fixed_dictionaries(
-    {"name": json_leaves},
-    optional={
-        "url": json_leaves,
-        "capabilities": st.just({"extensions": [{"uri": "https://standards.upperhandai.com/ext/citations/v1"}]})
-        | json_data,
-        "defaultOutputModes": st.lists(st.sampled_from(["text/plain", "application/vnd.upperhand.citations+json"]))
-        | json_leaves,
-        "skills": st.lists(st.fixed_dictionaries({"id": st.just("s")}, optional={"outputModes": st.lists(st.text())})),
-        "supportedInterfaces": st.lists(st.fixed_dictionaries({"url": json_leaves}), max_size=2),
-        "version": st.just("1.0"),
-    },
-)
-records = st.lists(
-    st.one_of(
-        st.builds(lambda n, p: jsonrpc_result({"task": v1_task(f"t{n}", p)}, n), st.integers(0, 5), parts),
-        st.builds(
-            lambda n, p: jsonrpc_result({"message": {"messageId": f"m{n}", "role": "ROLE_AGENT", "parts": p}}),
-            st.integers(0, 5),
-            parts,
-        ),
-        cards,
-        st.builds(
-            lambda code, message: {"jsonrpc": "2.0", "id": code, "error": {"code": code, "message": message}},
-            json_leaves,
-            st.text(max_size=8),
-        ),
-        json_data,
-        json_values,
-        st.sampled_from([b"not json", b"", b"   ", b'{"a": NaN}', b"[1, 2", b"\xff\xfe"]),
-    ),
-    min_size=1,
-    max_size=8,
-)
+def written_files(tmp_path: Path, items: list) -> list:
+    folder = Path(os.path.join(tmp_path, f"case{len(list(tmp_path.iterdir()))}"))
+    folder.mkdir()
+    files = []
+    for name, data in items:
+        (folder / name).write_bytes(data)
+        files.append(named(folder / name, name))
+    return files
 
 
-def jsonl(items: list) -> bytes:
-    return b"".join((item if isinstance(item, bytes) else compact_json(item)) + b"\n" for item in items)
+def test_generated_transcripts_give_the_same_batches(schemas, tmp_path):
+    cases = SNAPSHOT["generated"]
+    assert len(cases) >= 100
+    assert len({frozen.text(case["in"]) for case in cases}) >= 90
+    for case in cases:
+        assert_frozen(written_files(tmp_path, case["in"]), schemas, case["out"])
 
 
-def sse(items: list) -> bytes:
-    return b"".join(b"data: " + (item if isinstance(item, bytes) else compact_json(item)) + b"\n\n" for item in items)
+def test_generated_small_files_together_give_the_same_batches(schemas, tmp_path):
+    cases = SNAPSHOT["generated_together"]
+    assert len(cases) >= 30
+    for case in cases:
+        assert_frozen(written_files(tmp_path, case["in"]), schemas, case["out"])
 
 
-def document(items: list) -> bytes:
-    return b"[" + b",".join(item if isinstance(item, bytes) else compact_json(item) for item in items) + b"]"
-
-
-CONTAINERS = {"t.jsonl": jsonl, "t.sse": sse, "t.json": document}
-
-
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
-)
-@given(records, st.sampled_from(sorted(CONTAINERS)), st.booleans())
-def test_generated_transcripts_give_the_same_batches(schemas, tmp_path, items, name, compressed):
-    data = CONTAINERS[name](items)
-    path = tmp_path / (name + ".gz" if compressed else name)
-    path.write_bytes(gzip.compress(data, mtime=0) if compressed else data)
-    assert_same([on_disk(path)], schemas)
-
-
-@settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
-)
-@given(st.lists(records, min_size=2, max_size=4))
-def test_generated_small_files_together_give_the_same_batches(schemas, tmp_path, files):
-    paths = []
-    for n, items in enumerate(files):
-        path = tmp_path / f"f{n}.jsonl"
-        path.write_bytes(jsonl(items))
-        paths.append(path)
-    assert_same([on_disk(path) for path in paths], schemas)
-
-
-def test_a_file_whose_batches_fail_is_quarantined_whole_and_its_earlier_batches_void(schemas, tmp_path):
-    """A schema the rows do not fit (a Part's data typed as integers) fails the file after its first
-    batches were handed over: they are retracted, and the file is quarantined whole, as Python does."""
+def _broken(schemas: dict) -> dict:
     broken = dict(schemas)
     broken["parts"] = pa.schema([f.with_type(pa.int64()) if f.name == "data" else f for f in schemas["parts"]])
-    source, version = on_disk(ROOT / "sample_transcripts" / "versant-insights" / "rpc-v1.jsonl")
-    expected, expected_outcomes = python_side([(source, version)], broken)
-    index = _core.index_files([spec(source, version)], broken, MOMENT_US, RECORD_LIMIT, GZIP_LIMIT, batch_rows=3)
+    return broken
+
+
+def test_a_file_whose_batches_fail_is_quarantined_whole_and_its_earlier_batches_void(schemas):
+    """A schema the rows do not fit (a Part's data typed as integers) fails the file after its first
+    batches were handed over: they are retracted, and the file is quarantined whole, as Python did."""
+    (case,) = SNAPSHOT["broken_schema"]
+    expected = case["out"]
+    source, version = named(ROOT / case["in"], case["in"])
+    index = _core.index_files(
+        [spec(source, version)], _broken(schemas), MOMENT_US, RECORD_LIMIT, GZIP_LIMIT, batch_rows=3
+    )
     items = list(index)
     assert (None, None) in items
     assert items[0][0] == "records"
     after = items[len(items) - items[::-1].index((None, None)) :]
-    assert [name for name, _ in after] == [name for name, _ in expected] == ["records"]
-    outcome, theirs = index.outcomes()[0], expected_outcomes[0]
+    assert [name for name, _ in after] == expected["names"] == ["records"]
+    outcome, theirs = index.outcomes()[0], expected["outcomes"][0]
+    keys = ("container", "records", "quarantined", "recognised")
     assert (
-        {k: outcome[k] for k in ("container", "records", "quarantined", "recognised")}
+        {k: outcome[k] for k in keys}
         == {"container": "unreadable", "records": 1, "quarantined": 1, "recognised": 0}
-        == {k: theirs[k] for k in ("container", "records", "quarantined", "recognised")}
+        == {k: theirs[k] for k in keys}
     )
     prefix = f"{source.path}: file: the file could not be prepared: "
     assert outcome["problems"][0].startswith(prefix)
     assert theirs["problems"][0].startswith(prefix)
     mine = pa.Table.from_batches([pa.record_batch(after[0][1])])
-    assert mine.drop_columns("reason").equals(expected[0][1].drop_columns("reason"))
+    assert frozen.table_form("records", mine.drop_columns("reason")) == expected["first"]
 
 
 def test_a_failing_file_of_a_chunk_is_quarantined_alone(schemas, tmp_path):
     """Small files together: the chunk's shared batches fail, and every file is prepared apart; each file
-    that fails alone is quarantined whole, the others are stored, as `prepare`'s fallback does."""
-    broken = dict(schemas)
-    broken["parts"] = pa.schema([f.with_type(pa.int64()) if f.name == "data" else f for f in schemas["parts"]])
+    that fails alone is quarantined whole, the others are stored, as `prepare`'s fallback did."""
+    (case,) = SNAPSHOT["broken_chunk"]
+    expected = case["out"]
     clean = tmp_path / "clean.jsonl"
     clean.write_bytes(b'{"no": "a2a"}\n')
-    files = [on_disk(clean), on_disk(ROOT / "sample_transcripts" / "versant-insights" / "rpc-v1.jsonl")]
-    expected, expected_outcomes = python_side(files, broken)
-    got, outcomes = core_side(files, broken)
-    assert [o["container"] for o in outcomes] == [o["container"] for o in expected_outcomes] == ["jsonl", "unreadable"]
-    assert outcomes[0] == expected_outcomes[0]
-    assert [name for name, _ in got] == [name for name, _ in expected]
-    assert got[0][1].equals(expected[0][1])
+    files = [named(clean, "clean.jsonl"), named(ROOT / case["in"][1], case["in"][1])]
+    got, outcomes = core_side(files, _broken(schemas))
+    assert (
+        [o["container"] for o in outcomes] == [o["container"] for o in expected["outcomes"]] == ["jsonl", "unreadable"]
+    )
+    assert frozen.text(outcomes[0]) == frozen.text(expected["outcomes"][0])
+    assert [name for name, _ in got] == expected["names"]
+    assert frozen.table_form(*got[0]) == expected["first"]
