@@ -148,8 +148,7 @@ def test_rewritten_scan_finds_what_the_pattern_finds():
     newline, 19-digit runs and ".0" inside strings included."""
     import random
 
-    _rewritten = _core.canonical_rewritten
-    _REWRITTEN = REWRITTEN
+    rewritten = _core.canonical_rewritten
 
     rng = random.Random(19)
     alphabet = b'0123456789.,]}"a\n'
@@ -157,9 +156,9 @@ def test_rewritten_scan_finds_what_the_pattern_finds():
         text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         if rng.random() < 0.3:
             text = text.replace(b"a", b"1" * rng.randint(17, 21), 1)
-        assert _rewritten(text) == bool(_REWRITTEN.search(text)), text
+        assert rewritten(text) == bool(REWRITTEN.search(text)), text
     for text in (b"4210.0", b"[4210.0]", b'{"a":1.0}', b"1.05", b'"x.0"', b"1.0\n", b"9" * 19, b"9" * 18):
-        assert _rewritten(text) == bool(_REWRITTEN.search(text)), text
+        assert rewritten(text) == bool(REWRITTEN.search(text)), text
 
 
 def test_canonical_json_edge_cases_keep_their_bytes():

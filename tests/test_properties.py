@@ -117,7 +117,7 @@ def schemas():
     return SCHEMAS
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a whole prepare each
 @given(st.lists(json_values, min_size=1, max_size=4))
 def test_the_normaliser_yields_results_or_a_quarantine_reason(values):
     """Every value, one a line, is understood or quarantined with a reason; what is understood assembles and
