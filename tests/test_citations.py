@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import re
+from types import SimpleNamespace
+
 import pytest
 
-from archiver.cite.citations import citation_of, fielded_dates
-from archiver.cite.claims import numeric_leaves
+from archiver import _core
 from tests.transcripts import CITATIONS_MT, citation
+
+
+def citation_of(data, media_type):
+    """The core's reading of a Part's data under its media type: the citation's fields, or None."""
+    found = _core.citation_of_value(data, media_type)
+    return None if found is None else SimpleNamespace(**found)
+
+
+def fielded_dates(fielded):
+    """The fielded period's first and last days, as the core reads them from a citation."""
+    found = citation_of(citation(fielded=fielded), CITATIONS_MT)
+    return found.fielded_start, found.fielded_end
+
+
+numeric_leaves = _core.numeric_leaves_of_value
 
 
 def test_typed_valid_citation_is_flattened():
@@ -121,12 +138,17 @@ def test_a_scalar_data_part_is_one_claim_at_the_root():
     assert list(numeric_leaves(False)) == []
 
 
+REWRITTEN = re.compile(rb"[0-9]\.0(?:[,\]}]|$)|[0-9]{19}")
+"""What canonical JSON may rewrite, as orjson writes it: an integral float below 1e16 ("4210.0"), an integer of
+2**63 or more (19 digits). A "12.05" is neither."""
+
+
 def test_rewritten_scan_finds_what_the_pattern_finds():
-    """`canonical._rewritten` stands in for `_REWRITTEN.search`: the same answer on every text, trailing
+    """The core's scan stands in for `REWRITTEN.search`: the same answer on every text, trailing
     newline, 19-digit runs and ".0" inside strings included."""
     import random
 
-    from archiver.canonical import _REWRITTEN, _rewritten
+    rewritten = _core.canonical_rewritten
 
     rng = random.Random(19)
     alphabet = b'0123456789.,]}"a\n'
@@ -134,15 +156,18 @@ def test_rewritten_scan_finds_what_the_pattern_finds():
         text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         if rng.random() < 0.3:
             text = text.replace(b"a", b"1" * rng.randint(17, 21), 1)
-        assert _rewritten(text) == bool(_REWRITTEN.search(text)), text
+        assert rewritten(text) == bool(REWRITTEN.search(text)), text
     for text in (b"4210.0", b"[4210.0]", b'{"a":1.0}', b"1.05", b'"x.0"', b"1.0\n", b"9" * 19, b"9" * 18):
-        assert _rewritten(text) == bool(_REWRITTEN.search(text)), text
+        assert rewritten(text) == bool(REWRITTEN.search(text)), text
 
 
 def test_canonical_json_edge_cases_keep_their_bytes():
     """Bytes the encoder wrote before its fast paths (ids and content hashes are made of them): integers
     beyond 64 bits, integral and huge floats, NaN and infinity, non-ASCII, digits in strings, tuples, depth."""
-    from archiver.canonical import canonical_json, key_hash
+    canonical_json = _core.canonical_json_of_value
+
+    def key_hash(*parts):
+        return _core.key_hash_of(list(parts))
 
     expected = {
         b'{"a":"9223372036854775808","b":"18446744073709551616","c":"-9223372036854775808",'

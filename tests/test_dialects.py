@@ -1,19 +1,22 @@
-"""Every A2A dialect is read into the one canonical model, per object."""
+"""Every A2A dialect is read into the one canonical model, per object (by the compiled core)."""
 
 from __future__ import annotations
 
 import pytest
 
-from archiver.understand.dialects import NotUnderstoodError, part_of, state_of, timestamp_of
-from archiver.understand.events import events_of
-from archiver.understand.model import (
+from tests.core_model import (
     AgentCard,
     ArtifactUpdate,
     ErrorResponse,
     Message,
+    NotUnderstoodError,
     Request,
     StatusUpdate,
     Task,
+    events_of,
+    part_of,
+    state_of,
+    timestamp_of,
 )
 
 MT = "application/vnd.upperhand.citations+json"

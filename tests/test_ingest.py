@@ -381,6 +381,7 @@ def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, writ
     import pyarrow as pa
 
     from archiver import ingest as ingest_module
+    from archiver.load.spool import Spool
 
     ok = write("ok.jsonl", [jsonrpc_result({"task": v1_task("ok", v1_cited_parts())})])
     boom = write("boom.jsonl", [jsonrpc_result({"task": v1_task("boom", v1_cited_parts())})])
@@ -389,9 +390,11 @@ def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, writ
 
     def prepare_a_bad_claims_batch(*args):
         [prepared] = real_prepare(*args)
-        prepared.tables = [
-            (name, pa.table({"pointer": [1]}) if name == "claims" else table) for name, table in prepared.tables
-        ]
+        bad = Spool()
+        for name, table in prepared.tables:
+            bad.add(name, pa.table({"pointer": [1]}) if name == "claims" else table)
+        prepared.discard()
+        prepared.tables = bad
         return [prepared]
 
     monkeypatch.setattr(ingest_module, "prepare", prepare_a_bad_claims_batch)
@@ -409,7 +412,7 @@ def test_small_files_prepared_together_are_written_together_or_each_alone_the_sa
     """Small files share their batches; the writer stores them all at once, or some files of the batches
     (the rest given up or written later), and the archive holds the same rows either way."""
     from archiver.archive import Archive
-    from archiver.load.rows import arrow_schemas
+    from archiver.load.schemas import arrow_schemas
     from archiver.load.versions import new_version
     from archiver.load.writer import write_files
     from archiver.prepare import prepare

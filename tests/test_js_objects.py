@@ -1,4 +1,5 @@
-"""The JavaScript SDK client's objects ($case/value oneofs) read as the ProtoJSON they stand for."""
+"""The JavaScript SDK client's objects ($case/value oneofs) read as the ProtoJSON they stand for (by the
+compiled core)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,7 @@ import base64
 
 import pytest
 
-from archiver.understand.dialects import part_of
-from archiver.understand.events import events_of
-from archiver.understand.model import ArtifactUpdate, Message, StatusUpdate, Task
-from archiver.understand.recognisers.js_client_object import proto_json_of
+from tests.core_model import ArtifactUpdate, Message, StatusUpdate, Task, events_of, part_of, proto_json_of
 
 MT = "application/vnd.upperhand.citations+json"
 CITATION = {"study": "S", "period": "P", "base": {"name": "B", "n": 12}, "source": {"table": "t", "column": "c"}}

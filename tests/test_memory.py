@@ -8,24 +8,23 @@ import gzip
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import duckdb
 import orjson
 import pyarrow as pa
 import pytest
 
-from archiver.load import rows as rows_module
+import archiver.prepare
+from archiver import _core
 from archiver.load import spool as spool_module
 from archiver.load import writer as writer_module
-from archiver.load.rows import arrow_schemas
-from archiver.prepare import index_file, prepare
-from archiver.read import containers
-from archiver.read.containers import SourceFile, read_records
+from archiver.load.schemas import arrow_schemas
+from archiver.prepare import prepare
+from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile
 from archiver.read.version import SourceVersion
 from archiver.store import migrations
-from archiver.understand import assemble
 from benchmarks.memory import big_file, gzip_bomb, huge_line, peak_of
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
 
@@ -40,30 +39,41 @@ def schemas() -> dict:
     return arrow_schemas(con)
 
 
+def core_batches(monkeypatch, **limits: int) -> None:
+    """`archiver.prepare` calls the core with these hand-over limits (`batch_bytes`, `batch_rows`)."""
+    real = _core.index_files
+    monkeypatch.setattr(
+        archiver.prepare,
+        "_core",
+        SimpleNamespace(index_files=lambda *args, **kwargs: real(*args, **{**kwargs, **limits})),
+    )
+
+
 @pytest.fixture
 def tiny(monkeypatch):
-    """Limits small enough that a sample file is split into many batches and its tasks put aside."""
-    monkeypatch.setattr(assemble, "HELD_BYTES", 1_000)
-    monkeypatch.setattr(assemble, "LOOSE_BATCH", 2)
-    monkeypatch.setattr(rows_module, "BATCH_BYTES", 2_000)
-    monkeypatch.setattr(rows_module, "BATCH_ROWS", 5)
+    """Limits small enough that a sample file is split into many batches. (The assembly's memory for
+    tasks, `HELD_BYTES`, is fixed when the core is built: `assemble_decoded` takes it, below.)"""
+    core_batches(monkeypatch, batch_bytes=2_000, batch_rows=5)
     monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
     monkeypatch.setattr(writer_module, "PENDING_BYTES", 4_000)
 
 
-def indexed(path: str, schemas: dict, spool=None) -> dict[str, list]:
-    """Every row one file contributes, per table, in a stable order (its batches joined)."""
-    source = SourceFile(path)
-    _container, _compression, records = read_records(source)
-    version = SourceVersion(path, "0" * 64, 0, "0" * 64, path)
-    file_rows, _outcome = index_file(source, version, records, datetime(2026, 1, 1, tzinfo=UTC), spool, schemas)
-    if spool is not None:
-        file_rows.hand_over()
-    tables = list(spool) if spool is not None else list(file_rows.tables(schemas))
+def indexed(path: str, schemas: dict, **limits: int) -> tuple[dict[str, list], int]:
+    """Every row one file contributes, per table, in a stable order (its batches joined), and the count of
+    batches the core handed over for it."""
+    version = SourceVersion(path, "0" * 64, os.path.getsize(path), "0" * 64, path)
+    spec = archiver.prepare._spec(SourceFile.on_disk(path), version)
+    index = _core.index_files([spec], schemas, 1_767_225_600_000_000, RECORD_LIMIT, GZIP_LIMIT, **limits)
+    tables: list = []
+    for name, batch in index:
+        if name is None:  # what came before is void
+            tables = []
+        else:
+            tables.append((name, pa.record_batch(batch)))
     found: dict[str, list] = {}
     for name, table in tables:
         found.setdefault(name, []).extend(orjson.dumps(row, default=str) for row in table.to_pylist())
-    return {name: sorted(values) for name, values in found.items()}
+    return {name: sorted(values) for name, values in found.items()}, len(tables)
 
 
 def sample_files() -> list[str]:
@@ -74,31 +84,19 @@ def sample_files() -> list[str]:
     )
 
 
-def test_streamed_rows_equal_whole_file_rows_on_every_sample(schemas, monkeypatch):
-    """With batches of 5 rows and 1 kB of tasks in memory, every sample yields the same rows as whole."""
-    whole = {path: indexed(path, schemas) for path in sample_files()}
-    monkeypatch.setattr(assemble, "HELD_BYTES", 1_000)
-    monkeypatch.setattr(assemble, "LOOSE_BATCH", 2)
-    monkeypatch.setattr(rows_module, "BATCH_BYTES", 2_000)
-    monkeypatch.setattr(rows_module, "BATCH_ROWS", 5)
-    monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
-    put_aside = []
-    real_put = assemble._Aside.put
-    monkeypatch.setattr(assemble._Aside, "put", lambda self, copy: (put_aside.append(copy.key), real_put(self, copy)))
+def test_streamed_rows_equal_whole_file_rows_on_every_sample(schemas):
+    """With batches of 5 rows (2 kB at most), every sample yields the same rows as whole."""
     batches = []
-    for path, expected in whole.items():
-        spool = spool_module.Spool()
-        try:
-            assert indexed(path, schemas, spool) == expected, path
-            batches.append(len(spool.index))
-        finally:
-            spool.discard()
+    for path in sample_files():
+        whole, _ = indexed(path, schemas)
+        streamed, count = indexed(path, schemas, batch_bytes=2_000, batch_rows=5)
+        assert streamed == whole, path
+        batches.append(count)
     assert sum(count >= 5 for count in batches) >= 10, batches
-    assert len(put_aside) >= 10
 
 
 def test_prepare_hands_rows_over_in_bounded_batches(schemas, tmp_path, monkeypatch):
-    monkeypatch.setattr(rows_module, "BATCH_ROWS", 100)
+    core_batches(monkeypatch, batch_rows=100)
     monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
     path = tmp_path / "many.jsonl"
     path.write_bytes(
@@ -147,7 +145,8 @@ def test_writer_lets_each_batch_go_before_the_commit(archive, write, tiny, monke
 
 
 def test_a_task_put_aside_is_taken_back_when_a_later_record_changes_it(archive, write, tiny):
-    """A stream whose completion comes after many other tasks' records: the task went aside, came back."""
+    """A stream whose completion comes after many other tasks' records: the task went aside (1 kB of tasks
+    held), came back; what the assembly hands over is what it hands over holding every task."""
     first = [jsonrpc_result({"task": {"id": "late", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})]
     others = [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(50)]
     last = [
@@ -156,6 +155,16 @@ def test_a_task_put_aside_is_taken_back_when_a_later_record_changes_it(archive, 
         )
     ]
     path = write("late.jsonl", first + others + last)
+    records = [
+        (f"r{line}", value["id"], value, f"line {line}", len(orjson.dumps(value)))
+        for line, value in enumerate(first + others + last, start=1)
+    ]
+    held, whole = _core.assemble_decoded(records, 1_000), _core.assemble_decoded(records)
+    assert len(held) == 51
+    assert held != whole  # handed over in another order: tasks went aside
+    assert sorted(map(orjson.dumps, held)) == sorted(map(orjson.dumps, whole))
+    (late,) = [copy for kind, copy, *_ in held if kind == "copy" and copy["task_id"] == "late"]
+    assert (late["state"], late["record_ids"], late["locator"]) == ("completed", ["r1", "r52"], "line 1")
     archive.ingest([path], workers=1)
     assert rows(archive, "SELECT state, len(record_ids), locator FROM results WHERE task_id = 'late'") == [
         ("completed", 2, "line 1")
@@ -163,27 +172,19 @@ def test_a_task_put_aside_is_taken_back_when_a_later_record_changes_it(archive, 
     assert rows(archive, "SELECT count(*) FROM results") == [(51,)]
 
 
-def test_a_line_past_the_record_limit_is_passed_over_unheld(write, monkeypatch):
-    monkeypatch.setattr(containers, "RECORD_LIMIT", 3 * 2**20)
-    monkeypatch.setattr(containers, "LINE_CHUNK", 2**20)
+def test_a_line_past_the_record_limit_is_passed_over_unheld(write):
     good = orjson.dumps(jsonrpc_result({"task": v1_task("t", v1_cited_parts())})) + b"\n"
     long_ok = b'{"x": "' + b"a" * (2 * 2**20) + b'"}\n'
     too_long = b'{"x": "' + b"b" * (5 * 2**20) + b'"}\n'
     path = write("long.jsonl", good + long_ok + too_long + good)
-    _container, _compression, records = read_records(SourceFile(path))
-    found = [(r.locator, r.kind, r.byte_offset, len(r.raw), r.error) for r in records]
+    _container, _compression, records = _core.read_records_of(
+        os.fsencode(path), None, path, 3 * 2**20, GZIP_LIMIT, line_chunk=2**20
+    )
+    found = [(locator, kind, offset, len(raw), error) for _, locator, raw, kind, _, offset, _, error, _ in records]
     assert found[:2] == [("line 1", "json", 0, len(good), None), ("line 2", "json", len(good), len(long_ok), None)]
     assert found[2][:4] == ("line 3", "unreadable", len(good) + len(long_ok), 0)
     assert f"a line of {len(too_long)} bytes, past the record limit of {3 * 2**20} bytes" in found[2][4]
     assert found[3] == ("line 4", "json", len(good) + len(long_ok) + len(too_long), len(good), None)
-
-
-def test_a_huge_value_becomes_arrow_without_a_copy():
-    value = b"x" * (rows_module.HUGE_VALUE + 1)
-    column = rows_module._column([b"small", value, None], pa.json_(pa.string()))
-    assert column.to_pylist() == ["small", value.decode(), None]
-    huge_chunk = column.chunks[1].storage
-    assert huge_chunk.buffers()[2].address == pa.py_buffer(value).address
 
 
 def child_env(**limits: str) -> dict:

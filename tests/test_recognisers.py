@@ -4,43 +4,57 @@ an object that two recognisers would both take."""
 
 from __future__ import annotations
 
-import pkgutil
+import os
 from datetime import UTC, datetime
+from pathlib import Path
 
+import orjson
 import pytest
 
-from archiver.read.containers import SourceFile, read_records
-from archiver.read.decode import decode
-from archiver.understand import recognisers
-from archiver.understand.dialects import NotUnderstoodError
-from archiver.understand.events import payload_events
-from archiver.understand.model import (
+from archiver import _core
+from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile, is_sqlite, sqlite_rows
+from tests.core_model import (
     AgentCard,
     Artifact,
     ArtifactUpdate,
     Message,
+    NotUnderstoodError,
     Part,
     Status,
     StatusUpdate,
     Task,
+    payload_events,
+    recognise,
 )
-from archiver.understand.recognisers import RECOGNISERS
-from archiver.understand.recognisers.agent_card import agent_card
-from archiver.understand.recognisers.bare_object import bare_object
-from archiver.understand.recognisers.bare_update import bare_update
-from archiver.understand.recognisers.js_client_object import js_client_object
-from archiver.understand.recognisers.kind_tagged import kind_tagged
-from archiver.understand.recognisers.one_of import one_of
-from archiver.understand.recognisers.store_row import store_row
-from archiver.understand.recognisers.task_list import task_list
 from tests.transcripts import CITATIONS_MT, SAMPLES
 
 
 def sample(path: str, index: int = 0):
-    """Record `index` of a sample file, decoded as ingest decodes it (a task-store row as its columns)."""
-    _, _, records = read_records(SourceFile.on_disk(str(SAMPLES / path)))
-    record = list(records)[index]
-    return record.value if record.kind == "row" else decode(record.payload)
+    """Record `index` of a sample file, read and decoded by the core as ingest reads it (a task-store row
+    as its columns)."""
+    source = SourceFile.on_disk(str(SAMPLES / path))
+    if is_sqlite(source):
+        _, raw = sqlite_rows(source)[index]
+        return orjson.loads(raw)
+    _, _, records = _core.read_records_of(os.fsencode(source.fs_path), None, path, RECORD_LIMIT, GZIP_LIMIT)
+    payload = records[index][6]
+    return _core.decode_json(payload)
+
+
+def recogniser(name: str):
+    """The registry's recogniser `name`, alone: None when it passes an object by."""
+    return lambda obj: recognise(name, obj)
+
+
+store_row = recogniser("store_row")
+js_client_object = recogniser("js_client_object")
+kind_tagged = recogniser("kind_tagged")
+one_of = recogniser("one_of")
+task_list = recogniser("task_list")
+agent_card = recogniser("agent_card")
+bare_update = recogniser("bare_update")
+bare_object = recogniser("bare_object")
+RECOGNISERS_FOLDER = Path(__file__).resolve().parent.parent / "archiver/core/src/understand/recognisers"
 
 
 def at(text: str) -> datetime:
@@ -217,7 +231,17 @@ def test_order_settles_shapes_two_recognisers_take():
     assert {part.kind for task in payload_events(listed) for part in task.status.message.parts} == {"text", "data"}
 
 
-def test_every_recogniser_module_is_registered_once():
-    modules = {info.name for info in pkgutil.iter_modules(recognisers.__path__)}
-    registered = [recognise.__module__.rpartition(".")[2] for recognise in RECOGNISERS]
+def test_every_recogniser_module_is_registered_once_in_order():
+    modules = {path.stem for path in RECOGNISERS_FOLDER.glob("*.rs")} - {"mod"}
+    registered = _core.recogniser_names()
     assert sorted(registered) == sorted(modules)
+    assert registered == [
+        "store_row",
+        "js_client_object",
+        "kind_tagged",
+        "one_of",
+        "task_list",
+        "agent_card",
+        "bare_update",
+        "bare_object",
+    ]

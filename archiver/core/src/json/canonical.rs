@@ -53,7 +53,7 @@ fn contains_point_zero(text: &[u8]) -> bool {
 
 /// `_rewritten`: an integral float's ".0" (after a digit, before ',', ']', '}', the end, or a final
 /// newline), or a run of 19 digits anywhere (strings included).
-fn rewritten(text: &[u8]) -> bool {
+pub(crate) fn rewritten(text: &[u8]) -> bool {
     let end = text.len();
     for start in memchr::memmem::find_iter(text, b".0") {
         let after = start + 2;

@@ -6,7 +6,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::json::canonical::{canonical_json, content_hash, key_hash};
+use super::convert::to_value;
+use crate::json::canonical::{canonical_json, content_hash, key_hash, rewritten};
 use crate::json::decode::{decode, nesting_depth, InvalidJson};
 use crate::json::write::{compact_json, python_str};
 use crate::json::Value;
@@ -20,6 +21,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(key_hash_of, m)?)?;
     m.add_function(wrap_pyfunction!(python_str_of, m)?)?;
     m.add_function(wrap_pyfunction!(nesting_depth_of, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_json_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(compact_json_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_rewritten, m)?)?;
     Ok(())
 }
 
@@ -78,4 +82,31 @@ fn python_str_of(payload: &[u8]) -> PyResult<String> {
 #[pyfunction]
 fn nesting_depth_of(payload: &[u8]) -> usize {
     nesting_depth(payload)
+}
+
+/// `canonical_json` of a Python value (ints beyond 64 bits, NaN, infinities and tuples included, which no
+/// JSON text holds). A test surface (tests/test_citations.py, tests/bad_input/test_json_values.py).
+#[pyfunction]
+fn canonical_json_of_value<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    Ok(PyBytes::new(py, &canonical_json(&to_value(value)?)))
+}
+
+/// `compact_json` of a Python value. A test surface (tests/bad_input/test_json_values.py).
+#[pyfunction]
+fn compact_json_of_value<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    Ok(PyBytes::new(py, &compact_json(&to_value(value)?)))
+}
+
+/// Whether canonical JSON's scan finds something to rewrite in sorted JSON text (an integral float's
+/// ".0", a run of 19 digits). A test surface (tests/test_citations.py), to hold the scan to the pattern it
+/// stands for.
+#[pyfunction]
+fn canonical_rewritten(text: &[u8]) -> bool {
+    rewritten(text)
 }

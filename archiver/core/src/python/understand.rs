@@ -10,9 +10,10 @@ use pyo3::types::{PyDict, PyList};
 
 use super::convert::{to_py, to_value};
 use crate::json::{Map, Value};
-use crate::understand::dialects::{task_of_store_row, timestamp_of};
-use crate::understand::events::events_of;
+use crate::understand::dialects::{part_of, state_of, task_of_store_row, timestamp_of};
+use crate::understand::events::{events_of, payload_events};
 use crate::understand::model::{Artifact, Event, Message, Part, Status, Task};
+use crate::understand::recognisers::{proto_json_of, RECOGNISERS};
 use crate::understand::recorded::recorded_events;
 use crate::understand::{NotUnderstood, Understood};
 
@@ -21,6 +22,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recorded_events_of_value, m)?)?;
     m.add_function(wrap_pyfunction!(task_of_store_row_value, m)?)?;
     m.add_function(wrap_pyfunction!(timestamp_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(payload_events_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(recogniser_names, m)?)?;
+    m.add_function(wrap_pyfunction!(recognise_value, m)?)?;
+    m.add_function(wrap_pyfunction!(part_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(state_of_value, m)?)?;
+    m.add_function(wrap_pyfunction!(proto_json_of_value, m)?)?;
     Ok(())
 }
 
@@ -63,6 +70,70 @@ fn task_of_store_row_value(py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<P
 #[pyfunction]
 fn timestamp_of_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
     understood(timestamp_of(Some(&to_value(obj)?)))
+}
+
+/// `understand::events::payload_events` (the registry's recognisers in order, no JSON-RPC envelope
+/// unwrapped). A test surface (tests/test_recognisers.py).
+#[pyfunction]
+fn payload_events_of_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let events = understood(payload_events(&to_value(obj)?))?;
+    events_list(py, &events)
+}
+
+/// The names of the registry's recognisers, in the order they are tried. A test surface
+/// (tests/test_recognisers.py).
+#[pyfunction]
+fn recogniser_names() -> Vec<&'static str> {
+    RECOGNISERS.iter().map(|r| r.name).collect()
+}
+
+/// The recogniser named `name` alone on an object: None when it passes the object by, its events when
+/// it knows the shape, ValueError with the reason when it knows the shape to be its own but malformed.
+/// A test surface (tests/test_recognisers.py).
+#[pyfunction]
+fn recognise_value(
+    py: Python<'_>,
+    name: &str,
+    obj: &Bound<'_, PyAny>,
+) -> PyResult<Option<Py<PyAny>>> {
+    let recogniser = RECOGNISERS
+        .iter()
+        .find(|r| r.name == name)
+        .ok_or_else(|| PyValueError::new_err(format!("no recogniser named {name}")))?;
+    let Value::Object(obj) = to_value(obj)? else {
+        return Err(PyValueError::new_err("a recogniser reads a dict"));
+    };
+    (recogniser.recognise)(&obj)
+        .map(|events| events_list(py, &understood(events)?))
+        .transpose()
+}
+
+/// `understand::dialects::part_of`: one Part of any dialect as a dict (as in `events_of_value`). A test
+/// surface (tests/test_dialects.py).
+#[pyfunction]
+fn part_of_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let part = understood(part_of(&to_value(obj)?))?;
+    let parts = parts_list(py, std::slice::from_ref(&part))?;
+    Ok(parts.get_item(0)?.unbind())
+}
+
+/// `understand::dialects::state_of`: a task state of any dialect in its one spelling. A test surface
+/// (tests/test_dialects.py).
+#[pyfunction]
+fn state_of_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    Ok(state_of(Some(&to_value(obj)?)))
+}
+
+/// The ProtoJSON form of a JavaScript client object, None when the object is not one (as the
+/// `js_client_object` recogniser rewrites it). A test surface (tests/test_js_objects.py).
+#[pyfunction]
+fn proto_json_of_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Py<PyAny>>> {
+    let Value::Object(obj) = to_value(obj)? else {
+        return Err(PyValueError::new_err("a client object is a dict"));
+    };
+    proto_json_of(&obj)
+        .map(|converted| to_py(py, &Value::Object(understood(converted)?)))
+        .transpose()
 }
 
 fn events_list(py: Python<'_>, events: &[Event]) -> PyResult<Py<PyAny>> {

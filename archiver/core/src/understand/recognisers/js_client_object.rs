@@ -31,6 +31,12 @@ pub fn js_client_object(obj: &Map) -> Option<Understood<Vec<Event>>> {
     )
 }
 
+/// The ProtoJSON form of a JavaScript client object; None when `obj` is not one (what
+/// `js_client_object` reads; the test surface `proto_json_of_value` reaches it).
+pub fn proto_json_of(obj: &Map) -> Option<Understood<Map>> {
+    is_client_object(obj).then(|| proto_json_of_map(obj))
+}
+
 /// Whether `obj` has a mark only the in-memory model leaves: a `$case` oneof at the top, an integer
 /// role or task state (ts-proto keeps enums as numbers and always sets them), or Parts held as oneofs.
 fn is_client_object(obj: &Map) -> bool {

@@ -15,6 +15,8 @@ mod one_of;
 mod store_row;
 mod task_list;
 
+pub use js_client_object::proto_json_of;
+
 use super::model::Event;
 use super::{NotUnderstood, Understood};
 use crate::json::{Map, Value};
