@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pyarrow as pa
 
@@ -68,6 +68,7 @@ class PreparedFile:
 
 
 REPORT_SECONDS = 0.2
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> list[PreparedFile]:
@@ -77,11 +78,13 @@ def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> lis
     A file the core cannot prepare is quarantined whole, kept as one record: one file's surprise never
     stops the others from being stored.
     """
-    now = datetime.now(UTC)
+    start = round(datetime.now(UTC).timestamp() * 1_000_000)
+    moments = [start + number for number in range(len(files))]  # one a file: the archive keeps their order
+    specs = [{**_spec(*file), "ingested_at_us": moment} for file, moment in zip(files, moments, strict=True)]
     index = _core.index_files(
-        [_spec(source, version) for source, version in files],
+        specs,
         schemas,
-        round(now.timestamp() * 1_000_000),
+        start,
         containers.RECORD_LIMIT,
         containers.GZIP_LIMIT,
     )
@@ -99,8 +102,8 @@ def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> lis
         raise
     spool.share(len(files))
     return [
-        _prepared(source, version, outcome, spool, now)
-        for (source, version), outcome in zip(files, index.outcomes(), strict=True)
+        _prepared(source, version, outcome, spool, EPOCH + timedelta(microseconds=moment))
+        for (source, version), outcome, moment in zip(files, index.outcomes(), moments, strict=True)
     ]
 
 

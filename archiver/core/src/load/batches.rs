@@ -515,6 +515,7 @@ mod tests {
 
     fn version(path: &str) -> FileVersion {
         FileVersion {
+            ingested_at: None,
             path: path.to_owned(),
             sha256: format!("sha-{path}"),
             key: path.to_owned(),

@@ -49,6 +49,9 @@ pub struct FileVersion {
     pub sha256: String,
     /// What ids are hashed with (`version_key`).
     pub key: String,
+    /// When this file was ingested (µs since the epoch), where it has a moment of its own; else the
+    /// chunk's. Files of one chunk take consecutive moments, so that the archive keeps their order.
+    pub ingested_at: Option<i64>,
 }
 
 /// Python's `os.path.dirname` of a POSIX path.

@@ -34,7 +34,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// `data`: its bytes in memory; `rows` with `container`: a task store's rows as (locator, JSON text)
 /// pairs, with `open` or `data` for the file as stored; `unreadable`: why it cannot be read; `refused`
 /// with `container`: why it is refused whole, with `open` or `data`), its archived `path`, its version
-/// `key`, `sha256` and `size`. `schemas`: the archive's Arrow schemas by table (`arrow_schemas`).
+/// `key`, `sha256` and `size`, and optionally its own `ingested_at_us`. `schemas`: the archive's Arrow schemas by table (`arrow_schemas`).
 /// One file is streamed (its batches come as they are made); several are each read whole and batched
 /// together (as `archiver.prepare.prepare`). `batch_bytes`/`batch_rows`: the hand-over limits (tests).
 #[pyfunction]
@@ -247,6 +247,7 @@ fn file_spec(file: &Bound<'_, PyAny>) -> PyResult<FileSpec> {
     let version = FileVersion {
         sha256: required(file, "sha256")?.extract()?,
         key: required(file, "key")?.extract()?,
+        ingested_at: item(file, "ingested_at_us")?.map(|moment| moment.extract()).transpose()?,
         path: path.clone(),
     };
     let size: u64 = item(file, "size")?
