@@ -241,7 +241,12 @@ impl FileRun {
         let origin = [UNARY_SEGMENT, STREAM_SEGMENT]
             .contains(&read.container.as_str())
             .then(|| dirname(&left.version.path).to_owned());
-        let mut rows = FileRows::new(&left.version, left.version.ingested_at.unwrap_or(settings.ingested_at), streamed, origin);
+        let mut rows = FileRows::new(
+            &left.version,
+            left.version.ingested_at.unwrap_or(settings.ingested_at),
+            streamed,
+            origin,
+        );
         rows.batch_bytes = settings.batch_bytes;
         rows.batch_rows = settings.batch_rows;
         let outcome = Outcome {
@@ -356,7 +361,12 @@ fn quarantined_whole(
     streamed: bool,
 ) -> (FileRows, Outcome) {
     let reason = format!("the file could not be prepared: {reason}");
-    let mut rows = FileRows::new(&left.version, left.version.ingested_at.unwrap_or(settings.ingested_at), streamed, None);
+    let mut rows = FileRows::new(
+        &left.version,
+        left.version.ingested_at.unwrap_or(settings.ingested_at),
+        streamed,
+        None,
+    );
     rows.batch_bytes = settings.batch_bytes;
     rows.batch_rows = settings.batch_rows;
     let mut outcome = Outcome {

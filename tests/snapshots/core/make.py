@@ -92,11 +92,11 @@ def case(test: str, given, output, **more) -> dict:
 
 
 def make_json() -> list[dict]:
+    from archiver.canonical import canonical_json, compact_json, content_hash, key_hash
+    from archiver.read.decode import decode, nesting_depth
     from hypothesis import strategies as st
 
-    from archiver.canonical import canonical_json, compact_json, content_hash, key_hash
     from archiver.read.containers import SourceFile, read_records
-    from archiver.read.decode import decode, nesting_depth
     from tests import test_core_json as J
 
     def decoded(payload):
@@ -403,11 +403,11 @@ def make_read() -> list[dict]:
 def make_understand() -> list[dict]:
     import tempfile
 
+    from archiver.read.decode import decode
+    from archiver.understand.recorded import is_envelope
     from hypothesis import strategies as st
 
     from archiver.read.containers import SourceFile, read_records
-    from archiver.read.decode import decode
-    from archiver.understand.recorded import is_envelope
     from tests import test_core_understand as U
 
     def outcome(call, *args) -> list:
@@ -492,13 +492,13 @@ def make_understand() -> list[dict]:
 def make_cite() -> list[dict]:
     import dataclasses
 
-    from hypothesis import strategies as st
-
-    from archiver.cite.citations import MEDIA_TYPE
     from archiver.cite.claims import numeric_leaves
     from archiver.cite.parts import judged
     from archiver.understand import assemble
     from archiver.understand.events import events_of
+    from hypothesis import strategies as st
+
+    from archiver.cite.citations import MEDIA_TYPE
     from tests import test_core_cite as C
 
     def sample_records(path: Path) -> list:
@@ -672,10 +672,10 @@ def make_index() -> list[dict]:
     import duckdb
     import orjson
     import pyarrow as pa
+    from archiver.load.rows import arrow_schemas
     from hypothesis import strategies as st
 
     from archiver.load import rows as rows_module
-    from archiver.load.rows import arrow_schemas
     from archiver.load.versions import new_version
     from archiver.read.containers import SourceFile, StoreTable
     from archiver.store import migrations

@@ -247,7 +247,9 @@ fn file_spec(file: &Bound<'_, PyAny>) -> PyResult<FileSpec> {
     let version = FileVersion {
         sha256: required(file, "sha256")?.extract()?,
         key: required(file, "key")?.extract()?,
-        ingested_at: item(file, "ingested_at_us")?.map(|moment| moment.extract()).transpose()?,
+        ingested_at: item(file, "ingested_at_us")?
+            .map(|moment| moment.extract())
+            .transpose()?,
         path: path.clone(),
     };
     let size: u64 = item(file, "size")?

@@ -23,7 +23,9 @@ pub struct LiveAssembly {
 impl LiveAssembly {
     #[new]
     fn new() -> Self {
-        LiveAssembly { assembly: Some(FileAssembly::new()) }
+        LiveAssembly {
+            assembly: Some(FileAssembly::new()),
+        }
     }
 
     /// Add one JSON body (a response, or a stream event's data) recorded under `exchange`; False when it
@@ -66,24 +68,44 @@ impl LiveAssembly {
 fn described<'py>(py: Python<'py>, copy: &StoredCopy) -> PyResult<Bound<'py, PyDict>> {
     let result = PyDict::new(py);
     result.set_item("key", &copy.key)?;
-    result.set_item("kind", if copy.kind == CopyKind::Task { "task" } else { "message" })?;
+    result.set_item(
+        "kind",
+        if copy.kind == CopyKind::Task {
+            "task"
+        } else {
+            "message"
+        },
+    )?;
     result.set_item("task_id", &copy.task_id)?;
     result.set_item("message_id", &copy.message_id)?;
     result.set_item("terminal", copy.terminal())?;
     let parts = PyList::empty(py);
     for located in copy.located_parts() {
         let part = located.part;
-        let (citation, leaves) = judged(part.kind, part.data.as_ref(), part.media_type.as_deref(), located.role);
+        let (citation, leaves) = judged(
+            part.kind,
+            part.data.as_ref(),
+            part.media_type.as_deref(),
+            located.role,
+        );
         let item = PyDict::new(py);
         item.set_item("location", located.location.name())?;
         item.set_item("part_index", located.part_index)?;
-        let artifact = located.artifact.map(|a| a.name.clone().or_else(|| a.artifact_id.clone()));
+        let artifact = located
+            .artifact
+            .map(|a| a.name.clone().or_else(|| a.artifact_id.clone()));
         item.set_item("artifact", artifact.flatten())?;
-        item.set_item("message_id", located.message.and_then(|m| m.message_id.clone()))?;
+        item.set_item(
+            "message_id",
+            located.message.and_then(|m| m.message_id.clone()),
+        )?;
         item.set_item("media_type", &part.media_type)?;
         item.set_item("claims", leaves.len())?;
         let keys: Vec<&str> = match &part.data {
-            Some(Value::Object(map)) => CITATION_KEYS.into_iter().filter(|key| map.contains_key(*key)).collect(),
+            Some(Value::Object(map)) => CITATION_KEYS
+                .into_iter()
+                .filter(|key| map.contains_key(*key))
+                .collect(),
             _ => Vec::new(),
         };
         item.set_item("citation_keys", keys)?;

@@ -337,7 +337,11 @@ impl Decoder<'_> {
                 OBJECT => match self.count()? {
                     0 => Value::Object(Map::default()),
                     n => {
-                        open.push(Open::Object(Map::with_capacity_and_hasher(n.min(1024), Default::default()), n, "".into()));
+                        open.push(Open::Object(
+                            Map::with_capacity_and_hasher(n.min(1024), Default::default()),
+                            n,
+                            "".into(),
+                        ));
                         continue;
                     }
                 },
