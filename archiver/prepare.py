@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 
 import pyarrow as pa
 
-from . import _core
+from ._core import index_files
 from .load.spool import Spool
 from .read import containers
 from .read.containers import SourceFile, is_sqlite, sqlite_rows, store_rows
@@ -81,7 +81,7 @@ def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> lis
     start = round(datetime.now(UTC).timestamp() * 1_000_000)
     moments = [start + number for number in range(len(files))]  # one a file: the archive keeps their order
     specs = [{**_spec(*file), "ingested_at_us": moment} for file, moment in zip(files, moments, strict=True)]
-    index = _core.index_files(
+    index = index_files(
         specs,
         schemas,
         start,

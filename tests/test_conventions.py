@@ -10,7 +10,6 @@ import shlex
 import subprocess
 import sys
 import time
-import types
 from pathlib import Path
 
 import pytest
@@ -253,7 +252,7 @@ def slow_core(monkeypatch, seconds: float, **limits: int) -> None:
     def slowly(*args, **kwargs):
         return SlowIndex(index_files(*args, **{**kwargs, **limits}), seconds)
 
-    monkeypatch.setattr(archiver.prepare, "_core", types.SimpleNamespace(index_files=slowly))
+    monkeypatch.setattr(archiver.prepare, "index_files", slowly)
 
 
 def test_progress_moves_as_files_are_read_not_only_as_they_commit(tmp_path, monkeypatch):

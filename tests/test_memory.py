@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import duckdb
 import orjson
@@ -42,11 +41,7 @@ def schemas() -> dict:
 def core_batches(monkeypatch, **limits: int) -> None:
     """`archiver.prepare` calls the core with these hand-over limits (`batch_bytes`, `batch_rows`)."""
     real = _core.index_files
-    monkeypatch.setattr(
-        archiver.prepare,
-        "_core",
-        SimpleNamespace(index_files=lambda *args, **kwargs: real(*args, **{**kwargs, **limits})),
-    )
+    monkeypatch.setattr(archiver.prepare, "index_files", lambda *args, **kwargs: real(*args, **{**kwargs, **limits}))
 
 
 @pytest.fixture

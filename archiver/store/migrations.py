@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from .. import _core
+from .._core import migrations as built_in
 from ..errors import ArchiveError
 from . import views
 from .connection import rollback
@@ -45,7 +45,7 @@ def available(directory: Path | None = None) -> list[Migration]:
     if folder is not None:
         files = [(path.name, path.read_text(encoding="utf-8")) for path in sorted(folder.iterdir())]
     else:
-        files = _core.migrations()
+        files = built_in()
     found = []
     for name, text in files:
         match = _NAME.match(name)
