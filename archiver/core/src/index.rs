@@ -24,7 +24,7 @@ use crate::load::rows::{
 use crate::read::containers::read_records;
 use crate::read::segments::{STREAM_SEGMENT, UNARY_SEGMENT};
 use crate::read::{Limits, Record, RecordKind, Source};
-use crate::understand::assemble::FileAssembly;
+use crate::understand::assemble::{FileAssembly, Finishing};
 use crate::understand::dialects::task_of_store_row;
 use crate::understand::events::events_of;
 use crate::understand::model::Event;
@@ -209,6 +209,8 @@ struct FileRun {
     size: u64,
     records: Box<dyn Iterator<Item = Record> + Send>,
     assembly: Option<FileAssembly>,
+    /// Once every record is read: the assembly's copies, taken one a step.
+    finishing: Option<Finishing>,
     rows: FileRows,
     outcome: Outcome,
     /// Progress before this file (of the files prepared with it).
@@ -260,7 +262,8 @@ impl FileRun {
             whole: left.whole,
             size: left.size,
             records: read.records,
-            assembly: None,
+            assembly: Some(FileAssembly::new()),
+            finishing: None,
             rows,
             outcome,
             before,
@@ -269,7 +272,20 @@ impl FileRun {
 
     /// Take one record; false once every record is taken and the file's assembly is in its rows.
     fn step(&mut self, progress: &Progress) -> bool {
-        let assembly = self.assembly.get_or_insert_with(FileAssembly::new);
+        if let Some(finishing) = self.finishing.as_mut() {
+            if let Some(assembled) = finishing.next() {
+                self.rows.add_assembled(assembled);
+                return true;
+            }
+            self.finishing = None;
+            progress
+                .bytes
+                .store(self.before.0 + self.size, Ordering::Relaxed);
+            return false;
+        }
+        let Some(assembly) = self.assembly.as_mut() else {
+            return false;
+        };
         match self.records.next() {
             Some(record) => {
                 if let Some(offset) = record.byte_offset.filter(|&offset| offset > 0) {
@@ -284,14 +300,8 @@ impl FileRun {
                 true
             }
             None => {
-                if let Some(assembly) = self.assembly.take() {
-                    let rows = &mut self.rows;
-                    assembly.finish(&mut |assembled| rows.add_assembled(assembled));
-                }
-                progress
-                    .bytes
-                    .store(self.before.0 + self.size, Ordering::Relaxed);
-                false
+                self.finishing = self.assembly.take().map(FileAssembly::finishing);
+                true
             }
         }
     }

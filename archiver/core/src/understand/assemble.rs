@@ -539,7 +539,15 @@ impl FileAssembly {
     /// The file's stored copies (its tasks, then its standalone agent messages), its agent cards and its
     /// errors, each with the id of the record it came in; handed to `each` one at a time, so that a file's
     /// copies are never all in memory at once.
-    pub fn finish(mut self, each: &mut dyn FnMut(Assembled)) {
+    pub fn finish(self, each: &mut dyn FnMut(Assembled)) {
+        for assembled in self.finishing() {
+            each(assembled);
+        }
+    }
+
+    /// The same as `finish`, one at a time: the tasks put aside are read back only as they are asked
+    /// for, so that neither the copies of a large file nor their rows are ever all in memory.
+    pub fn finishing(mut self) -> Finishing {
         let loose = std::mem::take(&mut self.loose);
         let mut sorting = LooseSorting::default();
         for batch in self.aside.loose_batches() {
@@ -557,27 +565,47 @@ impl FileAssembly {
             .into_iter()
             .map(|held| held.copy)
             .chain(aside.into_copies());
-        for mut task in tasks {
-            let task_id = task.task_id.clone().unwrap_or_default();
-            for loose in sorting.to_tasks.remove(&task_id).unwrap_or_default() {
-                task.add_message(loose.message);
-                task.touch(&loose.record_id, &loose.locator);
-            }
-            each(Assembled::Copy(task));
-        }
-        for copy in sorting.standalone.into_values() {
-            each(Assembled::Copy(copy));
-        }
-        for (record_id, card) in self.cards {
-            each(Assembled::Card { record_id, card });
-        }
-        for (record_id, error) in self.errors {
-            each(Assembled::Error { record_id, error });
+        let rest = sorting
+            .standalone
+            .into_values()
+            .map(Assembled::Copy)
+            .chain(self.cards.into_iter().map(|(record_id, card)| Assembled::Card { record_id, card }))
+            .chain(self.errors.into_iter().map(|(record_id, error)| Assembled::Error { record_id, error }))
+            .collect();
+        Finishing {
+            tasks: Box::new(tasks),
+            to_tasks: sorting.to_tasks,
+            rest,
         }
     }
 
     fn has_task(&self, task_id: &str) -> bool {
         self.tasks.contains_key(task_id) || self.aside.context_of(task_id).is_some()
+    }
+}
+
+/// What a file's records assembled into (`FileAssembly::finishing`): its tasks (those in memory, then
+/// those put aside, read back one at a time, each with the loose messages that name it), then its
+/// standalone agent messages, its cards and its errors.
+pub struct Finishing {
+    tasks: Box<dyn Iterator<Item = StoredCopy> + Send>,
+    to_tasks: HashMap<String, Vec<Loose>>,
+    rest: std::collections::VecDeque<Assembled>,
+}
+
+impl Iterator for Finishing {
+    type Item = Assembled;
+
+    fn next(&mut self) -> Option<Assembled> {
+        let Some(mut task) = self.tasks.next() else {
+            return self.rest.pop_front();
+        };
+        let task_id = task.task_id.clone().unwrap_or_default();
+        for loose in self.to_tasks.remove(&task_id).unwrap_or_default() {
+            task.add_message(loose.message);
+            task.touch(&loose.record_id, &loose.locator);
+        }
+        Some(Assembled::Copy(task))
     }
 }
 
