@@ -5,11 +5,6 @@
 
 use pyo3::prelude::*;
 
-/// mimalloc: the core allocates many small values per record (a JSON tree, its texts, its rows), where it
-/// is markedly faster than the C library's allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod cite;
 mod convert;
 mod index;
