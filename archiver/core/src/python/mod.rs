@@ -1,7 +1,8 @@
 //! The extension module `archiver._core`: bytes in, Arrow batches out, never a call per record.
 //!
-//! Beside the ingest's surface (`index`), each stage exposes the few functions its differential tests
-//! compare with what they replace (`json`, `read`, `understand`); nothing else in Python calls them.
+//! Beside the ingest's surface (`index`) and the recording proxy's (`live`), each stage exposes the few
+//! functions its contract tests call (`json`, `read`, `understand`, `cite`), held to the snapshots of
+//! the Python code they replaced (`tests/snapshots/core/`); nothing else in Python calls them.
 
 use pyo3::prelude::*;
 
