@@ -8,9 +8,11 @@ RSS of the process tree is sampled from /proc (as `benchmarks/run.py` does):
 - one JSON Lines file whose middle line is `--line-mb` MiB (a task whose file Part carries its
   bytes inline), between ordinary lines;
 - a gzip bomb: a few good lines, then spaces without a newline expanding past the gzip limit
-  (gzip members of spaces, concatenated: built in a second).
+  (gzip members of spaces, concatenated: built in a second);
+- a folder of `--values` records, each holding a `--value-mb` MiB inline file Part (100 records to a
+  file), ingested with default settings and exported back (`export --raw --files`), byte for byte.
 
-    python -m benchmarks.memory --file-mb 2048 --line-mb 300 --bomb-gb 9
+    python -m benchmarks.memory --file-mb 2048 --line-mb 300 --bomb-gb 9 --values 10000 --value-mb 1
 
 Each case is killed after `--timeout` seconds. Inputs are kept under `--work` between runs.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import filecmp
 import gzip
 import os
 import shutil
@@ -85,6 +88,28 @@ def huge_line(path: Path, megabytes: int) -> Path:
     return path
 
 
+def inline_values(folder: Path, count: int, megabytes: float, per_file: int = 100) -> Path:
+    """A folder of `count` JSON Lines records, `per_file` to a file, each a task whose file Part carries
+    `megabytes` MiB inline (base64 of random bytes: no two alike, nothing to compress)."""
+    if folder.exists():
+        return folder
+    folder.mkdir(parents=True)
+    corpus = Corpus(folder, seed=14)
+    size = int(megabytes * 2**20) * 3 // 4
+    for first in range(0, count, per_file):
+        with open(folder / f"values-{first:06d}.jsonl", "wb") as out:
+            for index in range(first, min(count, first + per_file)):
+                line = orjson.loads(corpus.lines_for("v1-rpc")[-1])
+                task = line["result"].get("task", line["result"])
+                task["id"] = f"task-value-{index}"
+                part = {"raw": base64.b64encode(os.urandom(size)).decode(), "mediaType": "application/pdf"}
+                task.setdefault("artifacts", [{"artifactId": "a", "parts": []}])[0]["parts"].append(
+                    {**part, "filename": f"extract-{index}.pdf"}
+                )
+                out.write(orjson.dumps(line) + b"\n")
+    return folder
+
+
 def gzip_bomb(path: Path, gigabytes: int) -> Path:
     """A few good lines, then `gigabytes` GiB of spaces with no newline, as concatenated gzip members."""
     if path.exists():
@@ -122,14 +147,35 @@ def peak_of(path: Path, work: Path, timeout: float, python: str, env: dict | Non
     return time.perf_counter() - start, peak, process.returncode
 
 
+def exported_alike(folder: Path, work: Path, python: str) -> str:
+    """`export --raw --files` of the archive `peak_of` made from `folder`: timed, and compared byte for byte
+    with the files ingested."""
+    target = work / "exported"
+    shutil.rmtree(target, ignore_errors=True)
+    command = [python, "-m", "archiver", "export", "--raw", "--files", str(target), "--db", str(work / "memory.duckdb")]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    seconds = time.perf_counter() - start
+    files = sorted(p.name for p in folder.iterdir())
+    alike = sorted(p.name for p in target.iterdir()) == files and all(
+        filecmp.cmp(folder / name, target / name, shallow=False) for name in files
+    )
+    shutil.rmtree(target, ignore_errors=True)
+    return f"`export --raw --files` of {folder.name}: {seconds:.0f} s, {len(files)} files, " + (
+        "byte for byte alike" if alike else "NOT ALIKE"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--file-mb", type=int, default=2048)
     parser.add_argument("--line-mb", type=int, default=300)
     parser.add_argument("--bomb-gb", type=int, default=9, help="decompressed GiB (the default limit is 8)")
+    parser.add_argument("--values", type=int, default=10000, help="records each holding a large inline file Part")
+    parser.add_argument("--value-mb", type=float, default=1.0, help="MiB of each of those Parts")
     parser.add_argument("--work", type=Path, default=Path("/tmp/archiver-memory"))
     parser.add_argument("--timeout", type=float, default=900)
-    parser.add_argument("--only", choices=("file", "line", "bomb"), action="append")
+    parser.add_argument("--only", choices=("file", "line", "bomb", "values"), action="append")
     parser.add_argument("--python", default=sys.executable, help="interpreter to run the archiver with")
     parser.add_argument("--keep", action="store_true", help="keep the generated inputs")
     args = parser.parse_args()
@@ -138,17 +184,25 @@ def main() -> None:
         "file": lambda: big_file(args.work / f"single-{args.file_mb}.jsonl", args.file_mb),
         "line": lambda: huge_line(args.work / f"line-{args.line_mb}.jsonl", args.line_mb),
         "bomb": lambda: gzip_bomb(args.work / f"bomb-{args.bomb_gb}.jsonl.gz", args.bomb_gb),
+        "values": lambda: inline_values(
+            args.work / f"values-{args.values}x{args.value_mb:g}", args.values, args.value_mb
+        ),
     }
+    exported = []
     print("| input | size on disk | wall | peak RSS (process tree) | exit |")
     print("|---|---|---|---|---|")
     for name in args.only or list(cases):
         path = cases[name]()
         seconds, peak, status = peak_of(path, args.work, args.timeout, args.python)
+        size = sum(p.stat().st_size for p in path.iterdir()) if path.is_dir() else path.stat().st_size
         print(
-            f"| {path.name} | {path.stat().st_size / 2**20:,.0f} MiB | {seconds:.0f} s | "
-            f"{peak / 2**20:,.0f} MiB | {status} |",
+            f"| {path.name} | {size / 2**20:,.0f} MiB | {seconds:.0f} s | {peak / 2**20:,.0f} MiB | {status} |",
             flush=True,
         )
+        if path.is_dir() and status == 0:
+            exported.append(exported_alike(path, args.work, args.python))
+    for line in exported:
+        print(line)
     if not args.keep:
         shutil.rmtree(args.work, ignore_errors=True)
 

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from archiver.archive import Archive
 from archiver.cli import main
 from archiver.export.raw import raw_entries
+from tests.stored import WHOLE_RECORDS
 
 from .lineage_data import SANTE, build, task
 from .transcripts import SAMPLES, citation, v1_task
@@ -77,7 +78,9 @@ def inputs(write, tmp_path):
 
 
 def records(archive: Archive, root: str) -> list[tuple]:
-    rows = archive.con.execute("SELECT source_path, seq, locator, kind, sha256, raw FROM records").fetchall()
+    rows = archive.con.execute(
+        f"SELECT source_path, seq, locator, kind, sha256, raw FROM {WHOLE_RECORDS} AS r"
+    ).fetchall()
     return sorted(
         (os.path.relpath(p, root).removesuffix(".gz"), seq, loc, kind, sha, bytes(raw))
         for p, seq, loc, kind, sha, raw in rows
@@ -116,7 +119,8 @@ def test_raw_jsonl_in_ingest_order(archive, inputs):
     entries = list(raw_entries(buffer.getvalue().splitlines()))
     assert count == len(entries) == archive.con.execute("SELECT count(*) FROM records").fetchone()[0]
     stored = {
-        (p, s): bytes(r) for p, s, r in archive.con.execute("SELECT source_path, seq, raw FROM records").fetchall()
+        (p, s): bytes(r)
+        for p, s, r in archive.con.execute(f"SELECT source_path, seq, raw FROM {WHOLE_RECORDS} AS r").fetchall()
     }
     assert all(stored[(e["source_path"], e["seq"])] == e["raw"] for e in entries)
     order = [e["source_path"] for e in entries]

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from archiver.cli import main
+from tests.stored import WHOLE_RECORDS
 from tests.transcripts import CITATIONS_MT, citation, jsonrpc_result, rows, v1_cited_parts, v1_task
 
 
@@ -334,14 +335,19 @@ def test_raw_records_are_stored_byte_exact_and_cover_the_file(archive, write):
     ).encode()
     path = write("bom.jsonl", content)
     archive.ingest([path])
-    stored = rows(archive, "SELECT raw, sha256 FROM records WHERE source_path = ? ORDER BY seq", [path])
+    stored = rows(archive, f"SELECT raw, sha256 FROM {WHOLE_RECORDS} AS r WHERE source_path = ? ORDER BY seq", [path])
     assert b"".join(raw for raw, _ in stored) == content
     assert all(hashlib.sha256(raw).hexdigest() == sha for raw, sha in stored)
     sse_bytes = sse(stream_events(), newline="\r\n").encode()
     sse_path = write("s.sse", sse_bytes)
     archive.ingest([sse_path])
     assert (
-        b"".join(r for (r,) in rows(archive, "SELECT raw FROM records WHERE source_path = ? ORDER BY seq", [sse_path]))
+        b"".join(
+            r
+            for (r,) in rows(
+                archive, f"SELECT raw FROM {WHOLE_RECORDS} AS r WHERE source_path = ? ORDER BY seq", [sse_path]
+            )
+        )
         == sse_bytes
     )
 

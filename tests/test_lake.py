@@ -22,6 +22,7 @@ from archiver.archive import Archive
 from archiver.cli import main
 from archiver.store.backend import locate
 from tests import servers
+from tests.stored import WHOLE_RECORDS
 from tests.transcripts import SAMPLES, assert_offline_and_locked, jsonrpc_result, v1_cited_parts, v1_task
 
 pytest.importorskip("duckdb_extension_ducklake", reason="the lake extras are not installed: pip install '.[lake]'")
@@ -83,7 +84,7 @@ def stored(db: str) -> tuple[dict, list[tuple]]:
     """Stats and every (record sha256, raw bytes, source, locator) of an archive."""
     with Archive.open(db, read_only=True) as archive:
         records = archive.con.execute(
-            "SELECT sha256, raw, source_path, locator FROM records ORDER BY source_path, seq"
+            f"SELECT sha256, raw, source_path, locator FROM {WHOLE_RECORDS} AS r ORDER BY source_path, seq"
         ).fetchall()
         return archive.stats(), records
 

@@ -16,6 +16,7 @@ from archiver import _core
 from archiver.prepare import prepare
 from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile
 from archiver.read.version import SourceVersion
+from tests.stored import WHOLE_RECORDS
 
 A2A_KEYS = [
     "id",
@@ -196,7 +197,9 @@ def test_raw_records_round_trip_byte_exact_through_ingest(archive, tmp_path, pre
     (held_at,) = archive.con.execute(  # bytes an earlier example stored already are found under its path
         "SELECT coalesce(alias_of, path) FROM sources WHERE path = ?", [str(path)]
     ).fetchone()
-    stored = archive.con.execute("SELECT raw FROM records WHERE source_path = ? ORDER BY seq", [held_at]).fetchall()
+    stored = archive.con.execute(
+        f"SELECT raw FROM {WHOLE_RECORDS} AS r WHERE source_path = ? ORDER BY seq", [held_at]
+    ).fetchall()
     assert b"".join(raw for (raw,) in stored) == data
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..errors import UsageError
 from ..store import views
+from ..store.chunks import wholes_sql
 from . import rerun
 
 ERROR = "error"
@@ -97,6 +98,16 @@ JOIN uncited u ON u.copy_id = q.copy_id
 LEFT JOIN records rec ON rec.record_id = u.record_id AND rec.source_path = u.source_path
 """
 
+_DATA = "coalesce(p.data, CAST(decode(wd.value) AS JSON))"
+"""A Part's `data`, stored in its cell or in chunks (`store.chunks`)."""
+
+
+def _whole_data(parts: str) -> str:
+    """The join that gives `_DATA` the whole value of the chunked `data` of Parts meeting `parts`."""
+    chosen = f"SELECT data_chunked FROM parts WHERE {parts} AND data_chunked IS NOT NULL"
+    return f"LEFT JOIN {wholes_sql(chosen)} wd ON wd.value_sha256 = p.data_chunked"
+
+
 # The citation Parts in scope that a citation rule reports (invalid, untyped, or of a small
 # base), with where each sits: made once for those rules, so the index is read once for them.
 CITED_PARTS = f"""
@@ -108,11 +119,12 @@ SELECT {_PART_COLUMNS}, c.valid, c.problems, c.inferred, c.base_n, c.base_name,
        || ' in ' || audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id)) AS data_part,
        CASE WHEN c.inferred THEN p.media_type END AS media_type,
        CASE WHEN c.inferred
-            THEN list_filter(['study', 'period', 'base', 'source'], k -> json_exists(p.data, '$.' || k)) END AS keys
+            THEN list_filter(['study', 'period', 'base', 'source'], k -> json_exists({_DATA}, '$.' || k)) END AS keys
 FROM (SELECT * FROM citations
       WHERE (NOT valid OR inferred OR (base_n > 0 AND base_n = floor(base_n) AND base_n < $min_base))
         AND audit_copy_in_scope(copy_id)) c
 JOIN parts p ON p.part_id = c.part_id AND p.is_citation
+{_whole_data("is_citation")}
 JOIN results r ON r.copy_id = c.copy_id
 {_COPY_RECORD}
 {_ONE_PER_ORIGIN_PART}
@@ -189,8 +201,11 @@ unreadable AS (
     JOIN sources mine ON mine.path = f.source_path AND mine.sha256 = f.source_sha256
     JOIN sources v ON v.path = mine.path AND coalesce(v.lineage, v.sha256) = coalesce(mine.lineage, mine.sha256)
     JOIN records rec ON rec.source_path = v.path AND rec.source_sha256 = v.sha256
+    LEFT JOIN {wholes_sql("SELECT raw_chunked FROM records WHERE status = 'quarantined'")} w
+      ON w.value_sha256 = rec.raw_chunked
     WHERE rec.status = 'quarantined' AND f.task_id IS NOT NULL
-      AND contains(CAST(rec.raw AS VARCHAR), CAST(encode('"' || f.task_id || '"') AS VARCHAR))  -- both escaped alike
+      AND contains(CAST(coalesce(rec.raw, w.value) AS VARCHAR),
+                   CAST(encode('"' || f.task_id || '"') AS VARCHAR))  -- both escaped alike
 ),
 short AS MATERIALIZED (
     SELECT copy_id, result_key FROM fewer WHERE copy_id NOT IN (SELECT copy_id FROM unreadable)
@@ -241,12 +256,13 @@ SELECT {_PART_COLUMNS}, NULL AS severity,
        audit_part_place(p.location, p.part_index, coalesce(p.artifact_name, p.artifact_id),
                         coalesce(p.message_id, r.message_id))
        || ' in ' || audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id))
-       || ' could not be decoded (keys: ' || coalesce(array_to_string(list_sort(json_keys(p.data)), ', '), '')
+       || ' could not be decoded (keys: ' || coalesce(array_to_string(list_sort(json_keys({_DATA})), ', '), '')
        || CASE WHEN p.media_type IS NULL THEN '' ELSE '; media type ' || p.media_type END
        || '): it is stored raw, and no evidence of a dropped Part' AS detail
 FROM (SELECT * FROM parts WHERE kind = 'unknown' AND audit_copy_in_scope(copy_id)) p
 JOIN (SELECT * FROM results WHERE copy_id IN (SELECT copy_id FROM parts WHERE kind = 'unknown')) r
   ON r.copy_id = p.copy_id
+{_whole_data("kind = 'unknown'")}
 {_COPY_RECORD}
 {_ONE_PER_ORIGIN_PART}
 """

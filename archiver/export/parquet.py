@@ -12,8 +12,17 @@ from pathlib import Path
 
 import duckdb
 
+from ..store.tables import CHUNKED_COLUMNS, CHUNKS_TABLE, chunked
+
 PARTITIONED = ("citations", "claim_citations")
 PLAIN = ("sources", "results", "parts", "claims", "agent_cards", "rpc_errors")
+EXPORTED_CHUNKS = " UNION ALL ".join(
+    f"SELECT {chunked(column)} FROM {table}"
+    for table, columns in CHUNKED_COLUMNS.items()
+    if table in PLAIN + PARTITIONED
+    for column in columns
+)
+"""The values longer than 30 KiB of the exported tables (`store.chunks`), written as `value_chunks`."""
 SLUG_LENGTH = 40
 STUDY_KEY = (
     f"coalesce(nullif(trim(left(regexp_replace(lower(strip_accents(study)), '[^a-z0-9]+', '-', 'g'), "
@@ -33,6 +42,12 @@ def export_parquet(con: duckdb.DuckDBPyConnection, directory: str) -> dict[str, 
         target = root / f"{name}.parquet"
         con.execute(f"COPY (SELECT * FROM {name}) TO {_literal(target)} (FORMAT parquet)")
         written[name] = str(target)
+    target = root / f"{CHUNKS_TABLE}.parquet"
+    con.execute(
+        f"COPY (SELECT * FROM {CHUNKS_TABLE} WHERE value_sha256 IN ({EXPORTED_CHUNKS})) "
+        f"TO {_literal(target)} (FORMAT parquet, ROW_GROUP_SIZE 2048)"  # a row group of 30 KiB chunks: 60 MiB
+    )
+    written[CHUNKS_TABLE] = str(target)
     for name in PARTITIONED:
         target = root / name
         con.execute(

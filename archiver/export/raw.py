@@ -22,6 +22,7 @@ import duckdb
 import orjson
 
 from ..query.selection import Selection
+from ..store import chunks
 
 _LATEST = """
     SELECT r.*, v.lineage FROM records r JOIN sources v ON v.path = r.source_path AND v.sha256 = r.source_sha256
@@ -51,13 +52,13 @@ def jsonl(con: duckdb.DuckDBPyConnection, sql: str, params: list, out, batch_siz
     """One JSON object per record, in ingest order; `raw` holds its bytes as text (`raw_base64` when
     they are not UTF-8)."""
     cursor = con.cursor().execute(
-        f"SELECT source_path, source_sha256, seq, locator, kind, status, reason, sha256, raw FROM ({sql}) "
+        f"SELECT source_path, source_sha256, seq, locator, kind, status, reason, sha256, raw, raw_chunked FROM ({sql}) "
         "ORDER BY ingested_at, source_path, lineage, seq",
         params,
     )
     count = 0
     while batch := cursor.fetchmany(batch_size):
-        for source_path, source_sha256, seq, locator, kind, status, reason, sha256, raw in batch:
+        for source_path, source_sha256, seq, locator, kind, status, reason, sha256, raw, raw_chunked in batch:
             entry = {
                 "source_path": source_path,
                 "source_sha256": source_sha256,
@@ -68,7 +69,7 @@ def jsonl(con: duckdb.DuckDBPyConnection, sql: str, params: list, out, batch_siz
                 "reason": reason,
                 "sha256": sha256,
             }
-            raw = bytes(raw or b"")
+            raw = bytes(chunks.whole(con, raw, raw_chunked) or b"")
             try:
                 entry["raw"] = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -106,7 +107,8 @@ def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: 
     made = []
     for path, lineage, compression, container, latest in lineages:
         records = con.cursor().execute(
-            f"SELECT seq, locator, kind, raw FROM ({sql}) WHERE source_path = ? AND lineage = ? ORDER BY seq",
+            f"SELECT seq, locator, kind, raw, raw_chunked FROM ({sql}) "
+            "WHERE source_path = ? AND lineage = ? ORDER BY seq",
             [*params, path, lineage],
         )
         target = Path(directory, _relative(path, root))
@@ -116,23 +118,31 @@ def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: 
         if not latest:
             target = target.with_name(f"{target.stem}@{lineage[:12]}{target.suffix}")
         target.parent.mkdir(parents=True, exist_ok=True)
-        count = (_write_sqlite if container == "sqlite" else _write_bytes)(records, target)
+        count = (_write_sqlite if container == "sqlite" else _write_bytes)(con, records, target)
         made.append(ExportedFile(path, str(target), count))
     return made
 
 
-def _write_bytes(cursor, target: Path) -> int:
+def _write_bytes(con: duckdb.DuckDBPyConnection, cursor, target: Path) -> int:
+    """The records' bytes in order, a record stored in chunks written chunk by chunk."""
     count = 0
     with open(target, "wb") as handle:
         while batch := cursor.fetchmany(1024):
-            for _seq, _locator, _kind, raw in batch:
-                handle.write(bytes(raw or b""))
+            for _seq, _locator, _kind, raw, raw_chunked in batch:
+                if raw_chunked is None:
+                    handle.write(bytes(raw or b""))
+                else:
+                    for piece in chunks.pieces(con, raw_chunked):
+                        handle.write(piece)
                 count += 1
     return count
 
 
-def _write_sqlite(cursor, target: Path) -> int:
-    rows = [(locator, kind, bytes(raw or b"")) for _seq, locator, kind, raw in cursor.fetchall()]
+def _write_sqlite(con: duckdb.DuckDBPyConnection, cursor, target: Path) -> int:
+    rows = [
+        (locator, kind, bytes(chunks.whole(con, raw, raw_chunked) or b""))
+        for _seq, locator, kind, raw, raw_chunked in cursor.fetchall()
+    ]
     if any(kind != "row" for _locator, kind, _raw in rows):  # unreadable as a task store: bytes as they were
         target.write_bytes(b"".join(raw for _locator, _kind, raw in rows))
         return len(rows)

@@ -29,7 +29,8 @@ from ..read.version import SourceVersion
 from ..store.connection import rollback
 from ..store.params import STRINGS, strings
 from ..store.refusals import out_of_memory, storage_failure
-from ..store.tables import INDEX_TABLES
+from ..store.tables import CHUNKED_COLUMNS, CHUNKS_TABLE, INDEX_TABLES
+from .chunks import Split
 from .versions import stored_contents
 
 DERIVED = INDEX_TABLES[1:]
@@ -297,5 +298,20 @@ def _insert(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
     """Insert an Arrow batch into table `name`, its columns matched by name. Through a relation, not a
     registered view: a view registered and dropped inside a transaction keeps its batch alive until the
     commit, so every batch of a large file would stay in memory."""
+    if name in CHUNKED_COLUMNS:
+        split = Split()
+        table = split.table(name, table)
+        if split.values:
+            _insert_chunks(con, split)
     columns = [duckdb.ColumnExpression(column) for column in con.table(name).columns]
     con.from_arrow(table).select(*columns).insert_into(name)
+
+
+def _insert_chunks(con: duckdb.DuckDBPyConnection, split: Split) -> None:
+    """The chunks of the values a batch moved out of their cells, but for values stored already."""
+    stored = con.execute(
+        f"SELECT DISTINCT value_sha256 FROM {CHUNKS_TABLE} WHERE value_sha256 IN (SELECT unnest({STRINGS}))",
+        [strings(split.values)],
+    ).fetchall()
+    for chunks in split.chunks({digest for (digest,) in stored}):
+        _insert(con, CHUNKS_TABLE, chunks)

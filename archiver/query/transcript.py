@@ -18,6 +18,7 @@ import orjson
 
 from ..cite.citations import Citation
 from ..errors import QueryError
+from ..store import chunks
 from .lineage import CITATION_FIELDS
 
 
@@ -120,9 +121,9 @@ def _result(con: duckdb.DuckDBPyConnection, key: str, copy: str | None) -> Resul
             group_name=row[5],
             part_index=row[6],
             media_type=row[7],
-            text=row[8],
-            data=_json(row[9]),
-            file=_json(row[10]),
+            text=_text(chunks.whole(con, row[8], row[14])),
+            data=_json(chunks.whole(con, row[9], row[15])),
+            file=_json(chunks.whole(con, row[10], row[16])),
             is_citation=row[11],
             citation_hash=row[12],
             literals=literals.get(row[13], {}),
@@ -130,7 +131,8 @@ def _result(con: duckdb.DuckDBPyConnection, key: str, copy: str | None) -> Resul
         for row in con.execute(
             """
             SELECT p.kind, p.role, p.location, p.artifact_id, p.message_id, p.artifact_name, p.part_index,
-                   p.media_type, p.text, p.data, p.file, p.is_citation, c.citation_hash, p.part_id
+                   p.media_type, p.text, p.data, p.file, p.is_citation, c.citation_hash, p.part_id,
+                   p.text_chunked, p.data_chunked, p.file_chunked
             FROM parts p LEFT JOIN citations c ON c.part_id = p.part_id
             WHERE p.copy_id = ? ORDER BY p.ordinal""",
             [copy_id],
@@ -192,7 +194,7 @@ _GAPS = """
     FROM results r, held h
     WHERE r.result_key = $key AND r.origin IS NULL
       AND NOT EXISTS (SELECT 1 FROM parts q WHERE q.copy_id = r.copy_id AND q.content_hash = h.content_hash)
-    ORDER BY r.source_path, NOT h.is_citation, h.location, h.part_index
+    ORDER BY r.source_path, NOT h.is_citation, h.location, h.part_index, h.role, h.artifact NULLS FIRST, h.kind
 """
 
 
@@ -224,7 +226,11 @@ def _attach_verdicts(con: duckdb.DuckDBPyConnection, key: str, citations: list[C
             c.notes = {d["pointer"]: d["note"] for d in found if d.get("note", "").startswith("scale:")}
 
 
-def _json(text: str | None) -> Any:
+def _text(value: str | bytes | None) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _json(text: str | bytes | None) -> Any:
     if text is None:
         return None
     try:

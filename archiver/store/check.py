@@ -10,11 +10,14 @@ ingest (opening the archive for writing removes such rows, see `heal`; the remov
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import duckdb
 
-from .tables import INDEX_TABLES, UNCOMMITTED
+from ..errors import ArchiveError
+from . import chunks
+from .tables import CHUNKED_COLUMNS, CHUNKS_TABLE, INDEX_TABLES, UNCOMMITTED, chunked
 
 EXAMPLES = 5
 """Offending rows named per problem; the count covers them all."""
@@ -46,7 +49,21 @@ CHECKS = (
     Check(
         "record-bytes",
         "stored records whose bytes no longer match their SHA-256",
-        "SELECT source_path || ': ' || locator FROM records WHERE sha256 <> sha256(raw)",
+        """
+          SELECT source_path || ': ' || locator FROM records
+          WHERE CASE WHEN raw_chunked IS NULL THEN sha256 IS DISTINCT FROM sha256(raw)
+                     ELSE raw IS NOT NULL OR raw_chunked <> sha256 END""",
+    ),
+    Check(
+        "chunked-value",
+        "values stored in chunks whose chunks are not stored",
+        " UNION ALL ".join(
+            f"SELECT DISTINCT '{table}.{column}: ' || t.{chunked(column)} FROM {table} t "
+            f"WHERE t.{chunked(column)} IS NOT NULL "
+            f"AND t.{chunked(column)} NOT IN (SELECT value_sha256 FROM {CHUNKS_TABLE})"
+            for table, columns in CHUNKED_COLUMNS.items()
+            for column in columns
+        ),
     ),
     Check(
         "duplicate-record",
@@ -191,4 +208,25 @@ def check(con: duckdb.DuckDBPyConnection) -> list[Problem]:
         offenders = [row[0] for row in con.execute(f"SELECT * FROM ({item.sql}) ORDER BY 1").fetchall()]
         if offenders:
             problems.append(Problem(item.name, item.what, len(offenders), offenders[:EXAMPLES]))
+    offenders = _unsound_values(con)
+    if offenders:
+        what = "values stored in chunks that are missing chunks or whose bytes no longer match their SHA-256"
+        problems.append(Problem("value-chunks", what, len(offenders), offenders[:EXAMPLES]))
     return problems
+
+
+def _unsound_values(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The values of `value_chunks` whose chunks do not run 0, 1, ... or do not hash to the value's name:
+    each value read chunk by chunk (a SQL aggregate would assemble them all in memory at once)."""
+    unsound = []
+    for (name,) in con.execute(f"SELECT DISTINCT value_sha256 FROM {CHUNKS_TABLE} ORDER BY 1").fetchall():
+        digest = hashlib.sha256()
+        try:
+            for piece in chunks.pieces(con, name):
+                digest.update(piece)
+        except ArchiveError:
+            unsound.append(f"{name} (a chunk is missing)")
+            continue
+        if digest.hexdigest() != name:
+            unsound.append(name)
+    return unsound

@@ -90,6 +90,9 @@ class RecordRow(_IndexRow, table=True):
     kind: str
     sha256: str
     raw: bytes | None = Field(default=None, sa_column=Column(LargeBinary))
+    """The record's bytes; NULL when they are stored in chunks (`raw_chunked`)."""
+    raw_chunked: str | None = None
+    """For a record longer than 30 KiB: the SHA-256 its chunks are stored under in `value_chunks`."""
     status: str
     reason: str | None = None
     ingested_at: datetime | None = _moment()
@@ -145,6 +148,12 @@ class PartRow(_CopyRow, table=True):
     file: dict | list | None = _json()
     metadata_: dict | None = Field(default=None, sa_column=Column("metadata", JSON))
     is_citation: bool
+    text_chunked: str | None = None
+    """For a text, data, file or metadata value longer than 30 KiB (NULL in its cell): the SHA-256 its chunks
+    are stored under in `value_chunks`."""
+    data_chunked: str | None = None
+    file_chunked: str | None = None
+    metadata_chunked: str | None = None
 
 
 def _citation_content() -> type[SQLModel]:
@@ -172,6 +181,7 @@ class CitationRow(_citation_content(), table=True):
     valid: bool
     problems: list[str] | None = _strings()
     inferred: bool
+    extra_chunked: str | None = None
 
 
 class ClaimRow(_CopyRow, table=True):
@@ -198,6 +208,7 @@ class AgentCardRow(_IndexRow, table=True):
     card: dict | None = _json()
     record_id: str
     source_dir: str
+    card_chunked: str | None = None
 
 
 class RpcErrorRow(_IndexRow, table=True):
@@ -208,6 +219,17 @@ class RpcErrorRow(_IndexRow, table=True):
     rpc_id: str | None = None
     code: str | None = None
     message: str | None = None
+    message_chunked: str | None = None
+
+
+class ValueChunkRow(SQLModel, table=True):
+    """One chunk of a value longer than 30 KiB, stored out of its cell (`archiver.store.chunks`): the
+    value is its chunks in `seq` order, under the SHA-256 of the whole."""
+
+    __tablename__ = "value_chunks"
+    value_sha256: str = Field(primary_key=True)
+    seq: int = Field(primary_key=True)
+    chunk: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class HealedRow(SQLModel, table=True):
@@ -258,6 +280,7 @@ ROWS: dict[str, type[SQLModel]] = {
         ClaimRow,
         AgentCardRow,
         RpcErrorRow,
+        ValueChunkRow,
         HealedRow,
         VerdictRow,
     )

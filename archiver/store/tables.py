@@ -9,3 +9,25 @@ UNCOMMITTED = """NOT EXISTS (SELECT 1 FROM sources s WHERE s.path = t.source_pat
                  AND s.alias_of IS NULL)"""
 """Of an index row `t`: no committed `sources` row records its version (the `sources` rows of a commit
 group are written last, so such a row was written by no committed ingest)."""
+
+CHUNKS_TABLE = "value_chunks"
+"""Where values too large to keep in their cells are stored, in chunks (migration 0011, `store.chunks`)."""
+
+CHUNKED_COLUMNS = {
+    "records": ("raw",),
+    "parts": ("text", "data", "file", "metadata"),
+    "citations": ("extra",),
+    "agent_cards": ("card",),
+    "rpc_errors": ("message",),
+}
+"""The columns whose values past `CHUNK_BYTES` are stored in `value_chunks`: the cell is NULL and its
+`<column>_chunked` names the value's SHA-256."""
+
+CHUNK_BYTES = 30 * 1024
+"""The longest value kept in its cell, and the size of each chunk of a longer one: DuckDB keeps values of
+about 64 kB and more pinned in memory until a checkpoint, and 256 MB of them failed a commit."""
+
+
+def chunked(column: str) -> str:
+    """The column naming the SHA-256 of `column`'s value when it is stored in chunks."""
+    return f"{column}_chunked"

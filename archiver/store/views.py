@@ -13,6 +13,7 @@ import hashlib
 
 import duckdb
 
+from .chunks import wholes_sql
 from .connection import rollback
 
 EVERYTHING = "TRUE"
@@ -221,9 +222,12 @@ def citation_index(where: str = EVERYTHING) -> str:
     FROM grouped g LEFT JOIN citation_claims cc ON cc.citation_hash = g.citation_hash"""
 
 
-QUARANTINE = """
-SELECT source_path, locator, line, byte_offset, reason, sha256, raw, ingested_at
-FROM records WHERE status = 'quarantined'"""
+QUARANTINE = f"""
+SELECT q.source_path, q.locator, q.line, q.byte_offset, q.reason, q.sha256, coalesce(q.raw, w.value) AS raw,
+       q.ingested_at
+FROM records q LEFT JOIN {wholes_sql("SELECT raw_chunked FROM records WHERE status = 'quarantined'")} w
+  ON w.value_sha256 = q.raw_chunked
+WHERE q.status = 'quarantined'"""
 
 LATEST_VERDICTS = """
 SELECT * FROM verdicts

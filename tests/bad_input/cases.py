@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import orjson
 
+from tests.stored import WHOLE_RECORDS
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
 
 
@@ -39,7 +40,7 @@ def tasks(archive, path: str) -> list[str]:
 
 def stored_bytes(archive, path: str) -> bytes:
     return b"".join(
-        raw for (raw,) in rows(archive, "SELECT raw FROM records WHERE source_path = ? ORDER BY seq", [path])
+        raw for (raw,) in rows(archive, f"SELECT raw FROM {WHOLE_RECORDS} r WHERE source_path = ? ORDER BY seq", [path])
     )
 
 

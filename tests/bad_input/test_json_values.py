@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 
 from archiver import _core
+from tests.stored import WHOLE_RECORDS
 from tests.test_properties import json_values
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
 
@@ -237,7 +238,7 @@ def test_duplicate_keys_last_wins_and_raw_keeps_both(archive, write):
     assert summary.quarantined == 0
     assert tasks(archive, path) == ["t1", "t2"]
     assert rows(archive, "SELECT pointer, literal FROM claims WHERE result_key = 'task:t2'") == [("/share", "0.42")]
-    assert rows(archive, "SELECT raw FROM records WHERE line = 2") == [(line + b"\n",)]
+    assert rows(archive, f"SELECT raw FROM {WHOLE_RECORDS} AS records WHERE line = 2") == [(line + b"\n",)]
 
 
 @pytest.mark.slow
@@ -258,7 +259,9 @@ def test_a_single_200_mb_line_is_stored_whole(archive, tmp_path):
         handle.write(good(3) + b"\n")
     summary = ingest(archive, str(path))
     assert (summary.records, summary.quarantined) == (3, 0)
-    assert rows(archive, "SELECT locator, octet_length(raw), sha256(raw) FROM records ORDER BY seq")[1] == (
+    assert rows(archive, f"SELECT locator, octet_length(raw), sha256(raw) FROM {WHOLE_RECORDS} AS r ORDER BY seq")[
+        1
+    ] == (
         "line 2",
         size,
         digest.hexdigest(),
