@@ -262,7 +262,7 @@ def main(ctx: click.Context) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Shortcut for --format json.")
 @click.option(
-    "--workers", type=click.IntRange(1, 64), default=None, help="Parsing processes (default: one per core, at most 8)."
+    "--workers", type=click.IntRange(1, 64), default=None, help="Preparing threads (default: one per core, at most 8)."
 )
 @click.option(
     "--wait-for-writers",

@@ -158,7 +158,7 @@ INGEST_MEMORY_MB = int(os.environ.get("ARCHIVER_INGEST_MEMORY_MB") or 256)
 bounded however large the archive grows. A commit group with larger records raises it for that group."""
 
 POOL_MIN_BYTES = 4 * 2**20
-"""Below this much input, starting worker processes costs more than it saves."""
+"""Below this much input, preparing in threads beside the writer saves nothing."""
 
 
 WINDOW_BYTES = 8 * 2**20
@@ -202,7 +202,7 @@ def _chunks(work: list[tuple], admit: Callable[[tuple], bool]) -> Iterator[list[
 def _prepared(
     work: list[tuple], schemas: dict, workers: int, admit: Callable[[tuple], bool], gauge: Gauge
 ) -> Iterator[list[PreparedFile]]:
-    """Prepared files in input order, a chunk at a time; parsing runs in `workers` processes, a bounded
+    """Prepared files in input order, a chunk at a time; parsing runs in `workers` threads, a bounded
     window ahead, each telling `gauge` how far it has read. `admit` is asked just before a file is prepared
     (it leases the file on a lake of many writers)."""
     chunks = _chunks(work, admit)
@@ -249,7 +249,7 @@ def ingest(
     watcher: Watcher | None = None,
 ) -> IngestSummary:
     """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed (in `workers`
-    processes when there is enough input) and written by this process, each file atomically.
+    threads when there is enough input) and written by the calling thread, each file atomically.
 
     With `leases` (a lake that several writers share), each file is leased before it is prepared; a file
     another writer stored is skipped and reported in `claimed_elsewhere`, and so is one another live writer
@@ -261,8 +261,7 @@ def ingest(
     index rows replace those of the run before.
 
     `on_file` is called as each file is done (committed, unchanged, an alias or another writer's), and
-    `watcher` told of the reading (for progress). Worker processes are started with the forkserver method,
-    so a script calling this with workers > 1 needs the usual `if __name__ == "__main__":` guard.
+    `watcher` told of the reading (for progress).
     """
     paths = list(paths)
     if tables and not any(stores.is_store_url(path) for path in paths):
@@ -378,7 +377,7 @@ def _store(
     group: list[PreparedFile] = []
     grouped = size = 0  # records and bytes of `group`, kept as it grows (summed for each file, it was quadratic)
     try:
-        with closing(_prepared(work, schemas, workers, admit, gauge)) as chunks:  # closed on an error: workers killed
+        with closing(_prepared(work, schemas, workers, admit, gauge)) as chunks:  # closed on an error: workers stopped
             for chunk in chunks:
                 stop_if_received()
                 for prepared in chunk:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -39,7 +39,6 @@ class Interrupted(BaseException):
 
 
 _received: list[int] = []
-_at_exit: list[Callable[[], None]] = []
 
 
 def received() -> int | None:
@@ -70,20 +69,8 @@ def as_stopped_query(exc: BaseException) -> Interrupted | None:
     return None
 
 
-@contextmanager
-def on_hard_exit(action: Callable[[], None]) -> Iterator[None]:
-    """Run `action` (it must be quick: killing children, say) if a second signal ends the process."""
-    _at_exit.append(action)
-    try:
-        yield
-    finally:
-        _at_exit.remove(action)
-
-
 def _handle(signum: int, _frame) -> None:
     if _received:
-        for action in _at_exit:
-            action()
         os._exit(128 + _received[0])
     _received.append(signum)
     raise Interrupted(signum)

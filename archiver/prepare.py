@@ -28,7 +28,7 @@ from .load.spool import Spool
 from .read import containers
 from .read.containers import SourceFile, is_sqlite, sqlite_rows, store_rows
 from .read.version import SourceVersion
-from .workers import report_read
+from .workers import read_reporter, stop_if_cancelled
 
 
 @dataclass
@@ -92,6 +92,7 @@ def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> lis
     try:
         with _reporting(index, sum(version.size for _, version in files)):
             for name, batch in index:
+                stop_if_cancelled()
                 if name is None:  # what came before is void: the core made it again
                     spool.discard()
                     spool = Spool()
@@ -132,6 +133,7 @@ def _spec(source: SourceFile, version: SourceVersion) -> dict:
 def _reporting(index, size: int) -> Iterator[None]:
     """While the core reads (the GIL released), report how far it is a few times a second."""
     done = threading.Event()
+    report_read = read_reporter()
 
     def report() -> None:
         while not done.wait(REPORT_SECONDS):

@@ -1,23 +1,15 @@
-"""Processes on this host, told apart by pid and start time, and children that die with their parent.
+"""Processes on this host, told apart by pid and start time; a process that goes without pandas.
 
 A pid alone names a process only while it lives: the kernel hands it out again, so whoever remembers a
-pid (a lake lease, a worker watching the ingest that started it) also remembers when that process
-started, and takes a live process with another start time for what it is: someone else.
+pid (a lake lease, a spool file of a live ingest) also remembers when that process started, and takes a
+live process with another start time for what it is: someone else.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
-import select
-import signal
 import sys
-import threading
 from functools import cache
-
-PR_SET_PDEATHSIG = 1
-WATCH_SECONDS = 0.2
-"""How often a child without pidfd support looks whether its parent still lives."""
 
 
 @cache
@@ -61,38 +53,6 @@ def alive(pid: int, started: str | None) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def die_with(parent: int, started: str | None) -> None:
-    """Make this process end when `parent` does, SIGKILL of the parent included.
-
-    The kernel's parent-death signal covers the direct parent (for a forkserver worker, the forkserver);
-    a thread watching `parent` covers the process that asked for the work, which may be a grandparent."""
-    _parent_death_signal()
-    if not alive(parent, started):
-        os._exit(1)
-    threading.Thread(target=_watch, args=(parent, started), name="parent-watch", daemon=True).start()
-
-
-def _parent_death_signal() -> None:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # not Linux: the watching thread alone
-
-
-def _watch(parent: int, started: str | None) -> None:
-    try:
-        handle = os.pidfd_open(parent)
-    except (AttributeError, OSError):
-        handle = None
-    if handle is not None and alive(parent, started):
-        select.select([handle], [], [])
-    else:
-        while alive(parent, started):
-            threading.Event().wait(WATCH_SECONDS)
-    os._exit(1)
 
 
 class _WithoutPandas:
