@@ -126,7 +126,6 @@ pub fn content_hash(value: &Value) -> String {
 
 /// Text hashed with SHA-256 as it is written, a few KiB at a time: the digest of a text however large,
 /// without the text held.
-#[derive(Default)]
 pub struct Digesting {
     hasher: Sha256,
     pending: Vec<u8>,
@@ -134,6 +133,16 @@ pub struct Digesting {
 
 /// Bytes written before they are hashed.
 const PENDING: usize = 8 * 1024;
+
+impl Default for Digesting {
+    /// Room for most Parts' texts at once, small enough to come from the allocator's cache.
+    fn default() -> Self {
+        Digesting {
+            hasher: Sha256::new(),
+            pending: Vec::with_capacity(1024),
+        }
+    }
+}
 
 impl Digesting {
     pub fn finish(mut self) -> [u8; 32] {
