@@ -98,6 +98,7 @@ def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> lis
                     spool = Spool()
                 else:
                     spool.add(name, pa.Table.from_batches([pa.record_batch(batch)]))
+                del batch  # a huge record's batch goes (to the spool's file) before the core makes the next
     except BaseException:
         spool.discard()
         raise

@@ -212,12 +212,6 @@ def test_a_200_mb_file_is_ingested_in_bounded_memory(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="known regression of the compiled core (issue 25, item 4): one 300 MB record is held as its raw bytes, "
-    "its decoded value, its Part's copy and its compact and canonical texts at once, about 1.6 GiB in the "
-    "preparing process alone (the Python path peaked under 1.3 GiB for the whole tree)",
-)
 def test_a_300_mb_line_is_stored_within_a_gib_plus_the_record(tmp_path):
     path = huge_line(tmp_path / "line.jsonl", 300)
     _seconds, peak, status = peak_of(path, tmp_path, 900, sys.executable, child_env())

@@ -2,7 +2,7 @@
 
 pub use super::dates::{fielded_dates, Date};
 use crate::json::canonical::content_hash;
-use crate::json::write::{compact_json, python_str, write_string};
+use crate::json::write::{compact_json, python_str, write_compact, write_string};
 use crate::json::{Map, Number, Value};
 use crate::understand::assemble::integer_digits;
 use crate::understand::python_text::{float_of_number, is_space, strip};
@@ -267,7 +267,7 @@ fn extra(object: &Map) -> Option<String> {
         }
         write_string(key, &mut out);
         out.push(b':');
-        out.extend_from_slice(&compact_json(value));
+        write_compact(value, &mut out);
     }
     out.push(b'}');
     Some(String::from_utf8_lossy(&out).into_owned())

@@ -13,7 +13,7 @@
 use sha2::{Digest, Sha256};
 
 use super::decode::long_digits;
-use super::write::{write_i64, write_number, write_string, write_value};
+use super::write::{write_i64, write_number, write_string, write_value, NumberWriter, Sink};
 use super::{Number, Value};
 
 /// 2**53: integral floats up to it (in magnitude) are written as integers.
@@ -21,30 +21,66 @@ const EXACT_FLOAT_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 pub fn canonical_json(value: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(256);
-    if !holds_big(value) {
-        write_value(value, &mut out, &write_number, true);
-        if !(contains_point_zero(&out) && rewritten(&out)) {
-            return out;
-        }
-        out.clear();
-    }
-    write_value(value, &mut out, &write_normal, true);
+    write_canonical(value, &mut out);
     out
 }
 
-/// Whether an integer beyond 64 bits occurs (orjson refuses to write it: the Python code then
-/// normalises).
-fn holds_big(value: &Value) -> bool {
+/// Canonical JSON of `value` written to `out`. Only a value holding a number that the normal form
+/// rewrites (an integral float, an integer of 2**63 or more) needs its text whole to tell which form
+/// is its own; any other is written as it goes, so that a digest of it never holds its text.
+pub(crate) fn write_canonical<S: Sink>(value: &Value, out: &mut S) {
+    match form(value) {
+        Form::Normal => write_value(value, out, &write_normal, true),
+        Form::Either => write_value(value, out, &write_number, true),
+        Form::ByText => {
+            let mut text = Vec::with_capacity(256);
+            write_value(value, &mut text, &write_number, true);
+            if contains_point_zero(&text) && rewritten(&text) {
+                text.clear();
+                write_value(value, &mut text, &write_normal, true);
+            }
+            out.bytes(&text);
+        }
+    }
+}
+
+/// Which of its texts a value's canonical JSON is.
+enum Form {
+    /// Normalised: an integer beyond 64 bits occurs (orjson refuses to write it: the Python code then
+    /// normalises).
+    Normal,
+    /// Both texts are one: no number the normal form writes otherwise.
+    Either,
+    /// Normalised when the text as it is holds something to rewrite (`rewritten`).
+    ByText,
+}
+
+fn form(value: &Value) -> Form {
+    let mut form = Form::Either;
     let mut work = vec![value];
     while let Some(value) = work.pop() {
         match value {
-            Value::Number(Number::Big(_)) => return true,
+            Value::Number(Number::Big(_)) => return Form::Normal,
+            Value::Number(number) if normal_differs(number) => form = Form::ByText,
             Value::Array(items) => work.extend(items),
             Value::Object(members) => work.extend(members.values()),
             _ => {}
         }
     }
-    false
+    form
+}
+
+/// Whether `write_normal` writes a number otherwise than `write_number`.
+fn normal_differs(number: &Number) -> bool {
+    match number {
+        Number::Float(f) => integral_within_exact(*f),
+        Number::Int(n) => *n == i64::MIN,
+        Number::UInt(_) | Number::Big(_) => true,
+    }
+}
+
+fn integral_within_exact(f: f64) -> bool {
+    f.is_finite() && f.fract() == 0.0 && f.abs() <= EXACT_FLOAT_LIMIT
 }
 
 fn contains_point_zero(text: &[u8]) -> bool {
@@ -72,9 +108,7 @@ pub(crate) fn rewritten(text: &[u8]) -> bool {
 /// 2**63 or more in magnitude as a string of its digits.
 fn write_normal(number: &Number, out: &mut Vec<u8>) {
     match number {
-        Number::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() <= EXACT_FLOAT_LIMIT => {
-            write_i64(*f as i64, out)
-        }
+        Number::Float(f) if integral_within_exact(*f) => write_i64(*f as i64, out),
         Number::Int(i64::MIN) => write_string("-9223372036854775808", out),
         Number::UInt(n) => write_string(&n.to_string(), out),
         Number::Big(digits) => write_string(digits, out),
@@ -83,9 +117,70 @@ fn write_normal(number: &Number, out: &mut Vec<u8>) {
 }
 
 pub fn content_hash(value: &Value) -> String {
-    let mut hex = sha256_hex(&canonical_json(value));
+    let mut digest = Digesting::default();
+    write_canonical(value, &mut digest);
+    let mut hex = to_hex(&digest.finish());
     hex.truncate(32);
     hex
+}
+
+/// Text hashed with SHA-256 as it is written, a few KiB at a time: the digest of a text however large,
+/// without the text held.
+pub struct Digesting {
+    hasher: Sha256,
+    pending: Vec<u8>,
+}
+
+/// Bytes written before they are hashed.
+const PENDING: usize = 8 * 1024;
+
+impl Default for Digesting {
+    /// Room for most Parts' texts at once, small enough to come from the allocator's cache.
+    fn default() -> Self {
+        Digesting {
+            hasher: Sha256::new(),
+            pending: Vec::with_capacity(1024),
+        }
+    }
+}
+
+impl Digesting {
+    pub fn finish(mut self) -> [u8; 32] {
+        self.hasher.update(&self.pending);
+        self.hasher.finalize().into()
+    }
+
+    fn hash_pending(&mut self) {
+        self.hasher.update(&self.pending);
+        self.pending.clear();
+    }
+}
+
+impl Sink for Digesting {
+    fn bytes(&mut self, bytes: &[u8]) {
+        if self.pending.len() + bytes.len() > PENDING {
+            self.hash_pending();
+            if bytes.len() > PENDING {
+                self.hasher.update(bytes);
+                return;
+            }
+        }
+        self.pending.extend_from_slice(bytes);
+    }
+
+    fn byte(&mut self, byte: u8) {
+        if self.pending.len() >= PENDING {
+            self.hash_pending();
+        }
+        self.pending.push(byte);
+    }
+
+    fn number(&mut self, number: &Number, write: NumberWriter<'_>) {
+        write(number, &mut self.pending);
+        if self.pending.len() >= PENDING {
+            self.hash_pending();
+        }
+    }
 }
 
 /// A stable identifier of the given strings (None as "").
@@ -162,5 +257,44 @@ mod tests {
             key_hash(&[Some("a"), Some("")])
         );
         assert_eq!(key_hash(&[Some("a"), None]).len(), 32);
+    }
+
+    /// The rule as the module's doc states it: the text as it is, normalised when it holds ".0" and
+    /// something to rewrite, or an integer beyond 64 bits.
+    fn first_written(value: &Value) -> Vec<u8> {
+        let mut text = Vec::new();
+        write_value(value, &mut text, &write_number, true);
+        let big = matches!(form(value), Form::Normal);
+        if big || (contains_point_zero(&text) && rewritten(&text)) {
+            text.clear();
+            write_value(value, &mut text, &write_normal, true);
+        }
+        text
+    }
+
+    /// The digest written piece by piece is the digest of the text written whole, whichever form the
+    /// value's canonical JSON takes, for a text far past what `Digesting` holds.
+    #[test]
+    fn content_hash_is_the_hash_of_the_canonical_text() {
+        let long = format!(
+            r#"{}\n\"\u0001{}"#,
+            "a".repeat(3 * PENDING),
+            "b".repeat(PENDING)
+        );
+        let texts = [
+            r#"{"b": 1.0, "a": [2.5, -0.0]}"#.to_owned(),
+            r#"{"a": 18446744073709551615}"#.to_owned(),
+            r#"{"a": 18446744073709551615, "b": "1.0"}"#.to_owned(),
+            r#"[123456789012345678901234, "x"]"#.to_owned(),
+            r#"{"a": "v1.0", "n": 3}"#.to_owned(),
+            format!(r#"{{"z": "{long}", "a": [1.0, "{long}"], "n": 7}}"#),
+            format!(r#"{{"z": "{long}", "n": -9223372036854775808}}"#),
+        ];
+        for text in texts {
+            let value = decode(text.as_bytes()).unwrap();
+            let whole = sha256_hex(&canonical_json(&value));
+            assert_eq!(content_hash(&value), whole[..32], "{text}");
+            assert_eq!(canonical_json(&value), first_written(&value), "{text}");
+        }
     }
 }

@@ -8,6 +8,8 @@ pub(crate) mod orjson;
 mod stdlib;
 pub mod write;
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 
 /// A JSON number as Python holds it: an integer of any size, or a double.
@@ -30,7 +32,7 @@ pub enum Value {
     Null,
     Bool(bool),
     Number(Number),
-    String(Box<str>),
+    String(Text),
     Array(Vec<Value>),
     Object(Map),
 }
@@ -64,5 +66,80 @@ impl Value {
     /// A member of an object; None for a missing key or a value that is not an object.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.as_object().and_then(|map| map.get(key))
+    }
+}
+
+/// A string of this many bytes or more is shared when its value is cloned, not copied.
+pub const SHARED_TEXT: usize = 4096;
+
+/// A JSON string. A large one is shared, not copied, when cloned: a Part's content taken from a record's
+/// decoded value is the same string, held once however large (a small one is copied, as cheap as sharing).
+#[derive(Clone)]
+pub struct Text(Holding);
+
+#[derive(Clone)]
+enum Holding {
+    Alone(Box<str>),
+    Shared(Arc<Box<str>>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    #[inline]
+    fn deref(&self) -> &str {
+        match &self.0 {
+            Holding::Alone(text) => text,
+            Holding::Shared(text) => text,
+        }
+    }
+}
+
+impl From<Box<str>> for Text {
+    fn from(text: Box<str>) -> Self {
+        Text(if text.len() < SHARED_TEXT {
+            Holding::Alone(text)
+        } else {
+            Holding::Shared(Arc::new(text))
+        })
+    }
+}
+
+impl From<String> for Text {
+    fn from(text: String) -> Self {
+        text.into_boxed_str().into()
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Self {
+        Box::<str>::from(text).into()
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        str::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_large_string_is_shared_when_cloned_a_small_one_copied() {
+        let large = Text::from("é".repeat(SHARED_TEXT));
+        assert_eq!(large.clone().as_ptr(), large.as_ptr());
+        let small = Text::from("é");
+        assert_ne!(small.clone().as_ptr(), small.as_ptr());
+        assert_eq!(small, Text::from(String::from("é")));
+        assert_eq!(format!("{small:?}"), "\"é\"");
     }
 }

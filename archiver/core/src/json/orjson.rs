@@ -270,7 +270,7 @@ impl<'a> Reader<'a> {
             return self.number().map(Value::Number);
         }
         if byte == b'"' {
-            return self.string().map(Value::String);
+            return self.string().map(|text| Value::String(text.into()));
         }
         self.literal(VALUE)
     }
@@ -504,7 +504,7 @@ impl<'a> Reader<'a> {
     fn scalar(&mut self) -> Result<Value, Refusal> {
         let byte = self.peek();
         if byte == b'"' {
-            return self.string().map(Value::String);
+            return self.string().map(|text| Value::String(text.into()));
         }
         if is_number_start(byte) {
             return self.number().map(Value::Number);

@@ -215,7 +215,7 @@ impl Scanner<'_> {
         match char::from_u32(point).unwrap_or('\0') {
             '"' => {
                 self.at += 1;
-                self.string().map(Value::String)
+                self.string().map(|text| Value::String(text.into()))
             }
             '{' | '[' => {
                 if self.depth + 1 > self.room {

@@ -1,30 +1,63 @@
 //! JSON text of values: compact (orjson's `dumps`, keys in their order, integers beyond 64 bits exact),
-//! and the text Python's `str` gives a number (a claim's literal).
+//! and the text Python's `str` gives a number (a claim's literal). Text is written to a `Sink`: a buffer,
+//! or a digest that never holds it (`canonical::Digesting`).
 
 use super::{Number, Value};
+
+/// Where JSON text goes as it is written.
+pub trait Sink {
+    fn bytes(&mut self, bytes: &[u8]);
+    fn byte(&mut self, byte: u8);
+    /// A number leaf, written by `write` (a number's text is short: its writers take a buffer).
+    fn number(&mut self, number: &Number, write: NumberWriter<'_>);
+    /// Room for `additional` bytes more, where the sink holds what is written.
+    fn reserve(&mut self, _additional: usize) {}
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn byte(&mut self, byte: u8) {
+        self.push(byte);
+    }
+
+    #[inline]
+    fn number(&mut self, number: &Number, write: NumberWriter<'_>) {
+        write(number, self);
+    }
+
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        Vec::reserve(self, additional);
+    }
+}
 
 /// Compact JSON text, as `archiver.canonical.compact_json` writes it.
 pub fn compact_json(value: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
-    write_value(
-        value,
-        &mut out,
-        &|number, out| write_number(number, out),
-        false,
-    );
+    write_compact(value, &mut out);
     out
+}
+
+/// A value's compact JSON text, written to `out`.
+pub fn write_compact<S: Sink>(value: &Value, out: &mut S) {
+    write_value(value, out, &write_number, false);
 }
 
 /// How a writer writes a number leaf (the compact text writes it as it is; the canonical one may
 /// rewrite it).
 pub(crate) type NumberWriter<'a> = &'a dyn Fn(&Number, &mut Vec<u8>);
 
-/// A value's compact text appended to `out`: orjson's form (no spaces, its escaping), each number by
+/// A value's compact text written to `out`: orjson's form (no spaces, its escaping), each number by
 /// `number`, an object's keys in their order or, with `sort_keys`, by code point (UTF-8 byte order).
 /// Recursive to a depth, then iterative, so that no depth is too deep.
-pub(crate) fn write_value(
+pub(crate) fn write_value<S: Sink>(
     value: &Value,
-    out: &mut Vec<u8>,
+    out: &mut S,
     number: NumberWriter<'_>,
     sort_keys: bool,
 ) {
@@ -39,33 +72,33 @@ pub(crate) fn write_value(
 /// Levels written by recursion before the rest of a value is written with a work list.
 const RECURSION_LEVELS: usize = 256;
 
-struct Writer<'o, 'n> {
-    out: &'o mut Vec<u8>,
+struct Writer<'o, 'n, S> {
+    out: &'o mut S,
     number: NumberWriter<'n>,
     sort_keys: bool,
 }
 
-impl Writer<'_, '_> {
+impl<S: Sink> Writer<'_, '_, S> {
     fn value(&mut self, value: &Value, depth: usize) {
         match value {
-            Value::Null => self.out.extend_from_slice(b"null"),
-            Value::Bool(true) => self.out.extend_from_slice(b"true"),
-            Value::Bool(false) => self.out.extend_from_slice(b"false"),
-            Value::Number(n) => (self.number)(n, self.out),
+            Value::Null => self.out.bytes(b"null"),
+            Value::Bool(true) => self.out.bytes(b"true"),
+            Value::Bool(false) => self.out.bytes(b"false"),
+            Value::Number(n) => self.out.number(n, self.number),
             Value::String(text) => write_string(text, self.out),
             _ if depth >= RECURSION_LEVELS => self.deep(value),
             Value::Array(items) => {
-                self.out.push(b'[');
+                self.out.byte(b'[');
                 for (index, item) in items.iter().enumerate() {
                     if index > 0 {
-                        self.out.push(b',');
+                        self.out.byte(b',');
                     }
                     self.value(item, depth + 1);
                 }
-                self.out.push(b']');
+                self.out.byte(b']');
             }
             Value::Object(members) => {
-                self.out.push(b'{');
+                self.out.byte(b'{');
                 if self.sort_keys {
                     for (index, (key, item)) in sorted(members).into_iter().enumerate() {
                         self.member(index, key, item, depth);
@@ -75,17 +108,17 @@ impl Writer<'_, '_> {
                         self.member(index, key, item, depth);
                     }
                 }
-                self.out.push(b'}');
+                self.out.byte(b'}');
             }
         }
     }
 
     fn member(&mut self, index: usize, key: &str, item: &Value, depth: usize) {
         if index > 0 {
-            self.out.push(b',');
+            self.out.byte(b',');
         }
         write_string(key, self.out);
-        self.out.push(b':');
+        self.out.byte(b':');
         self.value(item, depth + 1);
     }
 
@@ -99,13 +132,13 @@ impl Writer<'_, '_> {
         let mut work = vec![Step::Value(value)];
         while let Some(step) = work.pop() {
             match step {
-                Step::Byte(byte) => self.out.push(byte),
+                Step::Byte(byte) => self.out.byte(byte),
                 Step::Key(key) => {
                     write_string(key, self.out);
-                    self.out.push(b':');
+                    self.out.byte(b':');
                 }
                 Step::Value(Value::Array(items)) => {
-                    self.out.push(b'[');
+                    self.out.byte(b'[');
                     work.push(Step::Byte(b']'));
                     for (index, item) in items.iter().enumerate().rev() {
                         work.push(Step::Value(item));
@@ -115,7 +148,7 @@ impl Writer<'_, '_> {
                     }
                 }
                 Step::Value(Value::Object(members)) => {
-                    self.out.push(b'{');
+                    self.out.byte(b'{');
                     work.push(Step::Byte(b'}'));
                     let entries = if self.sort_keys {
                         sorted(members)
@@ -186,29 +219,29 @@ fn write_float(f: f64, out: &mut Vec<u8>) {
     shortest.write(out, -5..=15, false);
 }
 
-/// Append a JSON string literal (orjson's escaping) to `out`: '"', '\\' and the control characters
+/// Write a JSON string literal (orjson's escaping) to `out`: '"', '\\' and the control characters
 /// escaped (\b \t \n \f \r, else \u00xx), everything else as it is.
-pub fn write_string(text: &str, out: &mut Vec<u8>) {
+pub fn write_string<S: Sink + ?Sized>(text: &str, out: &mut S) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
-    out.push(b'"');
+    out.byte(b'"');
     let mut run = 0;
     while let Some(offset) = bytes[run..]
         .iter()
         .position(|&b| NEEDS_ESCAPE[usize::from(b)])
     {
         let at = run + offset;
-        out.extend_from_slice(&bytes[run..at]);
+        out.bytes(&bytes[run..at]);
         let byte = bytes[at];
         match byte {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0C => out.extend_from_slice(b"\\f"),
-            _ => out.extend_from_slice(&[
+            b'"' => out.bytes(b"\\\""),
+            b'\\' => out.bytes(b"\\\\"),
+            b'\n' => out.bytes(b"\\n"),
+            b'\r' => out.bytes(b"\\r"),
+            b'\t' => out.bytes(b"\\t"),
+            0x08 => out.bytes(b"\\b"),
+            0x0C => out.bytes(b"\\f"),
+            _ => out.bytes(&[
                 b'\\',
                 b'u',
                 b'0',
@@ -219,8 +252,8 @@ pub fn write_string(text: &str, out: &mut Vec<u8>) {
         }
         run = at + 1;
     }
-    out.extend_from_slice(&bytes[run..]);
-    out.push(b'"');
+    out.bytes(&bytes[run..]);
+    out.byte(b'"');
 }
 
 /// The bytes orjson escapes in a string: '"', '\\' and the control characters.

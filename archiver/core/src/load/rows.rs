@@ -4,13 +4,11 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use sha2::{Digest, Sha256};
-
 use super::columns::{Bytes, Flags, Floats, Ints, Moments, TextLists};
 use crate::cite::citations::{Citation, EXTENSION_URI, MEDIA_TYPE};
 use crate::cite::parts::judged;
-use crate::json::canonical::{canonical_json, key_hash};
-use crate::json::write::{compact_json, python_str, write_string};
+use crate::json::canonical::{key_hash, write_canonical, Digesting};
+use crate::json::write::{compact_json, python_str, write_compact, write_string, Sink};
 use crate::json::{Map, Number, Value};
 use crate::read::{Record, RecordKind};
 use crate::understand::assemble::{Assembled, LocatedPart, StoredCopy};
@@ -759,7 +757,7 @@ pub fn compact_object(map: &Map) -> Vec<u8> {
         }
         write_string(key, &mut out);
         out.push(b':');
-        out.extend_from_slice(&compact_json(value));
+        write_compact(value, &mut out);
     }
     out.push(b'}');
     out
@@ -775,22 +773,22 @@ fn stored_data(part: &Part) -> Option<Vec<u8>> {
 }
 
 /// A Part's identity: the content hash of `{kind: content}` (`content_hash({part.kind: _content(part)})`),
-/// its canonical JSON written piece by piece: canonical JSON of an object is its members' canonical JSON
-/// in key order, so no copy of the content is made to wrap it.
+/// its canonical JSON hashed piece by piece as it is written: canonical JSON of an object is its
+/// members' canonical JSON in key order, so no copy of the content is made to wrap it, nor its text held.
 pub fn part_hash(part: &Part) -> String {
-    let mut text = Vec::with_capacity(64);
-    text.extend_from_slice(b"{\"");
-    text.extend_from_slice(part.kind.name().as_bytes());
-    text.extend_from_slice(b"\":");
+    let mut text = Digesting::default();
+    text.bytes(b"{\"");
+    text.bytes(part.kind.name().as_bytes());
+    text.bytes(b"\":");
     match part.kind {
         PartKind::Text => match &part.text {
             Some(text_value) => write_string(text_value, &mut text),
-            None => text.extend_from_slice(b"null"),
+            None => text.bytes(b"null"),
         },
         PartKind::Data => canonical_or_null(part.data.as_ref(), &mut text),
         PartKind::Unknown => match &part.raw {
             Some(raw) => canonical_object(raw.iter().map(|(k, v)| (&**k, v)), &mut text),
-            None => text.extend_from_slice(b"null"),
+            None => text.bytes(b"null"),
         },
         PartKind::File => match &part.file {
             Some(Value::Object(file)) => canonical_object(
@@ -802,9 +800,9 @@ pub fn part_hash(part: &Part) -> String {
             other => canonical_or_null(other.as_ref(), &mut text),
         },
     }
-    text.push(b'}');
+    text.byte(b'}');
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(&text);
+    let digest = text.finish();
     digest[..16]
         .iter()
         .flat_map(|byte| {
@@ -816,27 +814,27 @@ pub fn part_hash(part: &Part) -> String {
         .collect()
 }
 
-fn canonical_or_null(value: Option<&Value>, out: &mut Vec<u8>) {
+fn canonical_or_null(value: Option<&Value>, out: &mut Digesting) {
     match value {
-        Some(value) => out.extend_from_slice(&canonical_json(value)),
-        None => out.extend_from_slice(b"null"),
+        Some(value) => write_canonical(value, out),
+        None => out.bytes(b"null"),
     }
 }
 
 /// Canonical JSON of an object's members, sorted by key.
-fn canonical_object<'a>(members: impl Iterator<Item = (&'a str, &'a Value)>, out: &mut Vec<u8>) {
+fn canonical_object<'a>(members: impl Iterator<Item = (&'a str, &'a Value)>, out: &mut Digesting) {
     let mut members: Vec<(&str, &Value)> = members.collect();
     members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    out.push(b'{');
+    out.byte(b'{');
     for (index, (key, value)) in members.into_iter().enumerate() {
         if index > 0 {
-            out.push(b',');
+            out.byte(b',');
         }
         write_string(key, out);
-        out.push(b':');
-        out.extend_from_slice(&canonical_json(value));
+        out.byte(b':');
+        write_canonical(value, out);
     }
-    out.push(b'}');
+    out.byte(b'}');
 }
 
 /// A file quarantined whole, as one unreadable record holding its bytes (`whole_file`).
@@ -894,6 +892,36 @@ mod tests {
         assert!(big_within_limit(&format!("{}5", &limit[..limit.len() - 1])));
         assert!(!big_within_limit(&format!("-{limit}")));
         assert_eq!(limit.parse::<f64>().unwrap(), 1e308);
+    }
+
+    #[test]
+    fn a_parts_hash_is_that_of_its_canonical_text_however_large() {
+        let large = "x/+".repeat(10_000);
+        let file: Map = [("name", "f.bin"), ("bytes", large.as_str())]
+            .into_iter()
+            .map(|(key, text)| (key.into(), Value::String(text.into())))
+            .collect();
+        let part = Part {
+            kind: PartKind::File,
+            text: None,
+            data: None,
+            file: Some(Value::Object(file)),
+            media_type: None,
+            metadata: None,
+            raw: None,
+        };
+        let text = format!(r#"{{"file":{{"bytes":"{large}"}}}}"#);
+        let expected = crate::json::canonical::sha256_hex(text.as_bytes());
+        assert_eq!(part_hash(&part), expected[..32]);
+        let part = Part {
+            kind: PartKind::Text,
+            text: Some(format!("{large}\n").into()),
+            file: None,
+            ..part
+        };
+        let text = format!(r#"{{"text":"{large}\n"}}"#);
+        let expected = crate::json::canonical::sha256_hex(text.as_bytes());
+        assert_eq!(part_hash(&part), expected[..32]);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::convert::{to_py, to_value};
 use crate::cite::citations::{citation_of, Citation, Date};
 use crate::cite::claims::numeric_leaves;
 use crate::cite::parts::judged;
-use crate::json::{Map, Number, Value};
+use crate::json::{Map, Number, Text, Value};
 use crate::understand::assemble::{Assembled, FileAssembly, StoredCopy};
 use crate::understand::model::{
     Artifact, ArtifactUpdate, ErrorResponse, Event, Message, Part, PartKind, Request, Role, Status,
@@ -232,7 +232,7 @@ fn leaves_list(py: Python<'_>, leaves: &[(String, &Number)]) -> PyResult<Py<PyAn
 fn part_dict(py: Python<'_>, part: &Part) -> PyResult<Py<PyAny>> {
     let dict = PyDict::new(py);
     dict.set_item("kind", part.kind.name())?;
-    dict.set_item("text", &part.text)?;
+    dict.set_item("text", part.text.as_deref())?;
     dict.set_item("data", option_py(py, part.data.as_ref())?)?;
     dict.set_item("file", option_py(py, part.file.as_ref())?)?;
     dict.set_item("media_type", &part.media_type)?;
@@ -373,7 +373,7 @@ fn role_of(role: &str) -> Role {
 fn part_of(description: &Value) -> PyResult<Part> {
     Ok(Part {
         kind: part_kind(&text_field(description, "kind")?.unwrap_or_default()),
-        text: text_field(description, "text")?,
+        text: text_field(description, "text")?.map(Text::from),
         data: field(description, "data").cloned(),
         file: field(description, "file").cloned(),
         media_type: text_field(description, "media_type")?,

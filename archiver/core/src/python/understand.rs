@@ -263,7 +263,7 @@ fn parts_list<'py>(py: Python<'py>, parts: &[Part]) -> PyResult<Bound<'py, PyLis
     for part in parts {
         let dict = PyDict::new(py);
         dict.set_item("kind", part.kind.name())?;
-        dict.set_item("text", &part.text)?;
+        dict.set_item("text", part.text.as_deref())?;
         dict.set_item("data", value_py(py, part.data.as_ref())?)?;
         dict.set_item("file", value_py(py, part.file.as_ref())?)?;
         dict.set_item("media_type", &part.media_type)?;

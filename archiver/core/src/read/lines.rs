@@ -2,6 +2,8 @@
 //! "\n"; one longer than the record limit is passed over as it streams by, never held, and becomes an
 //! unreadable record naming its length.
 
+use std::borrow::Cow;
+
 use memchr::memchr;
 
 use super::stream::{ContainerError, Stream};
@@ -9,9 +11,10 @@ use super::{Payload, Record, RecordKind};
 
 pub const BOM: &[u8] = b"\xef\xbb\xbf";
 
-/// A line with its terminator, or the length of one too long to keep.
+/// A line with its terminator (in the stream's block, or gathered from several: then handed over, not
+/// copied, so that a huge line is held once), or the length of one too long to keep.
 pub enum Line<'a> {
-    Text(&'a [u8]),
+    Text(Cow<'a, [u8]>),
     TooLong(u64),
 }
 
@@ -28,7 +31,8 @@ pub struct Lines {
     stream: Stream,
     line_chunk: u64,
     record_limit: u64,
-    /// A line that spans blocks, gathered; never more than the larger of a chunk and the record limit.
+    /// A line that spans blocks, gathered (never more than the larger of a chunk and the record limit);
+    /// handed over whole once it ends.
     spanning: Vec<u8>,
     number: u64,
     offset: u64,
@@ -92,9 +96,9 @@ impl Lines {
         let line = if dropped || (long && length > self.record_limit) {
             Line::TooLong(length)
         } else if in_block {
-            Line::Text(self.stream.taken(length as usize))
+            Line::Text(Cow::Borrowed(self.stream.taken(length as usize)))
         } else {
-            Line::Text(&self.spanning)
+            Line::Text(Cow::Owned(std::mem::take(&mut self.spanning)))
         };
         Ok(Some(Numbered {
             number: self.number,
@@ -168,14 +172,15 @@ impl JsonLines {
         } else {
             RecordKind::Json
         };
+        let payload = Payload::Slice(body..text.len());
         Ok(Some(Record {
             seq,
             locator: format!("line {number}"),
-            raw: text.to_vec(),
+            raw: text.into_owned(),
             kind,
             line: Some(number),
             byte_offset: Some(offset),
-            payload: Payload::Slice(body..text.len()),
+            payload,
             error: None,
             envelope: None,
         }))
@@ -202,7 +207,7 @@ mod tests {
         let mut out = Vec::new();
         while let Some(numbered) = lines.next_line().unwrap() {
             let line = match numbered.line {
-                Line::Text(text) => Ok(text.to_vec()),
+                Line::Text(text) => Ok(text.into_owned()),
                 Line::TooLong(length) => Err(length),
             };
             out.push((numbered.number, numbered.offset, line));

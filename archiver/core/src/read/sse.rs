@@ -77,7 +77,7 @@ impl<E: Events> SseRecords<E> {
                 self.offset += length;
             }
             Line::Text(text) => {
-                for piece in sse_pieces(text) {
+                for piece in sse_pieces(&text) {
                     self.number += 1;
                     self.events
                         .line(self.number, self.offset, piece, &mut self.ready);

@@ -21,7 +21,7 @@ use super::model::{
 };
 use super::{NotUnderstood, Understood};
 use crate::json::canonical::content_hash;
-use crate::json::{Map, Value};
+use crate::json::{Map, Text, Value};
 
 /// Record bytes whose tasks an assembly keeps in memory; past it, the tasks touched least recently are
 /// put aside on disk until a later record touches them again or the file ends. Bounds the memory of one
@@ -253,10 +253,7 @@ pub fn message_key(message: &Message) -> String {
 
 /// `[[kind, text, data (or raw, when the Part is kept whole), file], ...]`
 fn parts_content(parts: &[Part]) -> Value {
-    let text = |text: &Option<String>| {
-        text.as_deref()
-            .map_or(Value::Null, |t| Value::String(t.into()))
-    };
+    let text = |text: &Option<Text>| text.clone().map_or(Value::Null, Value::String);
     let content = parts.iter().map(|part| {
         let data = match &part.raw {
             Some(raw) => Value::Object(raw.clone()),

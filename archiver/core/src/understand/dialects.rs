@@ -8,7 +8,7 @@ use super::model::{
 };
 use super::python_text::{str_of, truthy};
 use super::{NotUnderstood, Understood};
-use crate::json::{Map, Number, Value};
+use crate::json::{Map, Number, Text, Value};
 
 fn refused<T>(reason: impl Into<String>) -> Understood<T> {
     Err(NotUnderstood(reason.into()))
@@ -33,6 +33,16 @@ fn is_absent(value: &Value) -> bool {
 /// A string field's value as text (Python's `str()` of anything else); None for "" and null.
 pub fn text_of(value: Option<&Value>) -> Option<String> {
     value.filter(|value| !is_absent(value)).map(str_of)
+}
+
+/// A text Part's text: its string itself (a large one shared, not copied), Python's `str()` of anything
+/// else, "" for none.
+fn part_text(value: Option<&Value>) -> Text {
+    match value.filter(|value| !is_absent(value)) {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => str_of(other).into(),
+        None => Text::from(""),
+    }
 }
 
 /// `user`, `agent` (by name, `ROLE_*` name or number, in any case) or `unknown`.
@@ -157,7 +167,7 @@ pub fn part_of(obj: &Value) -> Understood<Part> {
     match kind {
         "text" => {
             part.kind = PartKind::Text;
-            part.text = Some(text_of(obj.get("text")).unwrap_or_default());
+            part.text = Some(part_text(obj.get("text")));
         }
         "data" => {
             part.kind = PartKind::Data;
@@ -523,5 +533,18 @@ mod tests {
             part_of(&Value::Null),
             refused("a Part is not an object: NoneType")
         );
+    }
+
+    #[test]
+    fn a_large_content_is_the_decoded_string_itself() {
+        let large = s(&"x".repeat(crate::json::SHARED_TEXT));
+        let at = |value: Option<&Value>| value.and_then(Value::as_str).map(str::as_ptr);
+        let file = Value::Object(obj(&[("raw", large.clone())]));
+        let part = part_of(&file).unwrap();
+        let bytes = part.file.as_ref().and_then(|file| file.get("bytes"));
+        assert_eq!(at(bytes), at(file.get("raw")));
+        let text = Value::Object(obj(&[("text", large)]));
+        let part = part_of(&text).unwrap();
+        assert_eq!(part.text.as_deref().map(str::as_ptr), at(text.get("text")));
     }
 }

@@ -1,7 +1,7 @@
 //! The canonical model every A2A dialect is read into (`archiver/understand/model.py` before the core).
 //! Nothing downstream asks which version of A2A an object came from.
 
-use crate::json::{Map, Value};
+use crate::json::{Map, Text, Value};
 
 pub const TERMINAL_STATES: [&str; 4] = ["completed", "failed", "canceled", "rejected"];
 
@@ -30,7 +30,7 @@ impl PartKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Part {
     pub kind: PartKind,
-    pub text: Option<String>,
+    pub text: Option<Text>,
     pub data: Option<Value>,
     /// `{"uri"|"bytes", "name"?}` (or `{"value": ...}`, or a string), as `file_of` makes it.
     pub file: Option<Value>,

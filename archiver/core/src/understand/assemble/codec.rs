@@ -3,7 +3,7 @@
 //! field behind a 0/1 byte. Values of any depth are written and read without recursion.
 
 use super::{CopyKind, Loose, StoredCopy};
-use crate::json::{Map, Number, Value};
+use crate::json::{Map, Number, Text, Value};
 use crate::understand::model::{Artifact, Message, Part, PartKind, Role};
 
 /// The bytes put aside were not what was written: a bug, or a file changed under the assembly.
@@ -160,7 +160,7 @@ impl Encoder {
             PartKind::File => 2,
             PartKind::Unknown => 3,
         });
-        self.optional_text(&part.text);
+        self.option(part.text.as_deref(), Self::text);
         self.optional_value(&part.data);
         self.optional_value(&part.file);
         self.optional_text(&part.media_type);
@@ -388,7 +388,7 @@ impl Decoder<'_> {
         };
         Ok(Part {
             kind,
-            text: self.optional_text()?,
+            text: self.optional_text()?.map(Text::from),
             data: self.optional_value()?,
             file: self.optional_value()?,
             media_type: self.optional_text()?,

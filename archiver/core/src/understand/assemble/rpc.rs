@@ -18,7 +18,7 @@ impl RpcKey {
     /// has none: no other NaN ever finds it in a dict.
     pub(super) fn of(id: &Value) -> Option<RpcKey> {
         Some(match id {
-            Value::String(text) => RpcKey::Text(text.clone()),
+            Value::String(text) => RpcKey::Text((**text).into()),
             Value::Bool(flag) => RpcKey::Integer(i128::from(*flag)),
             Value::Number(Number::Int(n)) => RpcKey::Integer(i128::from(*n)),
             Value::Number(Number::UInt(n)) => RpcKey::Integer(i128::from(*n)),
