@@ -30,9 +30,6 @@ from pathlib import Path
 
 import orjson
 
-from archiver import _core
-from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile, is_sqlite, sqlite_rows
-
 from . import sdk_shaped
 from .generate import MEDIA_TYPE, RARE_COLUMN, generate
 
@@ -50,7 +47,11 @@ def corpus_for(tasks: int, seed: int, work: Path) -> tuple[Path, dict]:
 
 
 def payloads(corpus: Path) -> list[bytes]:
-    """Every JSON text of every record, split out before the clock starts."""
+    """Every JSON text of every record, split out before the clock starts. (Imported here: a baseline's
+    interpreter imports this module to scale its archive, and an older revision has no core.)"""
+    from archiver import _core
+    from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile, is_sqlite, sqlite_rows
+
     found = []
     for path in sorted(corpus.rglob("*")):
         if not path.is_file() or path.name in ("truth.json", ".archiverignore"):
