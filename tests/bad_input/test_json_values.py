@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 
 from archiver import _core
+from archiver.store import chunks
 from tests.stored import WHOLE_RECORDS
 from tests.test_properties import json_values
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
@@ -259,15 +260,15 @@ def test_a_single_200_mb_line_is_stored_whole(archive, tmp_path):
         handle.write(good(3) + b"\n")
     summary = ingest(archive, str(path))
     assert (summary.records, summary.quarantined) == (3, 0)
-    assert rows(archive, f"SELECT locator, octet_length(raw), sha256(raw) FROM {WHOLE_RECORDS} AS r ORDER BY seq")[
-        1
-    ] == (
-        "line 2",
-        size,
-        digest.hexdigest(),
-    )
+    locator, stored_digest = rows(archive, "SELECT locator, raw_chunked FROM records ORDER BY seq")[1]
+    read_back, length = hashlib.sha256(), 0
+    for piece in chunks.pieces(archive.con, stored_digest):  # stored in chunks: read back a chunk at a time
+        read_back.update(piece)
+        length += len(piece)
+    assert (locator, length, read_back.hexdigest()) == ("line 2", size, digest.hexdigest())
     assert rows(
         archive,
-        "SELECT p.result_key, length(p.text) FROM results r JOIN parts p USING (copy_id) WHERE r.kind = 'message'",
+        "SELECT p.result_key, (SELECT sum(octet_length(chunk)) FROM value_chunks WHERE value_sha256 = p.text_chunked) "
+        "FROM results r JOIN parts p USING (copy_id) WHERE r.kind = 'message'",  # the text, in chunks (ASCII)
     ) == [("message:huge", 200 * 2**20)]
     assert tasks(archive, str(path)) == ["t1", "t3", None]  # the message is a result of no task
