@@ -171,8 +171,9 @@ def test_the_same_large_value_is_stored_once(tmp_path, write):
 
 @pytest.mark.slow
 def test_many_one_mb_file_parts_ingest_in_bounded_memory_and_export_byte_for_byte(tmp_path):
-    """120 records of 1 MB inline file Parts, the writer's memory held to 64 MB: whole cells (240 MB of raw
-    records and Parts) failed to commit ("failed to pin block")."""
+    """120 records of 1 MB inline file Parts (240 MB of raw records and Parts), the writer's memory held to
+    64 MB. With whole cells, 1,000 such records failed to commit at the default 256 MB after 240 ("failed to
+    pin block"); that was measured at the default, not at this test's 64 MB."""
     folder = inline_values(tmp_path / "values", 120, 1, per_file=10)
     env = {**child_env(), "ARCHIVER_INGEST_MEMORY_MB": "64"}
     _seconds, peak, status = peak_of(folder, tmp_path, 600, sys.executable, env)
