@@ -212,12 +212,6 @@ def test_a_200_mb_file_is_ingested_in_bounded_memory(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="known regression of storing values in chunks (issue 25, item 4): DuckDB holds a transaction's "
-    "appended chunks in memory until its COMMIT writes them, so one 300 MB record's chunks (its raw bytes and "
-    "its Part, 600 MB) sit in a buffer pool of three times the batch: the process peaked at 1.65 GiB",
-)
 def test_a_300_mb_line_is_stored_within_a_gib_plus_the_record(tmp_path):
     path = huge_line(tmp_path / "line.jsonl", 300)
     _seconds, peak, status = peak_of(path, tmp_path, 900, sys.executable, child_env())

@@ -11,6 +11,7 @@ stored again. The chunks are slices of the batch's own buffers: splitting copies
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Iterator
 
 import pyarrow as pa
@@ -52,11 +53,13 @@ class Split:
             return array, pa.nulls(len(array), pa.string())
         hashes: list[str | None] = [None] * len(array)
         for row in pc.indices_nonzero(large).to_pylist():
-            value = storage[row].as_buffer()
+            value = _value_buffer(storage, row)
             digest = hashlib.sha256(value).hexdigest()
             hashes[row] = digest
             self.values.setdefault(digest, value)
-        kept = pc.if_else(large, pa.scalar(None, storage.type), storage)
+        # every value but the large ones, taken: `if_else` with a null would copy the large ones' bytes too
+        positions = pc.if_else(large, pa.scalar(None, pa.int64()), pa.array(range(len(storage)), pa.int64()))
+        kept = storage.take(positions)
         if isinstance(array, pa.ExtensionArray):
             kept = pa.ExtensionArray.from_storage(array.type, kept)
         return kept, pa.array(hashes, pa.string())
@@ -77,6 +80,15 @@ class Split:
                     arrays, size = [], 0
         if arrays:
             yield _table(arrays)
+
+
+def _value_buffer(array: pa.Array, row: int) -> pa.Buffer:
+    """Value `row` of a binary or string array, a slice of the array's own data buffer (`array[row]`, a
+    scalar, copies it)."""
+    _validity, offsets, data = array.buffers()
+    wide = pa.types.is_large_binary(array.type) or pa.types.is_large_string(array.type)
+    start, end = struct.unpack_from("<2q" if wide else "<2i", offsets, (array.offset + row) * (8 if wide else 4))
+    return data.slice(start, end - start)
 
 
 def _chunked_piece(digest: str, first: int, piece: pa.Buffer) -> tuple[pa.Array, pa.Array, pa.Array]:
