@@ -69,11 +69,12 @@ def copy_unit(alias: str = "r") -> str:
 
 def counted_claims() -> str:
     """How many claim rows the archive holds, an origin copy's counted once however many of its spool
-    segments repeat them (what `stats` and ingest's summary call `claims`)."""
+    segments repeat them (what `stats` and ingest's summary call `claims`). Every row, less the repeats within
+    origin copies: joining every claim to its copy took 6.9 s for 19M claims, the few of origin copies none."""
     return f"""
-    SELECT count(*) FILTER (WHERE r.origin IS NULL)
-           + count(DISTINCT ({copy_unit()}, c.content_hash, c.pointer)) FILTER (WHERE r.origin IS NOT NULL)
-    FROM claims c JOIN results r ON r.copy_id = c.copy_id"""
+    SELECT (SELECT count(*) FROM claims)
+         - (SELECT count(*) - count(DISTINCT ({copy_unit()}, c.content_hash, c.pointer))
+            FROM claims c JOIN results r ON r.copy_id = c.copy_id WHERE r.origin IS NOT NULL)"""
 
 
 PART_IDENTITY = "p.location, p.artifact_id, coalesce(p.message_id, r.message_id), p.part_index, p.content_hash"
@@ -92,8 +93,12 @@ def counted_parts(where: str = "TRUE", citations: bool = False) -> str:
 
 
 def counted_copies() -> str:
-    """How many stored copies the archive holds, an origin copy counted once (`stats`' `copies`)."""
-    return f"SELECT count(DISTINCT {copy_unit()}) FROM results r"
+    """How many stored copies the archive holds, an origin copy counted once (`stats`' `copies`). A row is one
+    copy but in origin copies (`copy_id` is unique: `db check`), so only those are told apart (2.1 s for 1.8M
+    copies against 0.4 s)."""
+    return f"""
+    SELECT count(*) FILTER (WHERE r.origin IS NULL) + count(DISTINCT {copy_unit()}) FILTER (WHERE r.origin IS NOT NULL)
+    FROM results r"""
 
 
 ORIGIN_COPIES = """
