@@ -116,15 +116,14 @@ def expand(paths: Iterable[str], tables: Sequence[str] = ()) -> Iterator[SourceF
 
 
 def _walk(top: str) -> Iterator[SourceFile]:
-    rules: dict[str, list[str]] = {}
+    """The files under `top`, each folder's `.archiverignore` rules applying beneath it. A folder's rules
+    are its parent's and its own (looking through every folder seen so far made the walk quadratic: 11%
+    of ingesting 11,100 small files in 300 folders)."""
+    rules: dict[str, list[tuple[str, str]]] = {}
     for root, dirs, files in os.walk(top, followlinks=False):
-        rules[root] = _ignore_rules(root)
-        inherited = [
-            (base, pattern)
-            for base, patterns in rules.items()
-            if root == base or root.startswith(base.rstrip(os.sep) + os.sep)
-            for pattern in patterns
-        ]
+        inherited = rules.get(os.path.dirname(root), [])  # os.walk names a child folder os.path.join(root, name)
+        own = [(root, pattern) for pattern in _ignore_rules(root)]
+        inherited = rules[root.rstrip(os.sep) or root] = inherited + own if own else inherited
         dirs[:] = sorted(
             d for d in dirs if not d.startswith(".") and not _ignored(os.path.join(root, d), inherited, folder=True)
         )

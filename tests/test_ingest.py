@@ -556,3 +556,25 @@ def test_sources_come_back_as_typed_rows(archive, write):
         2,
         0,
     )
+
+
+@pytest.mark.parametrize("top", ["corpus", "corpus/", "./corpus", "."])
+def test_ignore_rules_apply_beneath_their_folder_however_the_walk_is_named(tmp_path, monkeypatch, top):
+    from archiver.ingest import expand
+
+    files = [
+        "a.json", "notes.md", "skip/x.json", "deep/b.json", "deep/c.tmp.json", "deep/inner/d.json",
+        "deep/inner/e.tmp.json", "deep/inner/f.md", "other/c.tmp.json", "other/private/g.json", "h/private/i.json",
+    ]  # fmt: skip
+    corpus = tmp_path / "corpus"
+    for name in files:
+        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / name).write_text("{}")
+    (corpus / ".archiverignore").write_text("# the top's rules\n*.md\nskip/\n")
+    (corpus / "deep" / ".archiverignore").write_text("*.tmp.json\n")
+    (corpus / "other" / ".archiverignore").write_text("private/\n")
+    monkeypatch.chdir(corpus if top == "." else tmp_path)
+    found = sorted(str(Path(source.path).resolve().relative_to(corpus)) for source in expand([top]))
+    assert found == [
+        "a.json", "deep/b.json", "deep/inner/d.json", "h/private/i.json", "other/c.tmp.json",
+    ]  # fmt: skip
