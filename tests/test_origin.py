@@ -403,3 +403,31 @@ def test_the_parts_of_an_origin_copy_over_two_segments_are_found_and_counted_onc
     for name in ("copies", "parts", "citations", "citations_invalid", "citations_inferred", "claims"):
         assert recounted[name] == counted[name], name
     assert min(counted["parts"], counted["citations"], counted["citations_invalid"], counted["claims"]) > 0
+
+
+@pytest.mark.parametrize("stripped_first", [False, True])
+def test_a_media_type_lost_in_any_segment_of_an_origin_copy_is_found_whichever_sorts_first(tmp_path, stripped_first):
+    """The agent's answers recorded as sent, and again as later calls returned them without the citations' media
+    type: `citation-type-lost` is found whichever segment's name sorts first (only the first segment's row of a
+    Part survived, so the lost type was found or missed by file name), and each other finding once."""
+    sent = rpc_exchanges("legacy-funnel/rpc-v03.jsonl", "x", "0.3")
+    untyped = json.loads(json.dumps(sent).replace('"mediaType"', '"kept"').replace('"mimeType"', '"kept"'))
+    untyped = [{**e, "exchange": f"y-{n}"} for n, e in enumerate(untyped)]
+    spool = tmp_path / "spool"
+    first, second = (untyped, sent) if stripped_first else (sent, untyped)
+    db = tmp_path / "a.duckdb"
+    ingest(db, unary_segment(segment(spool, 1), first), unary_segment(segment(spool, 2), second))
+    with Archive.open(str(db)) as archive:
+        found = archive.audit().findings
+    lost = sorted((f.task_id, f.artifact_id, f.part_index) for f in found if f.rule == "citation-type-lost")
+    invalid = sorted((f.task_id, f.artifact_id, f.part_index) for f in found if f.rule == "invalid-citation")
+    alone = tmp_path / "alone.duckdb"
+    ingest(alone, unary_segment(segment(tmp_path / "typed", 1), sent))
+    with Archive.open(str(alone)) as archive:
+        cited = archive.con.execute("SELECT count(*) FROM citations WHERE NOT inferred").fetchone()[0]
+        expected_invalid = sorted(
+            (f.task_id, f.artifact_id, f.part_index) for f in archive.audit().findings if f.rule == "invalid-citation"
+        )
+    assert len(lost) == cited > 0  # every citation Part the agent sent lost its type in one segment
+    assert invalid == expected_invalid
+    assert invalid

@@ -108,11 +108,29 @@ def _whole_data(parts: str) -> str:
     return f"LEFT JOIN {wholes_sql(chosen)} wd ON wd.value_sha256 = p.data_chunked"
 
 
+_SMALL = "c.base_n > 0 AND c.base_n = floor(c.base_n) AND c.base_n < $min_base"
+"""A citation whose base is a count below the minimum base."""
+
+
+def _first_of(reported: str) -> str:
+    """Whether a citation row is one its rule reports (`reported`) and the first such row of its Part: every
+    row of a copy of its own, the first recorded of an origin copy's Part spread over spool segments."""
+    part = _ORIGIN_ONLY.format(f"{views.copy_unit()}, {views.PART_IDENTITY}")
+    first = _ORIGIN_ONLY.format("r.source_path, rec.line")
+    return f"""coalesce({reported}, FALSE) AND (r.origin IS NULL OR row_number() OVER (
+        PARTITION BY {part}, coalesce({reported}, FALSE) ORDER BY {first}) = 1)"""
+
+
 # The citation Parts in scope that a citation rule reports (invalid, untyped, or of a small
-# base), with where each sits: made once for those rules, so the index is read once for them.
+# base), with where each sits: made once for those rules, so the index is read once for them. A Part of
+# an origin copy is one Part however many segments hold it, reported once, but each rule reports its own
+# first row of it (`first_invalid`, `first_lost`, `first_small`): one segment may have lost the media type
+# another kept, and which one sorts first must not decide whether that is found.
 CITED_PARTS = f"""
 CREATE OR REPLACE TEMP TABLE audit_cited_parts AS
 SELECT {_PART_COLUMNS}, c.valid, c.problems, c.inferred, c.base_n, c.base_name,
+       {_first_of("NOT c.valid")} AS first_invalid, {_first_of("c.inferred")} AS first_lost,
+       {_first_of(_SMALL)} AS first_small,
        {_CITATION_PART} AS citation_part,
        'data ' || audit_part_place(p.location, p.part_index, coalesce(p.artifact_name, p.artifact_id),
                                    coalesce(p.message_id, r.message_id))
@@ -120,14 +138,12 @@ SELECT {_PART_COLUMNS}, c.valid, c.problems, c.inferred, c.base_n, c.base_name,
        CASE WHEN c.inferred THEN p.media_type END AS media_type,
        CASE WHEN c.inferred
             THEN list_filter(['study', 'period', 'base', 'source'], k -> json_exists({_DATA}, '$.' || k)) END AS keys
-FROM (SELECT * FROM citations
-      WHERE (NOT valid OR inferred OR (base_n > 0 AND base_n = floor(base_n) AND base_n < $min_base))
-        AND audit_copy_in_scope(copy_id)) c
+FROM (SELECT * FROM citations c
+      WHERE (NOT c.valid OR c.inferred OR ({_SMALL})) AND audit_copy_in_scope(c.copy_id)) c
 JOIN parts p ON p.part_id = c.part_id AND p.is_citation
 {_whole_data("is_citation")}
 JOIN results r ON r.copy_id = c.copy_id
 {_COPY_RECORD}
-{_ONE_PER_ORIGIN_PART}
 """
 
 _CITED_PART_COLUMNS = """result_key, task_id, message_id, context_id, artifact_id, part_index, source_path, locator,
@@ -138,7 +154,7 @@ SELECT {_CITED_PART_COLUMNS},
        citation_part || ' fails Citations v1: '
        || coalesce(nullif(array_to_string(problems, '; '), ''), 'fails the spec') AS detail
 FROM audit_cited_parts
-WHERE NOT valid
+WHERE first_invalid
 """
 
 CITATION_TYPE_LOST = f"""
@@ -147,7 +163,7 @@ SELECT {_CITED_PART_COLUMNS},
        || CASE WHEN coalesce(media_type, '') = '' THEN 'no media type' ELSE 'media type ' || media_type END
        || ', so consumers do not recognise it as a citation' AS detail
 FROM audit_cited_parts
-WHERE inferred
+WHERE first_lost
 """
 
 SMALL_BASE = f"""
@@ -155,7 +171,7 @@ SELECT {_CITED_PART_COLUMNS},
        citation_part || ' rests on base ' || audit_quote(base_name) || ' of n = ' || audit_g(base_n)
        || ', below the minimum base of ' || audit_g(CAST($min_base AS DOUBLE)) AS detail
 FROM audit_cited_parts
-WHERE base_n > 0 AND base_n = floor(base_n) AND base_n < $min_base
+WHERE first_small
 """
 
 # For every result stored more than once (an origin copy spread over several spool segments counts
