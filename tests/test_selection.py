@@ -91,3 +91,17 @@ def test_selection_is_one_value_for_the_api():
     assert chosen.chooses_copies()
     assert chosen.chooses_citations()
     assert not Selection.of(source=()).chooses_copies()
+
+
+@pytest.mark.parametrize("name", ["run[1].jsonl", "run*.jsonl", "run?.jsonl"])
+def test_a_source_named_with_glob_characters_is_found_by_its_name(tmp_path, name):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(SAMPLES / FOLDER / "rpc-v1.jsonl", folder / name)
+    shutil.copy(SAMPLES / FOLDER / "compat-v03-rpc.jsonl", folder / "run1.jsonl")
+    db = str(tmp_path / "a.duckdb")
+    with Archive.open(db) as archive:
+        archive.ingest([str(folder)], workers=1)
+    exported = cli(tmp_path, "export", "--raw", "--source", f"logs/{name}", "--db", db)
+    assert {json.loads(line)["source_path"] for line in exported.splitlines()} >= {str(folder / name)}
+    assert exported.count(str(folder / name)) == len((SAMPLES / FOLDER / "rpc-v1.jsonl").read_text().splitlines())

@@ -1,11 +1,12 @@
-"""What a command is about: one `Selection`, read by query, export, audit and verify alike, turned
-into SQL with bound parameters only.
+"""What a command is about: one `Selection`, read by query, export, audit and verify alike, turned into SQL
+with bound parameters only.
 
 A text value matches exactly, unless it holds a `*`: then `*` matches any run of characters (`\\*` a
 literal star) and nothing else in it is special. A source is a path, absolute or relative to the working
-directory, that matches that file or anything under that directory, or a glob (`*`, `?`, `[`) over
-paths; it also matches what was stored from the same bytes under another path (an alias: a copied,
-moved or symlinked dump selects the files it holds).
+directory, that matches that file or anything under that directory, or a glob (`*`, `?`, `[`) over paths
+(the path as written matches too, so a name holding `[` is found); it also matches what was stored from
+the same bytes under another path (an alias: a copied, moved or symlinked dump selects the files it
+holds).
 """
 
 from __future__ import annotations
@@ -226,12 +227,9 @@ def _path_match(column: str, given: list[str]) -> tuple[str, list]:
     alternatives, params = [], []
     for value in given:
         pattern, glob = source_pattern(value)
-        if glob:
-            alternatives.append(f"{column} GLOB ?")
-            params.append(pattern)
-        else:
-            alternatives.append(f"({column} = ? OR starts_with({column}, ?))")
-            params += [pattern, pattern.rstrip("/") + "/"]
+        # the path as written always matches (a name may hold `[` or `*`); a glob matches besides
+        alternatives.append(f"({column} = ? OR starts_with({column}, ?)" + (f" OR {column} GLOB ?)" if glob else ")"))
+        params += [pattern, pattern.rstrip("/") + "/", *([pattern] if glob else [])]
     return "(" + " OR ".join(alternatives) + ")", params
 
 
