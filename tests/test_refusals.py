@@ -23,7 +23,7 @@ from archiver.load.writer import is_conflict
 from archiver.store.migrations import available
 
 from .lineage_data import build
-from .transcripts import assert_offline_and_locked
+from .transcripts import SAMPLES, assert_offline_and_locked
 
 NEWEST = max(m.version for m in available())
 
@@ -403,3 +403,29 @@ def test_a_writer_out_of_memory_says_so_in_one_line_and_keeps_what_it_committed(
     assert json.loads(rerun.stdout)["files_unchanged"] == kept
     with Archive.open(db) as archive:
         assert archive.con.execute("SELECT count(*) FROM sources").fetchone()[0] == 600
+
+
+@pytest.mark.parametrize(
+    ("db", "said"),
+    [
+        ("ducklake: ", "name the catalog after 'ducklake:'"),
+        ("ducklake:", "name the catalog after 'ducklake:'"),
+        ("ducklake:mysql:x", "no catalog of kind 'mysql'"),
+        ("ducklake:s3://bucket/lake", "no catalog of kind 's3'"),
+    ],
+)
+def test_a_malformed_lake_location_is_a_usage_error_that_creates_nothing(tmp_path, monkeypatch, db, said):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["ingest", str(SAMPLES), "--db", db])
+    assert result.exit_code == 2, result.output
+    assert f"Error: {db}: {said}" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_lake_prefix_is_read_in_any_case(tmp_path):
+    from archiver.store.backend import locate
+
+    assert locate(f"DuckLake:{tmp_path}/x.ducklake") == locate(f"ducklake:{tmp_path}/x.ducklake")
+    assert locate(f"ducklake:SQLite:{tmp_path}/c.sqlite").catalog == "sqlite"
+    assert locate(f"ducklake:duckdb:{tmp_path}/a:b").catalog_path == f"{tmp_path}/a:b"

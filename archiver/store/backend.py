@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
-from ..errors import ArchiveError
+from ..errors import ArchiveError, UsageError
 
 DEFAULT_DB = "archive.duckdb"
 LAKE_PREFIX = "ducklake:"
@@ -30,6 +31,14 @@ _SCANNERS = {"postgres": ("postgres", "postgres_scanner"), "sqlite": ("sqlite", 
 
 class BackendError(ArchiveError):
     """The archive's location cannot be used as given (a missing extension wheel, a data path)."""
+
+
+class LocationError(BackendError, UsageError):
+    """`--db` is not a location at all (a lake without a catalog, an unknown catalog kind): a usage error."""
+
+
+CATALOGS = ("postgres", "sqlite", "duckdb")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 @dataclass(frozen=True)
@@ -57,23 +66,32 @@ def locate(db: str | None = None, data_path: str | None = None) -> Location:
     """`--db` (else $ARCHIVER_DB, else ./archive.duckdb) and `--data-path` (else $ARCHIVER_DATA_PATH)."""
     db = db or os.environ.get("ARCHIVER_DB") or DEFAULT_DB
     data_path = data_path or os.environ.get("ARCHIVER_DATA_PATH") or None
-    if not db.startswith(LAKE_PREFIX):
+    if db[: len(LAKE_PREFIX)].lower() != LAKE_PREFIX:
         return Location(db, "file", db)
-    rest = db[len(LAKE_PREFIX) :]
-    if rest.startswith("postgres:"):
-        catalog, catalog_path = "postgres", rest[len("postgres:") :]
-    elif rest.startswith("sqlite:"):
-        catalog, catalog_path = "sqlite", _absolute(rest[len("sqlite:") :])
-    else:
-        catalog, catalog_path = "duckdb", _absolute(rest.removeprefix("duckdb:"))
-    if not catalog_path:
-        raise BackendError(f"{db}: name the catalog after 'ducklake:' (see `archiver --help`)")
+    catalog, catalog_path = _catalog(db, db[len(LAKE_PREFIX) :])
     url = LAKE_PREFIX + ("" if catalog == "duckdb" else catalog + ":") + catalog_path
     if data_path and "://" not in data_path:
         data_path = _absolute(data_path).rstrip(os.sep) + os.sep
     elif not data_path and catalog != "postgres":
         data_path = catalog_path + ".files" + os.sep
     return Location(url, catalog, catalog_path, data_path)
+
+
+def _catalog(db: str, rest: str) -> tuple[str, str]:
+    """The catalog's kind and path or connection string in what follows `ducklake:`. A prefix like a
+    scheme names the kind (`postgres:`, `sqlite:`, `duckdb:`); an unknown one is refused rather than taken
+    as a file name (`ducklake:mysql:x` made a catalog file named `mysql:x`), and so is a blank catalog."""
+    scheme = _SCHEME.match(rest)
+    catalog = scheme.group()[:-1].lower() if scheme else "duckdb"
+    if catalog not in CATALOGS:
+        raise LocationError(
+            f"{db}: no catalog of kind {catalog!r} (ducklake:postgres:..., ducklake:sqlite:PATH or "
+            f"ducklake:PATH; a file whose name holds a colon: ducklake:duckdb:PATH)"
+        )
+    path = rest[scheme.end() :] if scheme else rest
+    if not path.strip():
+        raise LocationError(f"{db}: name the catalog after 'ducklake:' (see `archiver --help`)")
+    return catalog, path if catalog == "postgres" else _absolute(path)
 
 
 def _absolute(path: str) -> str:
