@@ -451,7 +451,31 @@ def _versions(
                     ),
                 )
             )
-    return work, aliases, stored
+    return _rotated(con, work), aliases, stored
+
+
+def _rotated(
+    con: duckdb.DuckDBPyConnection, work: list[tuple[SourceFile, SourceVersion]]
+) -> list[tuple[SourceFile, SourceVersion]]:
+    """Each new lineage that begins with the bytes of the latest version at a sibling path whose name its
+    own name extends (`app.log` rotated to `app.log.1` after it grew) continues that version instead, as a
+    log that grew at its own path does: the rotated file's results are not counted beside the earlier
+    version's. Only files with such a sibling are read again, to hash their first bytes."""
+    starts = [
+        (n, source) for n, (source, version) in enumerate(work) if version.replaces is None and _may_rotate(source)
+    ]
+    siblings = versions.rotated_from(con, [source.path for _, source in starts]) if starts else {}
+    for n, source in starts:
+        version = work[n][1]
+        for earlier in siblings.get(source.path, []):
+            if earlier.size < version.size and source.fingerprint(earlier.size)[2] == earlier.sha256:
+                work[n] = (source, versions.continued(version, earlier))
+                break
+    return work
+
+
+def _may_rotate(source: SourceFile) -> bool:
+    return source.path != STDIN and source.store is None and source.data is None and not source.unreadable
 
 
 def _record_aliases(

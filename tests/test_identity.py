@@ -84,6 +84,48 @@ def test_a_growing_log_still_replaces_its_earlier_version(archive, write):
     assert archive.check() == []
 
 
+@pytest.mark.parametrize("rotated_name", ["app.log.1", "app.log-20261201", "app.log.old"])
+def test_a_log_rotated_after_it_grew_continues_its_lineage(archive, write, tmp_path, rotated_name):
+    """app.log ingested, then grown and renamed (logrotate) with a new app.log begun, then ingested again:
+    the rotated file continues app.log's lineage, so the archive counts what a fresh ingest of the two files
+    counts (the rotated file was a new lineage beside the old version: its first results counted twice)."""
+    path = Path(write("app.log", lines("r1", "r2", cited=False)))
+    archive.ingest([str(path)])
+    with open(path, "ab") as handle:
+        handle.write(lines("r3"))
+    path.rename(path.with_name(rotated_name))
+    path.write_bytes(lines("r4", cited=False))
+    summary = archive.ingest([str(path.parent)])
+    assert (summary.files, summary.records, summary.duplicates_skipped) == (2, 4, 0)
+    with Archive.open(str(tmp_path / "fresh.duckdb")) as fresh:
+        fresh.ingest([str(path.parent)])
+        counts = ("results", "copies", "parts", "citations", "claims")
+        assert {k: archive.stats()[k] for k in counts} == {k: fresh.stats()[k] for k in counts}
+        assert sorted((f.rule, f.result_key, Path(f.source_path).name) for f in archive.audit().findings) == sorted(
+            (f.rule, f.result_key, Path(f.source_path).name) for f in fresh.audit().findings
+        )
+    assert archive.check() == []
+    again = archive.ingest([str(path.parent)])
+    assert again.files_unchanged == 2
+    out = tmp_path / "out"
+    made = {Path(m.path).name: Path(m.path).read_bytes() for m in archive.export(str(out), fmt="files")}
+    assert made == {
+        "app.log": lines("r4", cited=False),
+        rotated_name: lines("r1", "r2", cited=False) + lines("r3"),
+        **{name: data for name, data in made.items() if name.startswith("app@")},
+    }
+
+
+def test_a_file_beside_another_whose_bytes_it_does_not_begin_with_is_its_own_lineage(archive, write):
+    """Only a file that begins with the bytes of a sibling's latest version continues it."""
+    first = Path(write("app.log", lines("a1")))
+    archive.ingest([str(first)])
+    Path(write("app.log.1", lines("b1") + lines("a1"))).touch()
+    archive.ingest([str(first.parent)])
+    assert task_ids(archive) == ["a1", "b1"]
+    assert archive.stats()["copies"] == 3  # a1 in both files, b1
+
+
 @pytest.fixture
 def samples_copy(tmp_path) -> Path:
     copy = tmp_path / "copied" / "samples"

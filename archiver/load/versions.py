@@ -6,7 +6,8 @@ an alias; at one path, bytes extending the stored version replace it, other byte
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, replace
 
 import duckdb
 
@@ -84,3 +85,25 @@ def new_version(
     if latest.stored_at != path:  # the path held an alias: the lineage starts here, the aliased rows give way
         return SourceVersion(path, sha256, size, sha256, version_key(path, sha256, first), replaces)
     return SourceVersion(path, sha256, size, latest.lineage, version_key(path, latest.lineage, first), replaces)
+
+
+def rotated_from(con: duckdb.DuckDBPyConnection, paths: list[str]) -> dict[str, list[Latest]]:
+    """For each of `paths`, the latest versions at the paths beside it (same folder) whose names its name
+    extends by a suffix after a separator (`app.log` for `app.log.1`, `app.log-20261201`, `app.log_old`),
+    longest name first: what a rotated log may continue."""
+    wanted: dict[str, list[str]] = {}
+    for path in paths:
+        folder, name = os.path.split(path)
+        ends = [end for end in range(len(name) - 1, 0, -1) if name[end] in _ROTATION_SEPARATORS]
+        wanted[path] = [os.path.join(folder, name[:end]) for end in ends]
+    found = latest_at(con, sorted({sibling for siblings in wanted.values() for sibling in siblings}))
+    return {path: [found[s] for s in siblings if s in found] for path, siblings in wanted.items()}
+
+
+_ROTATION_SEPARATORS = frozenset(".-_~")
+
+
+def continued(version: SourceVersion, earlier: Latest) -> SourceVersion:
+    """`version`, a new lineage at its path, continuing `earlier` (the latest version at another path, whose
+    bytes it begins with): that version's index rows give way, as when a path that held an alias extends it."""
+    return replace(version, replaces=(earlier.stored_at, earlier.sha256))

@@ -5,7 +5,9 @@ alias. At one path, a version whose bytes begin with the bytes of the version re
 growing log) extends that one and replaces its index rows; any other new bytes at a path are a new
 version beside the earlier ones. Where the version recorded before is an alias (the path held bytes
 stored at another path, as a second mount of a share does), the extension replaces the index rows of
-the aliased version, wherever they are stored, so the log's results are still counted once. A chain of versions
+the aliased version, wherever they are stored, so the log's results are still counted once. So does a
+log rotated after it grew: a new lineage at `app.log.1` that begins with the bytes of the latest version
+at `app.log` (`load.versions.rotated_from`). A chain of versions
 that each extend the one before is a lineage,
 named by its first version. Ids of records, stored copies and cards are hashed with the version's
 `key`: the path for the first lineage found at a path (so ids made before versions existed stay
