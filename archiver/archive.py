@@ -15,7 +15,7 @@ from .store import migrations, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
 from .store.heal import heal, recovering
-from .store.refusals import ArchiveUnusableError, explain
+from .store.refusals import ArchiveUnusableError, ArchiveUnwritableError, explain
 
 if TYPE_CHECKING:
     from typing import BinaryIO
@@ -87,6 +87,12 @@ def _remove(location: Location) -> None:
             os.remove(leftover)
 
 
+_UNRECOVERED = (
+    "{}: read as it is: the archive cannot be written, so what a killed ingest left in its write-ahead log "
+    "was read without being checked (`archiver db check` names rows of an ingest that never committed)"
+)
+
+
 class Archive:
     """An open archive: one DuckDB connection, the schema at the current version."""
 
@@ -98,6 +104,8 @@ class Archive:
         self.location = location or locate(path)
         self.created = created  # this open made the archive file
         self._discard_if_empty = False
+        self.notes: list[str] = []
+        """What a person should know of how the archive was opened (one line each; the CLI prints them)."""
 
     @classmethod
     def open(
@@ -122,11 +130,21 @@ class Archive:
             con = connect(location, read_only=True, wait=wait)
             if upgrade:
                 _refuse_newer(con, location)
-            if upgrade and (_checking(con, location, migrations.outdated) or recovering(location)):
+            notes = []
+            if upgrade and ((outdated := _checking(con, location, migrations.outdated)) or recovering(location)):
                 con.close()
-                cls.open(path, wait=wait, data_path=data_path).close()
+                try:
+                    cls.open(path, wait=wait, data_path=data_path).close()
+                except ArchiveUnwritableError as exc:
+                    if outdated:
+                        raise ArchiveUnwritableError(
+                            f"{exc}; its schema is older than this archiver's and is upgraded as it opens"
+                        ) from None
+                    notes.append(_UNRECOVERED.format(location.describe()))
                 con = connect(location, read_only=True, wait=wait)
-            return cls(con, location.url, location)
+            archive = cls(con, location.url, location)
+            archive.notes = notes
+            return archive
         replayed = recovering(location)
         created = not location.is_lake and not exists(location)
         try:

@@ -58,7 +58,10 @@ def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: 
     ctx = click.get_current_context(silent=True)
     if ctx:
         ctx.meta["archiver.db"] = db
-    return Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path())
+    archive = Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path())
+    for note in archive.notes:
+        click.echo(f"note: {note}", err=True)
+    return archive
 
 
 class ArchiverGroup(click.Group):

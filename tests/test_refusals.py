@@ -220,6 +220,31 @@ def test_read_only_archive(good, inputs):
         assert snapshot(folder) == before
 
 
+def test_a_read_only_archive_with_a_write_ahead_log_is_read_as_it_is(tmp_path, inputs):
+    """A killed writer's WAL left beside an archive nobody may write: read commands read it (DuckDB replays the
+    log in memory) and say in one line that its recovery was not finished; they used to refuse, telling the
+    user that commands that only read work on it."""
+    path = tmp_path / "dbs" / "wal.duckdb"
+    path.parent.mkdir()
+    with Archive.open(str(path)) as archive:
+        archive.ingest(inputs, workers=1)
+        expected = archive.stats()
+        archive.con.execute("PRAGMA disable_checkpoint_on_shutdown")
+    assert Path(f"{path}.wal").stat().st_size > 0
+    with read_only_folder(path.parent) as folder:
+        before = snapshot(folder)
+        result = run("stats", "--json", "--db", str(folder / path.name))
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout) == expected
+        notes = [line for line in result.stderr.splitlines() if line.strip()]
+        assert len(notes) == 1
+        assert notes[0].startswith(f"note: {folder / path.name}: read as it is: the archive cannot be written")
+        refused = run("ingest", inputs[0], "--db", str(folder / path.name))
+        assert refused.exit_code == 1
+        assert "cannot write to the archive" in one_line_error(refused)
+        assert snapshot(folder) == before
+
+
 def test_missing_archive_for_read_commands(tmp_path):
     for command in (["stats"], ["audit"], ["sql", "SELECT 1"], ["db", "current"], ["query", "claims"]):
         result = run(*command, "--db", str(tmp_path / "missing.duckdb"))

@@ -30,6 +30,10 @@ class ArchiveUnusableError(ArchiveError):
     """The file `--db` names is not an archive, or an archive that cannot be used as it is."""
 
 
+class ArchiveUnwritableError(ArchiveUnusableError):
+    """The archive must be written to (to ingest, upgrade or recover it) and its file or folder refuses."""
+
+
 class NoArchiveError(ArchiveError, FileNotFoundError):
     """A command that reads was pointed at a path where no archive is."""
 
@@ -87,9 +91,8 @@ def explain(exc: Exception, path: str) -> ArchiveUnusableError | None:
             "(what was committed before stays; nothing of the failed commit was stored)"
         )
     if _UNWRITABLE.search(reason):
-        return ArchiveUnusableError(
-            f"{path}: cannot write to the archive ({reason}); use a copy you may write to, "
-            "or change its permissions (commands that only read work on it as it is)"
+        return ArchiveUnwritableError(
+            f"{path}: cannot write to the archive ({reason}); use a copy you may write to, or change its permissions"
         )
     if _DAMAGED.search(reason):
         return ArchiveUnusableError(
