@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Self
 
 import duckdb
 
-from .errors import QueryError
+from .errors import ArchiveError, QueryError
 from .store import migrations, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
-from .store.heal import heal, recovering
+from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
 from .store.refusals import ArchiveUnusableError, explain
 
 if TYPE_CHECKING:
@@ -66,14 +66,13 @@ def _checking(con: duckdb.DuckDBPyConnection, location: Location, check: Callabl
         raise
 
 
-def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> None:
+def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
     """Apply pending migrations, and heal what a killed writer's replay left of uncommitted versions
-    (`store.heal`) when a WAL was replayed or the schema upgraded; close `con` if that fails (a full
-    disk, another writer's lock)."""
+    (`store.heal`) when a WAL was replayed or the schema upgraded; what was healed. Close `con` if that
+    fails (a full disk, another writer's lock)."""
     try:
         applied = retry_busy(migrations.upgrade, con)
-        if replayed or applied:
-            retry_busy(heal, con)
+        return retry_busy(heal, con) if replayed or applied else []
     except BaseException:
         with suppress(duckdb.Error):
             con.close()
@@ -98,6 +97,7 @@ class Archive:
         self.location = location or locate(path)
         self.created = created  # this open made the archive file
         self._discard_if_empty = False
+        self.healed: list[Healed] = []  # what this open removed of rows no committed ingest recorded
 
     @classmethod
     def open(
@@ -122,23 +122,28 @@ class Archive:
             con = connect(location, read_only=True, wait=wait)
             if upgrade:
                 _refuse_newer(con, location)
+            healed = []
             if upgrade and (_checking(con, location, migrations.outdated) or recovering(location)):
                 con.close()
-                cls.open(path, wait=wait, data_path=data_path).close()
+                with cls.open(path, wait=wait, data_path=data_path) as writer:
+                    healed = writer.healed
                 con = connect(location, read_only=True, wait=wait)
-            return cls(con, location.url, location)
+            archive = cls(con, location.url, location)
+            archive.healed = healed
+            return archive
         replayed = recovering(location)
         created = not location.is_lake and not exists(location)
         try:
             con = connect(location, wait=wait)
             _refuse_newer(con, location)
-            if upgrade:
-                _upgraded(con, replayed)
+            healed = _upgraded(con, replayed) if upgrade else []
         except (duckdb.Error, ArchiveUnusableError):  # not ArchiveBusyError: then the file is another process's
             if created:
                 _remove(location)
             raise
-        return cls(con, location.url, location, created)
+        archive = cls(con, location.url, location, created)
+        archive.healed = healed
+        return archive
 
     def close(self) -> None:
         """Close; an archive this open created and an ingest left empty is removed first, while this
@@ -236,7 +241,29 @@ class Archive:
         return migrations.current_version(self.con)
 
     def upgrade(self, upto: int | None = None) -> list:
-        return migrations.upgrade(self.con, upto)
+        """Apply pending migrations (up to `upto`); at the latest version, remove what no committed ingest
+        recorded, as an open that upgrades does (kept in `healed`)."""
+        applied = migrations.upgrade(self.con, upto)
+        if applied and migrations.current_version(self.con) == migrations.latest_version():
+            self.healed += heal(self.con)
+        return applied
+
+    def repair(self, dry_run: bool = False) -> list[Healed]:
+        """Remove the index rows no committed ingest recorded, whatever version wrote them (`store.heal`):
+        rows of versions without a committed `sources` row, and parts, citations and claims whose copy or
+        Part is not indexed; record them in `healed`. What was removed (with `dry_run`, what would be; the
+        archive is left as it was), by table and file version. Re-ingesting their files indexes them again.
+
+        Needs the archive open for writing, at the latest schema (an open that upgrades repairs as well).
+        On a lake, refused while another writer holds leases (its rows are not committed yet)."""
+        if migrations.pending(self.con):
+            raise ArchiveError(
+                f"{self.location.describe()}: the archive's schema is at version {self.version()}, older than "
+                f"this archiver's ({migrations.latest_version()}); `archiver db repair` without --dry-run "
+                "upgrades it and repairs it"
+            )
+        refuse_while_writing(self.location)
+        return orphans(self.con) if dry_run else heal(self.con)
 
     def sources(self) -> list[SourceRow]:
         """The recorded source-file versions as typed `SourceRow`s, by path and time of ingest."""

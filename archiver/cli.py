@@ -51,14 +51,32 @@ def _data_path() -> str | None:
     return ctx.meta.get("archiver.data_path") if ctx else None
 
 
-def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: bool = True):
-    """The archive `--db` names; what goes wrong with it (here or later) is told by `ArchiverGroup`."""
+def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: bool = True, say_healed: bool = True):
+    """The archive `--db` names; what goes wrong with it (here or later) is told by `ArchiverGroup`. What the
+    open removed of rows no committed ingest recorded (a replay's, or an old archive's found on upgrading)
+    is said in one line on stderr."""
     from .archive import Archive
 
     ctx = click.get_current_context(silent=True)
     if ctx:
         ctx.meta["archiver.db"] = db
-    return Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path())
+    archive = Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path())
+    if archive.healed and say_healed:
+        say_healed_rows(archive)
+    return archive
+
+
+def say_healed_rows(archive) -> None:
+    click.echo(f"{archive.location.describe()}: {removed_line(archive.healed)}; db check lists them", err=True)
+
+
+def removed_line(found, verb: str = "removed") -> str:
+    """`found` (`store.heal.Healed`s) in one line: the rows, and how many per table."""
+    from .store.heal import removed_by_table
+
+    per_table = removed_by_table(found)
+    tables = ", ".join(f"{table} {rows:,}" for table, rows in per_table.items())
+    return f"{verb} {sum(per_table.values()):,} index rows no committed ingest recorded ({tables})"
 
 
 class ArchiverGroup(click.Group):
@@ -466,6 +484,8 @@ def upgrade(db: str | None, wait: float) -> None:
         for migration in applied:
             click.echo(f"applied {migration.version:04d}_{migration.name}")
         click.echo(f"at version {archive.version()}")
+        if archive.healed:
+            say_healed_rows(archive)
 
 
 @db_group.command("transfer")
@@ -761,7 +781,25 @@ def check_command(db: str | None, wait: float) -> None:
     )
 
 
-@db_group.command("cleanup")
+@db_group.command("repair")
+@click.option("--dry-run", is_flag=True, help="Say what would be removed, and change nothing.")
+@db_options
+def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
+    """Remove the index rows no committed ingest recorded, whatever version of the archiver wrote them: rows
+    of file versions without a committed sources row (a killed ingest's, replayed), and parts, citations and
+    claims whose stored copy or Part is not indexed. Prints what was removed per table and file version;
+    re-ingest those files to index them again. Waits for (or is refused by) another process writing."""
+    with open_archive(db, wait, upgrade=not dry_run, say_healed=False) as archive:
+        found = archive.healed + archive.repair(dry_run=dry_run)
+    if not found:
+        click.echo("nothing to repair: every index row belongs to a committed ingest")
+        return
+    verb = "would remove" if dry_run else "removed"
+    for item in found:
+        click.echo(f"{verb}: {item}")
+    click.echo(removed_line(found, verb))
+
+
 @db_options
 def cleanup_command(db: str | None, wait: float) -> None:
     """On a lake: remove what writers that died left behind: their uncommitted file leases and the Parquet
