@@ -363,6 +363,8 @@ def ingest(
         click.echo(f"quarantined: {problem}", err=True)
     for path in summary.unrecognised_files:
         click.secho(f"warning: {path}: no A2A object recognised in this file", fg="yellow", err=True)
+    for folder in summary.folders_unreadable:
+        click.secho(f"warning: {folder}: folder not read", fg="yellow", err=True)
     if summary.found_nothing:
         click.secho(
             f"warning: no transcript found in {summary.files} file{'s' * (summary.files != 1)} "
@@ -435,6 +437,9 @@ def render_summary(summary) -> str:
     ]
     if summary.archive_files_skipped:
         lines.append(f"skipped {summary.archive_files_skipped} paths to the archive's own files")
+    if summary.folders_unreadable:
+        unread = len(summary.folders_unreadable)
+        lines.append(f"skipped {unread} folder{'s' * (unread != 1)} that cannot be listed")
     if summary.claimed_elsewhere or summary.leases_taken_over or summary.commit_retries:
         lines.append(
             f"other writers: {len(summary.claimed_elsewhere)} files leased by them "
@@ -463,7 +468,7 @@ def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
 
 @main.group("db")
 def db_group() -> None:
-    """The archive's schema: its version and upgrades."""
+    """The archive itself: its schema version and upgrades, integrity check and repair, transfer, a lake's cleanup."""
 
 
 @db_group.command()
@@ -478,7 +483,8 @@ def current(db: str | None, wait: float) -> None:
 @db_options
 @data_path_option
 def upgrade(db: str | None, wait: float) -> None:
-    """Apply pending migrations."""
+    """Apply pending migrations; then remove the index rows no committed ingest recorded (as every open that
+    upgrades does: `db repair`), said in one line on stderr."""
     with open_archive(db, wait, upgrade=False) as archive:
         applied = archive.upgrade()
         for migration in applied:
@@ -763,7 +769,8 @@ def serve(host: str, port: int, token: str | None, db: str | None) -> None:
 @db_options
 def check_command(db: str | None, wait: float) -> None:
     """Check the archive's integrity: every index row points to a stored raw record, no file is half
-    ingested, counts agree. Exit status 1 with the list of problems, 0 when the archive is consistent."""
+    ingested, counts agree. Exit status 1 with the list of problems, 0 when the archive is consistent; a
+    problem of rows no committed ingest wrote says so, and `archiver db repair` removes them."""
     with open_archive(db, wait, read_only=True) as archive:
         problems = archive.check()
         healed = archive.healings()
@@ -800,6 +807,7 @@ def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
     click.echo(removed_line(found, verb))
 
 
+@db_group.command("cleanup")
 @db_options
 def cleanup_command(db: str | None, wait: float) -> None:
     """On a lake: remove what writers that died left behind: their uncommitted file leases and the Parquet
