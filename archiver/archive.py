@@ -72,7 +72,9 @@ def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
     fails (a full disk, another writer's lock)."""
     try:
         applied = retry_busy(migrations.upgrade, con)
-        return retry_busy(heal, con) if replayed or applied else []
+        if applied:
+            return retry_busy(lambda connection: heal(connection, unanchored=True), con)
+        return retry_busy(heal, con) if replayed else []
     except BaseException:
         with suppress(duckdb.Error):
             con.close()
@@ -245,7 +247,7 @@ class Archive:
         recorded, as an open that upgrades does (kept in `healed`)."""
         applied = migrations.upgrade(self.con, upto)
         if applied and migrations.current_version(self.con) == migrations.latest_version():
-            self.healed += heal(self.con)
+            self.healed += heal(self.con, unanchored=True)
         return applied
 
     def repair(self, dry_run: bool = False) -> list[Healed]:
@@ -263,7 +265,7 @@ class Archive:
                 "upgrades it and repairs it"
             )
         refuse_while_writing(self.location)
-        return orphans(self.con) if dry_run else heal(self.con)
+        return orphans(self.con) if dry_run else heal(self.con, unanchored=True)
 
     def sources(self) -> list[SourceRow]:
         """The recorded source-file versions as typed `SourceRow`s, by path and time of ingest."""

@@ -10,11 +10,12 @@ claim or citation with its Part, so a part, claim or citation whose copy or Part
 written by no committed ingest either, whatever version it names (an archive torn before the commit
 marker had its orphans given their path's latest version by migration 0007, so only this shows them).
 
-`archiver db repair` removes both kinds whenever asked. An open that finds a replay pending (a WAL left
-by a process that did not close the archive) removes them too, as does an upgrade of the schema, and
-records what it removed in `healed` (`db check` names it, `stats` counts it). A clean archive is not
-scanned on opening: at 10M claims the scan costs about 2 s. Only a DuckDB file replays a WAL; a DuckLake
-commits through its catalog in one transaction."""
+`archiver db repair` removes both kinds whenever asked, as does an upgrade of the schema. An open that
+finds a replay pending (a WAL left by a process that did not close the archive) removes the first kind
+(a replay tears this version's commit groups, whose rows all name their version): at 10M claims that
+scan costs about 2 s, where the second kind's costs as much as `db check` (54 s at 19M claims). Each
+removal is recorded in `healed` (`db check` names it, `stats` counts it). A clean archive is not scanned
+on opening. Only a DuckDB file replays a WAL; a DuckLake commits through its catalog in one transaction."""
 
 from __future__ import annotations
 
@@ -50,23 +51,24 @@ def recovering(location: Location) -> bool:
 
 
 def orphans(con: duckdb.DuckDBPyConnection) -> list[Healed]:
-    """What `heal` removes, by table and version: rows of versions with no committed `sources` row, then
-    parts, citations and claims whose copy or Part is not indexed once those are gone. Counted in one
-    transaction that removes as it goes and is rolled back, so that what removing the first kind leaves
-    unanchored is counted too, and nothing changes."""
+    """What `heal(con, unanchored=True)` removes, by table and version: rows of versions with no committed
+    `sources` row, then parts, citations and claims whose copy or Part is not indexed once those are gone.
+    Counted in one transaction that removes as it goes and is rolled back, so that what removing the first
+    kind leaves unanchored is counted too, and nothing changes."""
     con.execute("BEGIN TRANSACTION")
     try:
-        return _remove(con)
+        return _remove(con, unanchored=True)
     finally:
         rollback(con)
 
 
-def heal(con: duckdb.DuckDBPyConnection) -> list[Healed]:
-    """Remove the rows no committed ingest recorded in one transaction and record them in `healed`; what
-    was removed, by table and version (nothing when nothing was found)."""
+def heal(con: duckdb.DuckDBPyConnection, unanchored: bool = False) -> list[Healed]:
+    """Remove the rows of uncommitted versions (and, when `unanchored`, the parts, citations and claims
+    whose copy or Part is not indexed: a scan as costly as `db check`'s) in one transaction, and record
+    them in `healed`; what was removed, by table and version (nothing when nothing was found)."""
     con.execute("BEGIN TRANSACTION")
     try:
-        found = _remove(con)
+        found = _remove(con, unanchored)
         if found:
             con.executemany(
                 "INSERT INTO healed VALUES (now(), ?, ?, ?, ?)",
@@ -79,9 +81,10 @@ def heal(con: duckdb.DuckDBPyConnection) -> list[Healed]:
     return found
 
 
-def _remove(con: duckdb.DuckDBPyConnection) -> list[Healed]:
-    """Delete, inside the caller's transaction, the rows of uncommitted versions, then the unanchored ones."""
-    steps = [(table, UNCOMMITTED) for table in INDEX_TABLES] + list(UNANCHORED.items())
+def _remove(con: duckdb.DuckDBPyConnection, unanchored: bool) -> list[Healed]:
+    """Delete, inside the caller's transaction, the rows of uncommitted versions, then (when `unanchored`)
+    the parts, citations and claims whose copy or Part is not indexed."""
+    steps = [(table, UNCOMMITTED) for table in INDEX_TABLES] + (list(UNANCHORED.items()) if unanchored else [])
     found = []
     for table, where in steps:
         rows = con.execute(_ROWS.format(table=table, where=where)).fetchall()
