@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 from click.testing import CliRunner
 
 from archiver.archive import Archive
@@ -146,3 +147,27 @@ def test_a_dry_run_on_an_older_schema_is_refused_in_one_line(tmp_path):
     )
     with Archive.open(path, upgrade=False) as old:
         assert old.version() == 6
+
+
+@pytest.mark.lake
+def test_on_a_lake_repair_is_refused_while_another_writer_holds_leases_then_repairs(tmp_path):
+    from archiver.store.connection import ArchiveBusyError
+    from archiver.store.leases import leases_for
+
+    db, data = f"ducklake:sqlite:{tmp_path / 'catalog.sqlite'}", str(tmp_path / "lake-data")
+    with Archive.open(db, data_path=data) as archive:
+        archive.ingest([TORN[0]])
+        archive.con.execute("DELETE FROM parts")
+        claims = archive.con.execute("SELECT count(*) FROM claims").fetchone()[0]
+        writer = leases_for(archive.location)
+        assert writer.take("/dumps/next.jsonl", "0" * 64) is None  # a live writer, ingesting
+        with pytest.raises(ArchiveBusyError, match=r"another writer is ingesting \(1 files leased; /dumps/next.jsonl"):
+            archive.repair()
+        writer.release()
+        writer.close()
+        found = archive.repair()
+        assert {item.table: sum(i.rows for i in found if i.table == item.table) for item in found} == {
+            "citations": 5,
+            "claims": claims,
+        }
+        assert archive.check() == []
