@@ -67,9 +67,10 @@ def _checking(con: duckdb.DuckDBPyConnection, location: Location, check: Callabl
 
 
 def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
-    """Apply pending migrations, and heal what a killed writer's replay left of uncommitted versions
-    (`store.heal`) when a WAL was replayed or the schema upgraded; what was healed. Close `con` if that
-    fails (a full disk, another writer's lock)."""
+    """Apply pending migrations, and heal (`store.heal`): what a killed writer's replay left of uncommitted
+    versions when a WAL was replayed; when the schema was upgraded, every row no committed ingest recorded
+    (an old archive's damage, as `db repair` finds it). What was healed. Close `con` if that fails (a full
+    disk, another writer's lock)."""
     try:
         applied = retry_busy(migrations.upgrade, con)
         if applied:
@@ -92,14 +93,19 @@ class Archive:
     """An open archive: one DuckDB connection, the schema at the current version."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, path: str, location: Location | None = None, created: bool = False
+        self,
+        con: duckdb.DuckDBPyConnection,
+        path: str,
+        location: Location | None = None,
+        created: bool = False,
+        healed: list[Healed] | None = None,
     ) -> None:
         self.con = con
         self.path = path
         self.location = location or locate(path)
         self.created = created  # this open made the archive file
         self._discard_if_empty = False
-        self.healed: list[Healed] = []  # what this open removed of rows no committed ingest recorded
+        self.healed = healed or []  # what this open (or `upgrade`) removed of rows no committed ingest recorded
 
     @classmethod
     def open(
@@ -130,9 +136,7 @@ class Archive:
                 with cls.open(path, wait=wait, data_path=data_path) as writer:
                     healed = writer.healed
                 con = connect(location, read_only=True, wait=wait)
-            archive = cls(con, location.url, location)
-            archive.healed = healed
-            return archive
+            return cls(con, location.url, location, healed=healed)
         replayed = recovering(location)
         created = not location.is_lake and not exists(location)
         try:
@@ -143,9 +147,7 @@ class Archive:
             if created:
                 _remove(location)
             raise
-        archive = cls(con, location.url, location, created)
-        archive.healed = healed
-        return archive
+        return cls(con, location.url, location, created, healed)
 
     def close(self) -> None:
         """Close; an archive this open created and an ingest left empty is removed first, while this
