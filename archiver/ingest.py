@@ -112,7 +112,7 @@ def expand(
             raise InputError(f"{shown(given)}: no such file or directory")
         for match in matches:
             if os.path.isdir(match):
-                yield from _walk(match, unreadable if unreadable is not None else [], named=match == given)
+                yield from _walk(match, unreadable, named=match == given)
             elif is_open(match):  # a spool segment still being written: never read
                 continue
             elif os.path.lexists(match):  # a dangling symlink too: quarantined as unreadable, as in a walk
@@ -132,9 +132,10 @@ def _missing(path: str) -> str:
     return "no such file or directory"
 
 
-def _walk(top: str, unreadable: list[str], named: bool) -> Iterator[SourceFile]:
+def _walk(top: str, unreadable: list[str] | None = None, named: bool = False) -> Iterator[SourceFile]:
     """The files under `top`; the folders it cannot list are added to `unreadable` (`top` itself, when
     `named` on the command line, is an `InputError`)."""
+    unreadable = [] if unreadable is None else unreadable
 
     def unlisted(exc: OSError) -> None:
         if named and exc.filename == top:
