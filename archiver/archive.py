@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Self
 
 import duckdb
 
-from .errors import QueryError
+from .errors import ArchiveError, QueryError
 from .store import migrations, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
-from .store.heal import heal, recovering
+from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
 from .store.refusals import ArchiveUnusableError, ArchiveUnwritableError, explain
 
 if TYPE_CHECKING:
@@ -66,14 +66,16 @@ def _checking(con: duckdb.DuckDBPyConnection, location: Location, check: Callabl
         raise
 
 
-def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> None:
-    """Apply pending migrations, and heal what a killed writer's replay left of uncommitted versions
-    (`store.heal`) when a WAL was replayed or the schema upgraded; close `con` if that fails (a full
+def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
+    """Apply pending migrations, and heal (`store.heal`): what a killed writer's replay left of uncommitted
+    versions when a WAL was replayed; when the schema was upgraded, every row no committed ingest recorded
+    (an old archive's damage, as `db repair` finds it). What was healed. Close `con` if that fails (a full
     disk, another writer's lock)."""
     try:
         applied = retry_busy(migrations.upgrade, con)
-        if replayed or applied:
-            retry_busy(heal, con)
+        if applied:
+            return retry_busy(lambda connection: heal(connection, unanchored=True), con)
+        return retry_busy(heal, con) if replayed else []
     except BaseException:
         with suppress(duckdb.Error):
             con.close()
@@ -97,13 +99,19 @@ class Archive:
     """An open archive: one DuckDB connection, the schema at the current version."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, path: str, location: Location | None = None, created: bool = False
+        self,
+        con: duckdb.DuckDBPyConnection,
+        path: str,
+        location: Location | None = None,
+        created: bool = False,
+        healed: list[Healed] | None = None,
     ) -> None:
         self.con = con
         self.path = path
         self.location = location or locate(path)
         self.created = created  # this open made the archive file
         self._discard_if_empty = False
+        self.healed = healed or []  # what this open (or `upgrade`) removed of rows no committed ingest recorded
         self.notes: list[str] = []
         """What a person should know of how the archive was opened (one line each; the CLI prints them)."""
 
@@ -130,11 +138,12 @@ class Archive:
             con = connect(location, read_only=True, wait=wait)
             if upgrade:
                 _refuse_newer(con, location)
-            notes = []
+            healed, notes = [], []
             if upgrade and ((outdated := _checking(con, location, migrations.outdated)) or recovering(location)):
                 con.close()
                 try:
-                    cls.open(path, wait=wait, data_path=data_path).close()
+                    with cls.open(path, wait=wait, data_path=data_path) as writer:
+                        healed = writer.healed
                 except ArchiveUnwritableError as exc:
                     if outdated:
                         raise ArchiveUnwritableError(
@@ -142,7 +151,7 @@ class Archive:
                         ) from None
                     notes.append(_UNRECOVERED.format(location.describe()))
                 con = connect(location, read_only=True, wait=wait)
-            archive = cls(con, location.url, location)
+            archive = cls(con, location.url, location, healed=healed)
             archive.notes = notes
             return archive
         replayed = recovering(location)
@@ -150,13 +159,12 @@ class Archive:
         try:
             con = connect(location, wait=wait)
             _refuse_newer(con, location)
-            if upgrade:
-                _upgraded(con, replayed)
+            healed = _upgraded(con, replayed) if upgrade else []
         except (duckdb.Error, ArchiveUnusableError):  # not ArchiveBusyError: then the file is another process's
             if created:
                 _remove(location)
             raise
-        return cls(con, location.url, location, created)
+        return cls(con, location.url, location, created, healed)
 
     def close(self) -> None:
         """Close; an archive this open created and an ingest left empty is removed first, while this
@@ -254,7 +262,29 @@ class Archive:
         return migrations.current_version(self.con)
 
     def upgrade(self, upto: int | None = None) -> list:
-        return migrations.upgrade(self.con, upto)
+        """Apply pending migrations (up to `upto`); at the latest version, remove what no committed ingest
+        recorded, as an open that upgrades does (kept in `healed`)."""
+        applied = migrations.upgrade(self.con, upto)
+        if applied and migrations.current_version(self.con) == migrations.latest_version():
+            self.healed += heal(self.con, unanchored=True)
+        return applied
+
+    def repair(self, dry_run: bool = False) -> list[Healed]:
+        """Remove the index rows no committed ingest recorded, whatever version wrote them (`store.heal`):
+        rows of versions without a committed `sources` row, and parts, citations and claims whose copy or
+        Part is not indexed; record them in `healed`. What was removed (with `dry_run`, what would be; the
+        archive is left as it was), by table and file version. Re-ingesting their files indexes them again.
+
+        Needs the archive open for writing, at the latest schema (an open that upgrades repairs as well).
+        On a lake, refused while another writer holds leases (its rows are not committed yet)."""
+        if migrations.pending(self.con):
+            raise ArchiveError(
+                f"{self.location.describe()}: the archive's schema is at version {self.version()}, older than "
+                f"this archiver's ({migrations.latest_version()}); `archiver db repair` without --dry-run "
+                "upgrades it and repairs it"
+            )
+        refuse_while_writing(self.location)
+        return orphans(self.con) if dry_run else heal(self.con, unanchored=True)
 
     def sources(self) -> list[SourceRow]:
         """The recorded source-file versions as typed `SourceRow`s, by path and time of ingest."""

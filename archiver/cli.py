@@ -51,8 +51,10 @@ def _data_path() -> str | None:
     return ctx.meta.get("archiver.data_path") if ctx else None
 
 
-def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: bool = True):
-    """The archive `--db` names; what goes wrong with it (here or later) is told by `ArchiverGroup`."""
+def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: bool = True, say_healed: bool = True):
+    """The archive `--db` names; what goes wrong with it (here or later) is told by `ArchiverGroup`. What the
+    open removed of rows no committed ingest recorded (a replay's, or an old archive's found on upgrading)
+    is said in one line on stderr."""
     from .archive import Archive
 
     ctx = click.get_current_context(silent=True)
@@ -61,7 +63,22 @@ def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: 
     archive = Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path())
     for note in archive.notes:
         click.echo(f"note: {note}", err=True)
+    if archive.healed and say_healed:
+        say_healed_rows(archive)
     return archive
+
+
+def say_healed_rows(archive) -> None:
+    click.echo(f"{archive.location.describe()}: {removed_line(archive.healed)}; db check lists them", err=True)
+
+
+def removed_line(found, verb: str = "removed") -> str:
+    """`found` (`store.heal.Healed`s) in one line: the rows, and how many per table."""
+    from .store.heal import removed_by_table
+
+    per_table = removed_by_table(found)
+    tables = ", ".join(f"{table} {rows:,}" for table, rows in per_table.items())
+    return f"{verb} {sum(per_table.values()):,} index rows no committed ingest recorded ({tables})"
 
 
 class ArchiverGroup(click.Group):
@@ -348,6 +365,8 @@ def ingest(
         click.echo(f"quarantined: {problem}", err=True)
     for path in summary.unrecognised_files:
         click.secho(f"warning: {path}: no A2A object recognised in this file", fg="yellow", err=True)
+    for folder in summary.folders_unreadable:
+        click.secho(f"warning: {folder}: folder not read", fg="yellow", err=True)
     if summary.found_nothing:
         click.secho(
             f"warning: no transcript found in {summary.files} file{'s' * (summary.files != 1)} "
@@ -420,6 +439,9 @@ def render_summary(summary) -> str:
     ]
     if summary.archive_files_skipped:
         lines.append(f"skipped {summary.archive_files_skipped} paths to the archive's own files")
+    if summary.folders_unreadable:
+        unread = len(summary.folders_unreadable)
+        lines.append(f"skipped {unread} folder{'s' * (unread != 1)} that cannot be listed")
     if summary.claimed_elsewhere or summary.leases_taken_over or summary.commit_retries:
         lines.append(
             f"other writers: {len(summary.claimed_elsewhere)} files leased by them "
@@ -448,7 +470,7 @@ def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
 
 @main.group("db")
 def db_group() -> None:
-    """The archive's schema: its version and upgrades."""
+    """The archive itself: its schema version and upgrades, integrity check and repair, transfer, a lake's cleanup."""
 
 
 @db_group.command()
@@ -463,12 +485,15 @@ def current(db: str | None, wait: float) -> None:
 @db_options
 @data_path_option
 def upgrade(db: str | None, wait: float) -> None:
-    """Apply pending migrations."""
+    """Apply pending migrations; then remove the index rows no committed ingest recorded (as every open that
+    upgrades does: `db repair`), said in one line on stderr."""
     with open_archive(db, wait, upgrade=False) as archive:
         applied = archive.upgrade()
         for migration in applied:
             click.echo(f"applied {migration.version:04d}_{migration.name}")
         click.echo(f"at version {archive.version()}")
+        if archive.healed:
+            say_healed_rows(archive)
 
 
 @db_group.command("transfer")
@@ -746,7 +771,8 @@ def serve(host: str, port: int, token: str | None, db: str | None) -> None:
 @db_options
 def check_command(db: str | None, wait: float) -> None:
     """Check the archive's integrity: every index row points to a stored raw record, no file is half
-    ingested, counts agree. Exit status 1 with the list of problems, 0 when the archive is consistent."""
+    ingested, counts agree. Exit status 1 with the list of problems, 0 when the archive is consistent; a
+    problem of rows no committed ingest wrote says so, and `archiver db repair` removes them."""
     with open_archive(db, wait, read_only=True) as archive:
         problems = archive.check()
         healed = archive.healings()
@@ -762,6 +788,25 @@ def check_command(db: str | None, wait: float) -> None:
         f"ok: {counts['sources']} sources, {counts['records']} records, {counts['copies']} stored copies, "
         f"{counts['parts']} parts, {counts['citations']} citations, {counts['claims']} claims"
     )
+
+
+@db_group.command("repair")
+@click.option("--dry-run", is_flag=True, help="Say what would be removed, and change nothing.")
+@db_options
+def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
+    """Remove the index rows no committed ingest recorded, whatever version of the archiver wrote them: rows
+    of file versions without a committed sources row (a killed ingest's, replayed), and parts, citations and
+    claims whose stored copy or Part is not indexed. Prints what was removed per table and file version;
+    re-ingest those files to index them again. Waits for (or is refused by) another process writing."""
+    with open_archive(db, wait, upgrade=not dry_run, say_healed=False) as archive:
+        found = archive.healed + archive.repair(dry_run=dry_run)
+    if not found:
+        click.echo("nothing to repair: every index row belongs to a committed ingest")
+        return
+    verb = "would remove" if dry_run else "removed"
+    for item in found:
+        click.echo(f"{verb}: {item}")
+    click.echo(removed_line(found, verb))
 
 
 @db_group.command("cleanup")

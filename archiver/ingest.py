@@ -63,6 +63,8 @@ class IngestSummary:
     commit_retries: int = 0
     archive_files_skipped: int = 0
     """Paths that reached the archive's own files (its database, .wal, a lake's Parquet files): never read."""
+    folders_unreadable: list[str] = field(default_factory=list)
+    """Folders found in a walk that could not be listed (no permission): their files were not read."""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -86,13 +88,17 @@ class IngestSummary:
 IGNORE_FILE = ".archiverignore"
 
 
-def expand(paths: Iterable[str], tables: Sequence[str] = ()) -> Iterator[SourceFile]:
+def expand(
+    paths: Iterable[str], tables: Sequence[str] = (), unreadable: list[str] | None = None
+) -> Iterator[SourceFile]:
     """Files, directories (recursively, in name order), globs, "-" for standard input, and live task
     stores (`postgresql://...`, `mysql://...`: a source for each of `tables`, else for each task table).
 
     In a directory walk, hidden files are passed over, and so is whatever a `.archiverignore` file (one
     glob per line, `dir/` for a folder) names beside or above it in the walk. A file named explicitly is
-    always read, except a spool segment still being written (`*.open`): no ingest reads one.
+    always read, except a spool segment still being written (`*.open`): no ingest reads one. A folder
+    the walk cannot list is added to `unreadable`; one named explicitly that cannot be listed is an
+    `InputError` (a file that cannot be read is quarantined, named or not).
     """
     for given in paths:
         if given == "-":
@@ -106,21 +112,40 @@ def expand(paths: Iterable[str], tables: Sequence[str] = ()) -> Iterator[SourceF
             raise InputError(f"{shown(given)}: no such file or directory")
         for match in matches:
             if os.path.isdir(match):
-                yield from _walk(match)
+                yield from _walk(match, unreadable, named=match == given)
             elif is_open(match):  # a spool segment still being written: never read
                 continue
             elif os.path.lexists(match):  # a dangling symlink too: quarantined as unreadable, as in a walk
                 yield SourceFile.on_disk(match)
             else:
-                raise InputError(f"{shown(match)}: no such file or directory")
+                raise InputError(f"{shown(match)}: {_missing(match)}")
 
 
-def _walk(top: str) -> Iterator[SourceFile]:
-    """The files under `top`, each folder's `.archiverignore` rules applying beneath it. A folder's rules
-    are its parent's and its own (looking through every folder seen so far made the walk quadratic: 11%
-    of ingesting 11,100 small files in 300 folders)."""
+def _missing(path: str) -> str:
+    """Why `path` cannot be seen: a folder on its way that may not be searched, or nothing there."""
+    try:
+        os.lstat(path)
+    except PermissionError:
+        return "permission denied: a folder on its path cannot be searched"
+    except OSError:
+        pass
+    return "no such file or directory"
+
+
+def _walk(top: str, unreadable: list[str] | None = None, named: bool = False) -> Iterator[SourceFile]:
+    """The files under `top`, each folder's `.archiverignore` rules applying beneath it; the folders it cannot
+    list are added to `unreadable` (`top` itself, when `named` on the command line, is an `InputError`). A
+    folder's rules are its parent's and its own (looking through every folder seen so far made the walk
+    quadratic: 11% of ingesting 11,100 small files in 300 folders)."""
+    unreadable = [] if unreadable is None else unreadable
+
+    def unlisted(exc: OSError) -> None:
+        if named and exc.filename == top:
+            raise InputError(f"{shown(top)}: {(exc.strerror or str(exc)).lower()}: cannot list the folder") from None
+        unreadable.append(f"{shown(os.path.abspath(exc.filename))}: {(exc.strerror or str(exc)).lower()}")
+
     rules: dict[str, list[tuple[str, str]]] = {}
-    for root, dirs, files in os.walk(top, followlinks=False):
+    for root, dirs, files in os.walk(top, onerror=unlisted, followlinks=False):
         inherited = rules.get(os.path.dirname(root), [])  # os.walk names a child folder os.path.join(root, name)
         own = [(root, pattern) for pattern in _ignore_rules(root)]
         inherited = rules[root.rstrip(os.sep) or root] = inherited + own if own else inherited
@@ -317,7 +342,7 @@ def _ingest(
     schemas = arrow_schemas(con)
     own = archive_files(con)
     sources = []
-    for source in expand(paths, tables):
+    for source in expand(paths, tables, summary.folders_unreadable):
         if source.data is None and own.holds(source.fs_path):
             summary.archive_files_skipped += 1
         else:

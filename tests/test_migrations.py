@@ -29,15 +29,15 @@ def test_versions_are_recorded_in_order(archive):
     assert archive.version() == versions[-1]
 
 
-def first_version_archive(path: str, source: str, tmp_path) -> dict:
-    """An archive at schema version 1 holding `source` as the first version's ingest stored it: the rows
-    of today's ingest, in the columns version 1 had. Returns today's stats of the same input."""
+def first_version_archive(path: str, source: str, tmp_path, version: int = 1) -> dict:
+    """An archive at schema version `version` (default 1) holding `source` as that version's ingest stored
+    it: the rows of today's ingest, in the columns the version had. Returns today's stats of the same input."""
     current = str(tmp_path / "current.duckdb")
     with Archive.open(current) as now:
         now.ingest([source])
         expected = now.stats()
     with Archive.open(path, upgrade=False) as old:
-        old.upgrade(upto=1)
+        old.upgrade(upto=version)
         old.con.execute(f"ATTACH '{current}' AS now (READ_ONLY)")
         for (table,) in old.con.execute(
             "SELECT table_name FROM duckdb_tables() WHERE database_name = "
@@ -53,7 +53,7 @@ def first_version_archive(path: str, source: str, tmp_path) -> dict:
             )
             old.con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM now.{table}")
         old.con.execute("DETACH now")
-        assert old.version() == 1
+        assert old.version() == version
     return expected
 
 
@@ -91,6 +91,38 @@ def test_an_old_archive_that_stored_a_copy_twice_keeps_it_once(tmp_path, write):
         assert rows(upgraded, "SELECT path, alias_of FROM sources ORDER BY path") == [(source, None), (copy, source)]
         assert upgraded.check() == []
         assert upgraded.ingest([copy]).files_unchanged == 1
+
+
+def test_an_archive_torn_before_the_commit_marker_is_repaired_on_upgrade_and_says_so(tmp_path, write):
+    """The SIGKILL of an earlier round, in an archive of schema 6: one file's claims replayed without its
+    records, copies, parts or sources row, and claims of Parts never indexed under a file that was committed
+    (migration 0007 gives those its committed version). The open that upgrades removes both and says so."""
+    path = str(tmp_path / "old.duckdb")
+    folder = Path(write("dumps/kept.jsonl", [jsonrpc_result({"task": v1_task("t1", v1_cited_parts())})])).parent
+    torn = write("dumps/torn.jsonl", [jsonrpc_result({"task": v1_task("t2", v1_cited_parts())})])
+    kept = str(folder / "kept.jsonl")
+    expected = first_version_archive(path, str(folder), tmp_path, version=6)
+    with Archive.open(path, upgrade=False) as old:
+        for table, column in (("sources", "path"), ("records", "source_path"), ("results", "source_path"),
+                              ("parts", "source_path"), ("citations", "source_path")):  # fmt: skip
+            old.con.execute(f"DELETE FROM {table} WHERE {column} = ?", [torn])
+        old.con.execute("INSERT INTO claims SELECT * REPLACE ('torn-' || part_id AS part_id) FROM claims "
+                        "WHERE source_path = ?", [kept])  # fmt: skip
+        orphans = rows(old, "SELECT count(*) FROM claims WHERE source_path = ? OR part_id LIKE 'torn-%'", [torn])[0][0]
+    assert orphans == expected["claims"]  # the torn file's, and as many again of Parts never indexed
+    from click.testing import CliRunner
+
+    from archiver.cli import main
+
+    opened = CliRunner().invoke(main, ["stats", "--db", path])
+    assert opened.exit_code == 0, opened.output
+    assert opened.stderr == (
+        f"{path}: removed {orphans} index rows no committed ingest recorded (claims {orphans}); db check lists them\n"
+    )
+    with Archive.open(path) as upgraded:
+        assert upgraded.check() == []
+        assert upgraded.ingest([str(folder)]).files_unchanged == 1  # the torn file is stored again, whole
+        assert upgraded.stats() == {**expected, "healed_rows": orphans}
 
 
 def test_cli_db_current_and_upgrade(tmp_path):

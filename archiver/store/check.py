@@ -4,8 +4,9 @@ the same bytes are stored once.
 Each check is one query returning offending rows; a clean archive returns none. Ingest writes a
 file version's records and index rows, each naming the version (`source_sha256`), and its `sources`
 row last, in one transaction: a row whose version has no `sources` row was written by no committed
-ingest (opening the archive for writing removes such rows, see `heal`; the removals are listed by
-`healings`).
+ingest, as is a part, citation or claim whose copy or Part is not indexed: `archiver db repair` removes
+them (as does an open that replays a WAL or upgrades the schema, see `heal`); the removals are listed by
+`healings`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import duckdb
 
 from ..errors import ArchiveError
 from . import chunks
-from .tables import CHUNKED_COLUMNS, CHUNKS_TABLE, INDEX_TABLES, UNCOMMITTED, chunked
+from .tables import CHUNKED_COLUMNS, CHUNKS_TABLE, INDEX_TABLES, UNANCHORED, UNCOMMITTED, chunked
 
 EXAMPLES = 5
 """Offending rows named per problem; the count covers them all."""
@@ -28,6 +29,7 @@ class Check:
     name: str
     what: str  # the problem, said of the offending rows
     sql: str  # rows: (an example naming one offender, ...)
+    repairable: bool = False  # its offenders are rows no committed ingest wrote (`archiver db repair`)
 
 
 _LINEAGE_RECORDS = """
@@ -105,6 +107,7 @@ CHECKS = (
             f"{table} rows of file versions no committed ingest recorded",
             f"SELECT t.source_path || ': ' || count(*) || ' rows' FROM {table} t "
             f"WHERE {UNCOMMITTED} GROUP BY t.source_path",
+            repairable=True,
         )
         for table in INDEX_TABLES
     ),
@@ -135,9 +138,8 @@ CHECKS = (
     Check(
         "part-copy",
         "parts whose stored copy is not indexed",
-        """
-          SELECT source_path || ': part ' || part_id FROM parts p
-          WHERE NOT EXISTS (SELECT 1 FROM results r WHERE r.copy_id = p.copy_id)""",
+        f"SELECT t.source_path || ': part ' || t.part_id FROM parts t WHERE {UNANCHORED['parts']}",
+        repairable=True,
     ),
     Check(
         "duplicate-part",
@@ -147,10 +149,8 @@ CHECKS = (
     Check(
         "citation-part",
         "citations whose Part is not indexed as a citation of the same copy",
-        """
-          SELECT c.source_path || ': part ' || c.part_id FROM citations c
-          WHERE NOT EXISTS (SELECT 1 FROM parts p WHERE p.part_id = c.part_id AND p.copy_id = c.copy_id
-                            AND p.is_citation)""",
+        f"SELECT t.source_path || ': part ' || t.part_id FROM citations t WHERE {UNANCHORED['citations']}",
+        repairable=True,
     ),
     Check(
         "citation-count",
@@ -162,10 +162,9 @@ CHECKS = (
     Check(
         "claim-part",
         "claims whose Part is not indexed in the same copy",
-        """
-          SELECT c.source_path || ': part ' || c.part_id || ' ' || c.pointer FROM claims c
-          WHERE NOT EXISTS (SELECT 1 FROM parts p WHERE p.part_id = c.part_id AND p.copy_id = c.copy_id
-                            AND NOT p.is_citation)""",
+        f"SELECT t.source_path || ': part ' || t.part_id || ' ' || t.pointer FROM claims t "
+        f"WHERE {UNANCHORED['claims']}",
+        repairable=True,
     ),
     Check(
         "duplicate-claim",
@@ -183,11 +182,16 @@ class Problem:
     what: str
     count: int
     examples: list[str] = field(default_factory=list)
+    repairable: bool = False
 
     def __str__(self) -> str:
         shown = "; ".join(self.examples)
         more = f"; and {self.count - len(self.examples)} more" if self.count > len(self.examples) else ""
-        return f"{self.check}: {self.count} {self.what}: {shown}{more}"
+        cure = f" ({REPAIR_HINT})" if self.repairable else ""
+        return f"{self.check}: {self.count} {self.what}: {shown}{more}{cure}"
+
+
+REPAIR_HINT = "`archiver db repair` removes them: no committed ingest wrote them"
 
 
 def healings(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -207,7 +211,7 @@ def check(con: duckdb.DuckDBPyConnection) -> list[Problem]:
     for item in CHECKS:
         offenders = [row[0] for row in con.execute(f"SELECT * FROM ({item.sql}) ORDER BY 1").fetchall()]
         if offenders:
-            problems.append(Problem(item.name, item.what, len(offenders), offenders[:EXAMPLES]))
+            problems.append(Problem(item.name, item.what, len(offenders), offenders[:EXAMPLES], item.repairable))
     offenders = _unsound_values(con)
     if offenders:
         what = "values stored in chunks that are missing chunks or whose bytes no longer match their SHA-256"

@@ -10,6 +10,18 @@ UNCOMMITTED = """NOT EXISTS (SELECT 1 FROM sources s WHERE s.path = t.source_pat
 """Of an index row `t`: no committed `sources` row records its version (the `sources` rows of a commit
 group are written last, so such a row was written by no committed ingest)."""
 
+UNANCHORED = {
+    "parts": "NOT EXISTS (SELECT 1 FROM results r WHERE r.copy_id = t.copy_id)",
+    "citations": """NOT EXISTS (SELECT 1 FROM parts p WHERE p.part_id = t.part_id AND p.copy_id = t.copy_id
+                     AND p.is_citation)""",
+    "claims": """NOT EXISTS (SELECT 1 FROM parts p WHERE p.part_id = t.part_id AND p.copy_id = t.copy_id
+                  AND NOT p.is_citation)""",
+}
+"""Of a row `t` of each table: what it hangs on is not indexed (a Part's stored copy; a citation's or a
+claim's Part in the same copy). Ingest writes them together, so such a row was written by no committed
+ingest either, whatever version it names (archives made before the commit marker gave the rows of a
+killed ingest their path's latest version, migration 0007). In the order they are removed: parts first."""
+
 CHUNKS_TABLE = "value_chunks"
 """Where values too large to keep in their cells are stored, in chunks (migration 0011, `store.chunks`)."""
 

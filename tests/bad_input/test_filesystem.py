@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -19,6 +23,8 @@ from archiver.cli import main
 from tests.transcripts import rows
 
 from .cases import assert_quarantine, good, ingest, tasks
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def folder(tmp_path, names=("a.jsonl", "c.jsonl")):
@@ -277,3 +283,79 @@ def test_hostile_inputs_prepared_by_worker_processes_store_everything(tmp_path):
             (f"{top}/cr.sse", 3000, 0),
             (f"{top}/deep.jsonl", 2991, 0),
         ]
+
+
+def bound_by_permissions() -> list[str]:
+    """The prefix of a command whose process chmod binds: none for a user; for root (who reads past
+    permissions), capsh dropping the capabilities that let it."""
+    if os.geteuid() != 0:
+        return []
+    capsh = shutil.which("capsh")
+    if capsh is None:
+        pytest.skip("running as root without capsh: chmod 000 binds nothing here")
+    return [capsh, "--drop=cap_dac_override,cap_dac_read_search", "--", "-c", 'exec "$@"', "capsh"]
+
+
+def ingest_bound(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*bound_by_permissions(), sys.executable, "-m", "archiver", "ingest", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def locked(tmp_path):
+    """A folder of dumps holding a folder that cannot be listed (chmod 000), with a transcript inside."""
+    top = folder(tmp_path)
+    inside = top / "locked"
+    inside.mkdir()
+    (inside / "b.jsonl").write_bytes(good(3) + b"\n")
+    inside.chmod(0)
+    yield top
+    inside.chmod(0o755)
+
+
+def test_a_folder_that_cannot_be_listed_is_a_warning_naming_it_and_counted(locked, tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    result = ingest_bound(str(locked), "--db", db)
+    assert result.returncode == 0, result.stderr
+    assert f"warning: {locked}/locked: permission denied: folder not read" in result.stderr.splitlines()
+    assert result.stdout.splitlines()[-1] == "skipped 1 folder that cannot be listed"
+    counted = ingest_bound(str(locked), "--db", db, "--json")
+    assert json.loads(counted.stdout)["folders_unreadable"] == [f"{locked}/locked: permission denied"]
+    with Archive.open(db, read_only=True) as archive:
+        assert rows(archive, "SELECT path FROM sources ORDER BY path") == [
+            (str(locked / "a.jsonl"),),
+            (str(locked / "c.jsonl"),),
+        ]
+
+
+def test_naming_a_folder_that_cannot_be_listed_or_a_file_in_it_says_permission_denied(locked, tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    named = ingest_bound(str(locked / "locked"), "--db", db)
+    assert (named.returncode, named.stderr) == (
+        1,
+        f"Error: {locked}/locked: permission denied: cannot list the folder\n",
+    )
+    inside = ingest_bound(str(locked / "locked" / "b.jsonl"), "--db", db)
+    assert (inside.returncode, inside.stderr) == (
+        1,
+        f"Error: {locked}/locked/b.jsonl: permission denied: a folder on its path cannot be searched\n",
+    )
+    assert not os.path.exists(db)
+
+
+def test_a_file_read_after_it_could_not_be_read_retires_its_finding(archive, tmp_path):
+    top = folder(tmp_path)
+    os.symlink(tmp_path / "later.jsonl", top / "b.jsonl")
+    ingest(archive, str(top))
+    findings = archive.audit(rules=["unreadable-record"]).findings
+    assert [(f.source_path, f.severity) for f in findings] == [(str(top / "b.jsonl"), "error")]
+    (tmp_path / "later.jsonl").write_bytes(good(9) + b"\n")
+    assert ingest(archive, str(top)).quarantined == 0
+    assert archive.audit(rules=["unreadable-record"]).findings == []
+    assert rows(archive, "SELECT count(*) FROM quarantine") == [(1,)]  # what happened stays on record
