@@ -13,6 +13,7 @@ from click.core import ParameterSource
 
 from . import record as record_defaults
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
+from .render.terminal import printable
 
 DB_HELP = (
     "Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
@@ -62,7 +63,7 @@ def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: 
         ctx.meta["archiver.db"] = db
     archive = Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path())
     for note in archive.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(printable(f"note: {note}"), err=True)
     if archive.healed and say_healed:
         say_healed_rows(archive)
     return archive
@@ -99,7 +100,7 @@ class ArchiverGroup(click.Group):
             ended(as_stopped_query(exc))
         except UsageError as exc:
             hint = f"Invalid value for '{exc.option}': " if exc.option else ""
-            raise click.UsageError(hint + str(exc), click.get_current_context(silent=True) or ctx) from None
+            raise click.UsageError(printable(hint + str(exc)), click.get_current_context(silent=True) or ctx) from None
         except Exception as exc:
             stopped = as_stopped_query(exc)
             if stopped is not None:
@@ -107,7 +108,7 @@ class ArchiverGroup(click.Group):
             line = refusal(exc, ctx.meta.get("archiver.db"))
             if line is None:
                 raise
-            error = click.ClickException(line)
+            error = click.ClickException(printable(line))
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from None
 
@@ -362,20 +363,20 @@ def ingest(
             watcher=line,
         )
     for problem in summary.problems:
-        click.echo(f"quarantined: {problem}", err=True)
+        click.echo(printable(f"quarantined: {problem}"), err=True)
     for path in summary.unrecognised_files:
-        click.secho(f"warning: {path}: no A2A object recognised in this file", fg="yellow", err=True)
+        click.secho(printable(f"warning: {path}: no A2A object recognised in this file"), fg="yellow", err=True)
     for folder in summary.folders_unreadable:
-        click.secho(f"warning: {folder}: folder not read", fg="yellow", err=True)
+        click.secho(printable(f"warning: {folder}: folder not read"), fg="yellow", err=True)
     if summary.found_nothing:
         click.secho(
             f"warning: no transcript found in {summary.files} file{'s' * (summary.files != 1)} "
-            f"under {', '.join(shown(path) for path in paths)}",
+            f"under {printable(', '.join(shown(path) for path in paths))}",
             fg="yellow",
             err=True,
         )
     for file in summary.not_stored:
-        click.echo(f"not stored: {file}; ingest again, or use --wait-for-writers", err=True)
+        click.echo(printable(f"not stored: {file}; ingest again, or use --wait-for-writers"), err=True)
     if as_json or fmt == "json":
         emit_json(summary.as_dict())
     else:

@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from typing import Self
 
+from .render.terminal import printable
+
 TICK_SECONDS = 0.5
 
 
@@ -62,7 +64,7 @@ class Progress:
             return (
                 f"ingesting: {_size(done)} of {_size(total)}{share}  {self.shown_records:,} records  "
                 f"{self.files_read} of {self.files_total} files read, {self.files} done  "
-                f"{_size(rate)}/s  ETA {eta}  {_clock(elapsed)} elapsed  {self.last[-40:]}"
+                f"{_size(rate)}/s  ETA {eta}  {_clock(elapsed)} elapsed  {printable(self.last[-40:])}"
             )
 
     def draw(self) -> None:

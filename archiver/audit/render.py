@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..render.listing import Chunks, Listing
 from ..render.paths import display_path, display_text
+from ..render.terminal import printable
 from .report import FINDING_FIELDS, PUBLISHED_FIELDS
 from .run import ORDER
 
@@ -48,7 +49,7 @@ def _spelled(audit: Audit, text: str) -> Chunks:
 def _record(f: dict) -> str:
     """A finding for people: severity, rule and place, then its sentence indented beneath."""
     place = display_path(f["source_path"]) + (f" {f['locator']}" if f["locator"] else "")
-    return f"{f['severity'][:7]:<7}  {f['rule'][:20]:<20}  {place}\n         {display_text(f['detail'])}\n"
+    return printable(f"{f['severity'][:7]:<7}  {f['rule'][:20]:<20}  {place}\n         {display_text(f['detail'])}\n")
 
 
 def _footer(audit: Audit) -> str:

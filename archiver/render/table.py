@@ -8,6 +8,7 @@ from itertools import chain, islice
 from typing import IO, Any, BinaryIO
 
 from .listing import Listing, as_text
+from .terminal import printable
 
 TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
 MIN_WIDTH = 6
@@ -24,10 +25,10 @@ def write(listing: Listing, out: BinaryIO, width: int | None = None, headers: bo
         else:
             count = 0
             for row in listing.rows:
-                text.write(listing.record(row))
+                text.write(printable(listing.record(row)))
                 count += 1
         if listing.footer is not None:
-            text.write(listing.footer())
+            text.write(printable(listing.footer()))
         elif listing.record is None and headers:
             text.write(f"({count} row{'' if count == 1 else 's'})\n")
     return count
@@ -86,4 +87,4 @@ def _cell(value: Any) -> str:
         return "; ".join(map(str, value))
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
-    return " ".join(str(value).split())
+    return printable(" ".join(str(value).split()))

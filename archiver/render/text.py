@@ -5,12 +5,13 @@ from __future__ import annotations
 from ..query.transcript import ResultView
 from .layout import Field, Item, Line, Table, citation_status, header, runs, sections
 from .paths import display_text
+from .terminal import printable
 
 INDENT = "   "
 
 
 def render_text(results: list[ResultView]) -> str:
-    return "\n\n".join(_result(r) for r in results) + "\n"
+    return printable("\n\n".join(_result(r) for r in results) + "\n")
 
 
 def _result(result: ResultView) -> str:

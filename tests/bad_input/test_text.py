@@ -260,3 +260,41 @@ def test_sse_capture_mixing_cr_crlf_and_lf(archive, write):
     )
     assert tasks(archive, path) == ["t1", "t2", "t3", "t4"]
     assert stored_bytes(archive, path) == content
+
+
+ESCAPES = "\x1b]0;owned\x07\x1b[31m\r\u202e"
+"""A window title, a colour, a bare carriage return and a right-to-left override."""
+
+
+def test_control_characters_in_names_and_values_are_shown_never_acted_on(tmp_path):
+    """File names and transcript values reach the terminal as escapes (`\\x1b`, `\\r`, `\\u202e`): a hostile
+    name or task id could otherwise retitle the window, recolour or overwrite lines, or reorder text."""
+    from click.testing import CliRunner
+
+    from archiver.cli import main
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    task = f"t{ESCAPES}x"
+    (folder / f"a{ESCAPES}.jsonl").write_bytes(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "result": v1_task(task, [{"data": {"share": 0.5}}])}).encode() + b"\n"
+    )
+    (folder / f"n{ESCAPES}.jsonl").write_bytes(b'{"hello": "world"}\n')
+    db = str(tmp_path / "a.duckdb")
+    said = []
+    for args in (
+        ["ingest", str(folder)],
+        ["ingest", str(folder / f"missing{ESCAPES}")],
+        ["audit"],
+        ["show", task],
+        ["query", "results", "--format", "table"],
+        ["query", "claims", "--format", "table"],
+    ):
+        result = CliRunner().invoke(main, [*args, "--db", db])
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        said.append(result.output)
+    everything = "".join(said)
+    for char in "\x1b\x07\r\u202e":
+        assert char not in everything, repr(char)
+    assert "\\x1b]0;owned\\x07\\x1b[31m\\r\\u202e" in everything
+    assert everything.count("\\x1b]0;owned") >= 5  # the warning, the error, the finding, the result, the claims
