@@ -209,29 +209,35 @@ def _name(request: Request, key: str) -> str:
 
 
 def _page(request: Request) -> tuple[int, int]:
+    """The page and its size asked for, brought within their bounds (`data.page_bounds`)."""
+    page, size = (_whole(request, name, default) for name, default in (("page", 1), ("size", data.PAGE_SIZE)))
+    return data.page_bounds(page, size)
+
+
+def _whole(request: Request, name: str, default: int) -> int:
+    given = request.query_params.get(name) or default
     try:
-        page = int(request.query_params.get("page") or 1)
-        size = int(request.query_params.get("size") or data.PAGE_SIZE)
+        return int(given)
     except ValueError:
-        raise UsageError("page and size are whole numbers", "page") from None
-    return page, size
+        raise UsageError(f"{given!r} is not a whole number", name) from None
 
 
 # The pages.
 
 
-def ask(server: Server, archive, request: Request, name: str, make):
-    """`make()` for this page's question `name`, asked once per state of the archive (the address without
-    its `.json` names the question: a page and its twin share the answer)."""
-    path = request.url.path.removesuffix(".json")
-    return server.remembered(archive, (name, path, str(request.query_params)), make)
+def ask(server: Server, archive, question: tuple, make):
+    """`make()`, the answer to `question`, asked once per state of the archive. The question holds the
+    values a page read from its address (the parameters it knows, parsed and bounded), never the query
+    string itself: parameters a page does not know change nothing, and a page and its `.json` twin
+    share the answer."""
+    return server.remembered(archive, question, make)
 
 
 def overview(server: Server, request: Request) -> Response:
     with server.archive() as archive:
         snap = server.snapshots.get(archive)
         verdicts = data.verdict_counts(archive.con)
-        per_day = ask(server, archive, request, "per_day", lambda: data.findings_per_day(archive.con, snap))
+        per_day = ask(server, archive, ("per_day",), lambda: data.findings_per_day(archive.con, snap))
     summary = snap.summary
     results_chart = charts.stacked_bars(
         snap.results_per_day,
@@ -282,8 +288,7 @@ def search(server: Server, request: Request) -> Response:
             found = ask(
                 server,
                 archive,
-                request,
-                "rows",
+                ("rows", kind, repr(selection), order_by, page, size),
                 lambda: data.lineage_page(archive.con, kind, selection, order_by, page, size),
             )
     twin = {
@@ -336,7 +341,7 @@ def result(server: Server, request: Request) -> Response:
     ident = _name(request, "ident")
     copy = request.query_params.get("copy") or None
     with server.archive() as archive:
-        results = ask(server, archive, request, "results", lambda: archive.results(ident, copy))
+        results = ask(server, archive, ("results", ident, copy), lambda: archive.results(ident, copy))
     subjects = []
     for view in results:
         links = [("agent", view.agent)] if view.agent else []
@@ -356,13 +361,13 @@ def subject(server: Server, request: Request) -> Response:
     name = _name(request, "name")
     selection = Selection.of(**{data.SUBJECTS[kind]: [name]})
     with server.archive() as archive:
-        periods = ask(server, archive, request, "periods", lambda: data.by_period(archive.con, selection))
-        small = ask(server, archive, request, "small", lambda: data.small_bases(archive.con, selection))
+        periods = ask(server, archive, ("periods", kind, name), lambda: data.by_period(archive.con, selection))
+        small = ask(server, archive, ("small", kind, name), lambda: data.small_bases(archive.con, selection))
         per_day = verdicts = None
         if kind == "agent":
             snap = server.snapshots.get(archive)
-            per_day = ask(server, archive, request, "per_day", lambda: data.findings_per_day(archive.con, snap, name))
-            verdicts = ask(server, archive, request, "verdicts", lambda: data.verdicts_per_day(archive.con, name))
+            per_day = ask(server, archive, ("per_day", name), lambda: data.findings_per_day(archive.con, snap, name))
+            verdicts = ask(server, archive, ("verdicts_per_day", name), lambda: data.verdicts_per_day(archive.con, name))
     twin = {
         "kind": kind,
         "name": name,
@@ -425,8 +430,7 @@ def audit(server: Server, request: Request) -> Response:
         found = ask(
             server,
             archive,
-            request,
-            "rows",
+            ("findings", tuple(rules), severity, repr(selection), page, size),
             lambda: data.findings_page(archive.con, snap, rules, severity, selection, page, size),
         )
     twin = {"filters": {"rule": rules, "severity": severity, **selection.as_dict()}, **found.as_dict()}
@@ -450,7 +454,10 @@ def verify(server: Server, request: Request) -> Response:
     page, size = _page(request)
     with server.archive() as archive:
         found = ask(
-            server, archive, request, "rows", lambda: data.verdicts_page(archive.con, selection, verdict, page, size)
+            server,
+            archive,
+            ("verdicts", repr(selection), verdict, page, size),
+            lambda: data.verdicts_page(archive.con, selection, verdict, page, size),
         )
         counts = data.verdict_counts(archive.con)
     twin = {"filters": {"verdict": verdict, **selection.as_dict()}, "verdicts_by_status": counts, **found.as_dict()}
@@ -541,7 +548,7 @@ class Guard:
         that sets the cookie and drops the token from the address."""
         given = request.query_params.get("token")
         if given is not None and _same(given, self.token):
-            target = request.url.path + _query(request, drop=("token",))
+            target = _on_this_site(request.url.path) + _query(request, drop=("token",))
             response = RedirectResponse(target, status_code=303)
             response.set_cookie(COOKIE, self.token, httponly=True, samesite="strict", path="/")
             return response
@@ -554,6 +561,12 @@ class Guard:
             status_code=401,
             headers={"www-authenticate": "Bearer"},
         )
+
+
+def _on_this_site(path: str) -> str:
+    """`path` as an address on this server: `//host/x` (and `/\\host/x`, which browsers read alike)
+    would name another site."""
+    return "/" + path.lstrip("/\\")
 
 
 def _same(given: str | None, token: str) -> bool:
