@@ -35,20 +35,11 @@ from ..render.html import STYLE, result_html
 from ..render.paths import display_path
 from ..store.connection import ArchiveBusyError
 from . import charts, data, form
+from .connections import ACCEPT_BURST, Limits, bounded_protocol
 from .downloads import DOWNLOADS, download
+from .headers import HEADERS
 
 HERE = Path(__file__).parent
-CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; "
-    "frame-ancestors 'none'"
-)
-HEADERS = {
-    "content-security-policy": CSP,
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "x-frame-options": "DENY",
-    "cache-control": "no-store",
-}
 COOKIE = "archiver_token"
 REQUEST_WAIT = 2.0
 """Seconds a request waits for a writer (an ingest committing) before answering 503."""
@@ -618,10 +609,17 @@ def is_loopback(host: str) -> bool:
 
 
 def serve(
-    db: str | None, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, log: bool = True
+    db: str | None,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    token: str | None = None,
+    log: bool = True,
+    limits: Limits | None = None,
 ) -> None:
     """Serve until interrupted; another host than loopback needs a token (`UsageError` without one). A
-    missing archive, or an address it cannot listen on, is refused before serving."""
+    missing archive, or an address it cannot listen on, is refused before serving. Each connection is
+    held to `limits` (`connections.Limits`: a deadline per request, a bounded head, a number of
+    connections below the file limit)."""
     import uvicorn
 
     from ..archive import Archive
@@ -637,7 +635,10 @@ def serve(
     bound = listening.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"archiver serve: {where} read-only at http://{shown}:{bound}/ (Ctrl-C stops)", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="info" if log else "warning"))
+    config = uvicorn.Config(
+        app, log_level="info" if log else "warning", http=bounded_protocol(limits or Limits()), backlog=ACCEPT_BURST
+    )
+    server = uvicorn.Server(config)
     server.run(sockets=[listening])
 
 
@@ -647,7 +648,7 @@ def _listen(host: str, port: int):
 
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     try:
-        return socket.create_server((host.strip("[]"), port), family=family, backlog=2048)
+        return socket.create_server((host.strip("[]"), port), family=family, backlog=ACCEPT_BURST)
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno else str(exc)
         raise UsageError(f"cannot listen on {host}:{port}: {why}", "--port") from None
