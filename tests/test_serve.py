@@ -3,6 +3,7 @@ TestClient; the browser tests are tests/test_serve_browser.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -593,3 +594,97 @@ def test_no_redirect_leaves_the_origin(served, path):
     location = opened.headers["location"]
     assert location.startswith("/") and location[1:2] not in ("/", "\\"), location
     assert location.endswith("?column=s14r5")
+
+
+SERVE_LIMITED = """
+import sys
+from archiver.serve.app import serve
+from archiver.serve.connections import Limits
+serve(sys.argv[1], port=0, log=False, limits=Limits(request_seconds=float(sys.argv[2])))
+"""
+
+
+@pytest.fixture
+def limited_server(served):
+    """`archiver serve` in a process whose file limit is 320 (so at most 128 connections), each request due
+    within 2 s of its connection: its port."""
+    import os
+    import resource
+
+    def lower() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (320, 320))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVE_LIMITED, served, "2"], stdout=subprocess.PIPE, text=True, preexec_fn=lower, env=env
+    )
+    try:
+        port = int(re.search(r":(\d+)/ ", server.stdout.readline()).group(1))
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_slow_clients_cannot_keep_a_normal_request_out(limited_server):
+    """400 connections that never finish their headers (more than the file limit leaves room for): a normal
+    request meanwhile is answered 200, and each slow one is closed once its 2 s are up (before: the file
+    limit was reached, and every normal request failed)."""
+    import socket
+    import time
+    import urllib.request
+
+    slow = []
+    try:
+        for _ in range(400):
+            connection = socket.create_connection(("127.0.0.1", limited_server), timeout=5)
+            connection.sendall(b"GET /index.json HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            slow.append(connection)
+        for _ in range(3):
+            with urllib.request.urlopen(f"http://127.0.0.1:{limited_server}/index.json", timeout=5) as answer:
+                assert answer.status == 200
+                assert json.loads(answer.read())["stats"]["tasks"] > 0
+        time.sleep(1)
+        for connection in slow:  # a byte more does not move a request's deadline
+            with contextlib.suppress(OSError):
+                connection.sendall(b"1")
+        time.sleep(1.5)
+        assert all(_closed(connection) for connection in slow)
+    finally:
+        for connection in slow:
+            connection.close()
+
+
+def _closed(connection) -> bool:
+    """Whether the server has closed `connection` (what it reads is its end, or a reset)."""
+    connection.settimeout(2)
+    try:
+        return connection.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def _raw(port: int, request: bytes) -> bytes:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_the_servers_own_answers_carry_the_csp(limited_server):
+    """A request line the server cannot parse, and a head larger than it reads, are answered by uvicorn
+    before the application: with the same headers (before: no CSP)."""
+    for request, status in (
+        (b"GARBAGE /\x00 HTTP/9\r\n\r\n", b"400"),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n", b"431"),
+    ):
+        head = _raw(limited_server, request).split(b"\r\n\r\n")[0].decode().lower().splitlines()
+        assert head[0].split()[1] == status.decode(), head
+        assert f"content-security-policy: {CSP}".lower() in head
+        assert "x-frame-options: deny" in head
