@@ -583,6 +583,11 @@ def test_a_cli_value_that_cannot_be_used_is_a_usage_error(served, args, option):
     assert "Traceback" not in run.output
 
 
+def test_a_limit_past_what_any_table_holds_is_every_row(served):
+    every = cli_json(served, "query", "claims")
+    assert cli_json(served, "query", "claims", "--limit", "9" * 30) == every  # before: a ConversionException
+
+
 def test_the_python_api_takes_the_last_day_and_refuses_what_is_no_number(served):
     from archiver.errors import UsageError
 
