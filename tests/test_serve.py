@@ -474,7 +474,7 @@ def test_answers_budget_counts_what_an_answer_holds():
 
     kept = Answers(budget=20_000)
     big, small = ["x" * 900], ["y" * 10]
-    kept.put(("too big",), ["z" * 3000], footprint(["z" * 3000]))  # over an eighth of the budget: not kept
+    kept.put(("too big",), ["z" * 11_000], footprint(["z" * 11_000]))  # over half the budget: not kept
     assert "too big" not in [q[0] for q in kept._kept]
     for n in range(20):
         kept.put(("big", n), big + [n], footprint(big + [n]))
@@ -487,6 +487,8 @@ def test_answers_budget_counts_what_an_answer_holds():
     kept.put(("small",), small, footprint(small))
     assert kept.bytes <= 20_000
     assert footprint(big) > 900
+    many = [f"{n:0100}" for n in range(100)]
+    assert 1000 <= footprint(many, enough=1000) < 2000 < footprint(many)  # counted only until enough
 
 
 LAST_DAY = "9999-12-31"

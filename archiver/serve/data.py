@@ -206,7 +206,7 @@ class Snapshots:
             finally:
                 with self._lock:
                     self._asking.pop((key, question), None)
-            size = footprint(answer)  # outside the lock: a large answer is walked while others are served
+            size = footprint(answer, self._memo.largest + 1)  # outside the lock: others are served meanwhile
             with self._lock:
                 if key == self._memo_key:
                     self._memo.put(question, answer, size)
@@ -219,12 +219,16 @@ ANSWERS_BUDGET = 64 * 2**20
 
 class Answers:
     """Answers to questions, the least recently asked dropped first once they hold more than `budget`
-    bytes; an answer larger than an eighth of the budget is not kept (it would push out many)."""
+    bytes; an answer larger than half the budget is not kept (it would push out all the others)."""
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self.bytes = 0
         self._kept: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
+
+    @property
+    def largest(self) -> int:
+        return self.budget // 2
 
     def __contains__(self, question: tuple) -> bool:
         return question in self._kept
@@ -237,7 +241,7 @@ class Answers:
         return self._kept[question][0]
 
     def put(self, question: tuple, answer: Any, size: int) -> None:
-        if question in self._kept or size > self.budget // 8:
+        if question in self._kept or size > self.largest:
             return
         self._kept[question] = (answer, size)
         self.bytes += size
@@ -250,13 +254,13 @@ class Answers:
         self.bytes = 0
 
 
-def footprint(value: Any) -> int:
+def footprint(value: Any, enough: int | None = None) -> int:
     """The bytes `value` holds in memory: its own and those of everything it refers to, each object once
-    (containers, dataclasses and objects with a `__dict__` are walked)."""
+    (containers, dataclasses and objects with a `__dict__` are walked); counted only until `enough`."""
     seen: set[int] = set()
     pending = [value]
     total = 0
-    while pending:
+    while pending and (enough is None or total < enough):
         item = pending.pop()
         if id(item) in seen:
             continue
