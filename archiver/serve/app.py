@@ -358,7 +358,9 @@ def subject(server: Server, request: Request) -> Response:
         if kind == "agent":
             snap = server.snapshots.get(archive)
             per_day = ask(server, archive, ("per_day", name), lambda: data.findings_per_day(archive.con, snap, name))
-            verdicts = ask(server, archive, ("verdicts_per_day", name), lambda: data.verdicts_per_day(archive.con, name))
+            verdicts = ask(
+                server, archive, ("verdicts_per_day", name), lambda: data.verdicts_per_day(archive.con, name)
+            )
     twin = {
         "kind": kind,
         "name": name,

@@ -46,80 +46,84 @@ class Limits:
     connections: int = field(default_factory=connections_allowed)
 
 
-def bounded_protocol(limits: Limits) -> type[asyncio.Protocol]:
-    """uvicorn's HTTP protocol class held to `limits`; its connections are counted per class made."""
-    live: dict[BoundedProtocol, None] = {}  # the open connections, oldest first
+class BoundedProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol held to `limits` (`bounded_protocol` makes one class per server)."""
 
-    class BoundedProtocol(HttpToolsProtocol):
-        def connection_made(self, transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._head = 0
-            self._deadline: asyncio.TimerHandle | None = None
-            while len(live) >= limits.connections:
-                oldest = next((c for c in live if c.waiting_for_client()), None)
-                if oldest is None:  # every connection is being answered: this one waits for none of them
-                    transport.close()
-                    return
-                oldest.drop()
-            live[self] = None
-            self._arm()
+    limits: Limits
+    live: dict[BoundedProtocol, None]  # the open connections, oldest first
 
-        def connection_lost(self, exc) -> None:
-            live.pop(self, None)
-            self._disarm()
-            super().connection_lost(exc)
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._head = 0
+        self._deadline: asyncio.TimerHandle | None = None
+        while len(self.live) >= self.limits.connections:
+            oldest = next((c for c in self.live if c.waiting_for_client()), None)
+            if oldest is None:  # every connection is being answered: this one waits for none of them
+                transport.close()
+                return
+            oldest.drop()
+        self.live[self] = None
+        self._arm()
 
-        def data_received(self, data: bytes) -> None:
-            if self.cycle is None or self.cycle.response_complete:
-                self._head += len(data)
-                if self._head > limits.head_bytes:
-                    self._refuse(431, "Request Header Fields Too Large", "the request's head is too large")
-                    return
-            super().data_received(data)
+    def connection_lost(self, exc) -> None:
+        self.live.pop(self, None)
+        self._disarm()
+        super().connection_lost(exc)
 
-        def on_headers_complete(self) -> None:
-            self._head = 0
-            super().on_headers_complete()
+    def data_received(self, data: bytes) -> None:
+        if self.cycle is None or self.cycle.response_complete:
+            self._head += len(data)
+            if self._head > self.limits.head_bytes:
+                self._refuse(431, "Request Header Fields Too Large", "the request's head is too large")
+                return
+        super().data_received(data)
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._arm()
+    def on_headers_complete(self) -> None:
+        self._head = 0
+        super().on_headers_complete()
 
-        def send_400_response(self, msg: str) -> None:
-            self._refuse(400, "Bad Request", msg)
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
 
-        def waiting_for_client(self) -> bool:
-            """Whether the client owes a request (or the rest of its body) and nothing is being answered."""
-            return self.cycle is None or self.cycle.response_complete or self.cycle.more_body
+    def send_400_response(self, msg: str) -> None:
+        self._refuse(400, "Bad Request", msg)
 
-        def drop(self) -> None:
-            live.pop(self, None)
-            self._disarm()
-            self.transport.close()
+    def waiting_for_client(self) -> bool:
+        """Whether the client owes a request (or the rest of its body) and nothing is being answered."""
+        return self.cycle is None or self.cycle.response_complete or self.cycle.more_body
 
-        def _arm(self) -> None:
-            self._disarm()
-            self._deadline = self.loop.call_later(limits.request_seconds, self._expire)
+    def drop(self) -> None:
+        self.live.pop(self, None)
+        self._disarm()
+        self.transport.close()
 
-        def _disarm(self) -> None:
-            if getattr(self, "_deadline", None) is not None:
-                self._deadline.cancel()
-                self._deadline = None
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.limits.request_seconds, self._expire)
 
-        def _expire(self) -> None:
+    def _disarm(self) -> None:
+        if getattr(self, "_deadline", None) is not None:
+            self._deadline.cancel()
             self._deadline = None
-            if self.waiting_for_client() and not self.transport.is_closing():
-                self.drop()
 
-        def _refuse(self, status: int, reason: str, message: str) -> None:
-            """Answer `status` with the security headers and close (the server's own answers included)."""
-            body = message.encode("ascii", "replace")
-            head = [f"HTTP/1.1 {status} {reason}".encode()]
-            head += [name + b": " + value for name, value in self.server_state.default_headers]
-            head += [f"{name}: {value}".encode() for name, value in HEADERS.items()]
-            head += [b"content-type: text/plain; charset=utf-8", b"content-length: %d" % len(body)]
-            head += [b"connection: close"]
-            self.transport.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
+    def _expire(self) -> None:
+        self._deadline = None
+        if self.waiting_for_client() and not self.transport.is_closing():
             self.drop()
 
-    return BoundedProtocol
+    def _refuse(self, status: int, reason: str, message: str) -> None:
+        """Answer `status` with the security headers and close (the server's own answers included)."""
+        body = message.encode("ascii", "replace")
+        head = [f"HTTP/1.1 {status} {reason}".encode()]
+        head += [name + b": " + value for name, value in self.server_state.default_headers]
+        head += [f"{name}: {value}".encode() for name, value in HEADERS.items()]
+        head += [b"content-type: text/plain; charset=utf-8", b"content-length: %d" % len(body)]
+        head += [b"connection: close"]
+        self.transport.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
+        self.drop()
+
+
+def bounded_protocol(limits: Limits) -> type[asyncio.Protocol]:
+    """The protocol class of one server held to `limits`, counting that server's connections."""
+    return type("BoundedProtocol", (BoundedProtocol,), {"limits": limits, "live": {}})

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import types
 from collections import OrderedDict
-import time
 from dataclasses import dataclass, field, fields
 from typing import Any
 
