@@ -210,7 +210,8 @@ def _whole(request: Request, name: str, default: int) -> int:
     try:
         return int(given)
     except ValueError:
-        raise UsageError(f"{given!r} is not a whole number", name) from None
+        shown = given if len(given) <= 40 else given[:40] + "…"
+        raise UsageError(f"{shown!r} is not a whole number", name) from None
 
 
 # The pages.
