@@ -569,6 +569,15 @@ def test_a_value_that_cannot_be_used_is_a_400_naming_its_parameter(client, query
         assert len(answer.json()["error"]) < 200  # one line, whatever the value's length
 
 
+@pytest.mark.parametrize(
+    ("url", "parameter"), [("/audit.json?rule=no-such-rule", "rule"), ("/verify.json?verdict=maybe", "verdict")]
+)
+def test_an_unknown_rule_or_verdict_is_a_400_naming_it(client, url, parameter):
+    answer = client.get(url)
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith(f"{parameter}: "), answer.text
+
+
 @pytest.mark.parametrize("query", ["size=0", "size=-3", "page=0", "size=0&page=0"])
 def test_a_page_or_size_out_of_range_is_the_nearest_one(client, query):
     for path in ("/search", "/search.json", "/search.json?column=s14r5&", "/audit.json", "/verify.json"):

@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ..audit.rules import RULES_BY_ID
 from ..errors import ArchiverError, UsageError
 from ..query.lineage import QUERIES
 from ..query.selection import Selection
@@ -34,6 +35,7 @@ from ..query.transcript import NotFoundError
 from ..render.html import STYLE, result_html
 from ..render.paths import display_path
 from ..store.connection import ArchiveBusyError
+from ..verify.run import VERDICTS
 from . import charts, data, form
 from .connections import ACCEPT_BURST, Limits, bounded_protocol
 from .downloads import DOWNLOADS, download
@@ -212,6 +214,12 @@ def _whole(request: Request, name: str, default: int) -> int:
     except ValueError:
         shown = given if len(given) <= 40 else given[:40] + "…"
         raise UsageError(f"{shown!r} is not a whole number", name) from None
+
+
+def _known(value: str, known, parameter: str) -> None:
+    if value not in known:
+        shown = value if len(value) <= 40 else value[:40] + "…"
+        raise UsageError(f"{shown!r} is not one of {', '.join(known)}", parameter)
 
 
 # The pages.
@@ -416,6 +424,8 @@ def subject(server: Server, request: Request) -> Response:
 def audit(server: Server, request: Request) -> Response:
     params = request.query_params
     rules = [r for r in params.getlist("rule") if r]
+    for rule in rules:
+        _known(rule, RULES_BY_ID, "rule")
     severity = params.get("severity") or None
     selection = form.selection(params, only=data.FINDING_FILTERS)
     page, size = _page(request)
@@ -444,6 +454,8 @@ def audit(server: Server, request: Request) -> Response:
 def verify(server: Server, request: Request) -> Response:
     params = request.query_params
     verdict = params.get("verdict") or None
+    if verdict is not None:
+        _known(verdict, VERDICTS, "verdict")
     selection = form.selection(params)
     page, size = _page(request)
     with server.archive() as archive:
