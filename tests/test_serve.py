@@ -3,6 +3,7 @@ TestClient; the browser tests are tests/test_serve_browser.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -22,8 +23,8 @@ from archiver.archive import Archive
 from archiver.cli import main
 from archiver.query.selection import Selection
 from archiver.serve import create_app
-from archiver.serve.app import CSP
 from archiver.serve.form import filters
+from archiver.serve.headers import CSP
 
 from .lineage_data import MALICIOUS, SCRIPT_STUDY
 from .serve_data import ROOT, XSS, serve_archive
@@ -417,3 +418,308 @@ def test_any_page_number_is_answered_or_refused_never_an_error_of_the_server(cli
     assert answer.status_code == status, answer.text
     if status == 200:
         assert answer.json()["page_size"] <= 500
+
+
+# Hostile clients (issue 26): the answers kept, the values refused, the redirect, the server's own answers.
+
+
+def big_result_archive(folder: Path) -> str:
+    """An archive of one task whose data Part is large (5,000 rows, about 200 kB of JSON)."""
+    from .lineage_data import task
+
+    rows = [{"label": f"row {n}", "share": n / 5_000} for n in range(5_000)]
+    path = folder / "big.jsonl"
+    path.write_bytes(json.dumps(task("t-big", [{"data": {"rows": rows}}])).encode() + b"\n")
+    db = str(folder / "big.duckdb")
+    with Archive.open(db) as archive:
+        archive.ingest([str(path)], workers=1)
+    return db
+
+
+def test_answers_are_kept_by_the_question_not_the_query_string(tmp_path):
+    """Parameters a page does not know change nothing: `?junk=N` on a large result keeps one answer, not one
+    per N (before: one per distinct query string, 512 of them, ~14 MB each for a 2 MB Part)."""
+    app = create_app(big_result_archive(tmp_path))
+    answers = app.server.snapshots.answers
+    with TestClient(app) as client:
+        for n in range(10):
+            assert client.get(f"/result/t-big.json?junk={n}").status_code == 200
+        assert client.get("/result/t-big?utm=x").status_code == 200  # the page shares its twin's answer
+        assert len(answers) == 1
+        one = answers.bytes
+        assert client.get("/result/t-big.json?copy=" + quote(str(tmp_path / "big.jsonl"))).status_code == 200
+    assert len(answers) == 2
+    assert 2**20 < one < answers.bytes  # the footprint counts the rows' objects, not just their JSON
+
+
+def test_answers_are_bounded_in_bytes_the_least_recent_dropped_first(client):
+    answers = client.app.server.snapshots.answers
+    budget = answers.budget
+    answers.clear()  # what the other tests asked was kept within the whole budget
+    answers.budget = 24 * 1024
+    try:
+        asked = [f"/search.json?min_n=0&size=5&page={n}" for n in range(1, 40)]
+        for url in asked:
+            assert client.get(url).status_code == 200
+            assert answers.bytes <= answers.budget
+        assert 0 < len(answers) < len(asked)
+        latest = client.get(asked[-1]).json()
+        assert latest["page"] == 39
+        assert latest["rows"] == []
+        assert client.get(asked[0]).json() == client.get("/search.json?min_n=0&size=5").json()
+    finally:
+        answers.budget = budget
+
+
+def test_answers_budget_counts_what_an_answer_holds():
+    from archiver.serve.data import Answers, footprint
+
+    kept = Answers(budget=20_000)
+    big, small = ["x" * 900], ["y" * 10]
+    kept.put(("too big",), ["z" * 11_000], footprint(["z" * 11_000]))  # over half the budget: not kept
+    assert "too big" not in [q[0] for q in kept._kept]
+    for n in range(20):
+        kept.put(("big", n), [*big, n], footprint([*big, n]))
+    assert kept.bytes <= 20_000
+    assert ("big", 0) not in kept
+    assert ("big", 19) in kept
+    oldest = min(n for n in range(20) if ("big", n) in kept)
+    assert kept.get(("big", oldest)) == [*big, oldest]  # asked again: now the most recent
+    kept.put(("big", 20), [*big, 20], footprint([*big, 20]))
+    assert ("big", oldest) in kept
+    assert ("big", oldest + 1) not in kept
+    kept.put(("small",), small, footprint(small))
+    assert kept.bytes <= 20_000
+    assert footprint(big) > 900
+    many = [f"{n:0100}" for n in range(100)]
+    assert 1000 <= footprint(many, enough=1000) < 2000 < footprint(many)  # counted only until enough
+
+
+LAST_DAY = "9999-12-31"
+
+
+@pytest.mark.parametrize("command", [["query", "claims"], ["audit"], ["query", "citations"]])
+def test_until_the_last_day_is_every_time_not_a_traceback(served, command):
+    """--until 9999-12-31 selects what has a time, as --since 0001-01-01 does (before: OverflowError)."""
+    timed = CliRunner().invoke(main, [*command, "--since", "0001-01-01", "--db", served, "--format", "json"])
+    until = CliRunner().invoke(main, [*command, "--until", LAST_DAY, "--db", served, "--format", "json"])
+    assert until.exception is None or isinstance(until.exception, SystemExit), until.exception
+    assert until.exit_code == timed.exit_code
+    rows, expected = (_rows(json.loads(run.stdout)) for run in (until, timed))
+    assert rows == expected
+    assert rows
+
+
+def _rows(printed):
+    """The rows a command printed (the audit's findings: its summary names the filters too)."""
+    return printed["findings"] if isinstance(printed, dict) else printed
+
+
+def test_export_until_the_last_day_exports_every_record(served, tmp_path):
+    every = CliRunner().invoke(
+        main, ["export", "--raw", str(tmp_path / "a.jsonl"), "--since", "0001-01-01", "--db", served]
+    )
+    until = CliRunner().invoke(
+        main, ["export", "--raw", str(tmp_path / "b.jsonl"), "--until", LAST_DAY, "--db", served]
+    )
+    assert (until.exit_code, every.exit_code) == (0, 0), until.output
+    assert (tmp_path / "b.jsonl").read_bytes() == (tmp_path / "a.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"/search.json?kind=claims&min_n=0&until={LAST_DAY}",
+        f"/search.json?kind=citations&min_n=0&until={LAST_DAY}",
+        f"/audit.json?until={LAST_DAY}",
+        f"/verify.json?until={LAST_DAY}",
+        f"/search.json?min_n=0&until={LAST_DAY}T23:00:00-05:00",
+        "/search.json?min_n=0&since=0001-01-01T00:00:00%2B05:00",
+    ],
+)
+def test_filtered_pages_until_the_last_day_answer(client, url):
+    answer = client.get(url)
+    assert answer.status_code == 200, answer.text
+    timed = client.get(url.split("until=")[0].split("since=")[0] + "since=0001-01-01")  # every row with a time
+    assert timed.status_code == 200
+    assert answer.json()["rows"] == timed.json()["rows"]
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ("since=0000-01-01", "since"),
+        ("until=10000-01-01", "until"),
+        ("until=9999-12-32", "until"),
+        ("min_n=nan", "min_n"),
+        ("min_n=inf", "min_n"),
+        ("max_n=-inf", "max_n"),
+        ("max_n=1e999", "max_n"),
+        ("size=1.5", "size"),
+        ("page=" + "9" * 5000, "page"),
+    ],
+)
+def test_a_value_that_cannot_be_used_is_a_400_naming_its_parameter(client, query, parameter):
+    for path in ("/search.json?column=s14r5&", "/audit.json?", "/verify.json?"):
+        if parameter in ("min_n", "max_n") and path == "/audit.json?":
+            continue  # the audit's list takes no citation filter
+        answer = client.get(path + query)
+        assert answer.status_code == 400, (path, answer.text)
+        assert answer.json()["error"].startswith(f"{parameter}: "), answer.text
+        assert len(answer.json()["error"]) < 200  # one line, whatever the value's length
+
+
+@pytest.mark.parametrize(
+    ("url", "parameter"), [("/audit.json?rule=no-such-rule", "rule"), ("/verify.json?verdict=maybe", "verdict")]
+)
+def test_an_unknown_rule_or_verdict_is_a_400_naming_it(client, url, parameter):
+    answer = client.get(url)
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith(f"{parameter}: "), answer.text
+
+
+@pytest.mark.parametrize("query", ["size=0", "size=-3", "page=0", "size=0&page=0"])
+def test_a_page_or_size_out_of_range_is_the_nearest_one(client, query):
+    for path in ("/search", "/search.json", "/search.json?column=s14r5&", "/audit.json", "/verify.json"):
+        answer = client.get(path + ("&" if "?" in path else "?") + query)
+        assert answer.status_code == 200, (path, answer.text)
+        if path.endswith(".json") or ".json?" in path:
+            assert answer.json()["page_size"] >= 1
+            assert answer.json()["page"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["query", "claims", "--min-n", "nan"], "--min-n"),
+        (["query", "claims", "--max-n", "inf"], "--max-n"),
+        (["audit", "--until", "10000-01-01"], "--until"),
+        (["export", "--raw", "-", "--since", "0000-01-01"], "--since"),
+    ],
+)
+def test_a_cli_value_that_cannot_be_used_is_a_usage_error(served, args, option):
+    run = CliRunner().invoke(main, [*args, "--db", served])
+    assert run.exit_code == 2, run.output
+    assert option in run.output.strip().splitlines()[-1]
+    assert "Traceback" not in run.output
+
+
+def test_a_limit_past_what_any_table_holds_is_every_row(served):
+    every = cli_json(served, "query", "claims")
+    assert cli_json(served, "query", "claims", "--limit", "9" * 30) == every  # before: a ConversionException
+
+
+def test_the_python_api_takes_the_last_day_and_refuses_what_is_no_number(served):
+    from archiver.errors import UsageError
+
+    with Archive.open(served, read_only=True) as archive:
+        timed = list(archive.claims(since="0001-01-01"))
+        assert list(archive.claims(until=LAST_DAY)) == timed != []
+    for bad in (float("nan"), float("inf"), "lots"):
+        with pytest.raises(UsageError, match="not a finite number"):
+            Selection(min_n=bad)
+
+
+@pytest.mark.parametrize("path", ["//evil.example/x", "/\\evil.example/x", "///evil.example", "/%2F%2Fevil.example"])
+def test_no_redirect_leaves_the_origin(served, path):
+    with TestClient(create_app(served, token="s3cret-token")) as client:
+        opened = client.get(f"http://testserver{path}?token=s3cret-token&column=s14r5", follow_redirects=False)
+    assert opened.status_code == 303
+    location = opened.headers["location"]
+    assert location.startswith("/"), location
+    assert location[1:2] not in ("/", "\\"), location
+    assert location.endswith("?column=s14r5")
+
+
+SERVE_LIMITED = """
+import sys
+from archiver.serve.app import serve
+from archiver.serve.connections import Limits
+serve(sys.argv[1], port=0, log=False, limits=Limits(request_seconds=float(sys.argv[2])))
+"""
+
+
+@pytest.fixture
+def limited_server(served):
+    """`archiver serve` in a process whose file limit is 320 (so at most 128 connections), each request due
+    within 2 s of its connection: its port."""
+    import os
+    import resource
+
+    def lower() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (320, 320))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVE_LIMITED, served, "2"], stdout=subprocess.PIPE, text=True, preexec_fn=lower, env=env
+    )
+    try:
+        port = int(re.search(r":(\d+)/ ", server.stdout.readline()).group(1))
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_slow_clients_cannot_keep_a_normal_request_out(limited_server):
+    """400 connections that never finish their headers (more than the file limit leaves room for): a normal
+    request meanwhile is answered 200, and each slow one is closed once its 2 s are up (before: the file
+    limit was reached, and every normal request failed)."""
+    import socket
+    import time
+    import urllib.request
+
+    slow = []
+    try:
+        for _ in range(400):
+            connection = socket.create_connection(("127.0.0.1", limited_server), timeout=5)
+            connection.sendall(b"GET /index.json HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            slow.append(connection)
+        for _ in range(3):
+            with urllib.request.urlopen(f"http://127.0.0.1:{limited_server}/index.json", timeout=5) as answer:
+                assert answer.status == 200
+                assert json.loads(answer.read())["stats"]["tasks"] > 0
+        time.sleep(1)
+        for connection in slow:  # a byte more does not move a request's deadline
+            with contextlib.suppress(OSError):
+                connection.sendall(b"1")
+        time.sleep(1.5)
+        assert all(_closed(connection) for connection in slow)
+    finally:
+        for connection in slow:
+            connection.close()
+
+
+def _closed(connection) -> bool:
+    """Whether the server has closed `connection` (what it reads is its end, or a reset)."""
+    connection.settimeout(2)
+    try:
+        return connection.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def _raw(port: int, request: bytes) -> bytes:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_the_servers_own_answers_carry_the_csp(limited_server):
+    """A request line the server cannot parse, and a head larger than it reads, are answered by uvicorn
+    before the application: with the same headers (before: no CSP)."""
+    for request, status in (
+        (b"GARBAGE /\x00 HTTP/9\r\n\r\n", b"400"),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n", b"431"),
+    ):
+        head = _raw(limited_server, request).split(b"\r\n\r\n")[0].decode().lower().splitlines()
+        assert head[0].split()[1] == status.decode(), head
+        assert f"content-security-policy: {CSP}".lower() in head
+        assert "x-frame-options: deny" in head

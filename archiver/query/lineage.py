@@ -90,8 +90,12 @@ def _limit(limit: int | None, params: list) -> str:
         return ""
     if limit < 0:
         raise QueryError("--limit must not be negative")
-    params.append(int(limit))
+    params.append(min(int(limit), MOST_ROWS))  # more than any table can hold is all of them
     return " LIMIT ?"
+
+
+MOST_ROWS = 2**63 - 1
+"""The largest LIMIT DuckDB takes."""
 
 
 def narrowed(filters: Selection) -> tuple[str, list]:

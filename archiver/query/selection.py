@@ -11,6 +11,7 @@ holds).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
@@ -50,6 +51,10 @@ class Selection:
             value = getattr(self, name)
             if value is not None:
                 moment(value, end=name == "until")  # a value that is no time is refused here, by its option
+        for name in ("min_n", "max_n"):
+            value = getattr(self, name)
+            if value is not None and not _finite(value):
+                raise UsageError(f"{value!r} is not a finite number", "--" + name.replace("_", "-"))
 
     @classmethod
     def of(cls, **given) -> Selection:
@@ -109,9 +114,10 @@ class Selection:
             conditions.append(f"{prefix}timestamp >= ?")
             params.append(moment(self.since, end=False))
         if self.until is not None:
-            whole_day = is_date(self.until)
-            conditions.append(f"{prefix}timestamp {'<' if whole_day else '<='} ?")
-            params.append(moment(self.until, end=True))
+            end = moment(self.until, end=True)
+            before_next_day = is_date(self.until) and end != LAST_MOMENT
+            conditions.append(f"{prefix}timestamp {'<' if before_next_day else '<='} ?")
+            params.append(end)
 
     def _source(self, prefix: str, conditions: list[str], params: list) -> None:
         """Rows stored from the given paths, or stored under another path from the same bytes."""
@@ -200,8 +206,13 @@ def is_date(value: str | datetime | date) -> bool:
     return not isinstance(value, datetime)
 
 
+LAST_MOMENT = datetime.max.replace(tzinfo=UTC)
+"""Where --until 9999-12-31 ends: the last day Python's dates have has no next day."""
+
+
 def moment(value: str | datetime | date, end: bool) -> datetime:
-    """A point in time; a bare date means its start (for --since) or the start of the next day (--until)."""
+    """A point in time; a bare date means its start (for --since) or the start of the next day (--until),
+    the last day's end being `LAST_MOMENT`."""
     if isinstance(value, str):
         text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
         try:
@@ -210,8 +221,17 @@ def moment(value: str | datetime | date, end: bool) -> datetime:
             option = "--until" if end else "--since"
             raise UsageError(f"{value!r} is not an ISO-8601 date or time", option) from None
     if not isinstance(value, datetime):
+        if end and value == date.max:
+            return LAST_MOMENT
         value = datetime.combine(value + timedelta(days=1) if end else value, time())
     return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _finite(value) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def _plain(value):

@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ..audit.rules import RULES_BY_ID
 from ..errors import ArchiverError, UsageError
 from ..query.lineage import QUERIES
 from ..query.selection import Selection
@@ -34,21 +35,13 @@ from ..query.transcript import NotFoundError
 from ..render.html import STYLE, result_html
 from ..render.paths import display_path
 from ..store.connection import ArchiveBusyError
+from ..verify.run import VERDICTS
 from . import charts, data, form
+from .connections import ACCEPT_BURST, Limits, bounded_protocol
 from .downloads import DOWNLOADS, download
+from .headers import HEADERS
 
 HERE = Path(__file__).parent
-CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; "
-    "frame-ancestors 'none'"
-)
-HEADERS = {
-    "content-security-policy": CSP,
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "x-frame-options": "DENY",
-    "cache-control": "no-store",
-}
 COOKIE = "archiver_token"
 REQUEST_WAIT = 2.0
 """Seconds a request waits for a writer (an ingest committing) before answering 503."""
@@ -209,29 +202,42 @@ def _name(request: Request, key: str) -> str:
 
 
 def _page(request: Request) -> tuple[int, int]:
+    """The page and its size asked for, brought within their bounds (`data.page_bounds`)."""
+    page, size = (_whole(request, name, default) for name, default in (("page", 1), ("size", data.PAGE_SIZE)))
+    return data.page_bounds(page, size)
+
+
+def _whole(request: Request, name: str, default: int) -> int:
+    given = request.query_params.get(name) or default
     try:
-        page = int(request.query_params.get("page") or 1)
-        size = int(request.query_params.get("size") or data.PAGE_SIZE)
+        return int(given)
     except ValueError:
-        raise UsageError("page and size are whole numbers", "page") from None
-    return page, size
+        shown = given if len(given) <= 40 else given[:40] + "…"
+        raise UsageError(f"{shown!r} is not a whole number", name) from None
+
+
+def _known(value: str, known, parameter: str) -> None:
+    if value not in known:
+        shown = value if len(value) <= 40 else value[:40] + "…"
+        raise UsageError(f"{shown!r} is not one of {', '.join(known)}", parameter)
 
 
 # The pages.
 
 
-def ask(server: Server, archive, request: Request, name: str, make):
-    """`make()` for this page's question `name`, asked once per state of the archive (the address without
-    its `.json` names the question: a page and its twin share the answer)."""
-    path = request.url.path.removesuffix(".json")
-    return server.remembered(archive, (name, path, str(request.query_params)), make)
+def ask(server: Server, archive, question: tuple, make):
+    """`make()`, the answer to `question`, asked once per state of the archive. The question holds the
+    values a page read from its address (the parameters it knows, parsed and bounded), never the query
+    string itself: parameters a page does not know change nothing, and a page and its `.json` twin
+    share the answer."""
+    return server.remembered(archive, question, make)
 
 
 def overview(server: Server, request: Request) -> Response:
     with server.archive() as archive:
         snap = server.snapshots.get(archive)
         verdicts = data.verdict_counts(archive.con)
-        per_day = ask(server, archive, request, "per_day", lambda: data.findings_per_day(archive.con, snap))
+        per_day = ask(server, archive, ("per_day",), lambda: data.findings_per_day(archive.con, snap))
     summary = snap.summary
     results_chart = charts.stacked_bars(
         snap.results_per_day,
@@ -282,8 +288,7 @@ def search(server: Server, request: Request) -> Response:
             found = ask(
                 server,
                 archive,
-                request,
-                "rows",
+                ("rows", kind, repr(selection), order_by, page, size),
                 lambda: data.lineage_page(archive.con, kind, selection, order_by, page, size),
             )
     twin = {
@@ -336,7 +341,7 @@ def result(server: Server, request: Request) -> Response:
     ident = _name(request, "ident")
     copy = request.query_params.get("copy") or None
     with server.archive() as archive:
-        results = ask(server, archive, request, "results", lambda: archive.results(ident, copy))
+        results = ask(server, archive, ("results", ident, copy), lambda: archive.results(ident, copy))
     subjects = []
     for view in results:
         links = [("agent", view.agent)] if view.agent else []
@@ -356,13 +361,15 @@ def subject(server: Server, request: Request) -> Response:
     name = _name(request, "name")
     selection = Selection.of(**{data.SUBJECTS[kind]: [name]})
     with server.archive() as archive:
-        periods = ask(server, archive, request, "periods", lambda: data.by_period(archive.con, selection))
-        small = ask(server, archive, request, "small", lambda: data.small_bases(archive.con, selection))
+        periods = ask(server, archive, ("periods", kind, name), lambda: data.by_period(archive.con, selection))
+        small = ask(server, archive, ("small", kind, name), lambda: data.small_bases(archive.con, selection))
         per_day = verdicts = None
         if kind == "agent":
             snap = server.snapshots.get(archive)
-            per_day = ask(server, archive, request, "per_day", lambda: data.findings_per_day(archive.con, snap, name))
-            verdicts = ask(server, archive, request, "verdicts", lambda: data.verdicts_per_day(archive.con, name))
+            per_day = ask(server, archive, ("per_day", name), lambda: data.findings_per_day(archive.con, snap, name))
+            verdicts = ask(
+                server, archive, ("verdicts_per_day", name), lambda: data.verdicts_per_day(archive.con, name)
+            )
     twin = {
         "kind": kind,
         "name": name,
@@ -417,6 +424,8 @@ def subject(server: Server, request: Request) -> Response:
 def audit(server: Server, request: Request) -> Response:
     params = request.query_params
     rules = [r for r in params.getlist("rule") if r]
+    for rule in rules:
+        _known(rule, RULES_BY_ID, "rule")
     severity = params.get("severity") or None
     selection = form.selection(params, only=data.FINDING_FILTERS)
     page, size = _page(request)
@@ -425,8 +434,7 @@ def audit(server: Server, request: Request) -> Response:
         found = ask(
             server,
             archive,
-            request,
-            "rows",
+            ("findings", tuple(rules), severity, repr(selection), page, size),
             lambda: data.findings_page(archive.con, snap, rules, severity, selection, page, size),
         )
     twin = {"filters": {"rule": rules, "severity": severity, **selection.as_dict()}, **found.as_dict()}
@@ -446,11 +454,16 @@ def audit(server: Server, request: Request) -> Response:
 def verify(server: Server, request: Request) -> Response:
     params = request.query_params
     verdict = params.get("verdict") or None
+    if verdict is not None:
+        _known(verdict, VERDICTS, "verdict")
     selection = form.selection(params)
     page, size = _page(request)
     with server.archive() as archive:
         found = ask(
-            server, archive, request, "rows", lambda: data.verdicts_page(archive.con, selection, verdict, page, size)
+            server,
+            archive,
+            ("verdicts", repr(selection), verdict, page, size),
+            lambda: data.verdicts_page(archive.con, selection, verdict, page, size),
         )
         counts = data.verdict_counts(archive.con)
     twin = {"filters": {"verdict": verdict, **selection.as_dict()}, "verdicts_by_status": counts, **found.as_dict()}
@@ -541,7 +554,7 @@ class Guard:
         that sets the cookie and drops the token from the address."""
         given = request.query_params.get("token")
         if given is not None and _same(given, self.token):
-            target = request.url.path + _query(request, drop=("token",))
+            target = _on_this_site(request.url.path) + _query(request, drop=("token",))
             response = RedirectResponse(target, status_code=303)
             response.set_cookie(COOKIE, self.token, httponly=True, samesite="strict", path="/")
             return response
@@ -554,6 +567,12 @@ class Guard:
             status_code=401,
             headers={"www-authenticate": "Bearer"},
         )
+
+
+def _on_this_site(path: str) -> str:
+    """`path` as an address on this server: `//host/x` (and `/\\host/x`, which browsers read alike)
+    would name another site."""
+    return "/" + path.lstrip("/\\")
 
 
 def _same(given: str | None, token: str) -> bool:
@@ -605,10 +624,17 @@ def is_loopback(host: str) -> bool:
 
 
 def serve(
-    db: str | None, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, log: bool = True
+    db: str | None,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    token: str | None = None,
+    log: bool = True,
+    limits: Limits | None = None,
 ) -> None:
     """Serve until interrupted; another host than loopback needs a token (`UsageError` without one). A
-    missing archive, or an address it cannot listen on, is refused before serving."""
+    missing archive, or an address it cannot listen on, is refused before serving. Each connection is
+    held to `limits` (`connections.Limits`: a deadline per request, a bounded head, a number of
+    connections below the file limit)."""
     import uvicorn
 
     from ..archive import Archive
@@ -624,7 +650,10 @@ def serve(
     bound = listening.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"archiver serve: {where} read-only at http://{shown}:{bound}/ (Ctrl-C stops)", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="info" if log else "warning"))
+    config = uvicorn.Config(
+        app, log_level="info" if log else "warning", http=bounded_protocol(limits or Limits()), backlog=ACCEPT_BURST
+    )
+    server = uvicorn.Server(config)
     server.run(sockets=[listening])
 
 
@@ -634,7 +663,7 @@ def _listen(host: str, port: int):
 
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     try:
-        return socket.create_server((host.strip("[]"), port), family=family, backlog=2048)
+        return socket.create_server((host.strip("[]"), port), family=family, backlog=ACCEPT_BURST)
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno else str(exc)
         raise UsageError(f"cannot listen on {host}:{port}: {why}", "--port") from None

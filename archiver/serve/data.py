@@ -12,8 +12,11 @@ worked out once per state of the archive (`Snapshots`) and kept until a commit c
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
+import types
+from collections import OrderedDict
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -67,13 +70,17 @@ class Page:
         }
 
 
+def page_bounds(page: int, size: int) -> tuple[int, int]:
+    """The page (from 1 to `LAST_PAGE`) and page size (1 to `MAX_PAGE_SIZE`) nearest those asked for."""
+    return max(1, min(int(page), LAST_PAGE)), max(1, min(int(size), MAX_PAGE_SIZE))
+
+
 def paged(
     con: duckdb.DuckDBPyConnection, sql: str, params: list, fields_: tuple[str, ...], page: int, size: int
 ) -> Page:
     """Rows `page` (from 1) of `sql`, `size` a page, with a count of at most `COUNT_CAP`: one query, its
     rows worked out once for both."""
-    size = max(1, min(int(size), MAX_PAGE_SIZE))
-    page = max(1, min(int(page), LAST_PAGE))
+    page, size = page_bounds(page, size)
     counted = f"""
         WITH q AS MATERIALIZED ({sql})
         SELECT * FROM (SELECT *, NULL AS serve_total FROM q LIMIT {size} OFFSET {(page - 1) * size})
@@ -148,17 +155,21 @@ class Snapshot:
 
 class Snapshots:
     """One `Snapshot` per state of the archive, made when a request first needs it after a commit, and
-    the answers of costly questions (a study's claims by period) asked in that state, `MEMO_SIZE` at most."""
+    the answers of costly questions (a study's claims by period) asked in that state (`Answers`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int | None = None) -> None:
         self._lock = threading.Lock()
         self._making = threading.Lock()
         self._key: tuple | None = None
         self._snapshot: Snapshot | None = None
-        self._memo: dict[tuple, Any] = {}
+        self._memo = Answers(ANSWERS_BUDGET if budget is None else budget)
         self._memo_key: tuple | None = None
         self._memo_made = 0.0
         self._asking: dict[tuple, threading.Lock] = {}  # the questions being worked out
+
+    @property
+    def answers(self) -> Answers:
+        return self._memo
 
     def get(self, archive) -> Snapshot:
         key = generation(archive.location)
@@ -181,28 +192,92 @@ class Snapshots:
         key = generation(archive.location)
         with self._lock:
             if key != self._memo_key or (key is None and time.monotonic() - self._memo_made > LAKE_SECONDS):
-                self._memo, self._memo_key, self._memo_made = {}, key, time.monotonic()
+                self._memo.clear()
+                self._memo_key, self._memo_made = key, time.monotonic()
             if question in self._memo:
-                return self._memo[question]
+                return self._memo.get(question)
             asking = self._asking.setdefault((key, question), threading.Lock())
         with asking:
             with self._lock:
                 if key == self._memo_key and question in self._memo:
-                    return self._memo[question]
+                    return self._memo.get(question)
             try:
                 answer = make()
             finally:
                 with self._lock:
                     self._asking.pop((key, question), None)
+            size = footprint(answer, self._memo.largest + 1)  # outside the lock: others are served meanwhile
             with self._lock:
                 if key == self._memo_key:
-                    if len(self._memo) >= MEMO_SIZE:
-                        self._memo.pop(next(iter(self._memo)))
-                    self._memo[question] = answer
+                    self._memo.put(question, answer, size)
         return answer
 
 
-MEMO_SIZE = 512
+ANSWERS_BUDGET = 64 * 2**20
+"""Bytes of answers kept per state of the archive (as `footprint` counts them)."""
+
+
+class Answers:
+    """Answers to questions, the least recently asked dropped first once they hold more than `budget`
+    bytes; an answer larger than half the budget is not kept (it would push out all the others)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.bytes = 0
+        self._kept: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
+
+    @property
+    def largest(self) -> int:
+        return self.budget // 2
+
+    def __contains__(self, question: tuple) -> bool:
+        return question in self._kept
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def get(self, question: tuple) -> Any:
+        self._kept.move_to_end(question)
+        return self._kept[question][0]
+
+    def put(self, question: tuple, answer: Any, size: int) -> None:
+        if question in self._kept or size > self.largest:
+            return
+        self._kept[question] = (answer, size)
+        self.bytes += size
+        while self.bytes > self.budget:
+            _, (_, dropped) = self._kept.popitem(last=False)
+            self.bytes -= dropped
+
+    def clear(self) -> None:
+        self._kept.clear()
+        self.bytes = 0
+
+
+def footprint(value: Any, enough: int | None = None) -> int:
+    """The bytes `value` holds in memory: its own and those of everything it refers to, each object once
+    (containers, dataclasses and objects with a `__dict__` are walked); counted only until `enough`."""
+    seen: set[int] = set()
+    pending = [value]
+    total = 0
+    while pending and (enough is None or total < enough):
+        item = pending.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        total += sys.getsizeof(item)
+        if isinstance(item, dict):
+            pending += item.keys()
+            pending += item.values()
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            pending += item
+        elif isinstance(item, pa.Table):
+            total += item.nbytes
+        elif hasattr(item, "__dict__") and not isinstance(item, (type, types.ModuleType)):
+            pending.append(vars(item))
+        elif hasattr(item, "__slots__"):
+            pending += [getattr(item, name) for name in item.__slots__ if hasattr(item, name)]
+    return total
 
 
 def snapshot(archive) -> Snapshot:

@@ -69,7 +69,7 @@ def selection(params, only: tuple[str, ...] | None = None) -> Selection:
     try:
         return Selection.of(**given)
     except UsageError as exc:
-        raise UsageError(str(exc), exc.option.lstrip("-") if exc.option else None) from None
+        raise UsageError(str(exc), exc.option.lstrip("-").replace("-", "_") if exc.option else None) from None
 
 
 def fields(params, only: tuple[str, ...] | None = None) -> list[tuple[Filter, list[str]]]:
