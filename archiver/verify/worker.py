@@ -1,9 +1,11 @@
 """Extractors run in a separate process, one job at a time, each bounded by a timeout.
 
-The parent sends a job (table spec, extractor spec, column, citation context) over a pipe and waits
-at most `timeout` seconds. An extractor that hangs is killed with its process, one that crashes
-takes only its process down; either way the parent reports it and starts a fresh worker for the
-next job. The worker imports only what the data layer declares.
+The parent sends a job (table spec, extractor spec, column, citation context) over a pipe and waits at
+most `timeout` seconds, counted from a worker that is ready (started, DuckDB imported): starting one on a
+loaded machine took more than a second, which a short timeout charged to the extractor. An extractor that
+hangs is killed with its process, one that crashes takes only its process down; either way the parent
+reports it and starts a fresh worker for the next job. The worker imports only what the data layer
+declares.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from typing import Self
 import orjson
 
 OK, FAILED = "ok", "failed"
+READY = "ready"
+STARTUP_SECONDS = 120.0
+"""How long a new worker may take to start and import DuckDB before the job is given up."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,9 @@ class Worker:
 
     def run(self, table: dict, extractor: dict, context: CitationContext) -> Outcome:
         if self._process is None or not self._process.is_alive():
-            self._start()
+            failed = self._start()
+            if failed is not None:
+                return failed
         try:
             self._conn.send((table, extractor, asdict(context)))
             if not self._conn.poll(self.timeout):
@@ -90,13 +97,21 @@ class Worker:
             self._process.join(2)
         self._stop()
 
-    def _start(self) -> None:
+    def _start(self) -> Outcome | None:
+        """A fresh worker, waited for until it is ready: None, or why it could not start."""
         ctx = multiprocessing.get_context("spawn")  # no fork of a process holding DuckDB's threads
         parent, child = ctx.Pipe()
         self._process = ctx.Process(target=serve, args=(child,), daemon=True, name="archiver-extractor")
         self._process.start()
         child.close()
         self._conn = parent
+        try:
+            if parent.poll(STARTUP_SECONDS) and parent.recv() == READY:
+                return None
+        except (EOFError, OSError):
+            pass
+        code = self._stop()
+        return Outcome(FAILED, reason=f"the extractor's process did not start (exit code {code})")
 
     def _stop(self) -> int | None:
         process, self._process = self._process, None
@@ -114,6 +129,11 @@ class Worker:
 def serve(conn) -> None:
     """The worker's loop: one job in, one (status, payload) out, until told to stop."""
     os.dup2(2, 1)  # an extractor's prints must not mix with the archiver's output
+    import duckdb  # noqa: F401  (imported before the first job's time starts)
+
+    from ..store.backend import offline_connection  # noqa: F401
+
+    conn.send(READY)
     functions: dict = {}
     while True:
         try:
