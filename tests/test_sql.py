@@ -64,7 +64,7 @@ def test_select_in_every_format(db):
 )
 def test_refused(db, statement, reason):
     result = CliRunner().invoke(main, ["sql", statement, "--db", db])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert reason in result.output, result.output
     with Archive.open(db, read_only=True) as archive, pytest.raises(NotReadOnlyError, match=reason):
         archive.sql(statement)
