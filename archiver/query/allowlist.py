@@ -32,6 +32,9 @@ SIDE_EFFECTS = frozenset(
 """Built-in functions left off: they advance a sequence, reseed, write DuckDB's log, sleep, or bind another
 statement (planning `postgres_scan(...)` already connects)."""
 
+BINDER_FUNCTIONS = frozenset({"unnest", "unlist"})
+"""Built-ins that DuckDB's binder handles itself, so `duckdb_functions()` does not list them."""
+
 TABLE_FUNCTIONS = frozenset(
     {
         "range",
@@ -75,6 +78,8 @@ class Scope:
 
     database: str
     relations: frozenset[str]
+    known: frozenset[str]
+    """Every function the connection has, its extensions' too: a name not there is a mistake, not an escape."""
 
 
 def check_allowed(con: duckdb.DuckDBPyConnection, query: str) -> None:
@@ -86,7 +91,8 @@ def check_allowed(con: duckdb.DuckDBPyConnection, query: str) -> None:
             f"refused: `archiver sql` runs SELECT, WITH, DESCRIBE and SHOW only ({tree.get('error_message')})"
         )
     database = con.execute("SELECT current_database()").fetchone()[0]
-    _walk(tree, Scope(database, archive_relations(con) | frozenset(_cte_names(tree))))
+    known = frozenset(name.lower() for (name,) in con.execute("SELECT function_name FROM duckdb_functions()").fetchall())
+    _walk(tree, Scope(database, archive_relations(con) | frozenset(_cte_names(tree)), known))
 
 
 def archive_relations(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
@@ -108,7 +114,7 @@ def builtin_functions() -> frozenset[str]:
             "SELECT DISTINCT function_name FROM duckdb_functions() "
             "WHERE function_type IN ('scalar', 'aggregate', 'macro')"
         ).fetchall()
-    return frozenset(name.lower() for (name,) in rows) - SIDE_EFFECTS
+    return (frozenset(name.lower() for (name,) in rows) | BINDER_FUNCTIONS) - SIDE_EFFECTS
 
 
 def _walk(tree, scope: Scope) -> None:
@@ -136,16 +142,19 @@ def _cte_names(tree) -> Iterator[str]:
 
 def _check_node(node: dict, scope: Scope) -> None:
     if node.get("class") in ("FUNCTION", "WINDOW"):
-        _check_function(node)
+        _check_function(node, scope)
     elif "class" not in node and "sample" in node and "modifiers" not in node:  # a table reference, not a query node
         _check_table(node, scope)
 
 
-def _check_function(node: dict) -> None:
+def _check_function(node: dict, scope: Scope) -> None:
     name = node["function_name"]
     qualified = node.get("schema", "") in _SCHEMAS and node.get("catalog", "") in _SCHEMAS
-    if name.lower() not in builtin_functions() or not qualified:
-        raise NotReadOnlyError(
+    if name.lower() in builtin_functions() and qualified:
+        return
+    if name.lower() not in scope.known | BINDER_FUNCTIONS:
+        raise NotReadOnlyError(f"refused: this statement calls {name}(), which is not a DuckDB function")
+    raise NotReadOnlyError(
             f"refused: this statement calls {name}(), which `archiver sql` does not allow (only DuckDB's "
             "built-in functions that read: nothing that writes, checkpoints, sets options or connects elsewhere)"
         )
