@@ -664,7 +664,8 @@ def _refused(db: str, statement: str, named: str, in_process: bool = True) -> No
         done = _sql(db, statement)
         code, output = done.returncode, done.stderr
     assert code == 2, (statement, output)
-    assert output.startswith("Error: refused: ") and output.count("\n") == 1, (statement, output)
+    assert output.startswith("Error: refused: "), (statement, output)
+    assert output.count("\n") == 1, (statement, output)
     assert named in output, (statement, output)
 
 
@@ -686,7 +687,10 @@ def test_sql_on_a_lake_writes_nothing_and_connects_nowhere(lake, tmp_path):
         ("SELECT * FROM force_checkpoint()", "the table function force_checkpoint()"),
         ("SELECT * FROM ducklake_flush_inlined_data(current_database())", "ducklake_flush_inlined_data()"),
         ("SELECT * FROM ducklake_merge_adjacent_files(current_database())", "ducklake_merge_adjacent_files()"),
-        ("SELECT * FROM ducklake_expire_snapshots(current_database(), older_than => now())", "ducklake_expire_snapshots()"),
+        (
+            "SELECT * FROM ducklake_expire_snapshots(current_database(), older_than => now())",
+            "ducklake_expire_snapshots()",
+        ),
         (f"SELECT * FROM postgres_scan('host=127.0.0.1 port={port} dbname=x', 'public', 't')", "postgres_scan()"),
         (f"SELECT * FROM postgres_query('{literal}', 'SELECT pg_read_file(''PG_VERSION'')')", "postgres_query()"),
         (f"SELECT * FROM postgres_execute('{literal}', 'CREATE TABLE x (y int)')", "postgres_execute()"),
@@ -714,8 +718,21 @@ def _psql(dsn: str, *statements: str) -> None:
     psql = servers.pg_bin() / "psql"
     for statement in statements:
         subprocess.run(
-            [str(psql), "-h", settings["host"], "-p", settings["port"], "-U", "postgres", "-d", settings["dbname"],
-             "-v", "ON_ERROR_STOP=1", "-c", statement],
+            [
+                str(psql),
+                "-h",
+                settings["host"],
+                "-p",
+                settings["port"],
+                "-U",
+                "postgres",
+                "-d",
+                settings["dbname"],
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                statement,
+            ],
             check=True,
             capture_output=True,
         )
@@ -740,4 +757,5 @@ def test_sql_answers_with_a_catalog_role_that_may_only_select(postgres, tmp_path
     assert json.loads(run("stats", "--db", reader, "--json"))["claims"] == 38
     check = CliRunner().invoke(main, ["db", "check", "--db", reader])
     assert check.exit_code == 1
-    assert check.output.count("\n") == 1 and "`db check` needs the catalog role of a writer" in check.output
+    assert check.output.count("\n") == 1
+    assert "`db check` needs the catalog role of a writer" in check.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -105,13 +106,13 @@ def test_refusal_leaves_archive_intact(archive, write):
 def test_only_what_is_allowed_reaches_duckdb(db, statement, named):
     """Functions and tables are allowed by name, from DuckDB's parse tree: the rest is refused in one line,
     exit 2, whatever the statement's kind, and the archive is byte for byte as it was."""
-    before = open(db, "rb").read()
+    before = Path(db).read_bytes()
     result = CliRunner().invoke(main, ["sql", statement, "--db", db])
     assert result.exit_code == 2, result.output
     assert result.output.startswith("Error: refused: ")
     assert named in result.output
     assert result.output.count("\n") == 1
-    assert open(db, "rb").read() == before
+    assert Path(db).read_bytes() == before
 
 
 @pytest.mark.parametrize(

@@ -26,9 +26,7 @@ import duckdb
 
 from ..errors import QueryError
 
-SIDE_EFFECTS = frozenset(
-    {"nextval", "setseed", "write_log", "json_serialize_plan", "pg_sleep", "sleep_ms"}
-)
+SIDE_EFFECTS = frozenset({"nextval", "setseed", "write_log", "json_serialize_plan", "pg_sleep", "sleep_ms"})
 """Built-in functions left off: they advance a sequence, reseed, write DuckDB's log, sleep, or bind another
 statement (planning `postgres_scan(...)` already connects)."""
 
@@ -72,36 +70,51 @@ class NotReadOnlyError(QueryError):
     exit_code = 2
 
 
-@dataclass(frozen=True)
+@dataclass
 class Scope:
-    """What a statement may read: the archive's database, its tables and views, the statement's CTEs."""
+    """What a statement may read: the archive's tables and views, the statement's CTEs."""
 
+    con: duckdb.DuckDBPyConnection
     database: str
-    relations: frozenset[str]
-    known: frozenset[str]
-    """Every function the connection has, its extensions' too: a name not there is a mistake, not an escape."""
+    ctes: frozenset[str]
+    _relations: frozenset[str] | None = None
+
+    def holds(self, table: str) -> bool:
+        """Whether `table` is a table or view of the archive's main schema, as DuckDB's catalog lists them
+        (`duckdb_columns()`: 6 ms on a lake, where `duckdb_tables()` takes 70; binding the name instead
+        could read a file of that name)."""
+        if self._relations is None:
+            rows = self.con.execute(
+                "SELECT DISTINCT table_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = 'main'",
+                [self.database],
+            ).fetchall()
+            self._relations = frozenset(name.lower() for (name,) in rows)
+        return table.lower() in self._relations
+
+    def knows(self, function: str) -> bool:
+        """Whether the connection has `function`, of an extension or not: a name it has not is a mistake
+        to let DuckDB name, not an escape. (Asked only of refused names: listing every function is slow.)"""
+        found = self.con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?", [function])
+        return function.lower() in BINDER_FUNCTIONS or found.fetchone()[0] > 0
 
 
 def check_allowed(con: duckdb.DuckDBPyConnection, query: str) -> None:
     """Refuse `query` (one SELECT, `DESCRIBE` or `SHOW`, as DuckDB rewrites a reading pragma) unless every
     function it calls and every table it reads is on the allow-list."""
-    tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [query]).fetchone()[0])
-    if tree.get("error"):
-        raise NotReadOnlyError(
-            f"refused: `archiver sql` runs SELECT, WITH, DESCRIBE and SHOW only ({tree.get('error_message')})"
-        )
-    database = con.execute("SELECT current_database()").fetchone()[0]
-    known = frozenset(name.lower() for (name,) in con.execute("SELECT function_name FROM duckdb_functions()").fetchall())
-    _walk(tree, Scope(database, archive_relations(con) | frozenset(_cte_names(tree)), known))
-
-
-def archive_relations(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
-    """Names of the tables and views in the main schema of the connection's archive."""
-    rows = con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' "
-        "UNION SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main'"
-    ).fetchall()
-    return frozenset(name.lower() for (name,) in rows)
+    with con.cursor() as cursor:
+        cursor.execute("BEGIN TRANSACTION")  # on a lake, one catalog snapshot for every look-up (20 ms each)
+        try:
+            serialized, database = cursor.execute(
+                "SELECT json_serialize_sql(?), current_database()", [query]
+            ).fetchone()
+            tree = json.loads(serialized)
+            if tree.get("error"):
+                raise NotReadOnlyError(
+                    f"refused: `archiver sql` runs SELECT, WITH, DESCRIBE and SHOW only ({tree.get('error_message')})"
+                )
+            _walk(tree, Scope(cursor, database, frozenset(_cte_names(tree))))
+        finally:
+            cursor.execute("ROLLBACK")
 
 
 @functools.cache
@@ -152,12 +165,12 @@ def _check_function(node: dict, scope: Scope) -> None:
     qualified = node.get("schema", "") in _SCHEMAS and node.get("catalog", "") in _SCHEMAS
     if name.lower() in builtin_functions() and qualified:
         return
-    if name.lower() not in scope.known | BINDER_FUNCTIONS:
+    if not scope.knows(name):
         raise NotReadOnlyError(f"refused: this statement calls {name}(), which is not a DuckDB function")
     raise NotReadOnlyError(
-            f"refused: this statement calls {name}(), which `archiver sql` does not allow (only DuckDB's "
-            "built-in functions that read: nothing that writes, checkpoints, sets options or connects elsewhere)"
-        )
+        f"refused: this statement calls {name}(), which `archiver sql` does not allow (only DuckDB's "
+        "built-in functions that read: nothing that writes, checkpoints, sets options or connects elsewhere)"
+    )
 
 
 def _check_table(node: dict, scope: Scope) -> None:
@@ -179,8 +192,10 @@ def _check_table(node: dict, scope: Scope) -> None:
 
 
 def _check_relation(catalog: str, schema: str, table: str, scope: Scope) -> None:
-    here = catalog in ("", scope.database) and schema in ("", "main")
-    if (here and table.lower() in scope.relations) or (not catalog and not schema and table.lower() in CATALOG_VIEWS):
+    unqualified = not catalog and not schema
+    if unqualified and (table.lower() in scope.ctes or table.lower() in CATALOG_VIEWS):
+        return
+    if catalog in ("", scope.database) and schema in ("", "main") and scope.holds(table):
         return
     name = ".".join(part for part in (catalog, schema, table) if part)
     raise NotReadOnlyError(
