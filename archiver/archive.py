@@ -413,7 +413,8 @@ class Archive:
 
     def sql(self, statement: str, params: list | dict | None = None) -> Listing:
         """Rows of one read-only SELECT, run each time they are read (an EXPLAIN's or a pragma's, once, now); anything
-        that writes, attaches, copies, installs or changes a setting raises `NotReadOnlyError`."""
+        that writes, attaches, copies, installs or changes a setting, and any function or table not on the
+        allow-list (`query.allowlist`), raises `NotReadOnlyError`."""
         from .query.output import QueryRows, stream
         from .query.readonly import needs_extension, read_only_statement
         from .render.listing import Listing

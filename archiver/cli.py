@@ -689,7 +689,8 @@ def export(destination, raw, files_dir, fmt, db, wait, **selection) -> None:
 def sql_command(statement: str, fmt: str | None, headers: bool, db, wait) -> None:
     """Run one read-only SELECT over the archive (tables and views: see the README, "SQL views").
 
-    Statements that write, attach, copy, export, install or load, or change settings are refused.
+    Statements that write, attach, copy, export, install or load, or change settings are refused, and so
+    is any function or table not on the allow-list (docs/query.md): exit status 2.
     """
     with open_archive(db, wait, read_only=True) as archive:
         write_listing(archive.sql(statement), fmt, headers)

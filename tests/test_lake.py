@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -136,7 +137,7 @@ def test_every_command_on_a_lake(lake, tmp_path):
     run("export", "--format", "parquet", str(tmp_path / "pq"), "--db", db)
     assert (tmp_path / "pq" / "claims.parquet").exists()
     assert run("stats", "--db", db, "--json") == run("stats", "--db", file_db, "--json")
-    refused = run("sql", "DELETE FROM records", "--db", db, code=1)
+    refused = run("sql", "DELETE FROM records", "--db", db, code=2)
     assert "read-only SELECT" in refused
 
 
@@ -634,3 +635,127 @@ def test_four_writers_creating_one_new_lake_at_once_all_succeed(shared_lake, tmp
     assert [writer.returncode for writer in writers] == [0, 0, 0, 0], [err for _out, err in outputs]
     assert stored(db)[0]["sources"] == 4
     assert run("db", "check", "--db", db).startswith("ok: ")
+
+
+# --- archiver sql on a lake: read-only and offline (issue 26) ---------------------------------------------
+
+
+def _data_files(data: str) -> list[str]:
+    return sorted(str(path) for path in Path(data).rglob("*") if path.is_file())
+
+
+def _sql(db: str, statement: str) -> subprocess.CompletedProcess:
+    """`archiver sql` in a process of its own: a statement that crashes DuckDB must not take the tests along."""
+    return subprocess.run(
+        [sys.executable, "-m", "archiver", "sql", statement, "--db", db],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
+
+
+def _refused(db: str, statement: str, named: str, in_process: bool = True) -> None:
+    if in_process:
+        result = CliRunner().invoke(main, ["sql", statement, "--db", db])
+        code, output = result.exit_code, result.output
+    else:
+        done = _sql(db, statement)
+        code, output = done.returncode, done.stderr
+    assert code == 2, (statement, output)
+    assert output.startswith("Error: refused: "), (statement, output)
+    assert output.count("\n") == 1, (statement, output)
+    assert named in output, (statement, output)
+
+
+def test_sql_on_a_lake_writes_nothing_and_connects_nowhere(lake, tmp_path):
+    """The escapes tried on lakes: checkpoints and flushes that wrote Parquet files (then `db check` found
+    orphans), an option that crashed the process, and scans that opened connections to any host or ran
+    statements on the catalog's server. Each is refused in one line, the data path's files as they were."""
+    db, data = lake
+    run("ingest", str(SAMPLES / "versant-insights"), "--db", db, "--data-path", data)
+    with Archive.open(db, read_only=True) as archive:  # DuckLake's name for the catalog database it attaches
+        metadata = "__ducklake_metadata_" + archive.con.execute("SELECT current_database()").fetchone()[0]
+    quoted, literal = metadata.replace('"', '""'), metadata.replace("'", "''")
+    files = _data_files(data)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    escapes = [
+        ("SELECT * FROM checkpoint()", "the table function checkpoint()"),
+        ("SELECT * FROM force_checkpoint()", "the table function force_checkpoint()"),
+        ("SELECT * FROM ducklake_flush_inlined_data(current_database())", "ducklake_flush_inlined_data()"),
+        ("SELECT * FROM ducklake_merge_adjacent_files(current_database())", "ducklake_merge_adjacent_files()"),
+        (
+            "SELECT * FROM ducklake_expire_snapshots(current_database(), older_than => now())",
+            "ducklake_expire_snapshots()",
+        ),
+        (f"SELECT * FROM postgres_scan('host=127.0.0.1 port={port} dbname=x', 'public', 't')", "postgres_scan()"),
+        (f"SELECT * FROM postgres_query('{literal}', 'SELECT pg_read_file(''PG_VERSION'')')", "postgres_query()"),
+        (f"SELECT * FROM postgres_execute('{literal}', 'CREATE TABLE x (y int)')", "postgres_execute()"),
+        (f"SELECT * FROM mysql_query('{literal}', 'SELECT 1')", "mysql_query()"),
+        (f"SELECT * FROM read_duckdb('{tmp_path / 'other.duckdb'}')", "read_duckdb()"),
+        (f'SELECT * FROM "{quoted}".ducklake_snapshot', f"reads {metadata}.ducklake_snapshot, which is not a table"),
+    ]
+    for statement, named in escapes:
+        _refused(db, statement, named)
+    option = "SELECT * FROM ducklake_set_option(current_database(), 'data_inlining_row_limit', 10)"
+    _refused(db, option, "ducklake_set_option()", in_process=False)  # crashed the process (SIGSEGV) before
+    with pytest.raises(BlockingIOError):
+        listener.accept()  # nobody tried to connect
+    listener.close()
+    assert _data_files(data) == files
+    assert run("db", "check", "--db", db).startswith("ok: ")
+    rows = json.loads(run("sql", "SELECT count(*) AS n FROM claims", "--db", db, "--format", "json"))
+    assert rows == [{"n": 38}]
+    shown = json.loads(run("sql", "SHOW TABLES", "--db", db, "--format", "json"))
+    assert {"name": "claims"} in shown
+
+
+def _psql(dsn: str, *statements: str) -> None:
+    settings = dict(part.split("=", 1) for part in dsn.split())
+    psql = servers.pg_bin() / "psql"
+    for statement in statements:
+        subprocess.run(
+            [
+                str(psql),
+                "-h",
+                settings["host"],
+                "-p",
+                settings["port"],
+                "-U",
+                "postgres",
+                "-d",
+                settings["dbname"],
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                statement,
+            ],
+            check=True,
+            capture_output=True,
+        )
+
+
+def test_sql_answers_with_a_catalog_role_that_may_only_select(postgres, tmp_path):
+    """The least privilege docs/lakes.md names for readers: a PostgreSQL role with SELECT on the catalog's
+    tables, nothing else (no superuser, so no pg_read_file either way)."""
+    dsn = postgres()
+    data = str(tmp_path / "lake-data")
+    run("ingest", str(SAMPLES / "versant-insights"), "--db", f"ducklake:postgres:{dsn}", "--data-path", data)
+    _psql(
+        dsn,
+        "DROP ROLE IF EXISTS lake_reader",
+        "CREATE ROLE lake_reader LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE",
+        "GRANT USAGE ON SCHEMA public TO lake_reader",
+        "GRANT SELECT ON ALL TABLES IN SCHEMA public TO lake_reader",
+    )
+    reader = "ducklake:postgres:" + dsn.replace("user=postgres", "user=lake_reader")
+    rows = json.loads(run("sql", "SELECT count(*) AS n FROM claims", "--db", reader, "--format", "json"))
+    assert rows == [{"n": 38}]
+    assert json.loads(run("stats", "--db", reader, "--json"))["claims"] == 38
+    check = CliRunner().invoke(main, ["db", "check", "--db", reader])
+    assert check.exit_code == 1
+    assert check.output.count("\n") == 1
+    assert "`db check` needs the catalog role of a writer" in check.output

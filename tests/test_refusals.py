@@ -377,7 +377,7 @@ def test_verify_worker_connection_is_offline_and_locked():
 
 def test_sql_refuses_what_needs_an_extension_and_reads_local_files(good, tmp_path):
     result = run("sql", "SELECT * FROM read_csv('https://example.invalid/x.csv')", "--db", str(good))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     line = one_line_error(result)
     assert "httpfs" in line
     assert "never installs or loads" in line

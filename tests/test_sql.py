@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -64,7 +65,7 @@ def test_select_in_every_format(db):
 )
 def test_refused(db, statement, reason):
     result = CliRunner().invoke(main, ["sql", statement, "--db", db])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert reason in result.output, result.output
     with Archive.open(db, read_only=True) as archive, pytest.raises(NotReadOnlyError, match=reason):
         archive.sql(statement)
@@ -77,3 +78,59 @@ def test_refusal_leaves_archive_intact(archive, write):
     assert archive.stats()["claims"] == 9
     assert list(archive.sql("EXPLAIN SELECT count(*) FROM claims"))
     assert list(archive.sql("SELECT count(*) AS n FROM claims WHERE literal = ?", ["5"])) == [{"n": 1}]
+
+
+# --- the allow-list: every function and table a statement reaches (issue 26) -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("statement", "named"),
+    [
+        ("SELECT * FROM checkpoint()", "the table function checkpoint()"),
+        ("SELECT * FROM force_checkpoint()", "the table function force_checkpoint()"),
+        ("SELECT * FROM query('DELETE FROM claims')", "the table function query()"),
+        ("SELECT * FROM read_duckdb('other.duckdb')", "the table function read_duckdb()"),
+        ("SELECT * FROM (SELECT 1) t, LATERAL (SELECT * FROM checkpoint())", "the table function checkpoint()"),
+        ("SELECT * FROM duckdb_settings()", "the table function duckdb_settings()"),
+        ("SELECT nextval('claims_seq')", "calls nextval()"),
+        ("SELECT json_serialize_plan('SELECT * FROM checkpoint()')", "calls json_serialize_plan()"),
+        ("SELECT count(*) FROM claims WHERE pointer IN (SELECT setseed(0.5))", "calls setseed()"),
+        ("SELECT postgres_query('x')", "calls postgres_query()"),
+        ("EXPLAIN ANALYZE SELECT * FROM checkpoint()", "the table function checkpoint()"),
+        ("SELECT * FROM 'other.parquet'", "reads other.parquet, which is not a table or view of the archive"),
+        ("SELECT * FROM system.main.duckdb_settings", "reads system.main.duckdb_settings"),
+        ("WITH c AS (SELECT 1) SELECT * FROM c, temp.main.t", "reads temp.main.t"),
+        ("SHOW TABLES FROM information_schema", "shows the archive's own tables only, not information_schema"),
+    ],
+)
+def test_only_what_is_allowed_reaches_duckdb(db, statement, named):
+    """Functions and tables are allowed by name, from DuckDB's parse tree: the rest is refused in one line,
+    exit 2, whatever the statement's kind, and the archive is byte for byte as it was."""
+    before = Path(db).read_bytes()
+    result = CliRunner().invoke(main, ["sql", statement, "--db", db])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Error: refused: ")
+    assert named in result.output
+    assert result.output.count("\n") == 1
+    assert Path(db).read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("statement", "rows"),
+    [
+        ("WITH n AS (SELECT count(*) AS n FROM claims) SELECT n FROM n", [{"n": 9}]),
+        ("SELECT count(*) AS n FROM main.claims", [{"n": 9}]),
+        ("SELECT count(*) AS n FROM (SHOW TABLES) WHERE name IN ('claims', 'claim_citations')", [{"n": 2}]),
+        ("SELECT column_name FROM (DESCRIBE claims) WHERE column_name = 'pointer'", [{"column_name": "pointer"}]),
+        ("SELECT count(*) > 0 AS some FROM (SUMMARIZE claims)", [{"some": True}]),
+        ("SELECT name FROM pragma_table_info('claims') WHERE name = 'literal'", [{"name": "literal"}]),
+        ("SELECT max(r) AS r FROM (SELECT row_number() OVER (ORDER BY pointer) AS r FROM claims)", [{"r": 9}]),
+        ("SELECT list_transform([1, 2], x -> x + 1) AS l, upper('a') AS u", [{"l": [2, 3], "u": "A"}]),
+        ("SELECT sum(range)::INT AS s FROM range(4)", [{"s": 6}]),
+        ("SELECT unnest([1, 2]) AS u ORDER BY u", [{"u": 1}, {"u": 2}]),
+    ],
+)
+def test_reading_queries_still_answer(db, statement, rows):
+    result = CliRunner().invoke(main, ["sql", statement, "--format", "json", "--db", db])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == rows

@@ -1,4 +1,5 @@
-"""`archiver sql`: only statements that read. DuckDB's own parser says what a statement does."""
+"""`archiver sql`: only statements that read. DuckDB's own parser says what a statement does: its kind
+here, and every function and table it reaches on the allow-list (`allowlist`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import re
 
 import duckdb
 
-from ..errors import QueryError
+from .allowlist import NotReadOnlyError, check_allowed
+
+__all__ = ["NotReadOnlyError", "needs_extension", "read_only_statement"]
 
 _EXPLAIN = re.compile(r"^\s*explain\s+(analy[sz]e\s+)?", re.IGNORECASE)
 _WHAT = {
@@ -41,10 +44,6 @@ _EXTENSION = re.compile(r"requires the extension (\w+)|exists in the (\w+) exten
 """DuckDB's words for a file (a URL) or a function that an extension it has not loaded would handle."""
 
 
-class NotReadOnlyError(QueryError):
-    """A statement that would change the archive, its connection, or files and extensions around it."""
-
-
 def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     """The one SELECT (or EXPLAIN of one) in `sql`, without a closing semicolon (so that a query can
     wrap it); anything else is refused with the reason."""
@@ -64,6 +63,7 @@ def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     if kind != "SELECT":
         what = _WHAT.get(kind, f"is a {kind} statement")
         raise NotReadOnlyError(f"refused: this statement {what}; `archiver sql` runs read-only SELECT queries only")
+    check_allowed(con, statement.query)
     return sql.rstrip().rstrip(";")
 
 

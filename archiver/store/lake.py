@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from .backend import Location, extensions, install_extensions, literal
+from .backend import BackendError, Location, extensions, install_extensions, literal
 from .check import Problem
 from .leases import Leases, leases_for
 
@@ -87,10 +87,20 @@ def cleanup(con: duckdb.DuckDBPyConnection, location: Location) -> Cleanup:
 
 
 def _existing_leases(con: duckdb.DuckDBPyConnection, location: Location) -> Leases | None:
-    """The lake's leases, without creating the SQLite file of a lake that never had any."""
+    """The lake's leases, without creating the SQLite file of a lake that never had any. Their table is
+    made if missing, which a PostgreSQL role that may only read the catalog cannot do: that is said so."""
     if location.catalog == "sqlite" and not os.path.exists(location.catalog_path + ".leases"):
         return None
-    return leases_for(location)
+    try:
+        return leases_for(location)
+    except duckdb.Error as exc:
+        if "permission denied" not in str(exc):
+            raise
+        raise BackendError(
+            f"{location.describe()}: `db check` needs the catalog role of a writer (it reads the file leases "
+            "and makes their table if missing); a role that may only SELECT can run sql, query, stats, audit, "
+            "show and export (docs/lakes.md)"
+        ) from None
 
 
 def _lease(holder) -> str:
