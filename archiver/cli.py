@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 from contextlib import contextmanager
@@ -20,6 +21,24 @@ DB_HELP = (
     "or ducklake:PATH (default: $ARCHIVER_DB, else ./archive.duckdb)."
 )
 WAIT_HELP = "Seconds to wait while another process holds the archive."
+
+
+class Seconds(click.ParamType):
+    """A duration in seconds: a finite number, 0 or more (`nan`, `inf` and `-1` are usage errors)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds < 0:
+            self.fail(f"{value!r} is not a number of seconds (0 or more)", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
 DATA_PATH_HELP = (
     "Where a new lake keeps its Parquet files: a folder or object-store URL (default: "
     "$ARCHIVER_DATA_PATH, else beside a SQLite or DuckDB catalog)."
@@ -31,7 +50,7 @@ def _remember_data_path(ctx: click.Context, _param, value: str | None) -> None:
 
 
 def db_options(func):
-    func = click.option("--wait", type=float, default=5.0, show_default=True, help=WAIT_HELP)(func)
+    func = click.option("--wait", type=SECONDS, default=5.0, show_default=True, help=WAIT_HELP)(func)
     return click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)(func)
 
 
@@ -858,7 +877,7 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
     help="The folder of segment files the traffic is recorded in.",
 )
 @click.option("--db", default=None, help="Also ingest each closed segment into this archive, from this process.")
-@click.option("--wait", type=float, default=1.0, show_default=True, help="Seconds to wait for a locked archive.")
+@click.option("--wait", type=SECONDS, default=1.0, show_default=True, help="Seconds to wait for a locked archive.")
 @click.option(
     "--segment-bytes",
     type=click.IntRange(1),
@@ -894,14 +913,14 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
 )
 @click.option(
     "--connect-timeout",
-    type=float,
+    type=SECONDS,
     default=record_defaults.CONNECT_TIMEOUT,
     show_default=True,
     help="Seconds to reach the upstream.",
 )
 @click.option(
     "--read-timeout",
-    type=float,
+    type=SECONDS,
     default=record_defaults.READ_TIMEOUT,
     show_default=True,
     help="Seconds the upstream may stay silent (between two chunks of a stream too); 0: no limit.",

@@ -454,3 +454,19 @@ def test_the_lake_prefix_is_read_in_any_case(tmp_path):
     assert locate(f"DuckLake:{tmp_path}/x.ducklake") == locate(f"ducklake:{tmp_path}/x.ducklake")
     assert locate(f"ducklake:SQLite:{tmp_path}/c.sqlite").catalog == "sqlite"
     assert locate(f"ducklake:duckdb:{tmp_path}/a:b").catalog_path == f"{tmp_path}/a:b"
+
+
+@pytest.mark.parametrize("given", ["nan", "inf", "-1", "soon"])
+@pytest.mark.parametrize(
+    "command", [["stats"], ["ingest", "IN"], ["record", "--upstream", "http://127.0.0.1:9", "--read-timeout"]]
+)
+def test_a_duration_that_is_not_seconds_is_a_usage_error(tmp_path, monkeypatch, command, given):
+    """`--wait nan` was taken (and `-1`), a wait that never ends or never begins; every duration option is
+    a finite number of seconds, 0 or more."""
+    monkeypatch.chdir(tmp_path)
+    option = [] if command[0] == "record" else ["--db", str(tmp_path / "a.duckdb"), "--wait"]
+    args = [str(tmp_path) if arg == "IN" else arg for arg in command]
+    result = run(*args, *option, given)
+    assert result.exit_code == 2, result.output
+    assert "is not a number of seconds" in result.stderr
+    assert sorted(tmp_path.iterdir()) == []  # no archive, no spool
