@@ -570,9 +570,14 @@ def test_a_value_that_cannot_be_used_is_a_400_naming_its_parameter(client, query
 
 
 @pytest.mark.parametrize(
-    ("url", "parameter"), [("/audit.json?rule=no-such-rule", "rule"), ("/verify.json?verdict=maybe", "verdict")]
+    ("url", "parameter"),
+    [
+        ("/audit.json?rule=no-such-rule", "rule"),
+        ("/verify.json?verdict=maybe", "verdict"),
+        ("/audit.json?severity=fatal", "severity"),
+    ],
 )
-def test_an_unknown_rule_or_verdict_is_a_400_naming_it(client, url, parameter):
+def test_an_unknown_rule_verdict_or_severity_is_a_400_naming_it(client, url, parameter):
     answer = client.get(url)
     assert answer.status_code == 400
     assert answer.json()["error"].startswith(f"{parameter}: "), answer.text

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..audit.rules import RULES_BY_ID
+from ..audit.rules import ERROR, RULES_BY_ID, WARNING
 from ..errors import ArchiverError, UsageError
 from ..query.lineage import QUERIES
 from ..query.selection import Selection
@@ -427,6 +427,8 @@ def audit(server: Server, request: Request) -> Response:
     for rule in rules:
         _known(rule, RULES_BY_ID, "rule")
     severity = params.get("severity") or None
+    if severity is not None:
+        _known(severity, (ERROR, WARNING), "severity")
     selection = form.selection(params, only=data.FINDING_FILTERS)
     page, size = _page(request)
     with server.archive() as archive:
