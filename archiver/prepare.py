@@ -87,6 +87,7 @@ def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> lis
         start,
         containers.RECORD_LIMIT,
         containers.GZIP_LIMIT,
+        containers.GZIP_RATIO,
     )
     spool = Spool()
     try:

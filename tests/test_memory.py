@@ -193,7 +193,7 @@ def test_a_gzip_bomb_without_newlines_is_refused_while_streaming(tmp_path):
     bomb = tmp_path / "bomb.jsonl.gz"
     member = gzip.compress(b" " * 2**26, mtime=0)
     bomb.write_bytes(gzip.compress(b'{"jsonrpc": "2.0", "id": 1, "result": {}}\n', mtime=0) + member * 20)
-    env = child_env(ARCHIVER_RECORD_LIMIT=str(16 * 2**20), ARCHIVER_GZIP_LIMIT=str(2**30))
+    env = child_env(ARCHIVER_RECORD_LIMIT=str(16 * 2**20), ARCHIVER_GZIP_LIMIT=str(2**30), ARCHIVER_GZIP_RATIO="2000")
     _seconds, peak, status = peak_of(bomb, tmp_path, 120, sys.executable, env)
     assert status == 1
     con = duckdb.connect(str(tmp_path / "memory.duckdb"), read_only=True)
@@ -202,6 +202,25 @@ def test_a_gzip_bomb_without_newlines_is_refused_while_streaming(tmp_path):
     ]
     assert any("gzip expands past the limit" in reason for reason in reasons), reasons
     assert peak < 400 * 2**20
+
+
+@pytest.mark.slow
+def test_an_sse_event_of_endless_data_lines_is_let_go_unheld(tmp_path):
+    """Issue 26: an SSE event of `data:` lines and no blank line was held whole, past any limit (500 MB
+    peaked at 2,672 MiB, 2 GB passed 8 GiB). 700 MB of them, past the 512 MiB record limit, are passed over."""
+    path = tmp_path / "endless.sse"
+    line = b"data: " + b"x" * 4090 + b"\n"
+    with open(path, "wb") as out:
+        out.write(b"event: message\n")
+        for _ in range(700 * 2**20 // len(line) // 256):
+            out.write(line * 256)
+    _seconds, peak, status = peak_of(path, tmp_path, 600, sys.executable, child_env())
+    assert status == 1
+    con = duckdb.connect(str(tmp_path / "memory.duckdb"), read_only=True)
+    [(reason,)] = con.execute("SELECT reason FROM records WHERE status = 'quarantined'").fetchall()
+    assert reason.startswith("an SSE event of "), reason
+    assert "past the record limit" in reason, reason
+    assert peak < 2**30, peak  # the event is held up to the record limit, then let go
 
 
 @pytest.mark.slow

@@ -279,7 +279,7 @@ def test_a_live_store_is_read_in_snapshots_and_a_later_run_stores_only_changed_r
 def _read_only_statements(store: LiveStore) -> None:
     """Every statement the archiver sent: reads in one read-only snapshot per run, nothing that writes,
     locks or changes the server."""
-    statements = store.statements_of_reader()
+    statements = [s for s in store.statements_of_reader() if s.strip()]  # postgres_query sends an empty one
     verbs = {statement.split()[0].upper() for statement in statements}
     if store.kind == "postgresql":
         begins = [s for s in statements if s.upper().startswith("BEGIN")]
@@ -352,3 +352,64 @@ def test_tables_without_a_store_url_are_a_usage_error(tmp_path, write):
         "Error: Invalid value for '--table': names tables of a task store, and no postgresql:// or mysql:// URL "
         "was given\n"
     )
+
+
+SAMPLE_STORE = Path(__file__).resolve().parent.parent / "sample_transcripts" / "kestrel-mobility" / "task-store.sqlite"
+
+
+def _sample_task_rows() -> tuple[list[str], list[tuple]]:
+    """The JavaScript SDK's task rows of the samples' SQLite store: column names and rows."""
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{SAMPLE_STORE}?mode=ro", uri=True)
+    try:
+        cursor = con.execute("SELECT * FROM tasks ORDER BY id")
+        return [d[0] for d in cursor.description], cursor.fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.store
+def test_a_row_not_in_utf8_in_a_sql_ascii_store_is_quarantined_with_its_key_and_the_rest_kept(
+    postgresql_server, tmp_path
+):
+    """Issue 26: one row holding a byte that is not UTF-8, in a SQL_ASCII database (which stores any bytes),
+    aborted every table of the store ("Invalid unicode (byte sequence mismatch)"), naming no table or row."""
+    import subprocess
+
+    server = postgresql_server
+    psql = [*server.as_user, str(server.bindir / "psql"), "-h", "127.0.0.1", "-p", str(server.port), "-U", "postgres"]
+    psql += ["-v", "ON_ERROR_STOP=1", "-q"]
+    create = "CREATE DATABASE sqlascii ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
+    subprocess.run([*psql, "-c", create], check=True, capture_output=True)
+    names, rows = _sample_task_rows()
+    columns = ", ".join(f'"{name}" {"bigint" if name == "status_last_updated" else "text"}' for name in names)
+    key = "PRIMARY KEY (tenant, owner, id)"
+    script = [f"CREATE TABLE {table} ({columns}, {key});" for table in ("tasks", "more_tasks")]
+    for table, row in [("tasks", row) for row in rows] + [("more_tasks", rows[0])]:
+        values = ", ".join("NULL" if value is None else "'" + str(value).replace("'", "''") + "'" for value in row)
+        script.append(f"INSERT INTO {table} VALUES ({values});")
+    bad_id = rows[1][names.index("id")]
+    not_utf8 = 'E\'"na\\xffme": 1, "parts"\''  # a name holding the byte 0xff
+    script.append(f"UPDATE tasks SET artifacts = replace(artifacts, '\"parts\"', {not_utf8}) WHERE id = '{bad_id}';")
+    subprocess.run([*psql, "-d", "sqlascii"], input="\n".join(script).encode(), check=True, capture_output=True)
+
+    url = f"postgresql://postgres@127.0.0.1:{server.port}/sqlascii"
+    db = tmp_path / "a.duckdb"
+    summary = ingest(db, url, code=1)
+    assert (summary["files"], summary["records"], summary["quarantined"]) == (2, len(rows) + 1, 1)
+    with Archive.open(str(db), read_only=True) as archive:
+        quarantined = archive.con.execute(
+            "SELECT source_path, locator, reason FROM records WHERE status = 'quarantined'"
+        ).fetchall()
+        results = archive.con.execute("SELECT count(DISTINCT task_id) FROM results").fetchone()[0]
+    assert quarantined == [
+        (
+            f"postgresql://postgres@127.0.0.1:{server.port}/sqlascii#tasks",
+            f"tasks tenant= owner=unknown id={bad_id}",
+            "column 'artifacts' is not UTF-8 text (byte 0xff at "
+            + str(rows[1][names.index("artifacts")].index('"parts"') + 3)
+            + "); the row is stored with each such byte as a \\xNN escape",
+        )
+    ]
+    assert results >= 1

@@ -107,7 +107,7 @@ def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: 
     made = []
     for path, lineage, compression, container, latest in lineages:
         records = con.cursor().execute(
-            f"SELECT seq, locator, kind, raw, raw_chunked FROM ({sql}) "
+            f"SELECT seq, locator, kind, raw, raw_chunked, byte_offset FROM ({sql}) "
             "WHERE source_path = ? AND lineage = ? ORDER BY seq",
             [*params, path, lineage],
         )
@@ -124,11 +124,16 @@ def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: 
 
 
 def _write_bytes(con: duckdb.DuckDBPyConnection, cursor, target: Path) -> int:
-    """The records' bytes in order, a record stored in chunks written chunk by chunk."""
-    count = 0
+    """The records' bytes in order, a record stored in chunks written chunk by chunk. Filler whose bytes
+    were written already is passed over: a lineage stored before runs of blank lines were one record holds
+    a record a line, and a later version's run covers them."""
+    count = written = 0
     with open(target, "wb") as handle:
         while batch := cursor.fetchmany(1024):
-            for _seq, _locator, _kind, raw, raw_chunked in batch:
+            for _seq, _locator, kind, raw, raw_chunked, offset in batch:
+                if kind == "filler" and offset is not None and offset < written:
+                    continue
+                written = max(written, (offset or 0) + len(raw or b""))
                 if raw_chunked is None:
                     handle.write(bytes(raw or b""))
                 else:
@@ -141,9 +146,9 @@ def _write_bytes(con: duckdb.DuckDBPyConnection, cursor, target: Path) -> int:
 def _write_sqlite(con: duckdb.DuckDBPyConnection, cursor, target: Path) -> int:
     rows = [
         (locator, kind, bytes(chunks.whole(con, raw, raw_chunked) or b""))
-        for _seq, locator, kind, raw, raw_chunked in cursor.fetchall()
+        for _seq, locator, kind, raw, raw_chunked, _offset in cursor.fetchall()
     ]
-    if any(kind != "row" for _locator, kind, _raw in rows):  # unreadable as a task store: bytes as they were
+    if any(" rowid " not in locator for locator, _kind, _raw in rows):  # no task store: bytes as they were
         target.write_bytes(b"".join(raw for _locator, _kind, raw in rows))
         return len(rows)
     target.unlink(missing_ok=True)

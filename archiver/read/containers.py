@@ -26,6 +26,9 @@ import orjson
 SQLITE_MAGIC = b"SQLite format 3\x00"
 GZIP_LIMIT = int(os.environ.get("ARCHIVER_GZIP_LIMIT") or 8 * 1024**3)
 """Largest decompressed size accepted from one gzip file (bytes); beyond it the file is refused."""
+GZIP_RATIO = int(os.environ.get("ARCHIVER_GZIP_RATIO") or 200)
+"""How many times its compressed size a gzip file may expand to once past 16 MiB of output (the core's
+`RATIO_FLOOR`); beyond it the file is refused as it streams (a 1 MB member can hold 1 GiB of newlines)."""
 RECORD_LIMIT = int(os.environ.get("ARCHIVER_RECORD_LIMIT") or 512 * 1024**2)
 """Largest record read (a line, an SSE event's line, or a whole JSON document), in bytes: the core passes a
 longer one over as it streams by, never held (a gzip bomb without newlines expands past it long before the
@@ -40,6 +43,8 @@ class StoreTable:
     table: str
     keys: tuple[str, ...]
     """The columns that name a row (the A2A SDKs' primary key columns the table has)."""
+    undecodable: tuple[tuple[int, str], ...] = ()
+    """The rows (by their place in `data`) that held text not in UTF-8, and why: each is quarantined."""
 
 
 @dataclass
@@ -124,10 +129,16 @@ def is_sqlite(source: SourceFile) -> bool:
         return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 
 
-def sqlite_rows(source: SourceFile) -> list[tuple[str, bytes]]:
+Row = tuple[str, bytes, str | None]
+"""A task-store row for the core: its locator, its JSON text, and why it cannot be read (None if it can)."""
+
+
+def sqlite_rows(source: SourceFile) -> list[Row]:
     """The rows of an A2A SDK's SQLite task store (`tasks`, or any table shaped like it), each located by its
-    table and rowid, as (locator, JSON text) pairs for the core; sqlite3.DatabaseError when it is none."""
+    table and rowid, for the core; sqlite3.DatabaseError when it is none. A row holding text that is not
+    UTF-8 is quarantined, the others kept."""
     con = sqlite3.connect(f"file:{quote(os.fsencode(Path(source.fs_path).resolve()))}?mode=ro", uri=True)
+    con.text_factory = text_cell
     try:
         tables = _task_tables(con)
         if not tables:
@@ -136,10 +147,38 @@ def sqlite_rows(source: SourceFile) -> list[tuple[str, bytes]]:
         for table in tables:
             cursor = con.execute(f'SELECT rowid, * FROM "{table}" ORDER BY rowid')
             names = [d[0] for d in cursor.description][1:]
-            rows += [(f"{table} rowid {rowid}", store_row(names, values)[1]) for rowid, *values in cursor]
+            for rowid, *values in cursor:
+                rows.append((f"{table} rowid {rowid}", store_row(names, values)[1], undecodable(names, values)))
         return rows
     finally:
         con.close()
+
+
+class Undecodable(bytes):
+    """Text a store holds that is not UTF-8, as its bytes; `at`: where its first byte that is not stands."""
+
+    at: int
+
+
+def text_cell(raw: bytes) -> str | Undecodable:
+    """A text cell as a store's driver hands it over in bytes: decoded, or kept as `Undecodable`."""
+    try:
+        return raw.decode()
+    except UnicodeDecodeError as error:
+        cell = Undecodable(raw)
+        cell.at = error.start
+        return cell
+
+
+def undecodable(names: list[str], values: Iterable) -> str | None:
+    """Why a row cannot be read, if a text cell of it is not UTF-8 (its first such cell)."""
+    for name, value in zip(names, values, strict=False):
+        if isinstance(value, Undecodable):
+            return (
+                f"column {name!r} is not UTF-8 text (byte 0x{value[value.at]:02x} at {value.at}); "
+                "the row is stored with each such byte as a \\xNN escape"
+            )
+    return None
 
 
 TASK_TABLE_COLUMNS = frozenset({"id", "context_id", "status"})
@@ -164,24 +203,27 @@ def store_row(names: list[str], values: Iterable) -> tuple[dict, bytes]:
     return row, orjson.dumps(row)
 
 
-def store_rows(data: bytes, store: StoreTable) -> list[tuple[str, bytes]]:
-    """The rows of a live store's table snapshot (`store_row` bytes, one a line) as (locator, JSON text) pairs,
-    each located by its key; a key seen again (a table without a primary key) is told apart by its count."""
+def store_rows(data: bytes, store: StoreTable) -> list[Row]:
+    """The rows of a live store's table snapshot (`store_row` bytes, one a line) for the core, each located by
+    its key; a key seen again (a table without a primary key) is told apart by its count."""
     seen: dict[str, int] = {}
     rows = []
-    for raw in data.splitlines():
+    why = dict(store.undecodable)
+    for place, raw in enumerate(data.splitlines()):
         row = orjson.loads(raw)
         locator = f"{store.table} " + " ".join(f"{key}={row.get(key)}" for key in store.keys)
         seen[locator] = seen.get(locator, 0) + 1
         if seen[locator] > 1:
             locator += f" #{seen[locator]}"
-        rows.append((locator, raw))
+        rows.append((locator, raw, why.get(place)))
     return rows
 
 
 def _cell(value):
     """A value as a JSON cell: text as it is, bytes as UTF-8 text, a time in ISO 8601, any other
     non-JSON value (a decimal, a UUID) as its text."""
+    if isinstance(value, Undecodable):
+        return value.decode("utf-8", errors="backslashreplace")
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     if value is None or isinstance(value, (str, int, float)):

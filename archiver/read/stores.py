@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..errors import InputError
-from .containers import TASK_TABLE_SHAPE, SourceFile, StoreTable, store_row, task_tables
+from .containers import TASK_TABLE_SHAPE, SourceFile, StoreTable, store_row, task_tables, text_cell, undecodable
 
 SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
 DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306}
@@ -125,10 +125,14 @@ def snapshot(url: str, tables: Sequence[str] = ()) -> list[SourceFile]:
 
 def _source(store: StoreURL, tx: _Snapshot, table: str, columns: list[str]) -> SourceFile:
     keys = SCOPED_KEY if set(SCOPED_KEY) <= set(columns) else ("id",)
-    lines = []
+    lines, quarantined = [], []
     for names, values in tx.rows(table, keys):
+        why = undecodable(names, values)
+        if why is not None:
+            quarantined.append((len(lines), why))
         lines.append(store_row(names, values)[1] + b"\n")
-    return SourceFile(f"{store.shown}#{table}", b"".join(lines), store=StoreTable(store.kind, table, keys))
+    found = StoreTable(store.kind, table, keys, tuple(quarantined))
+    return SourceFile(f"{store.shown}#{table}", b"".join(lines), store=found)
 
 
 DOUBLE_QUOTE = '"'
@@ -205,6 +209,9 @@ def _qualified(name: str, default_schema: str | None) -> tuple[str | None, str]:
 class _DuckDBSnapshot(_Snapshot):
     def __init__(self, con, catalog: str, default_schema: str) -> None:
         self.con, self.catalog, self.default_schema = con, catalog, default_schema
+        self.unchecked_text = self._on_server("SELECT current_setting('server_encoding')").fetchone() == ("SQL_ASCII",)
+        """A SQL_ASCII database keeps whatever bytes it is given: its text is read as bytes and checked
+        here, so that a row that is not UTF-8 is quarantined rather than failing its whole table."""
 
     def tables(self) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
@@ -224,6 +231,43 @@ class _DuckDBSnapshot(_Snapshot):
     def qualified(self, table: str) -> str:
         schema, name = _qualified(table, self.default_schema)
         return ".".join(_quoted(part, DOUBLE_QUOTE) for part in (self.catalog, schema, name))
+
+    def _on_server(self, query: str):
+        """A query run by the server itself, in the snapshot's transaction."""
+        from ..store.backend import literal
+
+        return self.con.execute(f"SELECT * FROM postgres_query({literal(self.catalog)}, {literal(query)})")
+
+    def rows(self, table: str, keys: tuple[str, ...]) -> Iterator[tuple[list[str], tuple]]:
+        if not self.unchecked_text:
+            yield from super().rows(table, keys)
+            return
+        schema, name = _qualified(table, self.default_schema)
+        types = self.con.execute(
+            "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = ? AND schema_name = ? "
+            "AND table_name = ? ORDER BY column_index",
+            [self.catalog, schema, name],
+        ).fetchall()
+        text = [kind in ("VARCHAR", "JSON") for _, kind in types]
+        quoted = [_quoted(column, DOUBLE_QUOTE) for column, _ in types]
+        cells = ", ".join(
+            f"textsend({column}::text) AS {column}" if is_text else column
+            for column, is_text in zip(quoted, text, strict=True)
+        )
+        order = ", ".join(_quoted(key, DOUBLE_QUOTE) for key in keys)
+        where = ".".join(_quoted(part, DOUBLE_QUOTE) for part in (schema, name))
+        query = f"SELECT {cells} FROM {where} ORDER BY {order}"
+        cursor = self._on_server(query)
+        names = [column for column, _ in types]
+        while batch := cursor.fetchmany(FETCH_ROWS):
+            for values in batch:
+                yield (
+                    names,
+                    tuple(
+                        text_cell(value) if is_text and value is not None else value
+                        for value, is_text in zip(values, text, strict=True)
+                    ),
+                )
 
 
 @contextmanager

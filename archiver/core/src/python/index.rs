@@ -38,7 +38,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// One file is streamed (its batches come as they are made); several are each read whole and batched
 /// together (as `archiver.prepare.prepare`). `batch_bytes`/`batch_rows`: the hand-over limits (tests).
 #[pyfunction]
-#[pyo3(signature = (files, schemas, ingested_at_us, record_limit, gzip_limit, batch_bytes=None, batch_rows=None))]
+#[pyo3(signature = (files, schemas, ingested_at_us, record_limit, gzip_limit, gzip_ratio=u64::MAX, batch_bytes=None, batch_rows=None))]
 #[allow(clippy::too_many_arguments)]
 fn index_files(
     files: &Bound<'_, PyList>,
@@ -46,6 +46,7 @@ fn index_files(
     ingested_at_us: i64,
     record_limit: u64,
     gzip_limit: u64,
+    gzip_ratio: u64,
     batch_bytes: Option<usize>,
     batch_rows: Option<usize>,
 ) -> PyResult<FileIndex> {
@@ -53,6 +54,7 @@ fn index_files(
     let limits = Limits {
         record: record_limit,
         gzip: gzip_limit,
+        gzip_ratio,
     };
     let mut settings = Settings::new(schemas, limits, ingested_at_us);
     settings.batch_bytes = batch_bytes.unwrap_or(settings.batch_bytes);
@@ -279,12 +281,20 @@ fn file_spec(file: &Bound<'_, PyAny>) -> PyResult<FileSpec> {
         let rows = rows
             .try_iter()?
             .map(|row| {
-                let (locator, text): (String, Bound<'_, PyAny>) = row?.extract()?;
+                let row = row?;
+                let (locator, text, error): (String, Bound<'_, PyAny>, Option<String>) =
+                    match row.extract() {
+                        Ok(row) => row,
+                        Err(_) => {
+                            let (locator, text) = row.extract()?;
+                            (locator, text, None)
+                        }
+                    };
                 let text = match text.cast::<PyString>() {
                     Ok(text) => text.to_str()?.as_bytes().to_vec(),
                     Err(_) => text.cast::<PyBytes>()?.as_bytes().to_vec(),
                 };
-                Ok((locator, text))
+                Ok((locator, text, error))
             })
             .collect::<PyResult<Vec<_>>>()?;
         Source::Rows {

@@ -73,7 +73,7 @@ fn read_all<'py>(py: Python<'py>, source: Source, bounds: Bounds) -> Read<'py> {
 /// compression and records. For the differential tests only. `line_chunk` and `document_limit` stand
 /// for Python's `LINE_CHUNK` and `JSON_DOCUMENT_LIMIT` (the record limit unless given).
 #[pyfunction]
-#[pyo3(signature = (path, data, name, record_limit, gzip_limit, line_chunk=LINE_CHUNK, document_limit=None))]
+#[pyo3(signature = (path, data, name, record_limit, gzip_limit, line_chunk=LINE_CHUNK, document_limit=None, gzip_ratio=u64::MAX))]
 #[allow(clippy::too_many_arguments)] // the signature the tests call, keyword for keyword
 fn read_records_of<'py>(
     py: Python<'py>,
@@ -84,6 +84,7 @@ fn read_records_of<'py>(
     gzip_limit: u64,
     line_chunk: u64,
     document_limit: Option<u64>,
+    gzip_ratio: u64,
 ) -> PyResult<Read<'py>> {
     let source = match (path, data) {
         (_, Some(data)) => Source::Memory {
@@ -100,6 +101,7 @@ fn read_records_of<'py>(
         record: record_limit,
         document: document_limit.unwrap_or(record_limit),
         gzip: gzip_limit,
+        gzip_ratio,
         line_chunk,
     };
     Ok(read_all(py, source, bounds))
@@ -120,7 +122,13 @@ fn read_source_of<'py>(
     data: Option<Vec<u8>>,
 ) -> PyResult<Read<'py>> {
     let source = match kind {
-        "rows" => Source::Rows { container, rows },
+        "rows" => Source::Rows {
+            container,
+            rows: rows
+                .into_iter()
+                .map(|(locator, raw)| (locator, raw, None))
+                .collect(),
+        },
         "unreadable" => Source::Unreadable { reason },
         "refused" => Source::Refused {
             open: path.map(|path| PathBuf::from(OsStr::from_bytes(path))),
@@ -134,6 +142,7 @@ fn read_source_of<'py>(
         record: u64::MAX,
         document: u64::MAX,
         gzip: u64::MAX,
+        gzip_ratio: u64::MAX,
         line_chunk: LINE_CHUNK,
     };
     Ok(read_all(py, source, limits))
@@ -163,6 +172,7 @@ fn count_records_of(
         record: record_limit,
         document: record_limit,
         gzip: gzip_limit,
+        gzip_ratio: u64::MAX,
         line_chunk: LINE_CHUNK,
     };
     py.detach(|| {

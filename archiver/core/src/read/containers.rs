@@ -9,7 +9,7 @@ use memchr::memchr;
 
 use super::document::read_document;
 use super::gzip::{BoundedGzip, Compressed};
-use super::lines::{is_blank, is_space, JsonLines, Lines, BOM};
+use super::lines::{filler_most, is_blank, is_space, JsonLines, Lines, BOM};
 use super::segments::{read_stream_segment, segment_kind, STREAM_SEGMENT, UNARY_SEGMENT};
 use super::sse::{SseEvents, SseRecords};
 use super::stored::{cannot_read, open_regular, Shared, Stored};
@@ -34,6 +34,7 @@ pub struct Bounds {
     pub record: u64,
     pub document: u64,
     pub gzip: u64,
+    pub gzip_ratio: u64,
     pub line_chunk: u64,
 }
 
@@ -43,6 +44,7 @@ impl From<Limits> for Bounds {
             record: limits.record,
             document: limits.record,
             gzip: limits.gzip,
+            gzip_ratio: limits.gzip_ratio,
             line_chunk: LINE_CHUNK,
         }
     }
@@ -198,19 +200,25 @@ fn unreadable(reason: String) -> Records {
 }
 
 /// Rows a task store's reader gave: a record each, its JSON text as its payload.
-fn rows_of(container: String, rows: Vec<(String, Vec<u8>)>) -> Records {
+fn rows_of(container: String, rows: Vec<(String, Vec<u8>, Option<String>)>) -> Records {
     let rows = rows
         .into_iter()
         .enumerate()
-        .map(|(seq, (locator, raw))| Record {
+        .map(|(seq, (locator, raw, error))| Record {
             seq: seq as u64,
             locator,
-            payload: Payload::Slice(0..raw.len()),
+            payload: match error {
+                None => Payload::Slice(0..raw.len()),
+                Some(_) => Payload::None,
+            },
             raw,
-            kind: RecordKind::Row,
+            kind: match error {
+                None => RecordKind::Row,
+                Some(_) => RecordKind::Unreadable,
+            },
             line: None,
             byte_offset: None,
-            error: None,
+            error,
             envelope: None,
         });
     records(container, None, rows)
@@ -251,7 +259,11 @@ fn read_file(
     let stored = Stored::File(path);
     match is_gzip(&mut file) {
         Ok(true) => {
-            let gzip = BoundedGzip::new(Box::new(file) as Box<dyn Compressed>, bounds.gzip);
+            let gzip = BoundedGzip::new(
+                Box::new(file) as Box<dyn Compressed>,
+                bounds.gzip,
+                bounds.gzip_ratio,
+            );
             read_content(
                 Content::Gzip(Box::new(gzip)),
                 HEAD_SIZE,
@@ -283,7 +295,7 @@ fn read_memory(data: Shared, name: &str, bounds: Bounds) -> Records {
     let stored = Stored::Memory(data.clone());
     if data.0.starts_with(GZIP_MAGIC) {
         let input = Box::new(Cursor::new(data)) as Box<dyn Compressed>;
-        let gzip = BoundedGzip::new(input, bounds.gzip);
+        let gzip = BoundedGzip::new(input, bounds.gzip, bounds.gzip_ratio);
         return read_content(
             Content::Gzip(Box::new(gzip)),
             HEAD_SIZE,
@@ -321,7 +333,10 @@ fn dispatch(
     let container = detect(stream.head(head_size), name);
     let lines = |stream| Lines::new(stream, bounds.line_chunk, bounds.record);
     let reader: Box<dyn Iterator<Item = Result<Record, ContainerError>> + Send> = match container {
-        "sse" => Box::new(SseRecords::new(lines(stream), SseEvents::default())),
+        "sse" => Box::new(SseRecords::new(
+            lines(stream),
+            SseEvents::new(bounds.record),
+        )),
         "jsonl" | "empty" | UNARY_SEGMENT => Box::new(JsonLines::new(lines(stream))),
         STREAM_SEGMENT => Box::new(read_stream_segment(lines(stream))),
         "json" => Box::new(std::iter::once(read_document(stream, bounds.document))),
@@ -330,7 +345,61 @@ fn dispatch(
             return whole_unreadable(container, compression, &stored, reason);
         }
     };
-    records(container, compression, Guarded::new(reader, stored))
+    let guarded = Guarded::new(reader, stored);
+    records(
+        container,
+        compression,
+        FillerRuns::new(guarded, filler_most(bounds.record)),
+    )
+}
+
+/// Runs of filler (blank lines, whitespace, keep-alive comments) as one record each, of at most
+/// `FILLER_RUN` bytes: a file of blank lines is a few records, not one a line. A run keeps the place of
+/// its first record (seq, line, offset) and every other record keeps its own seq, the one it had when each
+/// blank line was a record of its own, so lineages stored then are read the same now.
+struct FillerRuns<I> {
+    records: I,
+    next: Option<Record>,
+    most: usize,
+}
+
+impl<I: Iterator<Item = Record>> FillerRuns<I> {
+    fn new(records: I, most: usize) -> Self {
+        FillerRuns {
+            records,
+            next: None,
+            most,
+        }
+    }
+
+    /// Whether `next` is filler that continues the run, the run staying within its bound.
+    fn continues(&self, run: &Record, next: &Record) -> bool {
+        next.kind == RecordKind::Filler
+            && run.raw.len() + next.raw.len() <= self.most
+            && matches!((run.byte_offset, next.byte_offset),
+                        (Some(start), Some(at)) if start + run.raw.len() as u64 == at)
+    }
+}
+
+impl<I: Iterator<Item = Record>> Iterator for FillerRuns<I> {
+    type Item = Record;
+
+    fn next(&mut self) -> Option<Record> {
+        let mut run = self.next.take().or_else(|| self.records.next())?;
+        if run.kind != RecordKind::Filler {
+            return Some(run);
+        }
+        loop {
+            match self.records.next() {
+                Some(next) if self.continues(&run, &next) => run.raw.extend_from_slice(&next.raw),
+                other => {
+                    self.next = other;
+                    break;
+                }
+            }
+        }
+        Some(run)
+    }
 }
 
 /// Records until the container breaks mid-way, then one unreadable record holding the whole file as
@@ -394,6 +463,7 @@ impl Iterator for Guarded {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::lines::FILLER_RUN;
 
     #[test]
     fn detection_without_json_decoding() {
@@ -421,6 +491,7 @@ mod tests {
         let limits = Limits {
             record: 1 << 20,
             gzip: 1 << 30,
+            gzip_ratio: u64::MAX,
         };
         let read = read_records(source, limits);
         (read.container, read.compression, read.records.collect())
@@ -465,6 +536,103 @@ mod tests {
     }
 
     #[test]
+    fn a_run_of_blank_lines_is_one_record_and_the_next_keeps_its_seq() {
+        let data = b"{\"a\":1}\n\n \t\r\n\n{\"b\":2}\n\n";
+        let (_, _, records) = memory(data, "x.jsonl");
+        let got: Vec<_> = records
+            .iter()
+            .map(|r| (r.seq, r.locator.as_str(), r.kind))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "line 1", RecordKind::Json),
+                (1, "line 2", RecordKind::Filler),
+                (4, "line 5", RecordKind::Json),
+                (5, "line 6", RecordKind::Filler),
+            ]
+        );
+        let joined: Vec<u8> = records.iter().flat_map(|r| r.raw.clone()).collect();
+        assert_eq!(joined, data);
+    }
+
+    #[test]
+    fn blank_runs_are_cut_at_the_filler_bound_across_blocks() {
+        let lines = 3 * (FILLER_RUN as usize) + 5;
+        let mut data = b"\n".repeat(lines);
+        data.extend_from_slice(b"{\"a\":1}\n");
+        let (_, _, records) = memory(&data, "x.jsonl");
+        let sizes: Vec<_> = records.iter().map(|r| (r.seq, r.raw.len())).collect();
+        let run = FILLER_RUN as usize;
+        assert_eq!(
+            sizes,
+            vec![
+                (0, run),
+                (run as u64, run),
+                (2 * run as u64, run),
+                (3 * run as u64, 5),
+                (lines as u64, 8)
+            ]
+        );
+    }
+
+    #[test]
+    fn sse_blank_lines_and_keep_alives_run_together() {
+        let data = b"data: 1\n\n\r\n\r\n: ping\n\n\r\rdata: 2\n\n";
+        let (_, _, records) = memory(data, "x");
+        let got: Vec<_> = records
+            .iter()
+            .map(|r| (r.seq, r.locator.as_str(), r.kind))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "event 1 (line 1)", RecordKind::Json),
+                (1, "line 3", RecordKind::Filler),
+                (6, "event 2 (line 9)", RecordKind::Json),
+            ]
+        );
+        let joined: Vec<u8> = records.iter().flat_map(|r| r.raw.clone()).collect();
+        assert_eq!(joined, data);
+    }
+
+    #[test]
+    fn an_sse_event_past_the_record_limit_is_let_go_and_the_next_kept() {
+        let mut data = b"event: x\n".to_vec();
+        for _ in 0..100 {
+            data.extend_from_slice(b"data: 0123456789\n");
+        }
+        data.extend_from_slice(b"\ndata: {\"a\":1}\n\n");
+        let source = Source::Memory {
+            data,
+            name: "x".into(),
+        };
+        let bounds = Bounds {
+            record: 1000,
+            document: 1000,
+            gzip: 1 << 30,
+            gzip_ratio: u64::MAX,
+            line_chunk: LINE_CHUNK,
+        };
+        let records: Vec<_> = read_records_within(source, bounds).records.collect();
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[0].kind, RecordKind::Unreadable);
+        assert_eq!(records[0].locator, "event 1 (line 1)");
+        assert_eq!(
+            records[0].error.as_deref(),
+            Some(
+                "an SSE event of 1710 bytes, past the record limit of 1000 bytes \
+                 (ARCHIVER_RECORD_LIMIT); its bytes are not stored"
+            )
+        );
+        assert!(records[0].raw.is_empty());
+        assert_eq!(
+            (records[1].locator.as_str(), records[1].payload()),
+            ("event 2 (line 103)", Some(&b"{\"a\":1}"[..]))
+        );
+    }
+
+    #[test]
     fn a_missing_file_is_unreadable() {
         let source = Source::File {
             open: "/nonexistent/a.jsonl".into(),
@@ -475,6 +643,7 @@ mod tests {
             Limits {
                 record: 10,
                 gzip: 10,
+                gzip_ratio: 10,
             },
         );
         assert_eq!(read.container, "unreadable");

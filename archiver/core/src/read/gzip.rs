@@ -343,23 +343,49 @@ fn python_bytes_repr(bytes: &[u8]) -> String {
     text
 }
 
-/// A gzip stream that refuses to expand past a limit (gzip bombs) and names corruption
-/// (`_BoundedGzip`): what decompressed before a failure is given first, the failure on the next call.
+/// Output every gzip stream may reach whatever its ratio: a stream is refused for its ratio only past it.
+pub const RATIO_FLOOR: u64 = 16 << 20;
+
+/// A gzip stream that refuses to expand past a limit, or past `ratio` times the compressed bytes it has
+/// read once past `RATIO_FLOOR` (gzip bombs: a 1 MB member can hold 1 GiB of newlines), and names
+/// corruption (`_BoundedGzip`): what decompressed before a failure is given first, the failure on the
+/// next call.
 pub struct BoundedGzip<R> {
     reader: GzipReader<R>,
     limit: u64,
+    ratio: u64,
     total: u64,
     failure: Option<String>,
 }
 
 impl<R: Read + Seek> BoundedGzip<R> {
-    pub fn new(file: R, limit: u64) -> Self {
+    pub fn new(file: R, limit: u64, ratio: u64) -> Self {
         BoundedGzip {
             reader: GzipReader::new(file),
             limit,
+            ratio,
             total: 0,
             failure: None,
         }
+    }
+
+    /// Why the stream, `total` bytes out so far, expands too far, if it does.
+    fn too_far(&self, total: u64) -> Option<String> {
+        if total > self.limit {
+            return Some(format!(
+                "gzip expands past the limit of {} bytes (ARCHIVER_GZIP_LIMIT)",
+                self.limit
+            ));
+        }
+        let read = self.reader.input.position().max(1);
+        (total > RATIO_FLOOR && total / read >= self.ratio).then(|| {
+            format!(
+                "gzip expands {}-fold ({total} bytes from {read} compressed), past the ratio of {} \
+                 (ARCHIVER_GZIP_RATIO)",
+                total / read,
+                self.ratio
+            )
+        })
     }
 
     /// Up to `wanted` bytes appended to `out`, as many as the stream has (`readinto`): their count, 0 at
@@ -379,12 +405,9 @@ impl<R: Read + Seek> BoundedGzip<R> {
                     break;
                 }
             };
-            if self.total + got > self.limit {
-                got = self.limit - self.total;
-                self.failure = Some(format!(
-                    "gzip expands past the limit of {} bytes (ARCHIVER_GZIP_LIMIT)",
-                    self.limit
-                ));
+            if let Some(why) = self.too_far(self.total + got) {
+                got = got.min(self.limit.saturating_sub(self.total));
+                self.failure = Some(why);
             }
             self.total += got;
             filled += got as usize;
@@ -411,7 +434,7 @@ mod tests {
     }
 
     fn read_all(stored: &[u8], limit: u64) -> (Vec<u8>, Option<String>) {
-        let mut gz = BoundedGzip::new(std::io::Cursor::new(stored), limit);
+        let mut gz = BoundedGzip::new(std::io::Cursor::new(stored), limit, u64::MAX);
         let mut out = Vec::new();
         loop {
             match gz.read_into(&mut out, 1 << 20) {
@@ -462,6 +485,30 @@ mod tests {
             failure.unwrap(),
             "gzip expands past the limit of 5 bytes (ARCHIVER_GZIP_LIMIT)"
         );
+    }
+
+    #[test]
+    fn a_stream_expanding_past_the_ratio_is_refused_past_the_floor() {
+        let data = vec![b'\n'; 64 << 20];
+        let stored = gzip(&data);
+        let mut gz = BoundedGzip::new(std::io::Cursor::new(&stored), u64::MAX, 200);
+        let mut out = Vec::new();
+        let failure = loop {
+            match gz.read_into(&mut out, 1 << 20) {
+                Ok(0) => panic!("read to the end"),
+                Ok(_) => {}
+                Err(failure) => break failure,
+            }
+        };
+        assert!(out.len() as u64 > RATIO_FLOOR && out.len() < 2 * RATIO_FLOOR as usize);
+        assert!(
+            failure.ends_with("past the ratio of 200 (ARCHIVER_GZIP_RATIO)"),
+            "{failure}"
+        );
+        let mut gz = BoundedGzip::new(std::io::Cursor::new(&stored), u64::MAX, 2000);
+        let mut out = Vec::new();
+        while gz.read_into(&mut out, 1 << 20).unwrap() > 0 {}
+        assert_eq!(out.len(), data.len());
     }
 
     #[test]

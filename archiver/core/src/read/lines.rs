@@ -4,12 +4,20 @@
 
 use std::borrow::Cow;
 
-use memchr::memchr;
+use memchr::{memchr, memchr_iter, memrchr};
 
 use super::stream::{ContainerError, Stream};
 use super::{Payload, Record, RecordKind};
 
 pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// The most bytes one record of filler holds (blank lines, keep-alive comments): a longer run of them is
+/// cut into records this size, or the record limit if that is smaller.
+pub const FILLER_RUN: u64 = 1 << 20;
+
+pub fn filler_most(record_limit: u64) -> usize {
+    usize::try_from(FILLER_RUN.min(record_limit)).unwrap_or(usize::MAX)
+}
 
 /// A line with its terminator (in the stream's block, or gathered from several: then handed over, not
 /// copied, so that a huge line is held once), or the length of one too long to keep.
@@ -108,6 +116,41 @@ impl Lines {
     }
 }
 
+impl Lines {
+    /// The blank lines that follow in the block held, taken whole (the lines through the last "\n" of
+    /// the bytes `blank` accepts, at most `most` bytes): appended to `out`, and how many lines they are
+    /// as `count` counts them (0: none taken). A run of blank lines costs a scan, not a line each.
+    pub fn take_blank_lines(
+        &mut self,
+        out: &mut Vec<u8>,
+        most: usize,
+        blank: fn(u8) -> bool,
+        count: fn(&[u8]) -> u64,
+    ) -> u64 {
+        let available = self.stream.available();
+        let window = &available[..available.len().min(most)];
+        let end = window
+            .iter()
+            .position(|&byte| !blank(byte))
+            .unwrap_or(window.len());
+        let Some(last) = memrchr(b'\n', &window[..end]) else {
+            return 0;
+        };
+        let run = &window[..=last];
+        let lines = count(run);
+        out.extend_from_slice(run);
+        self.number += memchr_iter(b'\n', run).count() as u64;
+        self.offset += run.len() as u64;
+        self.stream.consume(last + 1);
+        lines
+    }
+}
+
+/// How many "\n"-ended lines the bytes are.
+pub fn newlines(bytes: &[u8]) -> u64 {
+    memchr_iter(b'\n', bytes).count() as u64
+}
+
 /// Python's `bytes.isspace` set: what `strip()` takes away.
 pub fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
@@ -167,16 +210,21 @@ impl JsonLines {
         } else {
             0
         };
-        let kind = if is_blank(&text[body..]) {
+        let payload = Payload::Slice(body..text.len());
+        let mut raw = text.into_owned();
+        let kind = if is_blank(&raw[body..]) {
+            let most = filler_most(self.lines.record_limit()).saturating_sub(raw.len());
+            self.seq += self
+                .lines
+                .take_blank_lines(&mut raw, most, is_space, newlines);
             RecordKind::Filler
         } else {
             RecordKind::Json
         };
-        let payload = Payload::Slice(body..text.len());
         Ok(Some(Record {
             seq,
             locator: format!("line {number}"),
-            raw: text.into_owned(),
+            raw,
             kind,
             line: Some(number),
             byte_offset: Some(offset),

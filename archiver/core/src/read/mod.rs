@@ -79,10 +79,11 @@ pub enum Source {
     /// Bytes given in memory (stdin), with the name they are archived under.
     Memory { data: Vec<u8>, name: String },
     /// Rows of a task store read by Python: the container ("sqlite", "postgresql", "mysql") and each
-    /// row's locator and JSON text (records of kind `Row`).
+    /// row's locator and JSON text (records of kind `Row`), or, for a row that could not be decoded, its
+    /// cells as far as they could be and why (an unreadable record).
     Rows {
         container: String,
-        rows: Vec<(String, Vec<u8>)>,
+        rows: Vec<(String, Vec<u8>, Option<String>)>,
     },
     /// A path that could not be read: one unreadable record naming why (container "unreadable").
     Unreadable { reason: String },
@@ -96,11 +97,14 @@ pub enum Source {
     },
 }
 
-/// Limits of the readers (the environment's `ARCHIVER_RECORD_LIMIT` and `ARCHIVER_GZIP_LIMIT`, read by Python).
+/// Limits of the readers (the environment's `ARCHIVER_RECORD_LIMIT`, `ARCHIVER_GZIP_LIMIT` and
+/// `ARCHIVER_GZIP_RATIO`, read by Python).
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub record: u64,
     pub gzip: u64,
+    /// How many times its compressed size a gzip stream may expand to, past `gzip::RATIO_FLOOR` bytes.
+    pub gzip_ratio: u64,
 }
 
 /// A source's container, its compression, and its records one at a time.

@@ -49,21 +49,33 @@ fn strip_space(bytes: &[u8]) -> &[u8] {
 /// A stream segment's records (`read_stream_segment`): an envelope line and the event lines after it,
 /// through the blank line that ends the event; a blank line alone is filler.
 pub fn read_stream_segment(lines: Lines) -> SseRecords<SegmentEvents> {
-    SseRecords::new(lines, SegmentEvents::default())
+    let limit = lines.record_limit();
+    SseRecords::new(
+        lines,
+        SegmentEvents {
+            block: Block::default(),
+            first_line: 0,
+            seq: 0,
+            limit,
+        },
+    )
 }
 
-#[derive(Default)]
 pub struct SegmentEvents {
     block: Block,
     /// The length of the block's first line.
     first_line: usize,
     seq: u64,
+    limit: u64,
 }
 
 impl SegmentEvents {
     fn emit(&mut self) -> Record {
         let block = std::mem::take(&mut self.block);
         let seq = self.take_seq();
+        if block.dropped {
+            return block.too_long(seq, format!("line {}", block.line), self.limit);
+        }
         let envelope = block
             .raw
             .starts_with(ENVELOPE_LINE)
@@ -93,13 +105,10 @@ impl Events for SegmentEvents {
             out.push_back(self.emit());
         }
         if self.block.is_empty() {
-            self.block.line = number;
-            self.block.offset = offset;
             self.first_line = line.len();
         }
-        let at = self.block.raw.len();
-        self.block.raw.extend_from_slice(line);
-        if let Some(value) = data_value(without_terminator(line)) {
+        let at = self.block.push(number, offset, line, self.limit);
+        if let (Some(at), Some(value)) = (at, data_value(without_terminator(line))) {
             self.block.data.push(at + value.start..at + value.end);
         }
         if without_terminator(line).is_empty() {
@@ -116,6 +125,10 @@ impl Events for SegmentEvents {
     fn take_seq(&mut self) -> u64 {
         self.seq += 1;
         self.seq - 1
+    }
+
+    fn in_event(&self) -> bool {
+        !self.block.is_empty()
     }
 }
 

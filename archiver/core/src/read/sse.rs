@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use memchr::memchr2;
 
-use super::lines::{too_long, Line, Lines, Numbered, BOM};
+use super::lines::{filler_most, too_long, Line, Lines, Numbered, BOM};
 use super::stream::ContainerError;
 use super::{Payload, Record, RecordKind};
 
@@ -36,6 +36,36 @@ pub trait Events {
     fn flush(&mut self, out: &mut VecDeque<Record>);
     /// The next record's sequence number, taken.
     fn take_seq(&mut self) -> u64;
+    /// Whether an event is under way.
+    fn in_event(&self) -> bool;
+    /// Take `lines` blank lines, from line `number` at `offset`, as one filler record; each takes the
+    /// sequence number it would have taken as a record of its own.
+    fn blank_lines(&mut self, number: u64, offset: u64, raw: Vec<u8>, lines: u64) -> Record {
+        let seq = self.take_seq();
+        for _ in 1..lines {
+            self.take_seq();
+        }
+        Record {
+            seq,
+            locator: format!("line {number}"),
+            payload: Payload::None,
+            raw,
+            kind: RecordKind::Filler,
+            line: Some(number),
+            byte_offset: Some(offset),
+            error: None,
+            envelope: None,
+        }
+    }
+}
+
+/// How many SSE lines a run of line ends is ("\r\n", "\n" or a bare "\r" each).
+fn sse_line_count(run: &[u8]) -> u64 {
+    sse_pieces(run).count() as u64
+}
+
+fn is_line_end(byte: u8) -> bool {
+    byte == b'\r' || byte == b'\n'
 }
 
 /// SSE lines (`_sse_lines`) fed to an `Events` reader: its records, in order.
@@ -85,6 +115,22 @@ impl<E: Events> SseRecords<E> {
                 }
             }
         }
+        if !self.events.in_event() {
+            let mut run = Vec::new();
+            let most = filler_most(limit);
+            let lines = self
+                .lines
+                .take_blank_lines(&mut run, most, is_line_end, sse_line_count);
+            if lines > 0 {
+                let length = run.len() as u64;
+                let record = self
+                    .events
+                    .blank_lines(self.number + 1, self.offset, run, lines);
+                self.ready.push_back(record);
+                self.number += lines;
+                self.offset += length;
+            }
+        }
         Ok(true)
     }
 }
@@ -111,18 +157,62 @@ impl<E: Events> Iterator for SseRecords<E> {
     }
 }
 
-/// An event under way: its raw lines, where it began, and the ranges of its `data:` values in `raw`.
+/// An event under way: its raw lines, where it began, and the ranges of its `data:` values in `raw`. An
+/// event longer than the record limit lets its bytes go as they come (`dropped`), counting them.
 #[derive(Default)]
 pub struct Block {
     pub raw: Vec<u8>,
     pub data: Vec<Range<usize>>,
     pub line: u64,
     pub offset: u64,
+    /// Its bytes so far, kept or not.
+    pub length: u64,
+    pub dropped: bool,
 }
 
 impl Block {
     pub fn is_empty(&self) -> bool {
-        self.raw.is_empty()
+        self.length == 0
+    }
+
+    /// Add a line of `number` at `offset` (the first line places the event): where it begins in `raw`,
+    /// or None once the event has run past `limit` and is no longer kept.
+    pub fn push(&mut self, number: u64, offset: u64, line: &[u8], limit: u64) -> Option<usize> {
+        if self.is_empty() {
+            self.line = number;
+            self.offset = offset;
+        }
+        self.length += line.len() as u64;
+        if !self.dropped && self.length > limit {
+            self.dropped = true;
+            self.raw = Vec::new();
+            self.data = Vec::new();
+        }
+        if self.dropped {
+            return None;
+        }
+        let at = self.raw.len();
+        self.raw.extend_from_slice(line);
+        Some(at)
+    }
+
+    /// The record of an event let go: unreadable, naming its place and length.
+    pub fn too_long(&self, seq: u64, locator: String, limit: u64) -> Record {
+        Record {
+            seq,
+            locator,
+            raw: Vec::new(),
+            kind: RecordKind::Unreadable,
+            line: Some(self.line),
+            byte_offset: Some(self.offset),
+            payload: Payload::None,
+            error: Some(format!(
+                "an SSE event of {} bytes, past the record limit of {limit} bytes \
+                 (ARCHIVER_RECORD_LIMIT); its bytes are not stored",
+                self.length
+            )),
+            envelope: None,
+        }
     }
 
     /// The `data:` values joined with "\n": a range of `raw` when there is one.
@@ -160,54 +250,75 @@ pub fn without_terminator(line: &[u8]) -> &[u8] {
 }
 
 /// `read_sse`'s events.
-#[derive(Default)]
 pub struct SseEvents {
     block: Block,
     seq: u64,
     event_number: u64,
+    /// Whether the event under way has a `data:` line (kept or not).
+    has_data: bool,
+    limit: u64,
 }
 
 impl SseEvents {
+    pub fn new(limit: u64) -> Self {
+        SseEvents {
+            block: Block::default(),
+            seq: 0,
+            event_number: 0,
+            has_data: false,
+            limit,
+        }
+    }
+
     fn emit(&mut self) -> Record {
         let block = std::mem::take(&mut self.block);
         let seq = self.take_seq();
-        let payload = block.payload();
-        let (locator, kind) = if block.data.is_empty() {
-            (format!("line {}", block.line), RecordKind::Filler)
-        } else {
-            self.event_number += 1;
-            let locator = format!("event {} (line {})", self.event_number, block.line);
-            (locator, RecordKind::Json)
-        };
-        Record {
-            seq,
-            locator,
-            raw: block.raw,
-            kind,
-            line: Some(block.line),
-            byte_offset: Some(block.offset),
-            payload,
-            error: None,
-            envelope: None,
+        let line = block.line;
+        if !std::mem::take(&mut self.has_data) {
+            let locator = format!("line {line}");
+            if block.dropped {
+                return block.too_long(seq, locator, self.limit);
+            }
+            return filler_or_event(block, seq, locator, RecordKind::Filler);
         }
+        self.event_number += 1;
+        let locator = format!("event {} (line {line})", self.event_number);
+        if block.dropped {
+            return block.too_long(seq, locator, self.limit);
+        }
+        filler_or_event(block, seq, locator, RecordKind::Json)
+    }
+}
+
+fn filler_or_event(block: Block, seq: u64, locator: String, kind: RecordKind) -> Record {
+    Record {
+        seq,
+        locator,
+        payload: block.payload(),
+        raw: block.raw,
+        kind,
+        line: Some(block.line),
+        byte_offset: Some(block.offset),
+        error: None,
+        envelope: None,
     }
 }
 
 impl Events for SseEvents {
     fn line(&mut self, number: u64, offset: u64, line: &[u8], out: &mut VecDeque<Record>) {
-        let mut body = 0;
-        if self.block.is_empty() {
-            self.block.line = number;
-            self.block.offset = offset;
-            if number == 1 && line.starts_with(BOM) {
-                body = BOM.len();
-            }
-        }
-        let at = self.block.raw.len() + body;
-        self.block.raw.extend_from_slice(line);
+        let body = if self.block.is_empty() && number == 1 && line.starts_with(BOM) {
+            BOM.len()
+        } else {
+            0
+        };
         let content = without_terminator(&line[body..]);
-        if let Some(value) = data_value(content) {
-            self.block.data.push(at + value.start..at + value.end);
+        let value = data_value(content);
+        self.has_data |= value.is_some();
+        let at = self.block.push(number, offset, line, self.limit);
+        if let (Some(at), Some(value)) = (at, value) {
+            self.block
+                .data
+                .push(at + body + value.start..at + body + value.end);
         }
         if content.is_empty() {
             out.push_back(self.emit());
@@ -223,6 +334,10 @@ impl Events for SseEvents {
     fn take_seq(&mut self) -> u64 {
         self.seq += 1;
         self.seq - 1
+    }
+
+    fn in_event(&self) -> bool {
+        !self.block.is_empty()
     }
 }
 
