@@ -5,6 +5,7 @@ line a second to whatever standard error is."""
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 import time
@@ -50,8 +51,8 @@ class Progress:
         with self._lock:
             self.files += 1
 
-    def line(self) -> str:
-        """What the progress line says now."""
+    def parts(self) -> list[str]:
+        """What the progress line says now, most important first."""
         with self._lock:
             elapsed = max(time.monotonic() - self.started, 1e-9)
             size, records = self.reading()
@@ -61,15 +62,41 @@ class Progress:
             share = f" ({done / total:.0%})" if total else ""
             rate, left = done / elapsed, total - done
             eta = _clock(math.ceil(left / rate)) if rate and left else "?" if left else _clock(0)
-            return (
-                f"ingesting: {_size(done)} of {_size(total)}{share}  {self.shown_records:,} records  "
-                f"{self.files_read} of {self.files_total} files read, {self.files} done  "
-                f"{_size(rate)}/s  ETA {eta}  {_clock(elapsed)} elapsed  {printable(self.last[-40:])}"
-            )
+            if self.files_total and self.files_read >= self.files_total:  # all read: the writer finishes
+                files = f"{self.files} of {self.files_total} files stored"
+            else:
+                files = f"{self.files_read} of {self.files_total} files read"
+            return [
+                f"ingesting: {_size(done)} of {_size(total)}{share}",
+                files,
+                f"{self.shown_records:,} records",
+                f"ETA {eta}",
+                f"{_size(rate)}/s",
+                f"{_clock(elapsed)} elapsed",
+                printable(self.last[-40:]),
+            ]
+
+    def line(self, width: int | None = None) -> str:
+        """The progress line: as many of its parts as fit in `width` characters (all, without one)."""
+        parts = self.parts()
+        if width is None:
+            return "  ".join(parts)
+        shown = parts[0][:width]
+        for part in parts[1:]:
+            if len(shown) + 2 + len(part) > width:
+                break
+            shown += "  " + part
+        return shown
+
+    def done(self) -> str:
+        """The line left on a terminal once the run ends (the summary after it counts files and records)."""
+        with self._lock:
+            elapsed = max(time.monotonic() - self.started, 1e-9)
+            return f"ingested: {_size(self.shown)} in {_clock(elapsed)} ({_size(self.shown / elapsed)}/s)"
 
     def draw(self) -> None:
         if self.terminal:
-            sys.stderr.write("\r\x1b[K" + self.line())
+            sys.stderr.write("\r\x1b[K" + self.line(_width() - 1))
         else:
             sys.stderr.write(self.line() + "\n")
         sys.stderr.flush()
@@ -90,10 +117,18 @@ class Progress:
         self._stop.set()
         self._ticker.join()
         if self.terminal:
-            sys.stderr.write("\r\x1b[K")
+            sys.stderr.write("\r\x1b[K" + self.done()[: _width() - 1] + "\n")
             sys.stderr.flush()
         else:
             self.draw()
+
+
+def _width() -> int:
+    """The terminal's width now (it may have been resized), from standard error."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or 80
+    except (OSError, ValueError):
+        return 80
 
 
 def _size(count: float) -> str:

@@ -266,8 +266,8 @@ def test_progress_moves_as_files_are_read_not_only_as_they_commit(tmp_path, monk
     assert len(lines) >= 3  # a line a second over at least 2.5 seconds, and the last
     assert all(f" of {total / 1000:.1f} kB " in line and "ETA " in line for line in lines)
     # small files are read together, so the bytes read move before the files read do
-    assert any(", 0 done" in line and not line.startswith("ingesting: 0 B of") for line in lines[:-1])
-    assert f"{len(files)} of {len(files)} files read, {len(files)} done" in lines[-1]
+    assert any(" 0 of " in line and not line.startswith("ingesting: 0 B of") for line in lines[:-1])
+    assert f"{len(files)} of {len(files)} files stored" in lines[-1]
 
 
 class TerminalStderr(io.StringIO):
@@ -290,8 +290,8 @@ def test_progress_line_says_bytes_records_total_and_eta(monkeypatch):
     progress.planned(4, 40_000_000)
     progress.read("dumps/a.jsonl", 10_000_000, 1234)
     assert progress.line() == (
-        "ingesting: 10.0 MB of 40.0 MB (25%)  1,234 records  1 of 4 files read, 0 done  "
-        "1.0 MB/s  ETA 0:00:30  0:00:10 elapsed  dumps/a.jsonl"
+        "ingesting: 10.0 MB of 40.0 MB (25%)  1 of 4 files read  1,234 records  "
+        "ETA 0:00:30  1.0 MB/s  0:00:10 elapsed  dumps/a.jsonl"
     )
 
 
