@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from ..store import views
 from ..store.chunks import wholes_sql
-from . import rerun
+from .rerun import NOT_RERUNNABLE, RERUN_DIFFERS
 
 ERROR = "error"
 WARNING = "warning"
@@ -384,14 +384,14 @@ RULES: tuple[Rule, ...] = (
         ERROR,
         "The latest `archiver verify` re-derived a citation's numbers from the data layer and they differ "
         "from the claims of its result.",
-        rerun.RERUN_DIFFERS,
+        RERUN_DIFFERS,
     ),
     Rule(
         "not-rerunnable",
         WARNING,
         "The latest `archiver verify` could not re-run a citation: unknown function, missing table or column, "
         "or the extractor failed or timed out.",
-        rerun.NOT_RERUNNABLE,
+        NOT_RERUNNABLE,
     ),
 )
 

@@ -8,7 +8,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ..query.selection import Selection
-from . import summary, wording
+from .summary import counts as summary_counts
+from .summary import prepare as prepare_summary
+from .wording import define as define_wording
 from .report import FINDING_FIELDS, AuditReport, Finding, fails
 from .rules import Rule
 from .scope import materialize
@@ -76,12 +78,12 @@ def audited(
     """The audit, its findings in a temporary table on `con` for as long as the block runs."""
     selection = selection or Selection()
     con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
-    wording.define(con)
+    define_wording(con)
     materialize(con, selection)
     try:
-        summary.prepare(con)
+        prepare_summary(con)
         _find(con, rules, {"min_base": min_base})
-        counts = summary.counts(con)
+        counts = summary_counts(con)
         by_rule = dict.fromkeys((rule.id for rule in rules), 0)
         by_severity = {"error": 0, "warning": 0}
         for rule, severity, n in con.execute(
