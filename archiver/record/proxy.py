@@ -436,8 +436,5 @@ class Stream:
             for event in self.splitter.feed(chunk):
                 put(("event", exchange, self.events, arrived, event), len(event))
                 self.events += 1
-        for event in self.splitter.finish():
-            put(("event", exchange, self.events, time.time(), event), len(event))
-            self.events += 1
         self.forwarded_all = True
         await send({"type": "http.response.body", "body": b""})

@@ -79,50 +79,69 @@ def protocol_of(path: str, request: object, version_header: bytes | None) -> str
     return None
 
 
+_LINE_END = re.compile(rb"\r\n?|\n")
+
+
 class EventSplitter:
     """Cuts an SSE byte stream into its events: each event is its lines that are not comments, each ended by a
-    newline, then one blank line. Comments and keep-alives (blocks of comments only) are left out. An event
-    longer than `cap` bytes is left out too (`oversized` counts them), so memory stays bounded."""
+    newline, then one blank line. Comments and keep-alives (blocks of comments only) are left out.
+
+    Each byte is looked at once, whatever the lines' lengths: an unfinished line grows in place as chunks
+    arrive (a 32 MiB line costs what its bytes cost, not their square). An event longer than `cap` bytes is
+    left out (`oversized` counts them), and a line is held only up to `cap`, so memory stays bounded."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.pending = b""
+        self.line = bytearray()  # the unfinished line, while its event is within the cap
+        self.line_length = 0  # its bytes, kept or not
+        self.comment = False  # the unfinished line is a comment: its bytes are not kept
+        self.after_cr = False  # the last chunk ended in CR: a LF starting the next one belongs to it
         self.lines: list[bytes] = []
         self.size = 0
         self.too_big = False
         self.oversized = 0
 
     def feed(self, chunk: bytes) -> list[bytes]:
-        data = self.pending + chunk if self.pending else chunk
-        lines = data.splitlines(keepends=True)
-        self.pending = b""
-        if lines and (not lines[-1].endswith((b"\n", b"\r")) or lines[-1].endswith(b"\r")):
-            self.pending = lines.pop()  # unfinished, or a CR that a LF may follow in the next chunk
-            if len(self.pending) > self.cap:
-                self.pending, self.too_big = b"", True
+        start = 1 if self.after_cr and chunk[:1] == b"\n" else 0
+        self.after_cr = False
         events = []
-        for line in lines:
-            event = self._line(line.rstrip(b"\r\n"))
+        for end in _LINE_END.finditer(chunk, start):
+            self._grow(chunk, start, end.start())
+            event = self._line_ended()
             if event is not None:
                 events.append(event)
+            start = end.end()
+            self.after_cr = end.group() == b"\r" and start == len(chunk)
+        self._grow(chunk, start, len(chunk))
         return events
 
-    def finish(self) -> list[bytes]:
-        """At the stream's end: the event a last lone CR ended (an unfinished event is no event, as in SSE)."""
-        pending, self.pending = self.pending, b""
-        event = self._line(pending.rstrip(b"\r\n")) if pending.endswith(b"\r") else None
-        return [event] if event is not None else []
+    def _grow(self, chunk: bytes, start: int, end: int) -> None:
+        """Add `chunk[start:end]` to the unfinished line, unless it is a comment or its event is past the cap."""
+        if start == end:
+            return
+        if self.line_length == 0 and chunk[start] == 0x3A:  # ":"
+            self.comment = True
+        self.line_length += end - start
+        if not self.comment:
+            self._count(end - start)
+            if not self.too_big:
+                self.line += memoryview(chunk)[start:end]
 
-    def _line(self, line: bytes) -> bytes | None:
-        if not line:
-            return self._end()
-        if line.startswith(b":"):
-            return None
-        self.size += len(line) + 1
-        if self.size > self.cap:
+    def _count(self, size: int) -> None:
+        self.size += size
+        if self.size > self.cap and not self.too_big:
             self.too_big, self.lines = True, []
-        elif not self.too_big:
-            self.lines.append(line)
+            self.line.clear()
+
+    def _line_ended(self) -> bytes | None:
+        if self.line_length == 0:
+            return self._end()
+        if not self.comment:
+            self._count(1)
+            if not self.too_big:
+                self.lines.append(bytes(self.line))
+        self.line.clear()
+        self.line_length, self.comment = 0, False
         return None
 
     def _end(self) -> bytes | None:
