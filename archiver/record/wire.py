@@ -4,6 +4,7 @@ binding and protocol version an exchange is, and where one SSE event ends."""
 from __future__ import annotations
 
 import re
+import zlib
 
 HOP_BY_HOP = frozenset(
     {
@@ -49,6 +50,10 @@ def header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
 _CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json", "/agent/authenticatedExtendedCard")
 _PUSH = re.compile(r"push[-_]?notification[-_]?config", re.IGNORECASE)
 _REST = re.compile(r"/(v1/)?(message:(send|stream)|tasks\b|extendedAgentCard|card\b)")
+
+
+JSON_BINDINGS = ("jsonrpc", "rest", "card", "push-config")
+"""The bindings whose bodies are JSON in A2A: one that is not is reported, not passed by in silence."""
 
 
 def binding_of(path: str, request: object) -> str:
@@ -157,3 +162,64 @@ def event_data(event: bytes) -> bytes:
     """The data of one SSE event (its `data:` lines joined by newlines)."""
     data = [line[5:].removeprefix(b" ") for line in event.split(b"\n") if line.startswith(b"data:")]
     return b"\n".join(data)
+
+
+DECODED_ENCODINGS = ("gzip", "x-gzip", "deflate")
+"""The Content-Encodings the proxy decodes for the index (zlib, in the standard library). Brotli (`br`) and
+zstd are not decoded: no library for them is a dependency; such bodies are kept as their bytes and counted."""
+
+_PIECE = 2**20
+"""Most decoded bytes one step of a decoder gives at once, so that a small compressed chunk never becomes a
+large buffer."""
+
+
+class Undecodable(ValueError):
+    """A body in a Content-Encoding the proxy does not decode, or whose encoded bytes are damaged."""
+
+
+class BodyDecoder:
+    """Decodes one body's Content-Encoding (gzip or deflate) as its chunks arrive, in bounded pieces."""
+
+    def __init__(self, encoding: str) -> None:
+        if encoding not in DECODED_ENCODINGS:
+            raise Undecodable(f"Content-Encoding {encoding!r} is not decoded (only gzip and deflate are)")
+        self.encoding = encoding
+        self.inflate = zlib.decompressobj(31) if encoding != "deflate" else None
+
+    def feed(self, chunk: bytes):
+        """The decoded bytes of `chunk`, in pieces of at most 1 MiB."""
+        if self.inflate is None:  # deflate: zlib-wrapped as RFC 9110 says, or raw as some servers send it
+            self.inflate = zlib.decompressobj(15 if _zlib_header(chunk) else -15)
+        data = chunk
+        try:
+            while data:
+                piece = self.inflate.decompress(data, _PIECE)
+                data = self.inflate.unconsumed_tail
+                if piece:
+                    yield piece
+        except zlib.error as exc:
+            raise Undecodable(f"its {self.encoding} bytes are damaged ({exc})") from exc
+
+
+def _zlib_header(head: bytes) -> bool:
+    return len(head) >= 2 and head[0] & 0x0F == 8 and (head[0] << 8 | head[1]) % 31 == 0
+
+
+def encoding_of(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """A body's Content-Encoding, lowercased (None for none or `identity`)."""
+    value = header(headers, b"content-encoding")
+    text = value.decode("latin-1").strip().lower() if value else ""
+    return text if text and text != "identity" else None
+
+
+def decoded(body: bytes, encoding: str, limit: int) -> bytes:
+    """A whole body decoded; `Undecodable` when it cannot be, or when it decodes to more than `limit` bytes."""
+    decoder, pieces, size = BodyDecoder(encoding), [], 0
+    for piece in decoder.feed(body):
+        size += len(piece)
+        if size > limit:
+            raise Undecodable(f"it decodes ({encoding}) to more than the {limit} bytes recorded of a body")
+        pieces.append(piece)
+    if not decoder.inflate.eof:
+        raise Undecodable(f"its {encoding} bytes end before the body does")
+    return b"".join(pieces)
