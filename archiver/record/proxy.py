@@ -21,15 +21,15 @@ import orjson
 from multidict import CIMultiDict
 from yarl import URL
 
+from ..read.containers import RECORD_LIMIT
 from . import CONNECT_TIMEOUT, READ_TIMEOUT, RECORD_MAX_BYTES
 from .metrics import RecordMetrics
 from .segments import RECORD_VERSION, timestamp
-from ..read.containers import RECORD_LIMIT
 from .wire import (
     JSON_BINDINGS,
     BodyDecoder,
     EventSplitter,
-    Undecodable,
+    UndecodableError,
     binding_of,
     decoded,
     encoding_of,
@@ -275,8 +275,8 @@ class Exchange:
         body.add_to(envelope, key)
         if body.problem is not None and envelope["binding"] in JSON_BINDINGS:
             reason, why = body.problem
-            self.proxy.metrics.unreadable_body(reason, f"the {key} body of {self.scope['method']} "
-                                               f"{self.scope['path']} is recorded only as its bytes: {why}")  # fmt: skip
+            what = f"the {key} body of {self.scope['method']} {self.scope['path']}"
+            self.proxy.metrics.unreadable_body(reason, f"{what} is recorded only as its bytes: {why}")
 
     async def _respond(self, response: aiohttp.ClientResponse) -> None:
         content_type = response.headers.get("content-type", "")
@@ -475,7 +475,7 @@ def recorded_body(chunks: list[bytes], size: int, cap: int, encoding: str | None
     if encoding is not None:
         try:
             text = decoded(raw, encoding, cap)
-        except Undecodable as exc:
+        except UndecodableError as exc:
             return RecordedBody(raw=raw, problem=("encoding", str(exc)))
     try:
         return RecordedBody(orjson.loads(text), raw if encoding else None, encoding)
@@ -497,7 +497,7 @@ class Stream:
         if self.encoding is not None:
             try:
                 self.decoder = BodyDecoder(self.encoding)
-            except Undecodable as exc:
+            except UndecodableError as exc:
                 self.unreadable = str(exc)
         self.events = 0
         self.end = "complete"
@@ -607,5 +607,5 @@ class Stream:
                 for event in self.splitter.feed(piece):
                     put(("event", exchange, self.events, arrived, event), len(event))
                     self.events += 1
-        except Undecodable as exc:
+        except UndecodableError as exc:
             self._not_split(str(exc))

@@ -173,7 +173,7 @@ _PIECE = 2**20
 large buffer."""
 
 
-class Undecodable(ValueError):
+class UndecodableError(ValueError):
     """A body in a Content-Encoding the proxy does not decode, or whose encoded bytes are damaged."""
 
 
@@ -182,7 +182,7 @@ class BodyDecoder:
 
     def __init__(self, encoding: str) -> None:
         if encoding not in DECODED_ENCODINGS:
-            raise Undecodable(f"Content-Encoding {encoding!r} is not decoded (only gzip and deflate are)")
+            raise UndecodableError(f"Content-Encoding {encoding!r} is not decoded (only gzip and deflate are)")
         self.encoding = encoding
         self.inflate = zlib.decompressobj(31) if encoding != "deflate" else None
 
@@ -198,7 +198,7 @@ class BodyDecoder:
                 if piece:
                     yield piece
         except zlib.error as exc:
-            raise Undecodable(f"its {self.encoding} bytes are damaged ({exc})") from exc
+            raise UndecodableError(f"its {self.encoding} bytes are damaged ({exc})") from exc
 
 
 def _zlib_header(head: bytes) -> bool:
@@ -213,13 +213,13 @@ def encoding_of(headers: list[tuple[bytes, bytes]]) -> str | None:
 
 
 def decoded(body: bytes, encoding: str, limit: int) -> bytes:
-    """A whole body decoded; `Undecodable` when it cannot be, or when it decodes to more than `limit` bytes."""
+    """A whole body decoded; `UndecodableError` when it cannot be, or when it decodes to more than `limit` bytes."""
     decoder, pieces, size = BodyDecoder(encoding), [], 0
     for piece in decoder.feed(body):
         size += len(piece)
         if size > limit:
-            raise Undecodable(f"it decodes ({encoding}) to more than the {limit} bytes recorded of a body")
+            raise UndecodableError(f"it decodes ({encoding}) to more than the {limit} bytes recorded of a body")
         pieces.append(piece)
     if not decoder.inflate.eof:
-        raise Undecodable(f"its {encoding} bytes end before the body does")
+        raise UndecodableError(f"its {encoding} bytes end before the body does")
     return b"".join(pieces)
