@@ -339,9 +339,8 @@ class Exchange:
         headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
         headers.append((b"content-length", str(len(shown)).encode()))
         await self.send({"type": "http.response.start", "status": response.status, "headers": headers})
-        await self.send({"type": "http.response.body", "body": shown, "more_body": True})
         await self.record(response, [body], len(body))
-        await self.send({"type": "http.response.body", "body": b""})
+        await self.send({"type": "http.response.body", "body": shown})
 
     async def _whole_card(self, response: aiohttp.ClientResponse) -> bytes | None:
         """The card's bytes, read whole up to `CARD_REWRITE_MAX_BYTES`; None when it is larger (the client was
