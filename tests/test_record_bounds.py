@@ -26,6 +26,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from archiver.archive import Archive
+from archiver.record import background
 from archiver.record import proxy as proxy_module
 from archiver.record.segments import SegmentWriter
 from archiver.record.wire import EventSplitter
@@ -69,6 +70,8 @@ class Upstream:
             Route("/raw-deflate/jsonrpc", self.raw_deflate, methods=["POST"]),
             Route("/not-json/jsonrpc", self.not_json, methods=["POST"]),
             Route("/br/jsonrpc", self.brotli, methods=["POST"]),
+            Route("/br-stream/jsonrpc", self.brotli_stream, methods=["POST"]),
+            Route("/stream", self.stream),
             Route("/gzip-stream/jsonrpc", self.gzip_stream, methods=["POST"]),
             Route("/long-line", self.long_line),
             Route("/echo", self.echo, methods=["POST"]),
@@ -94,6 +97,13 @@ class Upstream:
     async def brotli(self, request):
         return Response(b"\x1b\x03\x00\xf8\x8d\x94n\xde", headers={"content-encoding": "br"},
                         media_type="application/json")  # fmt: skip
+
+    async def brotli_stream(self, request):
+        return StreamingResponse(iter([b"\x1b\x03\x00\xf8", b"\x8d\x94n\xde"]), media_type="text/event-stream",
+                                 headers={"content-encoding": "br"})  # fmt: skip
+
+    async def stream(self, request):
+        return StreamingResponse(iter([b"data: 1\n\n", b"data: 2\n\n"]), media_type="text/event-stream")
 
     async def gzip_stream(self, request):
         async def events():
@@ -315,6 +325,22 @@ def test_durable_mode_writes_and_fsyncs_an_exchange_before_its_response_ends(
             time.sleep(0.4)
 
 
+def test_durable_mode_writes_and_fsyncs_a_streams_end_before_its_last_byte(stack, tmp_path, upstream, monkeypatch):
+    ended = SegmentWriter.stream_end
+
+    def slow_end(self, envelope):
+        time.sleep(0.3)
+        ended(self, envelope)
+
+    monkeypatch.setattr(SegmentWriter, "stream_end", slow_end)
+    base, _ = start(stack, upstream.url, tmp_path / "spool", durable=True)
+    assert httpx.get(f"{base}/stream").content == b"data: 1\n\ndata: 2\n\n"
+    (opened,) = (tmp_path / "spool").glob("rec-*.sse.open")
+    lines = opened.read_bytes().splitlines()
+    assert lines[-1].startswith(b': a2a-record {"a2a_record":1,"kind":"stream-end"')
+    assert b'"events":2' in lines[-1]
+
+
 def test_a_durable_proxy_killed_under_load_loses_no_completed_exchange(tmp_path, upstream):
     """kill -9 under load lost 1 completed exchange per kill in the default mode (3 of 3,579); with
     --durable every exchange a client completed is in the spool the killed proxy left."""
@@ -399,6 +425,21 @@ def test_health_is_ok_again_once_a_record_is_kept_after_the_disk_was_full(stack,
     assert health["unrecorded"]["disk-full"] >= 1  # the loss stays counted
 
 
+def test_health_is_ok_again_once_a_record_is_kept_after_the_queue_was_full(stack, tmp_path, upstream, monkeypatch):
+    monkeypatch.setattr(background, "QUEUE_BYTES", 10_000)
+    base, _ = start(stack, upstream.url, tmp_path / "spool")
+    assert httpx.post(f"{base}/echo", json={"pad": "x" * 20_000}).status_code == 200
+    assert metric(base, 'archiver_record_unrecorded_total{reason="queue-full"}') == 1.0
+    assert httpx.get(f"{base}/-/health").json()["status"] == "degraded"
+    assert httpx.post(f"{base}/echo", json={"small": 1}).status_code == 200
+    deadline = time.monotonic() + 5
+    while metric(base, 'archiver_record_recorded_total{kind="exchange"}') == 0:
+        assert time.monotonic() < deadline, "recording did not resume"
+        time.sleep(0.05)
+    health = httpx.get(f"{base}/-/health").json()
+    assert (health["status"], health["recording"], health["unrecorded"]) == ("ok", True, {"queue-full": 1})
+
+
 # Compressed and unreadable bodies.
 
 
@@ -442,9 +483,14 @@ def test_bodies_the_index_cannot_read_are_counted_logged_and_reported_as_finding
     base, _ = start(stack, upstream.url, tmp_path / "spool", alerts=alerts)
     assert httpx.post(f"{base}/not-json/jsonrpc", json=REQUEST).status_code == 200
     assert httpx.post(f"{base}/br/jsonrpc", json=REQUEST).status_code == 200
+    streamed = httpx.post(f"{base}/br-stream/jsonrpc", json=REQUEST)
+    assert streamed.content == b"\x1b\x03\x00\xf8\x8d\x94n\xde"  # forwarded as it came
+    assert metric(base, 'archiver_record_unrecorded_total{reason="undecodable"}') == 1.0
     assert metric(base, 'archiver_record_unindexed_bodies_total{reason="not-json"}') == 1.0
     assert metric(base, 'archiver_record_unindexed_bodies_total{reason="encoding"}') == 1.0
     told = sorted(r.getMessage() for r in caplog.records if r.name == "archiver.record")
+    unrecorded = "archiver record: NOT recorded (undecodable): the events of a stream from /br-stream/jsonrpc"
+    assert told.pop(0).startswith(f"{unrecorded} are not recorded: Content-Encoding 'br' is not decoded")
     assert told[0].startswith("archiver record: the response body of POST /br/jsonrpc is recorded only as its "
                               "bytes: Content-Encoding 'br' is not decoded (only gzip and deflate are)")  # fmt: skip
     assert told[1].startswith("archiver record: the response body of POST /not-json/jsonrpc is recorded only as "
@@ -455,7 +501,11 @@ def test_bodies_the_index_cannot_read_are_counted_logged_and_reported_as_finding
         ("unreadable-record", "error", "the response body of POST /not-json/jsonrpc"),
         ("unreadable-record", "error", "the response body of POST /br/jsonrpc"),
     ]
-    exchanges = {e["path"]: e for e in read_spool(tmp_path / "spool")["exchanges"]}
+    spool = read_spool(tmp_path / "spool")
+    (stream,) = spool["streams"].values()
+    assert (stream["events"], stream["end"]["events"], stream["end"]["end"]) == ([], 0, "complete")
+    assert stream["end"]["response_unreadable"] == "Content-Encoding 'br' is not decoded (only gzip and deflate are)"
+    exchanges = {e["path"]: e for e in spool["exchanges"]}
     assert exchanges["/br/jsonrpc"]["response_unreadable"] == (
         "Content-Encoding 'br' is not decoded (only gzip and deflate are)"
     )
