@@ -402,6 +402,16 @@ def fill(path: Path) -> None:
         os.close(fd)
 
 
+def health_once_recorded(base: str) -> dict:
+    """/-/health once an exchange sent now is in the spool."""
+    assert httpx.post(f"{base}/echo", json={"small": 1}).status_code == 200
+    deadline = time.monotonic() + 5
+    while metric(base, 'archiver_record_recorded_total{kind="exchange"}') == 0:
+        assert time.monotonic() < deadline, "recording did not resume"
+        time.sleep(0.05)
+    return httpx.get(f"{base}/-/health").json()
+
+
 def test_health_is_ok_again_once_a_record_is_kept_after_the_disk_was_full(stack, upstream, request):
     disk = request.getfixturevalue("small_disk")  # mounted after the proxy's stack: unmounted before it
     filler = disk / "filler"
@@ -414,12 +424,7 @@ def test_health_is_ok_again_once_a_record_is_kept_after_the_disk_was_full(stack,
         time.sleep(0.05)
     assert httpx.get(f"{base}/-/health").json()["status"] == "degraded"
     filler.unlink()
-    assert httpx.post(f"{base}/echo", json={"small": 1}).status_code == 200
-    deadline = time.monotonic() + 5
-    while metric(base, 'archiver_record_recorded_total{kind="exchange"}') == 0:
-        assert time.monotonic() < deadline, "recording did not resume"
-        time.sleep(0.05)
-    health = httpx.get(f"{base}/-/health").json()
+    health = health_once_recorded(base)
     stack.close()
     assert (health["status"], health["recording"]) == ("ok", True)
     assert health["unrecorded"]["disk-full"] >= 1  # the loss stays counted
@@ -431,12 +436,7 @@ def test_health_is_ok_again_once_a_record_is_kept_after_the_queue_was_full(stack
     assert httpx.post(f"{base}/echo", json={"pad": "x" * 20_000}).status_code == 200
     assert metric(base, 'archiver_record_unrecorded_total{reason="queue-full"}') == 1.0
     assert httpx.get(f"{base}/-/health").json()["status"] == "degraded"
-    assert httpx.post(f"{base}/echo", json={"small": 1}).status_code == 200
-    deadline = time.monotonic() + 5
-    while metric(base, 'archiver_record_recorded_total{kind="exchange"}') == 0:
-        assert time.monotonic() < deadline, "recording did not resume"
-        time.sleep(0.05)
-    health = httpx.get(f"{base}/-/health").json()
+    health = health_once_recorded(base)
     assert (health["status"], health["recording"], health["unrecorded"]) == ("ok", True, {"queue-full": 1})
 
 
