@@ -925,8 +925,13 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
     show_default=True,
     help="Seconds the upstream may stay silent (between two chunks of a stream too); 0: no limit.",
 )
+@click.option(
+    "--durable",
+    is_flag=True,
+    help="Write and fsync each completed exchange before the last byte of its response reaches the client.",
+)
 def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, record_max_bytes, rewrite_card,
-           public_url, alerts, connect_timeout, read_timeout) -> None:  # fmt: skip
+           public_url, alerts, connect_timeout, read_timeout, durable) -> None:  # fmt: skip
     """Serve a recording proxy in front of the A2A agent at --upstream.
 
     Every request and response passes unchanged (streams as they arrive) and is recorded in the spool's
@@ -950,6 +955,7 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
         wait,
         connect_timeout,
         read_timeout or None,
+        durable,
     )
     serve(options)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from .metrics import RecordMetrics
@@ -38,15 +39,16 @@ class Background:
     def start(self) -> None:
         self.thread.start()
 
-    def put(self, item: tuple, size: int = 0) -> bool:
-        """Queue one record (`size`: its bytes); False, counted and logged, when it cannot wait."""
+    def put(self, item: tuple, size: int = 0, synced: Callable[[], None] | None = None) -> bool:
+        """Queue one record (`size`: its bytes); False, counted and logged, when it cannot wait. `synced` (the
+        durable mode's) is called once the record is written and fsynced, or could not be."""
         with self._lock:
             if self.bytes + size > QUEUE_BYTES:
                 self.metrics.lost("queue-full", "the spool writer is behind")
                 return False
             self.bytes += size
         try:
-            self.queue.put_nowait((item, size))
+            self.queue.put_nowait((item, size, synced))
         except queue.Full:
             with self._lock:
                 self.bytes -= size
@@ -56,13 +58,14 @@ class Background:
 
     def stop(self) -> None:
         """Write what waits, end the streams still open (proxy-shutdown), close every segment."""
-        self.queue.put((_STOP, 0))
+        self.queue.put((_STOP, 0, None))
         self.thread.join()
 
     def _run(self) -> None:
+        waiting: list[Callable[[], None]] = []  # durable records written, not yet fsynced
         while True:
             try:
-                item, size = self.queue.get(timeout=self.tick)
+                item, size, synced = self.queue.get(timeout=self.tick)
             except queue.Empty:
                 self._rotate()
                 continue
@@ -72,12 +75,27 @@ class Background:
             if item is _STOP:
                 break
             self._record(item)
+            if synced is not None:
+                waiting.append(synced)
+            if waiting and self.queue.empty():  # one fsync for every durable record written meanwhile
+                self._sync(waiting)
             self._check(item)
             self._rotate()
+        self._sync(waiting)
         try:
             self.writer.close()
         except OSError as exc:
             self.metrics.lost(SpoolWriteError("write-error", exc).reason, str(exc))
+
+    def _sync(self, waiting: list[Callable[[], None]]) -> None:
+        """fsync what was written, then release the exchanges that wait for it."""
+        try:
+            self.writer.sync()
+        except OSError as exc:
+            self.metrics.lost(SpoolWriteError("write-error", exc).reason, f"fsync failed: {exc}", len(waiting))
+        for release in waiting:
+            release()
+        waiting.clear()
 
     def _rotate(self) -> None:
         try:
@@ -95,7 +113,7 @@ class Background:
         except SpoolWriteError as exc:
             self.metrics.lost(exc.reason, str(exc))
             return
-        self.metrics.recorded.labels(kind).inc()
+        self.metrics.kept(kind)
 
     def _check(self, item: tuple) -> None:
         if self.checker is None:

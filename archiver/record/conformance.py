@@ -21,11 +21,11 @@ from ..audit.rules import RULES_BY_ID
 from ..errors import UsageError
 from .metrics import RecordMetrics
 from .segments import timestamp
-from .wire import event_data
+from .wire import JSON_BINDINGS, event_data
 
 log = logging.getLogger("archiver.record")
 
-LIVE_RULES = ("uncited-result", "invalid-citation", "citation-type-lost")
+LIVE_RULES = ("uncited-result", "invalid-citation", "citation-type-lost", "unreadable-record")
 JUDGED_KEEP = 65536
 """Results already judged that are remembered, so that a `tasks/get` of a result judged once is not
 counted again."""
@@ -67,6 +67,22 @@ def violations(result: dict) -> list[Violation]:
     return found
 
 
+def unread_bodies(envelope: dict) -> list[Violation]:
+    """An `unreadable-record` finding for each body of an A2A binding that the index will read nothing of (not
+    JSON once decoded, or in an encoding not decoded): what it held may be a result."""
+    if envelope["binding"] not in JSON_BINDINGS:
+        return []
+    found = []
+    for key in ("request", "response"):
+        why = envelope.get(f"{key}_unreadable")
+        if why:
+            detail = (f"the {key} body of {envelope['method']} {envelope['path']} (exchange {envelope['exchange']}) "
+                      f"is recorded only as its bytes, which the index does not read: {why}")  # fmt: skip
+            rule = RULES_BY_ID["unreadable-record"]
+            found.append(Violation(rule.id, rule.severity, f"exchange:{envelope['exchange']}", None, None, detail))
+    return found
+
+
 def _citation_findings(result: dict, part: dict, what: str) -> list[Violation]:
     place = f"{_place(part)} in {what}"
     citation, found = part["citation"], []
@@ -105,6 +121,8 @@ class LiveChecker:
         self.judged: OrderedDict = OrderedDict()
 
     def exchange(self, envelope: dict) -> None:
+        for violation in unread_bodies(envelope):
+            self._tell(violation, envelope["exchange"])
         response = envelope.get("response")
         if envelope["binding"] == "card" and isinstance(response, dict) and isinstance(response.get("name"), str):
             self.agent = response["name"]

@@ -16,7 +16,8 @@ LOG_EVERY = 10.0
 """Seconds between two log lines about the same trouble; the ones between are counted in the next."""
 
 DEGRADED_FOR = 60.0
-"""Seconds after the last record the proxy could not keep during which `/-/health` says "degraded"."""
+"""Seconds after the last record the proxy could not keep during which `/-/health` says "degraded", unless a
+record was kept since (recording has resumed)."""
 
 
 class RecordMetrics:
@@ -39,6 +40,13 @@ class RecordMetrics:
         self.unrecorded = Counter(
             "archiver_record_unrecorded",
             "Exchanges and stream events forwarded but not recorded (queue-full, disk-full, write-error, too-large).",
+            ["reason"],
+            registry=registry,
+        )
+        self.unindexed = Counter(
+            "archiver_record_unindexed_bodies",
+            "A2A bodies recorded only as their bytes: not JSON once decoded (not-json), or in a Content-Encoding "
+            "the proxy cannot decode (encoding).",
             ["reason"],
             registry=registry,
         )
@@ -65,6 +73,7 @@ class RecordMetrics:
         self._last_logged: dict[str, float] = {}
         self._unlogged: dict[str, int] = {}
         self.last_unrecorded: float | None = None
+        self.last_recorded: float | None = None
         self.last_ingest_error: str | None = None
 
     def lost(self, reason: str, detail: str = "", count: int = 1) -> None:
@@ -73,6 +82,23 @@ class RecordMetrics:
         self.last_unrecorded = time.monotonic()
         suffix = f": {detail}" if detail else ""
         self.tell(f"lost:{reason}", count, logging.ERROR, f"NOT recorded ({reason}){suffix}; traffic still flows")
+
+    def kept(self, kind: str) -> None:
+        """Count a record written to the spool: recording works (again)."""
+        self.recorded.labels(kind).inc()
+        self.last_recorded = time.monotonic()
+
+    def unreadable_body(self, reason: str, text: str) -> None:
+        """Count a body the index will not read, and log it (at most once per `LOG_EVERY` per reason)."""
+        self.unindexed.labels(reason).inc()
+        self.tell(f"unindexed:{reason}", 1, logging.WARNING, text)
+
+    def recording(self) -> bool:
+        """False while the last record the proxy could not keep is recent and none was kept since."""
+        lost, kept = self.last_unrecorded, self.last_recorded
+        if lost is None or time.monotonic() - lost >= DEGRADED_FOR:
+            return True
+        return kept is not None and kept > lost
 
     def upstream_failed(self, reason: str, text: str) -> None:
         """Count a request the upstream did not answer, and log it (at most once per `LOG_EVERY` per reason)."""
@@ -95,8 +121,9 @@ class RecordMetrics:
         return generate_latest(self.registry)
 
     def health(self) -> dict:
-        """The proxy's own state: "ok", or "degraded" while it recently could not record or ingest."""
-        recent = self.last_unrecorded is not None and time.monotonic() - self.last_unrecorded < DEGRADED_FOR
+        """The proxy's own state: "ok", or "degraded" while it cannot record (a record was lost in the last
+        `DEGRADED_FOR` seconds and none kept since) or ingest."""
+        recording = self.recording()
         unrecorded = {
             sample.labels["reason"]: int(sample.value)
             for metric in self.unrecorded.collect()
@@ -104,8 +131,8 @@ class RecordMetrics:
             if sample.name.endswith("_total")
         }
         return {
-            "status": "degraded" if recent or self.last_ingest_error else "ok",
-            "recording": not recent,
+            "status": "ok" if recording and not self.last_ingest_error else "degraded",
+            "recording": recording,
             "unrecorded": unrecorded,
             "queue_depth": int(self.queue_depth._value.get()),
             "open_streams": int(self.open_streams._value.get()),

@@ -21,10 +21,23 @@ import orjson
 from multidict import CIMultiDict
 from yarl import URL
 
+from ..read.containers import RECORD_LIMIT
 from . import CONNECT_TIMEOUT, READ_TIMEOUT, RECORD_MAX_BYTES
 from .metrics import RecordMetrics
 from .segments import RECORD_VERSION, timestamp
-from .wire import EventSplitter, binding_of, forwarded, header, protocol_of, recorded_headers
+from .wire import (
+    JSON_BINDINGS,
+    BodyDecoder,
+    EventSplitter,
+    UndecodableError,
+    binding_of,
+    decoded,
+    encoding_of,
+    forwarded,
+    header,
+    protocol_of,
+    recorded_headers,
+)
 
 log = logging.getLogger("archiver.record")
 
@@ -38,6 +51,14 @@ class ProxySettings:
     read_timeout: float | None = READ_TIMEOUT
     rewrite_card: str | None = None
     """The proxy's public URL: the agent card's URLs are rewritten to it (only when given)."""
+    durable: bool = False
+    """Each completed exchange is written and fsynced before the last byte of its response reaches the client."""
+
+
+CARD_REWRITE_MAX_BYTES = 8 * 2**20
+"""The largest agent card `--rewrite-card` rewrites: it must hold the card whole to rewrite it, so a larger
+one is refused (502), counted and logged. A card that need not be rewritten (not a 200, or encoded) is
+streamed as any body."""
 
 
 class RecordingProxy:
@@ -165,7 +186,7 @@ class Exchange:
             content = await self._content()
             if content == b"" and not any(k.lower() in (b"content-length", b"transfer-encoding") for k, _ in headers):
                 content = None  # no body: none is sent, nor a Content-Length
-            return await self.proxy.client.request(
+            response = await self.proxy.client.request(
                 scope["method"], URL(url, encoded=True), headers=_multidict(headers), data=content,
                 allow_redirects=False, auto_decompress=False,
             )  # fmt: skip
@@ -178,6 +199,12 @@ class Exchange:
         except aiohttp.ClientError as exc:
             text = f"the upstream agent at {upstream} failed to answer ({type(exc).__name__})"
             await self._refuse(502, "failed", text, exc)
+        else:
+            if 100 <= response.status <= 599:
+                return response
+            response.close()
+            text = f"the upstream agent at {upstream} answered with status {response.status}, outside HTTP's 100 to 599"
+            await self._refuse(502, "bad-status", text)
         return None
 
     async def _content(self):
@@ -213,15 +240,15 @@ class Exchange:
         else:
             self.request_body = []
 
-    async def _refuse(self, status: int, reason: str, text: str, exc: Exception) -> None:
-        self.proxy.metrics.upstream_failed(reason, f"{text} ({type(exc).__name__})")
+    async def _refuse(self, status: int, reason: str, text: str, exc: Exception | None = None) -> None:
+        self.proxy.metrics.upstream_failed(reason, f"{text} ({type(exc).__name__})" if exc else text)
         body = orjson.dumps({"error": {"code": status, "message": f"archiver record: {text}"}})
         with contextlib.suppress(OSError):
             await _reply(self.send, status, body, b"application/json")
 
     def envelope(self, kind: str, response: aiohttp.ClientResponse) -> dict:
         """The envelope fields an exchange and a stream-open share (the spool contract, docs/record.md)."""
-        request, request_raw = _parsed(self.request_body, self.request_size, self.cap)
+        request = recorded_body(self.request_body, self.request_size, self.cap, encoding_of(self.scope["headers"]))
         path = self.scope["path"]
         found = {
             "a2a_record": RECORD_VERSION,
@@ -234,15 +261,22 @@ class Exchange:
             "method": self.scope["method"],
             "path": path,
             "query": self.scope["query_string"].decode("latin-1"),
-            "binding": binding_of(path, request),
-            "protocol": protocol_of(path, request, header(self.scope["headers"], b"a2a-version")),
+            "binding": binding_of(path, request.value),
+            "protocol": protocol_of(path, request.value, header(self.scope["headers"], b"a2a-version")),
             "status": response.status,
             "request_headers": recorded_headers(self.scope["headers"]),
             "response_headers": recorded_headers(response.raw_headers),
-            "request": request,
         }
-        _add_raw(found, "request", request_raw, self.request_size > self.cap)
+        self._add_body(found, "request", request)
         return found
+
+    def _add_body(self, envelope: dict, key: str, body: RecordedBody) -> None:
+        """The body's fields in the envelope; one the index will not read is counted and logged."""
+        body.add_to(envelope, key)
+        if body.problem is not None and envelope["binding"] in JSON_BINDINGS:
+            reason, why = body.problem
+            what = f"the {key} body of {self.scope['method']} {self.scope['path']}"
+            self.proxy.metrics.unreadable_body(reason, f"{what} is recorded only as its bytes: {why}")
 
     async def _respond(self, response: aiohttp.ClientResponse) -> None:
         content_type = response.headers.get("content-type", "")
@@ -250,10 +284,11 @@ class Exchange:
             await Stream(self, response).run()
             return
         headers = forwarded(list(response.raw_headers))
-        if self.proxy.settings.rewrite_card and _card_path(self.scope["path"]):
+        if self._card_to_rewrite(response):
             await self._rewritten_card(response, headers)
             return
         await self.send({"type": "http.response.start", "status": response.status, "headers": headers})
+        body = OutgoingBody(self.send, self.proxy.settings.durable, None)
         kept, size = [], 0
         async for chunk in chunks(response):
             size += len(chunk)
@@ -261,31 +296,70 @@ class Exchange:
                 kept.append(chunk)
             elif kept:
                 kept = []
-            await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await self.send({"type": "http.response.body", "body": b""})
-        self.record(response, kept, size)
+            await body.chunk(chunk)
+        await self.record(response, kept, size)
+        await body.end()
 
-    def record(self, response: aiohttp.ClientResponse, kept: list[bytes], size: int) -> None:
+    async def record(self, response: aiohttp.ClientResponse, kept: list[bytes], size: int) -> None:
+        """Hand the exchange to the spool writer (and, in durable mode, wait until it is written and fsynced)."""
         envelope = self.envelope("exchange", response)
-        parsed, raw = _parsed(kept, size, self.cap)
         envelope["time_end"] = timestamp()
-        envelope["response"] = parsed
-        _add_raw(envelope, "response", raw, size > self.cap)
+        self._add_body(envelope, "response", recorded_body(kept, size, self.cap, encoding_of(response.raw_headers)))
         self.proxy.metrics.requests.labels(envelope["binding"]).inc()
-        self.proxy.background.put(("exchange", envelope), self.request_size + size)
+        await self.keep(("exchange", envelope), self.request_size + size)
+
+    async def keep(self, item: tuple, size: int) -> None:
+        """Queue a record; in durable mode, return once it is written and fsynced (or could not be)."""
+        if not self.proxy.settings.durable:
+            self.proxy.background.put(item, size)
+            return
+        loop = asyncio.get_running_loop()
+        synced = loop.create_future()
+        if self.proxy.background.put(item, size, lambda: loop.call_soon_threadsafe(_settle, synced)):
+            await synced
+
+    def _card_to_rewrite(self, response: aiohttp.ClientResponse) -> bool:
+        """Whether `--rewrite-card` must rewrite this answer: a card's 200, not encoded (else it streams)."""
+        return bool(
+            self.proxy.settings.rewrite_card
+            and _card_path(self.scope["path"])
+            and response.status == 200
+            and encoding_of(response.raw_headers) is None
+        )
 
     async def _rewritten_card(self, response: aiohttp.ClientResponse, headers: list) -> None:
-        body = b"".join([chunk async for chunk in chunks(response)])
+        body = await self._whole_card(response)
+        if body is None:
+            return
         shown = body
         with contextlib.suppress(orjson.JSONDecodeError):
             card = orjson.loads(body)
-            if isinstance(card, dict) and response.status == 200:
+            if isinstance(card, dict):
                 shown = orjson.dumps(rewrite_card(card, self.proxy.upstream, self.proxy.settings.rewrite_card))
         headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
         headers.append((b"content-length", str(len(shown)).encode()))
         await self.send({"type": "http.response.start", "status": response.status, "headers": headers})
+        await self.record(response, [body], len(body))
         await self.send({"type": "http.response.body", "body": shown})
-        self.record(response, [body], len(body))
+
+    async def _whole_card(self, response: aiohttp.ClientResponse) -> bytes | None:
+        """The card's bytes, read whole up to `CARD_REWRITE_MAX_BYTES`; None when it is larger (the client was
+        answered with a 502 saying so)."""
+        limit = CARD_REWRITE_MAX_BYTES
+        kept, size = [], response.content_length or 0
+        if size <= limit:
+            size = 0
+            async for chunk in chunks(response):
+                size += len(chunk)
+                if size > limit:
+                    break
+                kept.append(chunk)
+        if size <= limit:
+            return b"".join(kept)
+        text = (f"the agent card at {self.scope['path']} is larger than the {limit} bytes --rewrite-card "
+                f"rewrites; it was not forwarded (serve it without --rewrite-card, or make it smaller)")  # fmt: skip
+        await self._refuse(502, "card-too-large", text)
+        return None
 
 
 def raise_gone() -> None:
@@ -337,59 +411,142 @@ def rewrite_card(card: dict, upstream: str, public: str) -> dict:
     return card
 
 
-def _parsed(chunks: list[bytes], size: int, cap: int) -> tuple[object, bytes | None]:
-    """A body as the spool keeps it: (its JSON, None), or (None, its bytes) when it is no JSON, or
-    (None, None) when it is empty or over the cap."""
-    if size == 0 or size > cap:
-        return None, None
-    body = b"".join(chunks)
+def _settle(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class OutgoingBody:
+    """A response's body on its way to the client. In durable mode the bytes that complete it wait for
+    `end()`, which the caller awaits once the exchange is recorded: every chunk but the last of a unary
+    answer (`length` None), the chunk that reaches a stream's Content-Length; a body without a length is
+    complete only with its closing empty message."""
+
+    def __init__(self, send, durable: bool, length: int | None, unary: bool = True) -> None:
+        self.send, self.durable, self.length, self.unary = send, durable, length, unary
+        self.sent = 0
+        self.held = b""
+
+    async def chunk(self, data: bytes) -> None:
+        self.sent += len(data)
+        if self.durable and self.unary:
+            data, self.held = self.held, data  # the previous chunk goes; this one may be the last
+        elif self.durable and self.length is not None and self.sent >= self.length:
+            data, self.held = b"", self.held + data
+        if data:
+            await self.send({"type": "http.response.body", "body": data, "more_body": True})
+
+    async def end(self) -> None:
+        await self.send({"type": "http.response.body", "body": self.held})
+
+
+@dataclass
+class RecordedBody:
+    """A body as the spool keeps it (the spool contract, docs/record.md)."""
+
+    value: object = None  # its JSON (decoded from its Content-Encoding), or None
+    raw: bytes | None = None  # its exact bytes, when `value` is not them
+    encoding: str | None = None  # the Content-Encoding decoded to read `value`
+    problem: tuple[str, str] | None = None  # why the index reads nothing of it: (not-json | encoding, detail)
+    truncated: bool = False  # over the cap: neither kept nor read
+
+    def add_to(self, envelope: dict, key: str) -> None:
+        envelope[key] = self.value
+        if self.raw:
+            envelope[f"{key}_base64"] = base64.b64encode(self.raw).decode()
+        if self.encoding:
+            envelope[f"{key}_encoding"] = self.encoding
+        if self.problem:
+            envelope[f"{key}_unreadable"] = self.problem[1]
+        if self.truncated:
+            envelope[f"{key}_truncated"] = True
+
+
+def recorded_body(chunks: list[bytes], size: int, cap: int, encoding: str | None) -> RecordedBody:
+    """The body's JSON, decoded from gzip or deflate when so encoded; its bytes kept when they are not its
+    JSON as they are, with the reason the index cannot read it when it is no JSON at all."""
+    if size > cap:
+        return RecordedBody(truncated=True)
+    if size == 0:
+        return RecordedBody()
+    raw = b"".join(chunks)
+    text = raw
+    if encoding is not None:
+        try:
+            text = decoded(raw, encoding, cap)
+        except UndecodableError as exc:
+            return RecordedBody(raw=raw, problem=("encoding", str(exc)))
     try:
-        return orjson.loads(body), None
-    except orjson.JSONDecodeError:
-        return None, body
-
-
-def _add_raw(envelope: dict, key: str, raw: bytes | None, truncated: bool) -> None:
-    if raw:
-        envelope[f"{key}_base64"] = base64.b64encode(raw).decode()
-    if truncated:
-        envelope[f"{key}_truncated"] = True
+        return RecordedBody(orjson.loads(text), raw if encoding else None, encoding)
+    except orjson.JSONDecodeError as exc:
+        after = f" once decoded ({encoding})" if encoding else ""
+        return RecordedBody(raw=raw, encoding=encoding, problem=("not-json", f"it is not JSON{after}: {exc}"))
 
 
 class Stream:
-    """An SSE response: forwarded chunk by chunk as it arrives; each event recorded as it ends."""
+    """An SSE response: forwarded chunk by chunk as it arrives; each event recorded as it ends (read through
+    its Content-Encoding when gzip or deflate)."""
 
     def __init__(self, exchange: Exchange, response: aiohttp.ClientResponse) -> None:
         self.exchange, self.response = exchange, response
-        self.splitter = EventSplitter(exchange.cap)
+        self.splitter = EventSplitter(min(exchange.cap, RECORD_LIMIT))
+        self.encoding = encoding_of(response.raw_headers)
+        self.decoder: BodyDecoder | None = None
+        self.unreadable: str | None = None  # why its events are not recorded (an encoding not decoded)
+        if self.encoding is not None:
+            try:
+                self.decoder = BodyDecoder(self.encoding)
+            except UndecodableError as exc:
+                self.unreadable = str(exc)
         self.events = 0
         self.end = "complete"
         self.forwarded_all = False  # every chunk of the upstream's body was received and sent on
+        self.ended = False  # its stream-end was handed to the writer
 
     async def run(self) -> None:
         exchange, response = self.exchange, self.response
         proxy = exchange.proxy
         opening = exchange.envelope("stream_open", response)
         opening["kind"] = "stream-open"
+        if self.decoder is not None:
+            opening["response_encoding"] = self.encoding
         proxy.metrics.requests.labels(opening["binding"]).inc()
         proxy.background.put(("stream_open", opening), exchange.request_size)
+        if self.unreadable:
+            self._not_split(self.unreadable)
         proxy.metrics.open_streams.inc()
         try:
             await self._forward(response)
         finally:
             proxy.metrics.open_streams.dec()
-            if self.splitter.oversized:
-                proxy.metrics.lost("too-large", "an SSE event over --record-max-bytes", self.splitter.oversized)
-            ending = {
-                "a2a_record": RECORD_VERSION,
-                "kind": "stream-end",
-                "exchange": exchange.id,
-                "time": timestamp(),
-                "events": self.events,
-                "status": response.status,
-                "end": self.end,
-            }
-            proxy.background.put(("stream_end", ending))
+            if not self.ended:
+                proxy.background.put(("stream_end", self._ending()))
+
+    def _ending(self) -> dict:
+        """The stream-end envelope (the events over the cap counted as lost)."""
+        self.ended = True
+        if self.splitter.oversized:
+            self.exchange.proxy.metrics.lost("too-large", "an SSE event over --record-max-bytes or "
+                                             "ARCHIVER_RECORD_LIMIT", self.splitter.oversized)  # fmt: skip
+        ending = {
+            "a2a_record": RECORD_VERSION,
+            "kind": "stream-end",
+            "exchange": self.exchange.id,
+            "time": timestamp(),
+            "events": self.events,
+            "status": self.response.status,
+            "end": self.end,
+        }
+        if self.unreadable:
+            ending["response_unreadable"] = self.unreadable
+        return ending
+
+    def _not_split(self, why: str) -> None:
+        """Its events can no longer be told apart: forwarded, not recorded; counted and logged."""
+        self.unreadable = why
+        self.exchange.proxy.metrics.lost(
+            "undecodable", f"the events of a stream from {self.exchange.scope['path']} are not recorded: {why}"
+        )
 
     async def _forward(self, response: aiohttp.ClientResponse) -> None:
         send = self.exchange.send
@@ -429,15 +586,25 @@ class Stream:
             pass
 
     async def _relay(self, response: aiohttp.ClientResponse) -> None:
-        send, put, exchange = self.exchange.send, self.exchange.proxy.background.put, self.exchange.id
+        durable = self.exchange.proxy.settings.durable
+        body = OutgoingBody(self.exchange.send, durable, response.content_length, unary=False)
         async for chunk in chunks(response):
             arrived = time.time()
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            for event in self.splitter.feed(chunk):
-                put(("event", exchange, self.events, arrived, event), len(event))
-                self.events += 1
-        for event in self.splitter.finish():
-            put(("event", exchange, self.events, time.time(), event), len(event))
-            self.events += 1
+            await body.chunk(chunk)
+            self._split(chunk, arrived)
         self.forwarded_all = True
-        await send({"type": "http.response.body", "body": b""})
+        await self.exchange.keep(("stream_end", self._ending()), 0)
+        await body.end()
+
+    def _split(self, chunk: bytes, arrived: float) -> None:
+        """Hand the events `chunk` ends to the writer."""
+        if self.unreadable:
+            return
+        put, exchange = self.exchange.proxy.background.put, self.exchange.id
+        try:
+            for piece in self.decoder.feed(chunk) if self.decoder is not None else (chunk,):
+                for event in self.splitter.feed(piece):
+                    put(("event", exchange, self.events, arrived, event), len(event))
+                    self.events += 1
+        except UndecodableError as exc:
+            self._not_split(str(exc))

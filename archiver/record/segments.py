@@ -60,6 +60,7 @@ class Segment:
         self.path = folder / name
         self.opened = time.monotonic()
         self.size = 0
+        self.listed = False  # its folder was fsynced since it was made (the durable mode's `sync`)
         try:
             self.fd = os.open(f"{self.path}.open", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
         except OSError as exc:
@@ -74,6 +75,16 @@ class Segment:
             os.ftruncate(self.fd, self.size)  # no partial record is left behind
             raise SpoolWriteError(_reason(exc), exc) from exc
         self.size += len(data)
+
+    def sync(self) -> None:
+        """Its bytes on disk (fsync), and its name in its folder the first time."""
+        try:
+            os.fsync(self.fd)
+            if not self.listed:
+                _fsync_folder(self.path.parent)
+                self.listed = True
+        except OSError as exc:
+            raise SpoolWriteError(_reason(exc), exc) from exc
 
     def close(self) -> Path | None:
         """Closed into place (fsynced, renamed, its folder fsynced); an empty one is deleted (None)."""
@@ -93,7 +104,11 @@ def _into_place(fd: int, path: Path) -> None:
     finally:
         os.close(fd)
     os.rename(f"{path}.open", path)
-    folder = os.open(path.parent, os.O_RDONLY)
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(path: Path) -> None:
+    folder = os.open(path, os.O_RDONLY)
     try:
         os.fsync(folder)
     finally:
@@ -189,6 +204,11 @@ class SegmentWriter:
         self.seq += 1
         moment = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
         return f"rec-{moment}-{self.settings.proxy_id}-{self.seq:06d}.{suffix}"
+
+    def sync(self) -> None:
+        """Every record written so far on disk (the durable mode's fsync)."""
+        for segment in self.current.values():
+            segment.sync()
 
     def rotate_old(self) -> None:
         """Close the segments open longer than `segment_seconds`."""

@@ -43,6 +43,7 @@ class RecordOptions:
     wait: float = 1.0
     connect_timeout: float = CONNECT_TIMEOUT
     read_timeout: float | None = READ_TIMEOUT
+    durable: bool = False
     proxy_id: str = ""
 
     def __post_init__(self) -> None:
@@ -73,6 +74,7 @@ class Recorder:
             options.connect_timeout,
             options.read_timeout,
             options.public if options.rewrite_card else None,
+            options.durable,
         )
         self.app = RecordingProxy(proxy_settings, self, self.metrics)
 
@@ -81,8 +83,8 @@ class Recorder:
         if self.ingest is not None:
             self.ingest.closed(path)
 
-    def put(self, item: tuple, size: int = 0) -> bool:
-        return self.background.put(item, size)
+    def put(self, item: tuple, size: int = 0, synced=None) -> bool:
+        return self.background.put(item, size, synced)
 
     def start(self) -> None:
         self.background.start()

@@ -4,6 +4,7 @@ binding and protocol version an exchange is, and where one SSE event ends."""
 from __future__ import annotations
 
 import re
+import zlib
 
 HOP_BY_HOP = frozenset(
     {
@@ -51,6 +52,10 @@ _PUSH = re.compile(r"push[-_]?notification[-_]?config", re.IGNORECASE)
 _REST = re.compile(r"/(v1/)?(message:(send|stream)|tasks\b|extendedAgentCard|card\b)")
 
 
+JSON_BINDINGS = ("jsonrpc", "rest", "card", "push-config")
+"""The bindings whose bodies are JSON in A2A: one that is not is reported, not passed by in silence."""
+
+
 def binding_of(path: str, request: object) -> str:
     """jsonrpc, rest, card, push-config or other: by path, and by the JSON-RPC method of the request body."""
     method = request.get("method") if isinstance(request, dict) and "jsonrpc" in request else None
@@ -79,50 +84,69 @@ def protocol_of(path: str, request: object, version_header: bytes | None) -> str
     return None
 
 
+_LINE_END = re.compile(rb"\r\n?|\n")
+
+
 class EventSplitter:
     """Cuts an SSE byte stream into its events: each event is its lines that are not comments, each ended by a
-    newline, then one blank line. Comments and keep-alives (blocks of comments only) are left out. An event
-    longer than `cap` bytes is left out too (`oversized` counts them), so memory stays bounded."""
+    newline, then one blank line. Comments and keep-alives (blocks of comments only) are left out.
+
+    Each byte is looked at once, whatever the lines' lengths: an unfinished line grows in place as chunks
+    arrive (a 32 MiB line costs what its bytes cost, not their square). An event longer than `cap` bytes is
+    left out (`oversized` counts them), and a line is held only up to `cap`, so memory stays bounded."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.pending = b""
+        self.line = bytearray()  # the unfinished line, while its event is within the cap
+        self.line_length = 0  # its bytes, kept or not
+        self.comment = False  # the unfinished line is a comment: its bytes are not kept
+        self.after_cr = False  # the last chunk ended in CR: a LF starting the next one belongs to it
         self.lines: list[bytes] = []
         self.size = 0
         self.too_big = False
         self.oversized = 0
 
     def feed(self, chunk: bytes) -> list[bytes]:
-        data = self.pending + chunk if self.pending else chunk
-        lines = data.splitlines(keepends=True)
-        self.pending = b""
-        if lines and (not lines[-1].endswith((b"\n", b"\r")) or lines[-1].endswith(b"\r")):
-            self.pending = lines.pop()  # unfinished, or a CR that a LF may follow in the next chunk
-            if len(self.pending) > self.cap:
-                self.pending, self.too_big = b"", True
+        start = 1 if self.after_cr and chunk[:1] == b"\n" else 0
+        self.after_cr = False
         events = []
-        for line in lines:
-            event = self._line(line.rstrip(b"\r\n"))
+        for end in _LINE_END.finditer(chunk, start):
+            self._grow(chunk, start, end.start())
+            event = self._line_ended()
             if event is not None:
                 events.append(event)
+            start = end.end()
+            self.after_cr = end.group() == b"\r" and start == len(chunk)
+        self._grow(chunk, start, len(chunk))
         return events
 
-    def finish(self) -> list[bytes]:
-        """At the stream's end: the event a last lone CR ended (an unfinished event is no event, as in SSE)."""
-        pending, self.pending = self.pending, b""
-        event = self._line(pending.rstrip(b"\r\n")) if pending.endswith(b"\r") else None
-        return [event] if event is not None else []
+    def _grow(self, chunk: bytes, start: int, end: int) -> None:
+        """Add `chunk[start:end]` to the unfinished line, unless it is a comment or its event is past the cap."""
+        if start == end:
+            return
+        if self.line_length == 0 and chunk[start] == 0x3A:  # ":"
+            self.comment = True
+        self.line_length += end - start
+        if not self.comment:
+            self._count(end - start)
+            if not self.too_big:
+                self.line += memoryview(chunk)[start:end]
 
-    def _line(self, line: bytes) -> bytes | None:
-        if not line:
-            return self._end()
-        if line.startswith(b":"):
-            return None
-        self.size += len(line) + 1
-        if self.size > self.cap:
+    def _count(self, size: int) -> None:
+        self.size += size
+        if self.size > self.cap and not self.too_big:
             self.too_big, self.lines = True, []
-        elif not self.too_big:
-            self.lines.append(line)
+            self.line.clear()
+
+    def _line_ended(self) -> bytes | None:
+        if self.line_length == 0:
+            return self._end()
+        if not self.comment:
+            self._count(1)
+            if not self.too_big:
+                self.lines.append(bytes(self.line))
+        self.line.clear()
+        self.line_length, self.comment = 0, False
         return None
 
     def _end(self) -> bytes | None:
@@ -138,3 +162,64 @@ def event_data(event: bytes) -> bytes:
     """The data of one SSE event (its `data:` lines joined by newlines)."""
     data = [line[5:].removeprefix(b" ") for line in event.split(b"\n") if line.startswith(b"data:")]
     return b"\n".join(data)
+
+
+DECODED_ENCODINGS = ("gzip", "x-gzip", "deflate")
+"""The Content-Encodings the proxy decodes for the index (zlib, in the standard library). Brotli (`br`) and
+zstd are not decoded: no library for them is a dependency; such bodies are kept as their bytes and counted."""
+
+_PIECE = 2**20
+"""Most decoded bytes one step of a decoder gives at once, so that a small compressed chunk never becomes a
+large buffer."""
+
+
+class UndecodableError(ValueError):
+    """A body in a Content-Encoding the proxy does not decode, or whose encoded bytes are damaged."""
+
+
+class BodyDecoder:
+    """Decodes one body's Content-Encoding (gzip or deflate) as its chunks arrive, in bounded pieces."""
+
+    def __init__(self, encoding: str) -> None:
+        if encoding not in DECODED_ENCODINGS:
+            raise UndecodableError(f"Content-Encoding {encoding!r} is not decoded (only gzip and deflate are)")
+        self.encoding = encoding
+        self.inflate = zlib.decompressobj(31) if encoding != "deflate" else None
+
+    def feed(self, chunk: bytes):
+        """The decoded bytes of `chunk`, in pieces of at most 1 MiB."""
+        if self.inflate is None:  # deflate: zlib-wrapped as RFC 9110 says, or raw as some servers send it
+            self.inflate = zlib.decompressobj(15 if _zlib_header(chunk) else -15)
+        data = chunk
+        try:
+            while data:
+                piece = self.inflate.decompress(data, _PIECE)
+                data = self.inflate.unconsumed_tail
+                if piece:
+                    yield piece
+        except zlib.error as exc:
+            raise UndecodableError(f"its {self.encoding} bytes are damaged ({exc})") from exc
+
+
+def _zlib_header(head: bytes) -> bool:
+    return len(head) >= 2 and head[0] & 0x0F == 8 and (head[0] << 8 | head[1]) % 31 == 0
+
+
+def encoding_of(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """A body's Content-Encoding, lowercased (None for none or `identity`)."""
+    value = header(headers, b"content-encoding")
+    text = value.decode("latin-1").strip().lower() if value else ""
+    return text if text and text != "identity" else None
+
+
+def decoded(body: bytes, encoding: str, limit: int) -> bytes:
+    """A whole body decoded; `UndecodableError` when it cannot be, or when it decodes to more than `limit` bytes."""
+    decoder, pieces, size = BodyDecoder(encoding), [], 0
+    for piece in decoder.feed(body):
+        size += len(piece)
+        if size > limit:
+            raise UndecodableError(f"it decodes ({encoding}) to more than the {limit} bytes recorded of a body")
+        pieces.append(piece)
+    if not decoder.inflate.eof:
+        raise UndecodableError(f"its {encoding} bytes end before the body does")
+    return b"".join(pieces)
