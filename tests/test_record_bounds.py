@@ -510,6 +510,14 @@ def test_bodies_the_index_cannot_read_are_counted_logged_and_reported_as_finding
         "Content-Encoding 'br' is not decoded (only gzip and deflate are)"
     )
     assert exchanges["/not-json/jsonrpc"]["response_unreadable"].startswith("it is not JSON: ")
+    # the archive: each record holding an unreadable body is quarantined, so its audit names it
+    with Archive.open(str(tmp_path / "a.duckdb")) as archive:
+        archive.ingest([str(tmp_path / "spool")])
+        report = archive.audit()
+    unreadable = sorted(f.detail for f in report.findings if f.rule == "unreadable-record")
+    assert len(unreadable) == 3, unreadable
+    assert all(" body of exchange " in detail and " could not be read: " in detail for detail in unreadable)
+    assert sum("Content-Encoding 'br' is not decoded" in detail for detail in unreadable) == 2
 
 
 # Statuses outside HTTP's range.

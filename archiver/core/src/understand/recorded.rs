@@ -35,6 +35,7 @@ pub fn recorded_events(
 ) -> Understood<(Option<String>, Vec<Event>)> {
     let (envelope, kind) = checked(envelope)?;
     let exchange = text_of(envelope.get("exchange"));
+    unreadable_bodies(envelope, exchange.as_deref())?;
     let mut events = match kind {
         "event" => match event.filter(|event| !event.is_null()) {
             Some(event) => events_of(event)?,
@@ -55,6 +56,24 @@ pub fn recorded_events(
         stamp(&mut events, time);
     }
     Ok((exchange, events))
+}
+
+/// A body the proxy kept but could not read (compressed in a coding it does not decode, not UTF-8, not
+/// JSON on a JSON binding: `request_unreadable` or `response_unreadable` says why) hides what it held:
+/// the record is not understood, so the audit names it.
+fn unreadable_bodies(envelope: &Map, exchange: Option<&str>) -> Understood<()> {
+    for (side, key) in [
+        ("request", "request_unreadable"),
+        ("response", "response_unreadable"),
+    ] {
+        if let Some(why @ Value::String(_)) = envelope.get(key) {
+            let (exchange, why) = (exchange.unwrap_or("?"), str_of(why));
+            return refused(format!(
+                "the {side} body of exchange {exchange} could not be read: {why}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn checked(envelope: &Value) -> Understood<(&Map, &'static str)> {
