@@ -312,6 +312,79 @@ WHERE rec.status = 'quarantined' AND rec.record_id IN (SELECT record_id FROM aud
 """
 
 
+# The quantity a claim states, where the claim can be tied to it without guessing: its result rests on one
+# valid citation (so the claim is that citation's), and its cell is named by the claim's key, or, in a
+# list of rows, by the row's text members and the key ("18-34: share"); a claim under a row of no text, or
+# under rows of rows, names no cell and is left out. Two claims of one quantity in different results
+# conflict when their values differ beyond the rounding of the coarser literal, and are not a hundredfold
+# apart (a percent beside a fraction states one value in two units). Values are compared once each.
+_ROW_KEY = "'/' || replace(replace(k, '~', '~0'), '/', '~1')"
+CONFLICTING_CLAIMS = f"""
+WITH single AS MATERIALIZED (
+    SELECT result_key, any_value(citation_hash) AS citation_hash FROM result_citations
+    WHERE valid GROUP BY result_key HAVING count(*) = 1
+),
+claimed AS MATERIALIZED (
+    SELECT cc.result_key, cc.copy_id, cc.part_id, cc.pointer, cc.value, cc.literal,
+           concat_ws(chr(31), cc.study, cc.period, cc.base_name, cc.weight, cc.source_table, cc.source_column,
+                     cc.source_function) AS cited,
+           regexp_extract(cc.pointer, '^(.*/\\d+)/([^/]+)$', ['row', 'key']) AS at,
+           CASE WHEN regexp_matches(cc.literal, '[eE]') OR NOT contains(cc.literal, '.') THEN 0
+                ELSE length(split_part(cc.literal, '.', 2)) END AS decimals
+    FROM claim_citations cc JOIN single s ON s.result_key = cc.result_key AND s.citation_hash = cc.citation_hash
+    WHERE cc.value IS NOT NULL AND isfinite(cc.value)
+),
+celled AS MATERIALIZED (
+    SELECT c.*, CASE
+        WHEN NOT regexp_matches(c.pointer, '/\\d+(/|$)') THEN ltrim(replace(c.pointer, '/', ', '), ', ')
+        WHEN c.at.row = '' OR regexp_matches(c.at.row, '/\\d+/.*\\d+$') THEN NULL
+        ELSE nullif((SELECT string_agg(json_extract_string(c.row_json, {_ROW_KEY}), ', ')
+                     FROM (SELECT unnest(json_keys(c.row_json)) AS k) keys
+                     WHERE json_type(c.row_json, {_ROW_KEY}) = 'VARCHAR'), '') || ': ' || c.at.key END AS cell
+    FROM (SELECT c.*, CASE WHEN c.at.row <> '' THEN json_extract({_DATA}, c.at.row) END AS row_json
+          FROM claimed c JOIN parts p ON p.part_id = c.part_id
+          {_whole_data("part_id IN (SELECT part_id FROM claimed)")}) c
+),
+candidates AS MATERIALIZED (  -- the claims of quantities whose values differ at all, beyond the finest rounding
+    SELECT * FROM celled c WHERE c.cell IS NOT NULL
+    WINDOW quantity AS (PARTITION BY c.cited, c.cell)
+    QUALIFY max(c.value) OVER quantity - min(c.value) OVER quantity > 0.5 * pow(10, -max(c.decimals) OVER quantity)
+),
+stated AS (  -- each value stated of a quantity, once, with a result stating it
+    SELECT cited, cell, value, min(decimals) AS decimals, arg_min(result_key, result_key) AS result_key,
+           arg_min(literal, result_key) AS literal, arg_min(copy_id, result_key) AS copy_id
+    FROM candidates GROUP BY cited, cell, value
+),
+conflicting AS (
+    SELECT a.*, o.result_key AS other_key, o.literal AS other_literal, o.copy_id AS other_copy
+    FROM candidates a
+    JOIN stated o ON o.cited = a.cited AND o.cell = a.cell AND o.result_key <> a.result_key
+    CROSS JOIN LATERAL (SELECT pow(10, -a.decimals) AS mine, pow(10, -o.decimals) AS theirs) step
+    WHERE abs(o.value - a.value) > 0.5 * greatest(step.mine, step.theirs)
+      AND abs(100 * o.value - a.value) > 0.5 * greatest(step.mine, 100 * step.theirs)
+      AND abs(o.value - 100 * a.value) > 0.5 * greatest(100 * step.mine, step.theirs)
+      AND audit_copy_in_scope(a.copy_id)
+    QUALIFY row_number() OVER (  -- a value in the same unit first, then the farthest
+        PARTITION BY a.result_key, a.pointer, a.cited
+        ORDER BY abs(o.value - a.value) > least(abs(o.value - 100 * a.value), abs(100 * o.value - a.value)),
+                 abs(o.value - a.value) DESC, o.result_key) = 1
+)
+SELECT {_PART_COLUMNS}, NULL AS severity, other.source_path AS reference,
+       audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id)) || ' claims '
+       || audit_quote(k.cell) || ' = ' || k.literal || ' where '
+       || audit_result(other.kind, other.task_id, other.message_id) || ' claims ' || k.other_literal
+       || ', both citing ' || audit_quote(split_part(k.cited, chr(31), 1)) || ', '
+       || audit_quote(split_part(k.cited, chr(31), 2)) || ', ' || split_part(k.cited, chr(31), 7) || '('
+       || split_part(k.cited, chr(31), 5) || ', ' || split_part(k.cited, chr(31), 6) || ') on base '
+       || audit_quote(split_part(k.cited, chr(31), 3)) AS detail
+FROM conflicting k
+JOIN results r ON r.copy_id = k.copy_id
+JOIN parts p ON p.part_id = k.part_id
+JOIN results other ON other.copy_id = k.other_copy
+{_COPY_RECORD}
+"""
+
+
 @dataclass(frozen=True)
 class Rule:
     id: str
@@ -379,6 +452,15 @@ RULES: tuple[Rule, ...] = (
         CITED_PARTS,
     ),
     Rule("unreadable-record", ERROR, "A record was quarantined at ingest: it may hide a result.", UNREADABLE_RECORD),
+    Rule(
+        "conflicting-claims",
+        WARNING,
+        "Two results claim different values (beyond rounding) for the same quantity: the same study, period, "
+        "base, weight, source table, column and function, and the same cell (the claim's key, and in a list "
+        "of rows the row's labels). Only results resting on a single valid citation are compared.",
+        CONFLICTING_CLAIMS,
+        references=True,
+    ),
     Rule(
         "rerun-differs",
         ERROR,

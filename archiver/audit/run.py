@@ -8,12 +8,12 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ..query.selection import Selection
-from .summary import counts as summary_counts
-from .summary import prepare as prepare_summary
-from .wording import define as define_wording
 from .report import FINDING_FIELDS, AuditReport, Finding, fails
 from .rules import Rule
 from .scope import materialize
+from .summary import counts as summary_counts
+from .summary import prepare as prepare_summary
+from .wording import define as define_wording
 
 if TYPE_CHECKING:
     import duckdb

@@ -1,0 +1,63 @@
+"""Claims that contradict each other (issue 28): two results citing the same study, period, base, weight
+and source, stating different values for the same cell, are found by `conflicting-claims`; rounding,
+row order, a percent beside a fraction, another base and a result resting on two citations are not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from archiver.archive import Archive
+from tests.transcripts import CITATIONS_MT, citation, jsonrpc_result, v1_task
+
+
+def cited(task_id: str, data: dict, *citations: dict) -> dict:
+    parts = [{"data": data}] + [{"data": c, "mediaType": CITATIONS_MT} for c in citations or (citation(),)]
+    return jsonrpc_result(v1_task(task_id, parts))
+
+
+def rows(*shares: tuple[str, float]) -> dict:
+    return {"rows": [{"label": label, "share": share} for label, share in shares], "total": 4210}
+
+
+def conflicts(archive: Archive) -> list[tuple[str, str | None, str]]:
+    report = archive.audit()
+    return sorted(
+        (f.task_id, f.reference and f.reference.rsplit("/", 1)[-1], f.detail)
+        for f in report.findings
+        if f.rule == "conflicting-claims"
+    )
+
+
+def test_planted_conflicts_are_found_and_nothing_else(archive, write):
+    other_base = citation(base={"name": "Women 18-74", "n": 2100})
+    other_source = citation(source={"table": "versant_flat", "column": "s9", "function": "extractShare"})
+    write("a.jsonl", [cited("t-a", rows(("18-34", 0.42), ("35-54", 0.37)))])
+    write("b.jsonl", [cited("t-b", rows(("35-54", 0.37), ("18-34", 0.52)))])  # rows in another order
+    write("c.jsonl", [cited("t-c", rows(("18-34", 0.4213), ("35-54", 0.374)))])  # rounds to t-a's
+    write("d.jsonl", [cited("t-d", rows(("18-34", 42), ("35-54", 37)))])  # percent, not fraction
+    write("e.jsonl", [cited("t-e", rows(("18-34", 0.61)), other_base)])  # another base
+    write("f.jsonl", [cited("t-f", rows(("18-34", 0.9)), citation(), other_source)])  # two citations
+    write("g.jsonl", [cited("t-g", {"rows": [{"share": 0.1}, {"share": 0.2}]})])  # rows without labels
+    write("h.jsonl", [cited("t-h", {"total": 4211})])
+    archive.ingest([str(Path(archive.path).parent / "in")])
+    source = 'both citing "Versant Mega Tracker", "W6 (April 2026)", extractFunnel(versant_flat, s14r5) on base '
+    source += '"Adults 18-74, aware of brand"'
+    assert conflicts(archive) == [
+        ("t-a", "b.jsonl", f'task t-a claims "18-34: share" = 0.42 where task t-b claims 0.52, {source}'),
+        ("t-a", "h.jsonl", f'task t-a claims "total" = 4210 where task t-h claims 4211, {source}'),
+        ("t-b", "a.jsonl", f'task t-b claims "18-34: share" = 0.52 where task t-a claims 0.42, {source}'),
+        ("t-b", "h.jsonl", f'task t-b claims "total" = 4210 where task t-h claims 4211, {source}'),
+        ("t-c", "b.jsonl", f'task t-c claims "18-34: share" = 0.4213 where task t-b claims 0.52, {source}'),
+        ("t-c", "h.jsonl", f'task t-c claims "total" = 4210 where task t-h claims 4211, {source}'),
+        ("t-d", "b.jsonl", f'task t-d claims "18-34: share" = 42 where task t-b claims 0.52, {source}'),
+        ("t-d", "h.jsonl", f'task t-d claims "total" = 4210 where task t-h claims 4211, {source}'),
+        ("t-h", "a.jsonl", f'task t-h claims "total" = 4211 where task t-a claims 4210, {source}'),
+    ]
+
+
+def test_the_samples_hold_no_conflict(tmp_path):
+    from tests.transcripts import SAMPLES
+
+    with Archive.open(str(tmp_path / "a.duckdb")) as archive:
+        archive.ingest([str(SAMPLES)])
+        assert conflicts(archive) == []
