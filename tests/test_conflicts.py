@@ -61,3 +61,27 @@ def test_the_samples_hold_no_conflict(tmp_path):
     with Archive.open(str(tmp_path / "a.duckdb")) as archive:
         archive.ingest([str(SAMPLES)])
         assert conflicts(archive) == []
+
+
+def test_the_column_page_shows_where_agents_disagree(archive, write):
+    from starlette.testclient import TestClient
+
+    from archiver.serve import create_app
+
+    write("a.jsonl", [cited("t-a", rows(("18-34", 0.42)))])
+    write("b.jsonl", [cited("t-b", rows(("18-34", 0.52)))])
+    s9 = citation(source={"table": "t", "column": "s9", "function": "f"})
+    write("c.jsonl", [cited("t-c", rows(("18-34", 0.42)), s9)])
+    archive.ingest([str(Path(archive.path).parent / "in")])
+    archive.close()
+    with TestClient(create_app(archive.path)) as client:
+        twin = client.get("/column/s14r5.json").json()["conflicts"]
+        assert [(row["task_id"], row["detail"].split(", both")[0]) for row in twin] == [
+            ("t-a", 'task t-a claims "18-34: share" = 0.42 where task t-b claims 0.52'),
+            ("t-b", 'task t-b claims "18-34: share" = 0.52 where task t-a claims 0.42'),
+        ]
+        page = client.get("/column/s14r5").text
+        assert "Where agents disagree" in page
+        assert "2 claims about this column" in page
+        assert '<a href="/result/t-a">t-a</a>' in page
+        assert "No two results disagree about this column." in client.get("/column/s9").text

@@ -363,7 +363,10 @@ def subject(server: Server, request: Request) -> Response:
     with server.archive() as archive:
         periods = ask(server, archive, ("periods", kind, name), lambda: data.by_period(archive.con, selection))
         small = ask(server, archive, ("small", kind, name), lambda: data.small_bases(archive.con, selection))
-        per_day = verdicts = None
+        per_day = verdicts = disagreeing = None
+        if kind == "column":
+            snap = server.snapshots.get(archive)
+            disagreeing = ask(server, archive, ("conflicts", name), lambda: data.conflicts(archive.con, snap, name))
         if kind == "agent":
             snap = server.snapshots.get(archive)
             per_day = ask(server, archive, ("per_day", name), lambda: data.findings_per_day(archive.con, snap, name))
@@ -376,6 +379,8 @@ def subject(server: Server, request: Request) -> Response:
         "by_period": periods,
         "small_bases": small.as_dict(),
     }
+    if disagreeing is not None:
+        twin["conflicts"] = disagreeing
     chart = charts.ranges(
         periods,
         lambda period: "/search?" + urlencode({data.SUBJECTS[kind]: name, "period": period}),
@@ -415,6 +420,7 @@ def subject(server: Server, request: Request) -> Response:
         "periods": periods,
         "charts": shown,
         "small": small,
+        "conflicts": disagreeing,
         "search": "/search?" + urlencode({data.SUBJECTS[kind]: name}),
         "audit": "/audit?" + urlencode({"agent": name}) if kind == "agent" else None,
     }

@@ -333,6 +333,20 @@ def findings_page(
         con.unregister("serve_findings")
 
 
+def conflicts(con, snap: Snapshot, column: str) -> list[dict]:
+    """The audit's `conflicting-claims` findings on results citing `column`: where claims about it disagree."""
+    con.register("serve_findings", snap.findings)
+    try:
+        sql = """SELECT f.task_id, f.detail, f.source_path, f.locator, f.result_key
+                 FROM serve_findings f
+                 WHERE f.rule = 'conflicting-claims'
+                   AND f.result_key IN (SELECT result_key FROM citations WHERE source_column = ?)
+                 ORDER BY f.detail, f.source_path"""
+        return list(stream(con.execute(sql, [column])))
+    finally:
+        con.unregister("serve_findings")
+
+
 def findings_per_day(con, snap: Snapshot, agent: str | None = None) -> list[dict]:
     """Findings per day (of their copy's time) and rule."""
     con.register("serve_findings", snap.findings)
