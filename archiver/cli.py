@@ -14,7 +14,7 @@ from click.core import ParameterSource
 
 from . import record as record_defaults
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
-from .render.terminal import printable
+from .render.terminal import counted, printable
 
 DB_HELP = (
     "Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
@@ -452,8 +452,9 @@ def render_summary(summary) -> str:
             f"duplicates skipped {summary.duplicates_skipped}  quarantined {summary.quarantined}"
         ),
         (
-            f"archive now holds: tasks {summary.tasks}  results {summary.results} ({summary.copies} stored copies)  "
-            f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims}  "
+            f"archive now holds: tasks {summary.tasks}  results {summary.results} "
+            f"({counted(summary.copies, 'stored copy', 'stored copies')})  "
+            f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims} (in stored copies)  "
             f"agent cards {summary.agent_cards}  error responses {summary.error_responses}"
         ),
     ]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..render.listing import Chunks, Listing
 from ..render.paths import display_path, display_text
-from ..render.terminal import printable
+from ..render.terminal import counted, printable
 from .report import FINDING_FIELDS, PUBLISHED_FIELDS
 from .run import ORDER
 
@@ -59,12 +59,12 @@ def _footer(audit: Audit) -> str:
     lines = [
         "",
         (
-            f"{_count(counts['error'], 'error')}, {_count(counts['warning'], 'warning')} "
-            f"in {_count(s['results'], 'result')} ({s['copies']} stored copies)"
+            f"{counted(counts['error'], 'error')}, {counted(counts['warning'], 'warning')} "
+            f"in {counted(s['results'], 'result')} ({counted(s['copies'], 'stored copy', 'stored copies')})"
         ),
         (
             f"quantitative results {s['quantitative_results']}  cited {s['cited_results']}  "
-            f"validly cited {s['validly_cited_results']} ({_percent(share)})  claims {s['claims']}"
+            f"validly cited {s['validly_cited_results']} ({_percent(share)})  claims {s['claims']} (each counted once)"
         ),
         "findings: " + "  ".join(f"{rule} {count}" for rule, count in s["findings"].items()),
     ]
@@ -78,10 +78,6 @@ def _footer(audit: Audit) -> str:
                 )
             )
     return "\n".join(lines) + "\n"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _percent(share: float | None) -> str:

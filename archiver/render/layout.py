@@ -17,6 +17,7 @@ import orjson
 
 from ..query.transcript import CitationView, PartView, ResultView
 from .paths import display_path
+from .terminal import counted
 
 
 @dataclass
@@ -106,7 +107,7 @@ def _item(part: PartView, result: ResultView, by_hash: dict[str, CitationView]) 
         labels = cell_labels(found)
         if not labels:
             return Item("data", blocks=found)
-        cells = f"{_count(len(labels))}: {coverage(found)}"
+        cells = f"{counted(len(labels), 'number')}: {coverage(found)}"
         cited = [citation_lines(c, Line("plain", f"covers {cells}"), labels) for c in result.citations]
         uncited = UNCITED_IN_COPY if result.one_copy else UNCITED
         return Item("data", blocks=found, cited=cited or [[Line("bad", uncited), Line("plain", cells)]])
@@ -245,10 +246,6 @@ def coverage(found: list[Table | Field]) -> str:
             rows = f"{len(block.rows)} row" + ("s" if len(block.rows) != 1 else "")
             parts.append(f"{', '.join(columns)} in {block.name or 'the table'} ({rows})")
     return "; ".join(parts)
-
-
-def _count(n: int) -> str:
-    return f"{n} number" + ("s" if n != 1 else "")
 
 
 def _is_number(value: Any) -> bool:

@@ -22,3 +22,8 @@ def printable(text: str) -> str:
 def _escape(match: re.Match) -> str:
     char = match.group()
     return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """A count and what it counts, the noun in the plural but for one: "1 stored copy", "2 stored copies"."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
