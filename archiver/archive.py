@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager, suppress
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Self
 
 import duckdb
 
-from .errors import ArchiveError, QueryError
+from .errors import ArchiveError, QueryError, UsageError
 from .store import migrations, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
@@ -426,6 +427,8 @@ class Archive:
             except duckdb.ParserException:  # EXPLAIN, PRAGMA: no query can wrap them; their few rows are read now
                 cursor = rows.run()
                 described, rows = cursor.description, list(stream(cursor))
+        except duckdb.InvalidInputException as exc:
+            raise _parameters_misgiven(exc) or QueryError(" ".join(str(exc).split())) from exc
         except duckdb.Error as exc:
             raise needs_extension(exc) or QueryError(" ".join(str(exc).split())) from exc
         fields = tuple(d[0] for d in described)
@@ -521,3 +524,20 @@ def follow_spool(
             return archive.ingest(paths, workers=workers)
 
     return follow(directory, store, interval, on_pass, until, on_busy)
+
+
+_UNSET = re.compile(r"Values were not provided for the following prepared statement parameters: (.*)")
+_EXCESS = re.compile(r"identifiers of the excess parameters: (.*)")
+
+
+def _parameters_misgiven(exc: duckdb.Error) -> UsageError | None:
+    """The usage error of a statement's named parameters given a value too few or too many, if that is it."""
+    for pattern, said in (
+        (_UNSET, "no value given for {}: give each as -p NAME=VALUE"),
+        (_EXCESS, "no {} in the statement"),
+    ):
+        found = pattern.search(str(exc))
+        if found:
+            named = ", ".join(f"${name.strip()}" for name in found.group(1).split(","))
+            return UsageError(said.format(named), "--param")
+    return None

@@ -222,7 +222,14 @@ def selection_options(func):
     return func
 
 
-SHORTCUTS = (("json", "--json"), ("jsonl", "--nl"), ("csv", "--csv"), ("tsv", "--tsv"), ("table", "-t"))
+SHORTCUTS = (
+    ("json", "--json"),
+    ("jsonl", "--nl"),
+    ("csv", "--csv"),
+    ("tsv", "--tsv"),
+    ("markdown", "--md"),
+    ("table", "-t"),
+)
 """The flags that stand for a --format (`-t` only: --table is the source-table filter)."""
 
 
@@ -702,18 +709,43 @@ def export(destination, raw, files_dir, fmt, db, wait, **selection) -> None:
             tell_unmatched(archive, "no records match", selection)
 
 
+def _named_params(ctx, param, given: tuple[str, ...]) -> dict[str, str]:
+    """`-p NAME=VALUE` pairs as the statement's named parameters (`$NAME`)."""
+    named = {}
+    for pair in given:
+        name, equals, value = pair.partition("=")
+        if not equals or not name.isidentifier():
+            raise click.BadParameter(f"expected NAME=VALUE (NAME a letter or _ then letters, digits, _), got {pair!r}")
+        named[name] = value
+    return named
+
+
 @main.command("sql")
 @click.argument("statement")
+@click.option(
+    "-p",
+    "--param",
+    "params",
+    multiple=True,
+    callback=_named_params,
+    metavar="NAME=VALUE",
+    help="A value for the parameter $NAME of the statement (repeatable); DuckDB casts it as the statement needs.",
+)
 @format_options(OUTPUT_FORMATS)
 @db_options
-def sql_command(statement: str, fmt: str | None, headers: bool, db, wait) -> None:
-    """Run one read-only SELECT over the archive (tables and views: see the README, "SQL views").
+def sql_command(statement: str, params: dict[str, str], fmt: str | None, headers: bool, db, wait) -> None:
+    """Run one read-only SELECT over the archive (tables and views: docs/query.md, "SQL views").
 
     Statements that write, attach, copy, export, install or load, or change settings are refused, and so
     is any function or table not on the allow-list (docs/query.md): exit status 2.
+
+    \b
+    Examples:
+      archiver sql "SELECT study, count(*) FROM citation_uses GROUP BY ALL ORDER BY 2 DESC"
+      archiver sql 'SELECT study, base_n FROM citation_index WHERE base_n < $n' -p n=30 --format markdown
     """
     with open_archive(db, wait, read_only=True) as archive:
-        write_listing(archive.sql(statement), fmt, headers)
+        write_listing(archive.sql(statement, params or None), fmt, headers)
 
 
 @main.command()

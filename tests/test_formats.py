@@ -38,7 +38,7 @@ def test_the_cli_offers_the_formats_named_once(command, kind):
 
 
 def test_every_format_renders_something():
-    assert set(RENDERERS) == {"table", "json", "jsonl", "csv", "tsv", "sarif"}
+    assert set(RENDERERS) == {"table", "json", "jsonl", "csv", "tsv", "markdown", "sarif"}
     assert all(formats_for(kind) for kind in ("rows", "findings", "verdicts"))
 
 

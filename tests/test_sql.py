@@ -36,6 +36,31 @@ def test_select_in_every_format(db):
     assert json.loads(out.output) == {"study": "<script>alert(1)</script>"}
 
 
+def test_named_parameters_and_markdown(db):
+    sql = "SELECT study, count(*) AS n FROM claim_citations WHERE study LIKE $like GROUP BY 1 HAVING n >= $least"
+    args = ["sql", sql, "-p", "like=Versant%", "--param", "least=4", "--format", "markdown", "--db", db]
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 0, out.output
+    assert out.output == "| study | n |\n| --- | --- |\n| Versant Mega Tracker | 4 |\n"
+    out = CliRunner().invoke(main, ["sql", "SELECT $a || '|' || chr(10) AS x", "-p", "a=b", "--md", "--db", db])
+    assert out.output == "| x |\n| --- |\n| b\\|<br> |\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["SELECT $x, $y"], "no value given for $x, $y: give each as -p NAME=VALUE"),
+        (["SELECT $x", "-p", "x=1", "-p", "y=2"], "no $y in the statement"),
+        (["SELECT 1", "-p", "x"], "expected NAME=VALUE"),
+        (["SELECT 1", "-p", "1x=2"], "expected NAME=VALUE"),
+    ],
+)
+def test_parameters_misgiven_are_usage_errors(db, args, said):
+    out = CliRunner().invoke(main, ["sql", *args, "--db", db])
+    assert out.exit_code == 2, out.output
+    assert said in out.output
+
+
 @pytest.mark.parametrize(
     ("statement", "reason"),
     [

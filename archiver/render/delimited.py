@@ -17,12 +17,13 @@ def write(listing: Listing, out: BinaryIO, headers: bool = True, delimiter: str 
         if headers:
             writer.writerow(fields)
         for row in listing.rows:
-            writer.writerow([_cell(row.get(f)) for f in fields])
+            writer.writerow([cell(row.get(f)) for f in fields])
             count += 1
     return count
 
 
-def _cell(value: Any) -> Any:
+def cell(value: Any) -> Any:
+    """A value as a delimited cell: empty for None, JSON for a list or object."""
     if value is None:
         return ""
     if isinstance(value, bool):

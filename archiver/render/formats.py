@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import BinaryIO
 
-from . import delimited, jsontext, sarif, table, tsv
+from . import delimited, jsontext, markdown, sarif, table, tsv
 from .listing import Listing
 
 Renderer = Callable[[Listing, BinaryIO], int]
@@ -22,6 +22,7 @@ RENDERERS: dict[str, tuple[Renderer, frozenset[str]]] = {
     "jsonl": (jsontext.write_jsonl, frozenset({"rows", "findings", "verdicts"})),
     "csv": (delimited.write, frozenset({"rows"})),
     "tsv": (tsv.write, frozenset({"rows"})),
+    "markdown": (markdown.write, frozenset({"rows", "findings", "verdicts"})),
     "sarif": (sarif.write, frozenset({"findings"})),
 }
 
@@ -31,7 +32,7 @@ def formats_for(kind: str) -> tuple[str, ...]:
     return tuple(name for name, (_, kinds) in RENDERERS.items() if kind in kinds)
 
 
-HEADED = frozenset({"table", "csv", "tsv"})
+HEADED = frozenset({"table", "csv", "tsv", "markdown"})
 """The formats that write a line of field names, which `headers=False` leaves out."""
 
 OUTPUT_FORMATS = formats_for("rows")
