@@ -50,7 +50,8 @@ ROW_COMMANDS = [
 
 @pytest.mark.parametrize("command", ROW_COMMANDS, ids=lambda c: " ".join(c[:2]))
 @pytest.mark.parametrize(
-    ("flag", "fmt"), [("--json", "json"), ("--nl", "jsonl"), ("--csv", "csv"), ("--tsv", "tsv"), ("-t", "table")]
+    ("flag", "fmt"),
+    [("--json", "json"), ("--nl", "jsonl"), ("--csv", "csv"), ("--tsv", "tsv"), ("--md", "markdown"), ("-t", "table")],
 )
 def test_every_command_that_prints_rows_takes_every_format_and_its_shortcut(db, command, flag, fmt):
     by_name = run(db, *command, "--format", fmt).stdout
