@@ -242,6 +242,8 @@ def test_every_recogniser_module_is_registered_once_in_order():
         "one_of",
         "task_list",
         "agent_card",
+        "push_config",
         "bare_update",
         "bare_object",
+        "keyed_by_id",
     ]
