@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from archiver.archive import Archive
 from archiver.store.tables import RECORD_YIELDS
 from tests.snapshots.core import frozen
-from tests.transcripts import CITATIONS_MT, rows
+from tests.transcripts import rows
 
 ROOT = Path(__file__).resolve().parent.parent
 NUMBERS = {"visits_pw": 12.5, "n": 1210}
@@ -24,8 +22,13 @@ FASTA2A_TASKS = {
         "context_id": "ctx-9",
         "status": {"state": "completed", "timestamp": "2026-04-20T10:00:00"},
         "history": [
-            {"role": "user", "parts": [{"text": "Visits a week?"}], "message_id": "u-1", "context_id": "ctx-9",
-             "task_id": "7c1d"},
+            {
+                "role": "user",
+                "parts": [{"text": "Visits a week?"}],
+                "message_id": "u-1",
+                "context_id": "ctx-9",
+                "task_id": "7c1d",
+            },
         ],
         "artifacts": [
             {"artifact_id": "a-1", "parts": [{"data": NUMBERS, "media_type": "application/json"}]},
@@ -225,5 +228,5 @@ def said(record: tuple, named: set) -> bool:
 
 def test_the_core_and_the_archive_name_the_same_kinds():
     source = (ROOT / "archiver/core/src/understand/yields.rs").read_text()
-    named = [line.split('"')[1] for line in source.splitlines() if "=> \"" in line and "Yield::" in line]
+    named = [line.split('"')[1] for line in source.splitlines() if '=> "' in line and "Yield::" in line]
     assert tuple(named) == RECORD_YIELDS
