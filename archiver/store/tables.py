@@ -5,7 +5,17 @@ INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_car
 """The tables ingest writes, raw records first; every row names its source version (`source_path`,
 `source_sha256`)."""
 
-RECORD_YIELDS = ("result", "status", "user-message", "request", "agent-card", "push-config", "error", "empty", "nothing")
+RECORD_YIELDS = (
+    "result",
+    "status",
+    "user-message",
+    "request",
+    "agent-card",
+    "push-config",
+    "error",
+    "empty",
+    "nothing",
+)
 """What an `ok` record yielded once read (`records.yields`, named by the core's `understand/yields.rs`): a
 result, a known non-result (a status-only event, a user's own message, a request, an agent card, a push
 configuration, an error response, an empty answer), or nothing, what was not understood in its `reason`."""
