@@ -243,6 +243,7 @@ def test_every_recogniser_module_is_registered_once_in_order():
         "task_list",
         "agent_card",
         "push_config",
+        "python_a2a_native",
         "bare_update",
         "bare_object",
         "keyed_by_id",

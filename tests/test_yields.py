@@ -80,6 +80,25 @@ def test_an_agent_message_whose_only_id_is_in_metadata_is_a_result(archive, writ
     assert uncited == [("uncited-result", "pa-1", path)]
 
 
+def test_python_a2a_s_own_format_is_the_message_its_wire_form_is(archive, write):
+    """`Message.to_dict()` (python-a2a's default) and `to_google_a2a()` of one message: one result, two copies
+    holding the same Part, each reported uncited (the own format was quarantined: `content` is no array)."""
+    native = {
+        "content": {"name": "visits", "response": NUMBERS, "type": "function_response"},
+        "role": "agent",
+        "message_id": "pa-1",
+        "conversation_id": "conv-1",
+    }
+    wire = ingested(archive, write, "wire.jsonl", [PYTHON_A2A_MESSAGE])
+    own = ingested(archive, write, "own.jsonl", [native])
+    assert rows(archive, "SELECT count(*) FROM records WHERE status = 'quarantined'") == [(0,)]
+    hashes = "SELECT source_path, kind, content_hash FROM parts ORDER BY source_path"
+    (first, second) = rows(archive, hashes)
+    assert (first[0], second[0]) == tuple(sorted([own, wire])) and first[1:] == second[1:]
+    found = sorted((f.rule, f.message_id, f.source_path) for f in archive.audit().findings)
+    assert found == sorted([("uncited-result", "pa-1", own), ("uncited-result", "pa-1", wire)])
+
+
 def test_ids_are_read_in_camel_case_snake_case_or_metadata_alike(archive, write):
     def message(ids: dict, metadata: dict | None = None) -> dict:
         return {"role": "agent", "parts": [{"text": "hi"}], **ids, **({"metadata": metadata} if metadata else {})}

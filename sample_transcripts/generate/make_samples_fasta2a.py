@@ -12,6 +12,10 @@ httpx's ASGI transport, so every byte on the wire is the library's own:
 - fasta2a-pulse/storage-tasks.json: `json.dump(storage.tasks)`, the obvious way to save the in-memory
   storage: one JSON object keyed by task id, snake_case throughout (`context_id`, `artifact_id`,
   `media_type`).
+- fasta2a-pydantic-ai/: a pydantic-ai agent served by fasta2a's bridge (`agent_to_a2a`, pydantic-ai-slim
+  2.68.0), its model a `FunctionModel` (no network): the card, and `message/send` then `tasks/get`. The
+  bridge writes a structured output as one data Part `{"result": ...}` with no media type, so such an agent
+  cannot send a citation Part at all.
 
 Task ids are made by `uuid.uuid4()` inside the library, and statuses stamped with `datetime.now()`: the
 ids are drawn here from a seeded generator and the clock stopped, so that re-runs give the same bytes.
@@ -31,8 +35,13 @@ from pathlib import Path
 import httpx
 from fasta2a import FastA2A, Worker
 from fasta2a.broker import InMemoryBroker
+from fasta2a.pydantic_ai import agent_to_a2a
 from fasta2a.schema import AgentExtension, Artifact, Skill
 from fasta2a.storage import InMemoryStorage
+from pydantic import BaseModel
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -186,6 +195,37 @@ async def run() -> dict:
         return await session(app, storage)
 
 
+PAI_AGENT = "Pulse Assistant"
+PAI_FOLDER = "fasta2a-pydantic-ai"
+Q_PAI = {"mean_visits_per_week": 1.8, "total": 612}
+
+
+class Visits(BaseModel):
+    mean_visits_per_week: float
+    total: int
+
+
+def visits_model(messages, info: AgentInfo) -> ModelResponse:
+    """The model: a word, then the structured answer through the agent's output tool."""
+    return ModelResponse(parts=[TextPart("Looking it up."), ToolCallPart(info.output_tools[0].name, Q_PAI)])
+
+
+async def bridged() -> tuple[str, str]:
+    """A pydantic-ai agent behind fasta2a's bridge: its card, a `message/send` and the `tasks/get` that finds
+    it completed; returns the task's (id, context id)."""
+    agent = Agent(FunctionModel(visits_model), output_type=Visits, name=PAI_AGENT)
+    app = agent_to_a2a(agent, url="http://pydantic-ai.test", description="Visits a week, by a pydantic-ai agent.")
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://pydantic-ai.test") as client:
+            write_json(f"{PAI_FOLDER}/agent-card.json", (await client.get("/.well-known/agent-card.json")).json())
+            request = rpc(1, "message/send", {"message": question("Visits a week, Q1 2026?", "msg-pai-q1")})
+            response = (await client.post("/", json=request)).json()
+            task = response["result"]["task"]
+            write_lines(f"{PAI_FOLDER}/rpc.jsonl", [request, response, *await until_done(client, task["id"], 2)])
+    return task["id"], task["contextId"]
+
+
 def fragment(made: dict) -> Fragment:
     fr = Fragment("fasta2a")
     fr.file(
@@ -237,11 +277,41 @@ def fragment(made: dict) -> Fragment:
     return fr
 
 
+def bridged_fragment(fr: Fragment, task_id: str, context_id: str) -> None:
+    path = f"{PAI_FOLDER}/rpc.jsonl"
+    fr.file(
+        path,
+        "jsonl",
+        ["fasta2a-jsonrpc"],
+        "fasta2a 2.1.1 pydantic-ai bridge (agent_to_a2a, pydantic-ai-slim 2.68.0)",
+        4,
+        "message/send and tasks/get of a pydantic-ai agent: its structured output one data Part "
+        '{"result": ...} with no media type, its words an agent message in the history.',
+    )
+    fr.agent(PAI_AGENT, f"{PAI_FOLDER}/agent-card.json", False, False)
+    fr.add_copy(
+        f"task:{task_id}",
+        PAI_AGENT,
+        copy_entry(path, "completed", True, [], [{"result": Q_PAI}], 1),
+        task_id=task_id,
+        context_id=context_id,
+    )
+    fr.plant(
+        "uncited-result",
+        "error",
+        f"task:{task_id}",
+        path,
+        "pydantic-ai agent behind fasta2a's bridge states 2 numbers; the bridge cannot send a citation Part.",
+    )
+
+
 def main():
     seeded_uuids()
     fixed_clock()
     made = asyncio.run(run())
-    fragment(made).write()
+    fr = fragment(made)
+    bridged_fragment(fr, *asyncio.run(bridged()))
+    fr.write()
 
 
 if __name__ == "__main__":

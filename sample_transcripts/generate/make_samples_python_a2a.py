@@ -145,6 +145,7 @@ def main():
     write(f"{FOLDER}/stream.sse", client.post("/a2a/tasks/stream", json=request).data)
     replies = [visits(), Message(content=TextContent(text="Ask me about Q4 2025."), role=MessageRole.AGENT)]
     write(f"{FOLDER}/messages.jsonl", lines([reply.to_google_a2a() for reply in replies]))
+    write(f"{FOLDER}/messages-native.jsonl", lines([reply.to_dict() for reply in replies]))
     fragment(replies).write()
 
 
@@ -174,6 +175,15 @@ def fragment(replies: list[Message]) -> Fragment:
         MADE_BY,
         2,
         "The agent's replies as Message.to_google_a2a() writes them: the only id in metadata.message_id.",
+    )
+    fr.file(
+        f"{FOLDER}/messages-native.jsonl",
+        "jsonl",
+        ["python-a2a-native"],
+        MADE_BY,
+        2,
+        "The same replies as Message.to_dict() writes them by default: python-a2a's own format, one "
+        "`content` object tagged by type, the ids beside it.",
     )
     fr.agent(AGENT, f"{FOLDER}/agent-card.json", True, True)
     fr.add_copy(
@@ -218,6 +228,16 @@ def fragment(replies: list[Message]) -> Fragment:
         copy_entry(f"{FOLDER}/messages.jsonl", None, True, [], [], 1),
         message_id=text.message_id,
     )
+    native = f"{FOLDER}/messages-native.jsonl"  # the same two messages in python-a2a's own format
+    fr.add_copy(f"message:{numbers.message_id}", AGENT, copy_entry(native, None, True, [], [answered], 0))
+    fr.plant(
+        "uncited-result",
+        "error",
+        f"message:{numbers.message_id}",
+        native,
+        "The same python-a2a message in its own format (Message.to_dict()): 2 numbers, no citation Part.",
+    )
+    fr.add_copy(f"message:{text.message_id}", AGENT, copy_entry(native, None, True, [], [], 1))
     return fr
 
 

@@ -24,7 +24,7 @@ command -v node >/dev/null || { echo "regenerate.sh: node (>= 20) and npm are ne
 "$VENV13/bin/pip" install -q 'a2a-sdk[http-server,sqlite]==1.3.0' httpx aiosqlite
 [ -x "$VENVFASTA2A/bin/python" ] || "$PY" -m venv "$VENVFASTA2A"
 [ -x "$VENVPYA2A/bin/python" ] || "$PY" -m venv "$VENVPYA2A"
-"$VENVFASTA2A/bin/pip" install -q 'fasta2a==2.1.1' httpx
+"$VENVFASTA2A/bin/pip" install -q 'fasta2a==2.1.1' 'pydantic-ai-slim==2.68.0' httpx
 "$VENVPYA2A/bin/pip" install -q 'python-a2a==0.5.10'
 
 cd "$HERE"
@@ -34,7 +34,7 @@ cd "$HERE"
 "$VENV13/bin/python" make_verify_demo.py  # data-layer/*.csv and verify-demo/
 if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; then export npm_config_nodedir=/usr; fi
 (cd js && npm ci --no-audit --no-fund && node make_samples_js.mjs)  # kestrel-mobility/: the JavaScript SDK's samples
-"$VENVFASTA2A/bin/python" make_samples_fasta2a.py   # fasta2a-pulse/
+"$VENVFASTA2A/bin/python" make_samples_fasta2a.py   # fasta2a-pulse/, fasta2a-pydantic-ai/
 "$VENVPYA2A/bin/python" make_samples_python_a2a.py  # python-a2a-harbour/
 "$PY" merge_manifest.py
 echo "samples regenerated under $(dirname "$HERE")"

@@ -69,7 +69,11 @@ def drawn(strategy, count: int) -> list:
 # Samples of stacks the Python normaliser never read, made after it was replaced: their shapes (an object
 # keyed by task id, ids only in a message's metadata) are read by recognisers it did not have, so they are
 # no difference to freeze; tests/test_samples.py and tests/test_yields.py hold them.
-AFTER_THE_NORMALISER = ("sample_transcripts/fasta2a-pulse/", "sample_transcripts/python-a2a-harbour/")
+AFTER_THE_NORMALISER = (
+    "sample_transcripts/fasta2a-pulse/",
+    "sample_transcripts/fasta2a-pydantic-ai/",
+    "sample_transcripts/python-a2a-harbour/",
+)
 
 
 def corpus(skip=(".py", ".pyc")) -> list[Path]:
