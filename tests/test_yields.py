@@ -94,7 +94,8 @@ def test_python_a2a_s_own_format_is_the_message_its_wire_form_is(archive, write)
     assert rows(archive, "SELECT count(*) FROM records WHERE status = 'quarantined'") == [(0,)]
     hashes = "SELECT source_path, kind, content_hash FROM parts ORDER BY source_path"
     (first, second) = rows(archive, hashes)
-    assert (first[0], second[0]) == tuple(sorted([own, wire])) and first[1:] == second[1:]
+    assert (first[0], second[0]) == tuple(sorted([own, wire]))
+    assert first[1:] == second[1:]
     found = sorted((f.rule, f.message_id, f.source_path) for f in archive.audit().findings)
     assert found == sorted([("uncited-result", "pa-1", own), ("uncited-result", "pa-1", wire)])
 
