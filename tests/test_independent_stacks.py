@@ -5,23 +5,20 @@ manifest's entries for them; and the archive reads every one of them with no qua
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from archiver.archive import Archive
 from tests.transcripts import rows
+from tests.venvs import cached_python
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATE = ROOT / "sample_transcripts" / "generate"
 MANIFEST = json.loads((ROOT / "sample_transcripts" / "manifest.json").read_text(encoding="utf-8"))
-CACHE = Path(os.environ.get("ARCHIVER_TEST_CACHE", Path.home() / ".cache" / "archiver-tests"))
 
 STACKS = {
     "fasta2a": (["fasta2a==2.1.1", "pydantic-ai-slim==2.68.0", "httpx"], "make_samples_fasta2a.py"),
@@ -31,24 +28,6 @@ STACKS = {
 pytestmark = pytest.mark.slow
 
 
-def venv_python(packages: list[str]) -> str:
-    """The python of a venv holding `packages` (made with pip under CACHE the first time); skips when pip
-    cannot install them."""
-    venv = CACHE / ("stack-" + hashlib.sha256(" ".join(packages).encode()).hexdigest()[:8])
-    python = venv / "bin" / "python"
-    if not python.exists():
-        building = CACHE / f"{venv.name}.building-{os.getpid()}"
-        shutil.rmtree(building, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(building)], check=True)
-        installed = subprocess.run(
-            [str(building / "bin" / "pip"), "install", "-q", *packages], capture_output=True, text=True
-        )
-        if installed.returncode != 0:
-            pytest.skip(f"{' '.join(packages)} could not be installed: {installed.stderr.strip()[-300:]}")
-        building.rename(venv)
-    return str(python)
-
-
 def made_files(fragment: dict) -> list[str]:
     return [f["path"] for f in fragment["files"]] + [a["card"] for a in fragment["agents"]]
 
@@ -56,7 +35,7 @@ def made_files(fragment: dict) -> list[str]:
 @pytest.mark.parametrize("stack", sorted(STACKS))
 def test_the_real_library_makes_the_committed_samples(stack, tmp_path):
     packages, generator = STACKS[stack]
-    python = venv_python(packages)
+    python = cached_python("stack", packages)
     environment = {**os.environ, "SAMPLES_OUT": str(tmp_path / "out"), "SAMPLES_FRAGMENTS": str(tmp_path / "frag")}
     subprocess.run([python, str(GENERATE / generator)], check=True, cwd=GENERATE, env=environment)
     fragment = json.loads((tmp_path / "frag" / f"{stack}.json").read_text(encoding="utf-8"))
