@@ -17,6 +17,7 @@ from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
 from .store.refusals import ArchiveUnusableError, ArchiveUnwritableError, explain
+from .store.tables import RECORD_YIELDS
 
 if TYPE_CHECKING:
     from typing import BinaryIO
@@ -46,7 +47,13 @@ STAT_QUERIES = {
     "error_responses": "SELECT count(*) FROM rpc_errors",
     "paths_aliased": "SELECT count(*) FROM sources WHERE alias_of IS NOT NULL",
     "healed_rows": "SELECT coalesce(sum(rows), 0) FROM healed",
+    **{
+        f"records_{kind.replace('-', '_')}": f"SELECT count(*) FROM records WHERE status = 'ok' AND yields = '{kind}'"
+        for kind in RECORD_YIELDS
+    },
 }
+"""`records_<kind>`: the records read that yielded each kind (`RECORD_YIELDS`); records ingested before the
+archive knew it (schema 11 and earlier) are in none."""
 
 
 def _refuse_newer(con: duckdb.DuckDBPyConnection, location: Location) -> None:

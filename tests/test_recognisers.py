@@ -242,6 +242,9 @@ def test_every_recogniser_module_is_registered_once_in_order():
         "one_of",
         "task_list",
         "agent_card",
+        "push_config",
+        "python_a2a_native",
         "bare_update",
         "bare_object",
+        "keyed_by_id",
     ]

@@ -12,7 +12,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -23,9 +22,9 @@ import pytest
 from archiver.record.serve import ProxyThread, RecordOptions
 from tests.record_support import read_spool, sse_events
 from tests.servers import free_port
+from tests.venvs import cached_python
 
 HERE = Path(__file__).parent
-CACHE = Path(os.environ.get("ARCHIVER_TEST_CACHE", Path.home() / ".cache" / "archiver-tests"))
 SDK03 = "a2a-sdk[http-server]==0.3.26"
 STABLE = {**os.environ, "PYTHONHASHSEED": "0", "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
 """upb, protobuf's default backend, iterates a Struct's keys in a per-process random order; the pure-Python
@@ -36,20 +35,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="session")
 def sdk03_python() -> str:
-    """The python of a venv holding a2a-sdk 0.3.26 (made with pip under CACHE the first time)."""
-    venv = CACHE / ("sdk03-" + hashlib.sha256(SDK03.encode()).hexdigest()[:8])
-    python = venv / "bin" / "python"
-    if not python.exists():
-        building = CACHE / f"{venv.name}.building-{os.getpid()}"
-        shutil.rmtree(building, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(building)], check=True)
-        installed = subprocess.run(
-            [str(building / "bin" / "pip"), "install", "-q", SDK03, "httpx", "uvicorn"], capture_output=True, text=True
-        )
-        if installed.returncode != 0:
-            pytest.skip(f"a2a-sdk 0.3.26 could not be installed: {installed.stderr.strip()[-300:]}")
-        building.rename(venv)
-    return str(python)
+    """The python of a venv holding a2a-sdk 0.3.26 (made with pip the first time)."""
+    return cached_python("sdk03", [SDK03, "httpx", "uvicorn"], key=SDK03)
 
 
 @pytest.fixture(scope="session")

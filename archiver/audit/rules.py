@@ -311,6 +311,15 @@ WHERE rec.status = 'quarantined' AND rec.record_id IN (SELECT record_id FROM aud
       WHERE unread.path = rec.source_path AND unread.sha256 = rec.source_sha256 AND unread.container = 'unreadable')
 """
 
+UNRECOGNISED_RECORD = """
+SELECT NULL AS result_key, NULL AS task_id, NULL AS message_id, NULL AS context_id, NULL AS artifact_id,
+       NULL AS part_index, rec.source_path, rec.locator, rec.line, NULL AS severity,
+       'record at ' || coalesce(rec.locator, 'None') || ' was read but yields no result and no known non-result: '
+       || coalesce(rec.reason, 'None') AS detail
+FROM records rec
+WHERE rec.status = 'ok' AND rec.yields = 'nothing' AND rec.record_id IN (SELECT record_id FROM audit_records)
+"""
+
 
 # The quantity a claim states, where the claim can be tied to it without guessing: its result rests on one
 # valid citation (so the claim is that citation's), and its cell is named by the claim's key, or, in a
@@ -452,6 +461,13 @@ RULES: tuple[Rule, ...] = (
         CITED_PARTS,
     ),
     Rule("unreadable-record", ERROR, "A record was quarantined at ingest: it may hide a result.", UNREADABLE_RECORD),
+    Rule(
+        "unrecognised-record",
+        WARNING,
+        "A record was read and stored, yet yields neither a result nor a known non-result (agent card, push "
+        "configuration, error response, a user's own message, a request, a status-only event): it may hide one.",
+        UNRECOGNISED_RECORD,
+    ),
     Rule(
         "conflicting-claims",
         WARNING,

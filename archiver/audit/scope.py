@@ -1,4 +1,5 @@
-"""Which stored copies, agent cards and quarantined records an audit reports on: a `Selection`.
+"""Which stored copies, agent cards and records (quarantined, or read and yielding nothing) an audit reports
+on: a `Selection`.
 
 It becomes three temporary tables (`audit_copies`, `audit_cards`, `audit_records`) and the macro
 `audit_copy_in_scope(copy_id)` that every rule reads (TRUE when no filter applies to copies, so an
@@ -31,7 +32,7 @@ _DIRECTORY = "regexp_replace(x.source_path, '/[^/]*$', '')"
 RECORDS = f"""
 CREATE OR REPLACE TEMP TABLE audit_records AS
 SELECT x.record_id
-FROM ({views.with_agent("SELECT * FROM records WHERE status = 'quarantined'", _DIRECTORY)}) x
+FROM ({views.with_agent("SELECT * FROM records WHERE status = 'quarantined' OR yields = 'nothing'", _DIRECTORY)}) x
 WHERE {{where}}"""
 
 # Whether a stored copy is in scope, when a filter applies to copies (else every copy is).

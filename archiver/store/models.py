@@ -95,6 +95,9 @@ class RecordRow(_IndexRow, table=True):
     """For a record longer than 30 KiB: the SHA-256 its chunks are stored under in `value_chunks`."""
     status: str
     reason: str | None = None
+    """Why a record was quarantined; for an `ok` record that yields nothing, what was not understood."""
+    yields: str | None = None
+    """What an `ok` record yielded: `result`, a known non-result (`RECORD_YIELDS`), or `nothing`."""
     ingested_at: datetime | None = _moment()
 
 

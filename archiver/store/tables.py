@@ -5,6 +5,21 @@ INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_car
 """The tables ingest writes, raw records first; every row names its source version (`source_path`,
 `source_sha256`)."""
 
+RECORD_YIELDS = (
+    "result",
+    "status",
+    "user-message",
+    "request",
+    "agent-card",
+    "push-config",
+    "error",
+    "empty",
+    "nothing",
+)
+"""What an `ok` record yielded once read (`records.yields`, named by the core's `understand/yields.rs`): a
+result, a known non-result (a status-only event, a user's own message, a request, an agent card, a push
+configuration, an error response, an empty answer), or nothing, what was not understood in its `reason`."""
+
 UNCOMMITTED = """NOT EXISTS (SELECT 1 FROM sources s WHERE s.path = t.source_path AND s.sha256 = t.source_sha256
                  AND s.alias_of IS NULL)"""
 """Of an index row `t`: no committed `sources` row records its version (the `sources` rows of a commit

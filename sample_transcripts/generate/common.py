@@ -17,7 +17,7 @@ CIT_MT = "application/vnd.upperhand.citations+json"
 EXT_URI = "https://standards.upperhandai.com/ext/citations/v1"
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE.parent  # sample_transcripts/
+OUT = Path(os.environ.get("SAMPLES_OUT", HERE.parent))  # sample_transcripts/, or where a test has them made
 FRAG_DIR = Path(os.environ.get("SAMPLES_FRAGMENTS", "/tmp/sample-transcripts-fragments"))
 
 # Fixed timestamps so re-runs are stable where the SDK lets us set them.

@@ -29,6 +29,7 @@ use crate::understand::dialects::task_of_store_row;
 use crate::understand::events::events_of;
 use crate::understand::model::Event;
 use crate::understand::recorded::{is_envelope, recorded_events};
+use crate::understand::yields::yield_of;
 
 /// The file's bytes as stored, read again for a file quarantined whole (empty when they cannot be read).
 pub type WholeFile = Arc<dyn Fn() -> Vec<u8> + Send + Sync>;
@@ -324,11 +325,12 @@ fn take_record(
     let sha256 = sha256_hex(&record.raw);
     let record_id = rows.record_id(&record, &sha256);
     if record.kind == RecordKind::Filler {
-        rows.add_record(record, &record_id, &sha256, "filler", None);
+        rows.add_record(record, &record_id, &sha256, "filler", None, None);
         return;
     }
     outcome.records += 1;
     let understood = events(&record).and_then(|(rpc_id, events)| {
+        let yielded = yield_of(&events);
         assembly
             .add(
                 &record_id,
@@ -337,11 +339,13 @@ fn take_record(
                 &record.locator,
                 record.raw.len(),
             )
+            .map(|()| yielded)
             .map_err(not_understood)
     });
     match understood {
-        Ok(()) => {
-            rows.add_record(record, &record_id, &sha256, "ok", None);
+        Ok(yielded) => {
+            let (yields, note) = (Some(yielded.name()), yielded.note());
+            rows.add_record(record, &record_id, &sha256, "ok", note, yields);
             outcome.recognised += 1;
         }
         Err(reason) => quarantine(rows, outcome, record, &record_id, &sha256, &reason),
@@ -360,7 +364,7 @@ fn quarantine(
     outcome
         .problems
         .push(format!("{}: {}: {}", outcome.path, record.locator, reason));
-    rows.add_record(record, record_id, sha256, "quarantined", Some(reason));
+    rows.add_record(record, record_id, sha256, "quarantined", Some(reason), None);
 }
 
 /// The rows of a file quarantined whole, made without the readers and assembly that failed on it.

@@ -250,6 +250,7 @@ fn record_columns(r: RecordRows) -> Vec<(&'static str, Column)> {
         ("raw", Column::Bytes(r.raw)),
         ("status", Column::Bytes(r.status)),
         ("reason", Column::Bytes(r.reason)),
+        ("yields", Column::Bytes(r.yields)),
     ]
 }
 
@@ -412,7 +413,7 @@ mod tests {
         records.push(field("raw", DataType::Binary));
         records.extend(text(&["status", "reason"]));
         records.push(field("ingested_at", moment.clone()));
-        records.extend(text(&["source_sha256"]));
+        records.extend(text(&["source_sha256", "yields"]));
         let mut results = text(&[
             "copy_id",
             "result_key",
@@ -592,13 +593,14 @@ mod tests {
     #[test]
     fn records_become_a_batch_with_the_files_constant_columns() {
         let mut rows = FileRows::new(&version("/d/f.jsonl"), 7, true, None);
-        rows.add_record(record(0, b"{}"), "id0", "s0", "ok", None);
+        rows.add_record(record(0, b"{}"), "id0", "s0", "ok", None, None);
         rows.add_record(
             record(1, b"x"),
             "id1",
             "s1",
             "quarantined",
             Some("invalid JSON: x"),
+            None,
         );
         let batches = made(rows);
         assert_eq!(batches.len(), 1);
@@ -631,9 +633,9 @@ mod tests {
     fn a_huge_record_travels_alone() {
         let mut rows = FileRows::new(&version("f"), 0, true, None);
         rows.batch_bytes = 100;
-        rows.add_record(record(0, b"{}"), "a", "s", "ok", None);
-        rows.add_record(record(1, &[b' '; 150]), "b", "s", "ok", None);
-        rows.add_record(record(2, b"{}"), "c", "s", "ok", None);
+        rows.add_record(record(0, b"{}"), "a", "s", "ok", None, None);
+        rows.add_record(record(1, &[b' '; 150]), "b", "s", "ok", None, None);
+        rows.add_record(record(2, b"{}"), "c", "s", "ok", None, None);
         assert_eq!(rows.handed.len(), 2); // the small one before, the huge one alone (it filled a batch)
         let sizes: Vec<usize> = made(rows)
             .iter()
@@ -647,7 +649,7 @@ mod tests {
         let mut together = FileRows::together();
         for (n, path) in ["/a/1", "/b/2"].iter().enumerate() {
             let mut rows = FileRows::new(&version(path), n as i64, false, None);
-            rows.add_record(record(0, b"{}"), "id", "s", "ok", None);
+            rows.add_record(record(0, b"{}"), "id", "s", "ok", None, None);
             if n == 1 {
                 rows.add_error(
                     "id",

@@ -74,6 +74,7 @@ pub struct RecordRows {
     pub raw: Bytes,
     pub status: Bytes,
     pub reason: Bytes,
+    pub yields: Bytes,
 }
 
 #[derive(Default)]
@@ -339,6 +340,7 @@ impl FileRows {
         sha256: &str,
         status: &str,
         reason: Option<&str>,
+        yields: Option<&str>,
     ) {
         if record.raw.len() >= self.batch_bytes && self.held_rows > 0 && self.streamed {
             self.hand_over(); // a huge record travels in a batch of its own
@@ -356,6 +358,7 @@ impl FileRows {
         rows.raw.push_owned(record.raw);
         rows.status.push_str(status);
         rows.reason.push_opt(reason);
+        rows.yields.push_opt(yields);
         self.tables.counts[RECORDS] += 1;
         self.held(size, 1);
     }
@@ -581,6 +584,7 @@ impl RecordRows {
         self.raw.append(o.raw);
         self.status.append(o.status);
         self.reason.append(o.reason);
+        self.yields.append(o.yields);
     }
 }
 

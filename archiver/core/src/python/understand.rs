@@ -169,6 +169,11 @@ fn event_dict<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyDict
             dict.set_item("card", map_py(py, Some(card))?)?;
             ("AgentCard", dict)
         }
+        Event::PushConfig(config) => {
+            let dict = PyDict::new(py);
+            dict.set_item("config", map_py(py, Some(config))?)?;
+            ("PushConfig", dict)
+        }
         Event::ErrorResponse(error) => {
             let dict = PyDict::new(py);
             dict.set_item("rpc_id", value_py(py, error.rpc_id.as_ref())?)?;

@@ -364,6 +364,7 @@ impl FileAssembly {
                 }
                 Event::Request(request) => self.request(record_id, locator, request),
                 Event::AgentCard(card) => self.cards.push((record_id.to_string(), card)),
+                Event::PushConfig(_) => {}
                 Event::ErrorResponse(error) => self.errors.push((record_id.to_string(), error)),
             }
         }

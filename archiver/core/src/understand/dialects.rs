@@ -308,14 +308,22 @@ pub fn message_of(obj: &Value) -> Understood<Message> {
 
 /// `message_of` of an object.
 pub fn message_of_map(obj: &Map) -> Understood<Message> {
+    let metadata = metadata_of(obj);
+    let id = |names: &[&str]| id_of(obj, metadata.as_ref(), names);
     Ok(Message {
-        message_id: text_of(field(obj, &["messageId", "message_id"])),
+        message_id: id(&["messageId", "message_id"]),
         role: role_of(obj.get("role")),
         parts: parts_of(obj, &["parts", "content"])?,
-        context_id: text_of(field(obj, &["contextId", "context_id"])),
-        task_id: text_of(field(obj, &["taskId", "task_id"])),
-        metadata: metadata_of(obj),
+        context_id: id(&["contextId", "context_id"]),
+        task_id: id(&["taskId", "task_id"]),
+        metadata,
     })
+}
+
+/// An id a message holds itself, or else only in its metadata (python-a2a's agent messages keep their
+/// `message_id` there and nowhere else).
+fn id_of(obj: &Map, metadata: Option<&Map>, names: &[&str]) -> Option<String> {
+    text_of(field(obj, names).or_else(|| metadata.and_then(|meta| field(meta, names))))
 }
 
 pub fn artifact_of(obj: &Value) -> Understood<Artifact> {

@@ -1,6 +1,7 @@
 //! A2A dialects into one canonical model (`model`): the readers of each piece (`dialects`), the
 //! JSON-RPC envelope (`events`), one recogniser per dialect family (`recognisers`), spool envelopes
-//! (`recorded`), and the assembly of one file's events into stored copies (`assemble`).
+//! (`recorded`), the assembly of one file's events into stored copies (`assemble`), and what each record
+//! yields (`yields`).
 
 pub mod assemble;
 pub mod dialects;
@@ -13,6 +14,7 @@ pub mod recorded;
 mod store_json;
 mod timestamps;
 mod unicode_tables;
+pub mod yields;
 
 /// The value is JSON but no A2A object could be read from it: the one-line reason its record is
 /// quarantined with.

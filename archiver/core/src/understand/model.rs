@@ -134,6 +134,8 @@ pub enum Event {
     StatusUpdate(StatusUpdate),
     ArtifactUpdate(ArtifactUpdate),
     AgentCard(Map),
+    /// A task's push-notification configuration (set, got or listed): no result, and kept nowhere.
+    PushConfig(Map),
     ErrorResponse(ErrorResponse),
     Request(Request),
 }

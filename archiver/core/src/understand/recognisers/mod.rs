@@ -10,8 +10,11 @@ mod agent_card;
 mod bare_object;
 mod bare_update;
 mod js_client_object;
+mod keyed_by_id;
 mod kind_tagged;
 mod one_of;
+mod push_config;
+mod python_a2a_native;
 mod store_row;
 mod task_list;
 
@@ -35,7 +38,7 @@ const fn recogniser(name: &'static str, recognise: Recognise) -> Recogniser {
 /// From the most explicit mark of a shape to the loosest guess by fields: a recogniser is tried only
 /// when every one above it has passed the object by, so a shape some later one would also accept goes
 /// to the one that knows it for sure.
-pub const RECOGNISERS: [Recogniser; 8] = [
+pub const RECOGNISERS: [Recogniser; 11] = [
     // a `status` held as JSON text: no wire object has one (it also carries `kind`: "task")
     recogniser("store_row", store_row::store_row),
     // the JavaScript SDK's in-memory objects, by marks no wire object has ($case oneofs, integer enums):
@@ -50,10 +53,22 @@ pub const RECOGNISERS: [Recogniser; 8] = [
     recogniser("task_list", task_list::task_list),
     // `name` and a card's own fields, before the guesses below (a card has no `status`)
     recogniser("agent_card", agent_card::agent_card),
+    // a push-notification configuration: a `url` beside a task id, or a `pushNotificationConfig`; never
+    // beside a status, an artifact or Parts, so no guess below would take it
+    recogniser("push_config", push_config::push_config),
+    // python-a2a's own format, by its `content` object or its own Part types (`function_response`, ...):
+    // before bare_object, which would refuse its message (`content` is no array) and leave its Parts undecoded
+    recogniser(
+        python_a2a_native::NAME,
+        python_a2a_native::python_a2a_native,
+    ),
     // untagged events; before bare_object, which would read v0.1's {"id","status","final"} as a Task
     recogniser("bare_update", bare_update::bare_update),
     // untagged Task ("status" + "id") or Message ("messageId", or "role" + parts): the loosest
     recogniser("bare_object", bare_object::bare_object),
+    // an object keyed by the ids of its values (a storage dump): the only one that reads every member,
+    // so last; its values go back to the registry
+    recogniser(keyed_by_id::NAME, keyed_by_id::keyed_by_id),
 ];
 
 /// Events in a JSON-RPC result, a REST body, a stream event or a stored object: those of the first
@@ -124,8 +139,11 @@ mod tests {
                 "one_of",
                 "task_list",
                 "agent_card",
+                "push_config",
+                "python_a2a_native",
                 "bare_update",
-                "bare_object"
+                "bare_object",
+                "keyed_by_id"
             ]
         );
     }
