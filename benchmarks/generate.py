@@ -4,7 +4,9 @@ The dialect mix follows `sample_transcripts/`: v1.0 and v0.3 JSON-RPC logs (JSON
 logs, v1.0 SSE captures of streamed tasks with chunked artifacts (the citation appended in a later
 chunk), and SDK task-store SQLite files. Each result states 1 to 20 numbers; a share of results are
 uncited, carry an invalid citation, lose their citation's media type through a 0.3 hop, or cite a
-small base. `truth.json` counts what was planted, for tests to compare with ingest and audit.
+small base. A cited result states the values its citation's quantities have (the same in every result
+citing the same study, period, base, weight and source), so no two results conflict unless planted.
+`truth.json` counts what was planted, for tests to compare with ingest and audit.
 
     python -m benchmarks.generate --tasks 20000 --out benchmarks/corpus --seed 7
 """
@@ -12,6 +14,7 @@ small base. `truth.json` counts what was planted, for tests to compare with inge
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sqlite3
@@ -63,6 +66,29 @@ class Truth:
         }
 
 
+def consistent(data: dict, citation: dict) -> dict:
+    """`data` with each value the one its quantity has under `citation`: drawn from a hash of the citation
+    (but its base n, which may be planted) and the value's place, so every result citing the same numbers
+    states the same ones. The shape (keys, segments) is kept as drawn."""
+
+    def drawn(*place) -> float:
+        cited = (citation["study"], citation["period"], citation["base"]["name"], citation["weight"])
+        source = tuple(citation["source"].values())
+        digest = hashlib.blake2b(repr((cited, source, place)).encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "big") / 2**64
+
+    made: dict = {"total": 200 + int(drawn("total") * 8801)}
+    if "segments" in data:
+        made["segments"] = [
+            {"name": row["name"], "share": round(drawn(row["name"], "share"), 4),
+             "n": 20 + int(drawn(row["name"], "n") * 2981)}
+            for row in data["segments"]
+        ]  # fmt: skip
+    if "mean" in data:
+        made["mean"] = round(1 + 9 * drawn("mean"), 3)
+    return made
+
+
 class Corpus:
     def __init__(self, out: Path, seed: int) -> None:
         self.out, self.rng, self.truth = out, random.Random(seed), Truth()
@@ -108,6 +134,7 @@ class Corpus:
             if kind == "v03-compat":
                 self.truth.planted["citation-type-lost"] += 1
             self.truth.citations += 1
+            data = consistent(data, citation)
         self.truth.tasks += 1
         self.truth.claims += claims
         return task_id, data, citation

@@ -11,7 +11,7 @@ use super::document::read_document;
 use super::gzip::{BoundedGzip, Compressed};
 use super::lines::{filler_most, is_blank, is_space, JsonLines, Lines, BOM};
 use super::segments::{read_stream_segment, segment_kind, STREAM_SEGMENT, UNARY_SEGMENT};
-use super::sse::{SseEvents, SseRecords};
+use super::sse::{sse_pieces, without_terminator, SseEvents, SseRecords};
 use super::stored::{cannot_read, open_regular, Shared, Stored};
 use super::stream::{ContainerError, Content, Stream};
 use super::{Limits, Payload, Record, RecordKind, Records, Source};
@@ -345,7 +345,7 @@ fn dispatch(
             return whole_unreadable(container, compression, &stored, reason);
         }
     };
-    let guarded = Guarded::new(reader, stored);
+    let guarded = Guarded::new(reader, stored, container);
     records(
         container,
         compression,
@@ -407,6 +407,7 @@ impl<I: Iterator<Item = Record>> Iterator for FillerRuns<I> {
 struct Guarded {
     records: Box<dyn Iterator<Item = Result<Record, ContainerError>> + Send>,
     stored: Stored,
+    container: &'static str,
     next_seq: u64,
     ended: bool,
 }
@@ -415,14 +416,43 @@ impl Guarded {
     fn new(
         records: Box<dyn Iterator<Item = Result<Record, ContainerError>> + Send>,
         stored: Stored,
+        container: &'static str,
     ) -> Self {
         Guarded {
             records,
             stored,
+            container,
             next_seq: 0,
             ended: false,
         }
     }
+
+    /// How many sequence numbers a record took: one, but a run of filler takes one for each record it
+    /// stands for (a blank line; in SSE, each blank line or keep-alive block).
+    fn span(&self, record: &Record) -> u64 {
+        if record.kind != RecordKind::Filler {
+            return 1;
+        }
+        if self.container == "sse" || self.container == STREAM_SEGMENT {
+            return sse_blocks(&record.raw);
+        }
+        let lines = memchr::memchr_iter(b'\n', &record.raw).count() as u64;
+        lines + u64::from(!record.raw.ends_with(b"\n"))
+    }
+}
+
+/// How many SSE blocks (each through the empty line that ends it, the last perhaps unended) `raw` holds.
+fn sse_blocks(raw: &[u8]) -> u64 {
+    let (mut blocks, mut open) = (0, false);
+    for piece in sse_pieces(raw) {
+        if without_terminator(piece).is_empty() {
+            blocks += 1;
+            open = false;
+        } else {
+            open = true;
+        }
+    }
+    blocks + u64::from(open)
 }
 
 impl Iterator for Guarded {
@@ -434,7 +464,7 @@ impl Iterator for Guarded {
         }
         match self.records.next() {
             Some(Ok(record)) => {
-                self.next_seq = record.seq + 1;
+                self.next_seq = record.seq + self.span(&record);
                 Some(record)
             }
             Some(Err(ContainerError(reason))) => {
