@@ -81,7 +81,7 @@ def test_df_is_pandas_else_polars(lineage, monkeypatch):
     assert isinstance(polars_frame, pl.DataFrame)
     assert polars_frame.height == len(rows)
     monkeypatch.setitem(sys.modules, "polars", None)
-    with pytest.raises(NoDataFrameLibraryError, match="pip install pandas"):
+    with pytest.raises(NoDataFrameLibraryError, match=r"pip install 'a2a-archiver\[dataframes\]'"):
         rows.df()
 
 

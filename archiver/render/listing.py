@@ -85,7 +85,9 @@ class Listing:
         try:
             import polars
         except ImportError:
-            raise NoDataFrameLibraryError("a data frame needs pandas or polars: pip install pandas") from None
+            raise NoDataFrameLibraryError(
+                "a data frame needs pandas or polars: pip install 'a2a-archiver[dataframes]'"
+            ) from None
         return polars.from_arrow(table)
 
 
