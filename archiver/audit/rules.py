@@ -327,66 +327,88 @@ WHERE rec.status = 'ok' AND rec.yields = 'nothing' AND rec.record_id IN (SELECT 
 # under rows of rows, names no cell and is left out. Two claims of one quantity in different results
 # conflict when their values differ beyond the rounding of the coarser literal, and are not a hundredfold
 # apart (a percent beside a fraction states one value in two units). Values are compared once each.
-_ROW_KEY = "'/' || replace(replace(k, '~', '~0'), '/', '~1')"
+_QUANTITY_FIELDS = ("study", "period", "base_name", "weight", "source_table", "source_column", "source_function")
 CONFLICTING_CLAIMS = f"""
-WITH single AS MATERIALIZED (
-    SELECT result_key, any_value(citation_hash) AS citation_hash FROM result_citations
-    WHERE valid GROUP BY result_key HAVING count(*) = 1
+WITH cited AS MATERIALIZED (
+    SELECT result_key, any_value(citation_hash) AS citation_hash,
+           hash({", ".join(f"any_value({f})" for f in _QUANTITY_FIELDS)}) AS quantity
+    FROM citations GROUP BY result_key HAVING count(DISTINCT citation_hash) = 1 AND bool_and(valid)
 ),
-claimed AS MATERIALIZED (
-    SELECT cc.result_key, cc.copy_id, cc.part_id, cc.pointer, cc.value, cc.literal,
-           concat_ws(chr(31), cc.study, cc.period, cc.base_name, cc.weight, cc.source_table, cc.source_column,
-                     cc.source_function) AS cited,
-           regexp_extract(cc.pointer, '^(.*/\\d+)/([^/]+)$', ['row', 'key']) AS at,
-           CASE WHEN regexp_matches(cc.literal, '[eE]') OR NOT contains(cc.literal, '.') THEN 0
-                ELSE length(split_part(cc.literal, '.', 2)) END AS decimals
-    FROM claim_citations cc JOIN single s ON s.result_key = cc.result_key AND s.citation_hash = cc.citation_hash
-    WHERE cc.value IS NOT NULL AND isfinite(cc.value)
+claimed AS MATERIALIZED (  -- each claim of those results once, however many copies hold it
+    SELECT q.quantity, cl.result_key, cl.pointer, cl.value, any_value(cl.literal) AS literal,
+           any_value(cl.part_id) AS part_id, any_value(cl.copy_id) AS copy_id,
+           regexp_extract(cl.pointer, '^(.*/\\d+)/([^/]+)$', ['row', 'key']) AS at
+    FROM claims cl JOIN cited q ON q.result_key = cl.result_key
+    WHERE cl.value IS NOT NULL AND isfinite(cl.value)
+    GROUP BY q.quantity, cl.result_key, cl.pointer, cl.value
+),
+lists AS (  -- the lists of rows claims sit in (not rows of rows), by Part
+    SELECT DISTINCT c.part_id, regexp_extract(c.at.row, '^(.*)/\\d+$', 1) AS list_path FROM claimed c
+    WHERE c.at.row <> '' AND NOT regexp_matches(c.at.row, '/\\d+/(.*/)?\\d+$')
+),
+labels AS MATERIALIZED (  -- each row's text members, each list's JSON read once for all its rows
+    SELECT l.part_id, l.list_path || '/' || e.key AS row_path,
+           nullif(array_to_string(list_transform(
+               list_filter(json_extract(e.value, '$.*'), v -> json_type(v) = 'VARCHAR'),
+               v -> json_extract_string(v, '$')), ', '), '') AS label
+    FROM lists l
+    JOIN parts p ON p.part_id = l.part_id
+    {_whole_data("part_id IN (SELECT part_id FROM lists)")},
+    json_each({_DATA}, CASE WHEN l.list_path = '' THEN '$' ELSE '$' || array_to_string(list_transform(
+        string_split(ltrim(l.list_path, '/'), '/'),
+        k -> '."' || replace(replace(replace(k, '~1', '/'), '~0', '~'), '"', '\\"') || '"'), '') END) e
 ),
 celled AS MATERIALIZED (
-    SELECT c.*, CASE
-        WHEN NOT regexp_matches(c.pointer, '/\\d+(/|$)') THEN ltrim(replace(c.pointer, '/', ', '), ', ')
-        WHEN c.at.row = '' OR regexp_matches(c.at.row, '/\\d+/.*\\d+$') THEN NULL
-        ELSE nullif((SELECT string_agg(json_extract_string(c.row_json, {_ROW_KEY}), ', ')
-                     FROM (SELECT unnest(json_keys(c.row_json)) AS k) keys
-                     WHERE json_type(c.row_json, {_ROW_KEY}) = 'VARCHAR'), '') || ': ' || c.at.key END AS cell
-    FROM (SELECT c.*, CASE WHEN c.at.row <> '' THEN json_extract({_DATA}, c.at.row) END AS row_json
-          FROM claimed c JOIN parts p ON p.part_id = c.part_id
-          {_whole_data("part_id IN (SELECT part_id FROM claimed)")}) c
+    SELECT c.quantity, c.result_key, c.pointer, c.value, c.literal, c.part_id, c.copy_id,
+           CASE WHEN regexp_matches(c.literal, '[eE]') OR NOT contains(c.literal, '.') THEN 0
+                ELSE length(split_part(c.literal, '.', 2)) END AS decimals,
+           CASE WHEN c.at.row = '' THEN ltrim(replace(c.pointer, '/', ', '), ', ')
+                ELSE l.label || ': ' || c.at.key END AS cell
+    FROM claimed c
+    LEFT JOIN labels l ON l.part_id = c.part_id AND l.row_path = c.at.row
 ),
-candidates AS MATERIALIZED (  -- the claims of quantities whose values differ at all, beyond the finest rounding
-    SELECT * FROM celled c WHERE c.cell IS NOT NULL
-    WINDOW quantity AS (PARTITION BY c.cited, c.cell)
-    QUALIFY max(c.value) OVER quantity - min(c.value) OVER quantity > 0.5 * pow(10, -max(c.decimals) OVER quantity)
+spread AS (  -- the quantities (and cells) whose values differ at all, beyond the finest rounding
+    SELECT quantity, cell FROM celled WHERE cell IS NOT NULL GROUP BY quantity, cell
+    HAVING max(value) - min(value) > 0.5 * pow(10, -max(decimals))
+),
+candidates AS MATERIALIZED (
+    SELECT c.* FROM celled c JOIN spread USING (quantity, cell)
 ),
 stated AS (  -- each value stated of a quantity, once, with a result stating it
-    SELECT cited, cell, value, min(decimals) AS decimals, arg_min(result_key, result_key) AS result_key,
+    SELECT quantity, cell, value, min(decimals) AS decimals, arg_min(result_key, result_key) AS result_key,
            arg_min(literal, result_key) AS literal, arg_min(copy_id, result_key) AS copy_id
-    FROM candidates GROUP BY cited, cell, value
+    FROM candidates GROUP BY quantity, cell, value
 ),
 conflicting AS (
     SELECT a.*, o.result_key AS other_key, o.literal AS other_literal, o.copy_id AS other_copy
     FROM candidates a
-    JOIN stated o ON o.cited = a.cited AND o.cell = a.cell AND o.result_key <> a.result_key
+    JOIN stated o ON o.quantity = a.quantity AND o.cell = a.cell AND o.result_key <> a.result_key
     CROSS JOIN LATERAL (SELECT pow(10, -a.decimals) AS mine, pow(10, -o.decimals) AS theirs) step
     WHERE abs(o.value - a.value) > 0.5 * greatest(step.mine, step.theirs)
       AND abs(100 * o.value - a.value) > 0.5 * greatest(step.mine, 100 * step.theirs)
       AND abs(o.value - 100 * a.value) > 0.5 * greatest(100 * step.mine, step.theirs)
       AND audit_copy_in_scope(a.copy_id)
     QUALIFY row_number() OVER (  -- a value in the same unit first, then the farthest
-        PARTITION BY a.result_key, a.pointer, a.cited
+        PARTITION BY a.result_key, a.pointer
         ORDER BY abs(o.value - a.value) > least(abs(o.value - 100 * a.value), abs(100 * o.value - a.value)),
                  abs(o.value - a.value) DESC, o.result_key) = 1
+),
+described AS (  -- the quantity's fields, from the citation of each side (equal, unless the hash collided)
+    SELECT k.*, mine.*
+    FROM conflicting k
+    JOIN cited q ON q.result_key = k.result_key
+    JOIN cited theirs ON theirs.result_key = k.other_key
+    JOIN (SELECT DISTINCT ON (citation_hash) * FROM citations) mine ON mine.citation_hash = q.citation_hash
+    JOIN (SELECT DISTINCT ON (citation_hash) * FROM citations) other ON other.citation_hash = theirs.citation_hash
+    WHERE {" AND ".join(f"mine.{f} IS NOT DISTINCT FROM other.{f}" for f in _QUANTITY_FIELDS)}
 )
 SELECT {_PART_COLUMNS}, NULL AS severity, other.source_path AS reference,
        audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id)) || ' claims '
        || audit_quote(k.cell) || ' = ' || k.literal || ' where '
        || audit_result(other.kind, other.task_id, other.message_id) || ' claims ' || k.other_literal
-       || ', both citing ' || audit_quote(split_part(k.cited, chr(31), 1)) || ', '
-       || audit_quote(split_part(k.cited, chr(31), 2)) || ', ' || split_part(k.cited, chr(31), 7) || '('
-       || split_part(k.cited, chr(31), 5) || ', ' || split_part(k.cited, chr(31), 6) || ') on base '
-       || audit_quote(split_part(k.cited, chr(31), 3)) AS detail
-FROM conflicting k
+       || ', both citing ' || audit_quote(k.study) || ', ' || audit_quote(k.period) || ', ' || k.source_function
+       || '(' || k.source_table || ', ' || k.source_column || ') on base ' || audit_quote(k.base_name) AS detail
+FROM described k
 JOIN results r ON r.copy_id = k.copy_id
 JOIN parts p ON p.part_id = k.part_id
 JOIN results other ON other.copy_id = k.other_copy
