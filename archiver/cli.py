@@ -734,6 +734,12 @@ def sql_command(statement: str, fmt: str | None, headers: bool, db, wait) -> Non
     type=click.FloatRange(min=0, min_open=True),
     help="Seconds per extractor run (default: the data layer's, else 60).",
 )
+@click.option(
+    "--resume/--no-resume",
+    default=None,
+    help="Keep each current verdict (its data layer unchanged) and run only the rest "
+    "(default: --resume after an interrupted run, else --no-resume).",
+)
 @report_options(
     VERIFY_FORMATS,
     ("differs", "not-rerunnable", "stale", "never"),
@@ -742,7 +748,7 @@ def sql_command(statement: str, fmt: str | None, headers: bool, db, wait) -> Non
 )
 @selection_options
 @db_options
-def verify(data_layer, status, tolerance, timeout, fmt, headers, fail_on, db, wait, **selection) -> None:
+def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on, db, wait, **selection) -> None:
     """Re-run each matching citation's extractor from the data layer and compare with the claims.
 
     Records a verdict per citation of a result: reproduced, differs (the pointers and both values) or
@@ -755,7 +761,7 @@ def verify(data_layer, status, tolerance, timeout, fmt, headers, fail_on, db, wa
         if status:
             report = archive.verdicts(data_layer, **selection)
         else:
-            report = archive.verify(data_layer, tolerance=tolerance, timeout=timeout, **selection)
+            report = archive.verify(data_layer, tolerance=tolerance, timeout=timeout, resume=resume, **selection)
     write_listing(listing(report), fmt, headers)
     if status and click.get_current_context().get_parameter_source("fail_on") is ParameterSource.DEFAULT:
         fail_on = "never"

@@ -234,7 +234,7 @@ def test_an_extractor_that_raises_or_crashes_is_reported_and_the_run_goes_on(arc
     found = verdicts(archive.verify())
     assert found["a-boom"][0] == "not-rerunnable"
     assert found["a-boom"][1].startswith("the extractor raised ValueError: no such wave in this extract")
-    assert found["b-crash"] == ("not-rerunnable", "the extractor's process died (exit code 3)")
+    assert found["b-crash"] == ("not-rerunnable", "the extractor's process exited with code 3")
     assert found["c-fine"] == ("reproduced", None)
 
 
@@ -515,6 +515,11 @@ timeout = {timeout}
 
 @pytest.fixture
 def analyst(tmp_path: Path) -> Path:
+    return make_analyst(tmp_path)
+
+
+def make_analyst(tmp_path: Path) -> Path:
+    """The analyst's data layer in `tmp_path`: rows.csv, extractors.py, helpers.py and the layer file."""
     (tmp_path / "rows.csv").write_text(ANALYST_ROWS)
     (tmp_path / "extractors.py").write_text(ANALYST_EXTRACTORS)
     (tmp_path / "helpers.py").write_text("SCALE = 1\n")

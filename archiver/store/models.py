@@ -267,6 +267,16 @@ class VerdictRow(SQLModel, table=True):
     absolute_tolerance: float | None = None
 
 
+class VerifyRunRow(SQLModel, table=True):
+    """An `archiver verify` run starting or finishing: a start without a finish is an interrupted run."""
+
+    __tablename__ = "verify_runs"
+    run_id: str = Field(primary_key=True)
+    event: str = Field(primary_key=True)  # started | finished
+    logged_at: datetime | None = _moment(nullable=False)
+    data_layer: str | None = None
+
+
 ROWS: dict[str, type[SQLModel]] = {
     model.__tablename__: model
     for model in (
@@ -283,6 +293,7 @@ ROWS: dict[str, type[SQLModel]] = {
         ValueChunkRow,
         HealedRow,
         VerdictRow,
+        VerifyRunRow,
     )
 }
 """Every table's typed row, by table name."""

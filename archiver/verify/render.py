@@ -54,6 +54,11 @@ def _footer(report: VerifyReport) -> str:
             + ("rests" if s["stale"] == 1 else "rest")
             + " on a data layer whose tables or extractors have changed since"
         )
+    if s["kept"]:
+        lines.append(
+            f"resumed: {_counted(s['kept'], ('current verdict', 'current verdicts'))} of the interrupted run kept, "
+            "not run again (--no-resume runs every citation)"
+        )
     if report.data_layer:
         lines.append(f"data layer: {report.data_layer} (sha256 {report.data_layer_sha256[:16]})")
     return "\n".join(lines) + "\n"
@@ -83,6 +88,8 @@ def _source(v: dict) -> str:
 
 
 def _note(v: dict) -> str:
+    if v["kept"]:
+        return f"kept: verified {_when(v['verified_at'])} by the interrupted run and current, so not run again"
     if v["previous_stale"]:
         return f"was {v['previous']} ({_when(v['previous_at'])}) with a data layer that has changed since: STALE"
     if v["stale"]:

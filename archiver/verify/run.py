@@ -5,8 +5,11 @@ copies) whose study the data layer covers: resolve the source triple in the data
 declared extractor in a worker process over the rows of the cited period and fielded window, compare
 its JSON with the result's claims, and append a row to `verdicts` at once (a verify that is killed
 keeps every verdict it finished). An extractor that times out on a table is not run on it again in
-the same run. `status` reads the latest verdicts back without running anything, and marks
-those made with a data layer whose tables or extractor have changed since as stale.
+the same run. Each run is logged in `verify_runs` as it starts and finishes; after a run that never
+finished, the next one resumes by default: a citation whose latest verdict is current (its fingerprint
+is the data layer's now) keeps it and is not run again. `status` reads the latest verdicts back without
+running anything, and marks those made with a data layer whose tables or extractor have changed since
+as stale.
 """
 
 from __future__ import annotations
@@ -50,6 +53,12 @@ SELECT DISTINCT result_key, pointer, literal, value FROM claims
 WHERE list_contains({STRINGS}, result_key) ORDER BY result_key, pointer, literal
 """
 
+# Whether the latest run that started has no finish (no row: no run yet).
+INTERRUPTED = """
+SELECT NOT EXISTS (SELECT 1 FROM verify_runs f WHERE f.event = 'finished' AND f.run_id = s.run_id)
+FROM (SELECT run_id FROM verify_runs WHERE event = 'started' ORDER BY logged_at DESC, run_id DESC LIMIT 1) s
+"""
+
 LATEST = f"""
 SELECT result_key, citation_hash, verdict, reason, differences, claims, verified_at, fingerprint, extractor,
        data_layer, rows_used, comparison
@@ -84,6 +93,7 @@ class CitationVerdict:
     previous: str | None = None  # the verdict before this run
     previous_at: datetime | None = None
     previous_stale: bool | None = None
+    kept: bool = False  # resumed: its current verdict from an interrupted run was kept, not run again
 
     def as_dict(self) -> dict:
         value = asdict(self)
@@ -100,6 +110,11 @@ class VerifyReport:
     data_layer_sha256: str | None
     run_id: str | None  # None: a status report, nothing was run
     verified_at: datetime | None
+
+    @property
+    def kept(self) -> int:
+        """Verdicts kept from an interrupted run, current and so not run again."""
+        return sum(1 for v in self.verdicts if v.kept)
 
     def count(self, verdict: str) -> int:
         return sum(1 for v in self.verdicts if v.verdict == verdict)
@@ -122,6 +137,7 @@ class VerifyReport:
             **{v: self.count(v) for v in VERDICTS},
             "unverified": self.count(None),
             "stale": self.stale,
+            "kept": self.kept,
             "skipped_other_studies": self.skipped,
             "data_layer": self.data_layer,
             "data_layer_sha256": self.data_layer_sha256,
@@ -139,20 +155,28 @@ def verify(
     filters: Selection,
     tolerance: float | None = None,
     timeout: float | None = None,
+    resume: bool | None = None,
 ) -> VerifyReport:
     """Re-run every citation in scope that the data layer covers; append each verdict as it is made;
-    report them. `tolerance`, when given, is a relative tolerance for every table."""
+    report them. `tolerance`, when given, is a relative tolerance for every table. `resume`: keep each
+    current verdict instead of running it again (default: when the last run was interrupted)."""
     run_id, now = str(uuid.uuid4()), datetime.now(UTC)
     citations, skipped = _citations(con, layer, filters)
     claims = _claims(con, citations)
     latest = _latest(con, citations)
     layer_sha = layer.fingerprint()
+    resume = interrupted(con) if resume is None else resume
     run = _Run(layer.timeout if timeout is None else timeout)
     verdicts = []
+    _log_run(con, run_id, "started", now, layer.path)
     with Worker(run.timeout) as worker:
         run.worker = worker
         for row in citations:
             resolution = _resolve(layer, row)
+            last = latest.get((row["result_key"], row["citation_hash"]))
+            if resume and last and last["fingerprint"] == resolution.fingerprint:
+                verdicts.append(_kept(row, last))
+                continue
             comparison = (
                 Comparison(relative=tolerance) if tolerance is not None else layer.comparison_for(resolution.table)
             )
@@ -168,9 +192,10 @@ def verify(
                 fingerprint=resolution.fingerprint,
             )
             verdict.rows_used, verdict.comparison = outcome[2], comparison.describe()
-            _previous(verdict, latest.get((row["result_key"], row["citation_hash"])), resolution)
+            _previous(verdict, last, resolution)
             verdicts.append(verdict)
             _append(con, [_row(verdict, resolution, comparison, run_id, layer, layer_sha)])
+    _log_run(con, run_id, "finished", datetime.now(UTC), layer.path)
     return VerifyReport(verdicts, skipped, layer.path, layer_sha, run_id, now)
 
 
@@ -245,6 +270,34 @@ def _row(verdict: CitationVerdict, resolution: Resolution, comparison: Compariso
     }
 
 
+def interrupted(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the latest verify run started and never finished (killed, interrupted, crashed)."""
+    row = con.execute(INTERRUPTED).fetchone()
+    return bool(row and row[0])
+
+
+def _log_run(con, run_id: str, event: str, at: datetime, data_layer: str) -> None:
+    con.execute("INSERT INTO verify_runs VALUES (?, ?, ?, ?)", [run_id, event, at, data_layer])
+
+
+def _kept(row: dict, last: dict) -> CitationVerdict:
+    """A current verdict of an interrupted run, kept as it is."""
+    verdict = _stored(row, last)
+    verdict.previous, verdict.previous_at, verdict.previous_stale = last["verdict"], last["verified_at"], False
+    verdict.kept = True
+    return verdict
+
+
+def _stored(row: dict, last: dict) -> CitationVerdict:
+    verdict = _verdict(
+        row, last["verdict"], last["reason"], [], claims=last["claims"], verified_at=None, fingerprint=None
+    )
+    verdict.rows_used, verdict.comparison = last["rows_used"], last["comparison"]
+    verdict.differences = orjson.loads(last["differences"]) if last["differences"] else []
+    verdict.verified_at, verdict.fingerprint = last["verified_at"], last["fingerprint"]
+    return verdict
+
+
 def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Selection) -> VerifyReport:
     """The latest verdict of every citation in scope, without running anything. With a data layer:
     only the citations it covers, each marked stale when its table or extractor changed since."""
@@ -255,10 +308,7 @@ def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Sel
         last = latest.get((row["result_key"], row["citation_hash"]))
         verdict = _verdict(row, None, None, [], claims=0, verified_at=None, fingerprint=None)
         if last:
-            verdict.verdict, verdict.reason, verdict.claims = last["verdict"], last["reason"], last["claims"]
-            verdict.rows_used, verdict.comparison = last["rows_used"], last["comparison"]
-            verdict.differences = orjson.loads(last["differences"]) if last["differences"] else []
-            verdict.verified_at, verdict.fingerprint = last["verified_at"], last["fingerprint"]
+            verdict = _stored(row, last)
             if layer is not None:
                 verdict.stale = last["fingerprint"] != _resolve(layer, row).fingerprint
         verdicts.append(verdict)

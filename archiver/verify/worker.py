@@ -4,8 +4,9 @@ The parent sends a job (table spec, extractor spec, column, citation context) ov
 most `timeout` seconds, counted from a worker that is ready (started, DuckDB imported): starting one on a
 loaded machine took more than a second, which a short timeout charged to the extractor. An extractor that
 hangs is killed with its process, one that crashes takes only its process down; either way the parent
-reports it and starts a fresh worker for the next job. The worker imports only what the data layer
-declares.
+reports it and starts a fresh worker for the next job. The worker leads its own process group, and
+the group is killed whole when the worker stops: a process the extractor started (a `sleep`, a
+subprocess of its own) does not outlive it. The worker imports only what the data layer declares.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import importlib.metadata
 import importlib.util
 import multiprocessing
 import os
+import signal
 import sys
 import traceback
 from dataclasses import asdict, dataclass
@@ -30,6 +32,8 @@ OK, FAILED = "ok", "failed"
 READY = "ready"
 STARTUP_SECONDS = 120.0
 """How long a new worker may take to start and import DuckDB before the job is given up."""
+EXIT_SECONDS = 5.0
+"""How long a worker whose pipe closed may take to exit on its own, so its real exit code is reported."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,7 @@ class Worker:
         self.timeout = timeout
         self._process = None
         self._conn = None
+        self._group: int | None = None  # the worker's process group, once it is ready
 
     def __enter__(self) -> Self:
         return self
@@ -84,8 +89,8 @@ class Worker:
                 return Outcome(FAILED, reason=reason, timed_out=True)
             status, payload, rows = self._conn.recv()
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
-            code = self._stop()
-            return Outcome(FAILED, reason=f"the extractor's process died (exit code {code})")
+            code = self._stop(wait=EXIT_SECONDS)
+            return Outcome(FAILED, reason=f"the extractor's process {exit_words(code)}")
         if status == OK:
             return Outcome(OK, value=orjson.loads(payload), rows=rows)
         return Outcome(FAILED, reason=payload, rows=rows)
@@ -107,28 +112,51 @@ class Worker:
         self._conn = parent
         try:
             if parent.poll(STARTUP_SECONDS) and parent.recv() == READY:
+                self._group = self._process.pid  # the worker made itself a group leader before READY
                 return None
         except (EOFError, OSError):
             pass
-        code = self._stop()
-        return Outcome(FAILED, reason=f"the extractor's process did not start (exit code {code})")
+        code = self._stop(wait=EXIT_SECONDS)
+        return Outcome(FAILED, reason=f"the extractor's process did not start ({exit_words(code)})")
 
-    def _stop(self) -> int | None:
+    def _stop(self, wait: float = 0.0) -> int | None:
+        """Stop the worker and every process of its group; its exit code (negative: the signal that
+        ended it). `wait`: seconds it may take to exit on its own first."""
         process, self._process = self._process, None
+        group, self._group = self._group, None
         if self._conn is not None:
             self._conn.close()
             self._conn = None
         if process is None:
             return None
+        if wait and process.is_alive():
+            process.join(wait)
+        if group is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
         if process.is_alive():
             process.kill()
         process.join(5)
         return process.exitcode
 
 
+def exit_words(code: int | None) -> str:
+    """How a process ended, as it did: "exited with code 0", "was killed by SIGKILL (signal 9)"."""
+    if code is None:
+        return "did not exit"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "a signal"
+        return f"was killed by {name} (signal {-code})"
+    return f"exited with code {code}"
+
+
 def serve(conn) -> None:
     """The worker's loop: one job in, one (status, payload) out, until told to stop."""
     os.dup2(2, 1)  # an extractor's prints must not mix with the archiver's output
+    os.setpgid(0, 0)  # a group of its own, killed whole at a timeout with whatever the extractor started
     import duckdb  # noqa: F401  (imported before the first job's time starts)
 
     from ..store.backend import offline_connection  # noqa: F401
@@ -172,16 +200,22 @@ def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[
             return FAILED, empty, rows
         try:
             value = function(relation, context["column"], CitationContext(**context))
+        except SystemExit as exc:
+            return FAILED, f"the extractor called sys.exit({exc.code!r}) instead of returning ({_where(exc)})", rows
         except Exception as exc:
-            frame = traceback.extract_tb(exc.__traceback__)[-1]
-            where = f"{os.path.basename(frame.filename)}:{frame.lineno}"
-            return FAILED, f"the extractor raised {_one_line(exc)} ({where})", rows
+            return FAILED, f"the extractor raised {_one_line(exc)} ({_where(exc)})", rows
         try:
             return OK, orjson.dumps(value, default=_plain).decode(), rows
         except TypeError as exc:
             return FAILED, f"the extractor returned a value that is not JSON: {exc}", rows
     finally:
         con.close()
+
+
+def _where(exc: BaseException) -> str:
+    """The file and line the extractor was at when it raised."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f"{os.path.basename(frame.filename)}:{frame.lineno}"
 
 
 def _scope_columns(table: dict) -> list[tuple[str, str | None]]:
