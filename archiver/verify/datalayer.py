@@ -18,6 +18,7 @@ import os
 import sys
 import sysconfig
 import tomllib
+import zoneinfo
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,8 @@ ENTRY_POINT_GROUP = "archiver.extractors"
 DEFAULT_TIMEOUT = 60.0
 BESIDE_ARCHIVE = "archiver-data-layer.toml"
 TABLE_FORMATS = {".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+DEFAULT_TIME_ZONE = "UTC"
+"""The zone a timestamp with time zone is read in to give its calendar date, unless the data layer says."""
 
 
 class DataLayerError(VerifyError):
@@ -49,6 +52,7 @@ class TableSource:
     period_column: str | None = None  # or the column saying each row's period
     date_column: str | None = None  # the column of each row's fielding date
     comparison: Comparison | None = None  # the table's own tolerance, else the data layer's
+    time_zone: str = DEFAULT_TIME_ZONE  # the zone its timestamps' calendar dates are taken in
 
     def describe(self) -> str:
         where = ", ".join(self.paths) + (f" table {self.table}" if self.table else "")
@@ -74,6 +78,7 @@ class TableSource:
             "table": self.table,
             "period_column": self.period_column,
             "date_column": self.date_column,
+            "time_zone": self.time_zone,
         }
 
 
@@ -106,6 +111,7 @@ class Resolution:
     table_sha256: str | None
     extractor_version: str | None
     fingerprint: str
+    comparison: Comparison = AS_ROUNDED  # how its claims compare: the command line's, the table's or the layer's
 
 
 @dataclass
@@ -116,6 +122,7 @@ class DataLayer:
     studies: frozenset[str] | None  # None: every study
     comparison: Comparison = AS_ROUNDED
     timeout: float = DEFAULT_TIMEOUT
+    time_zone: str = DEFAULT_TIME_ZONE
     entry_points: bool = True
     _hashes: dict[str, str] = field(default_factory=dict, repr=False)
     _code: dict[str, str] = field(default_factory=dict, repr=False)  # a module file's code hash, once per load
@@ -132,8 +139,10 @@ class DataLayer:
             raise DataLayerError(f"{path}: {exc}") from None
         base = os.path.dirname(path)
         settings = _table(doc.get("verify", {}), "[verify]")
+        zone = _time_zone(settings, "[verify]") or DEFAULT_TIME_ZONE
         tables = [
-            _table_source(entry, base, index) for index, entry in enumerate(_list(doc.get("tables", []), "[[tables]]"))
+            _table_source(entry, base, index, zone)
+            for index, entry in enumerate(_list(doc.get("tables", []), "[[tables]]"))
         ]
         extractors = {
             name: _extractors(name, value, base)
@@ -151,6 +160,7 @@ class DataLayer:
             studies,
             comparison=_comparison(settings, "[verify]") or AS_ROUNDED,
             timeout=_number(settings.get("timeout", DEFAULT_TIMEOUT), "[verify] timeout"),
+            time_zone=_time_zone(settings, "[verify]") or DEFAULT_TIME_ZONE,
             entry_points=bool(settings.get("entry_points", True)),
         )
 
@@ -183,8 +193,16 @@ class DataLayer:
         return None
 
     def resolve(
-        self, study: str | None, period: str | None, table: str | None, column: str | None, function: str | None
+        self,
+        study: str | None,
+        period: str | None,
+        table: str | None,
+        column: str | None,
+        function: str | None,
+        comparison: Comparison | None = None,
     ) -> Resolution:
+        """The table and extractor a citation's source triple names, and the fingerprint of everything
+        the verdict rests on; `comparison` (the command line's) overrides the table's and the layer's."""
         problem = None
         missing = [
             f"source.{key}"
@@ -207,15 +225,17 @@ class DataLayer:
         version = self._extractor_version(extractor) if extractor else None
         if extractor and version is None and problem is None:
             problem = f"extractor {function!r} is declared as {extractor.label()}, which cannot be found"
+        comparison = comparison or self.comparison_for(source)
         identity = {
             "table": source.spec() if source else None,
             "table_sha256": table_sha,
             "extractor": extractor.spec() if extractor else None,
             "extractor_version": version,
-            "comparison": self.comparison_for(source).describe(),
+            "comparison": comparison.describe(),
             "problem": problem,
         }
-        return Resolution(source, extractor, problem, table_sha, version, _sha(orjson.dumps(identity)))
+        fingerprint = _sha(orjson.dumps(identity))
+        return Resolution(source, extractor, problem, table_sha, version, fingerprint, comparison)
 
     def fingerprint(self) -> str:
         """The whole data layer: its file, every table's content, every declared extractor."""
@@ -412,7 +432,21 @@ def _optional_text(entry: dict, key: str, where: str) -> str | None:
     return value
 
 
-def _table_source(entry, base: str, index: int) -> TableSource:
+def _time_zone(entry: dict, where: str) -> str | None:
+    """A declared IANA time zone ("Europe/Paris", "UTC"), checked to exist."""
+    zone = _optional_text(entry, "time_zone", where)
+    if zone is None:
+        return None
+    try:
+        zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise DataLayerError(
+            f'{where}: time_zone {zone!r} is not a known time zone (e.g. "UTC", "Europe/Paris")'
+        ) from None
+    return zone
+
+
+def _table_source(entry, base: str, index: int, zone: str = DEFAULT_TIME_ZONE) -> TableSource:
     where = f"[[tables]] #{index + 1}"
     entry = _table(entry, where)
     name = _optional_text(entry, "name", where)
@@ -423,6 +457,7 @@ def _table_source(entry, base: str, index: int) -> TableSource:
     if scope["period"] and scope["period_column"]:
         raise DataLayerError(f"{where}: give period (its rows' period) or period_column, not both")
     scope["comparison"] = _comparison(entry, where)
+    scope["time_zone"] = _time_zone(entry, where) or zone
     if "duckdb" in entry:
         database, table = _optional_text(entry, "duckdb", where), _optional_text(entry, "table", where)
         if not database or not table:

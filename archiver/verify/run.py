@@ -172,14 +172,12 @@ def verify(
     with Worker(run.timeout) as worker:
         run.worker = worker
         for row in citations:
-            resolution = _resolve(layer, row)
+            resolution = _resolve(layer, row, None if tolerance is None else Comparison(relative=tolerance))
             last = latest.get((row["result_key"], row["citation_hash"]))
             if resume and last and last["fingerprint"] == resolution.fingerprint:
                 verdicts.append(_kept(row, last))
                 continue
-            comparison = (
-                Comparison(relative=tolerance) if tolerance is not None else layer.comparison_for(resolution.table)
-            )
+            comparison = resolution.comparison
             outcome = run.outcome(resolution, row)
             verdict_, reason, found = _judge(outcome, claims[row["result_key"]], comparison)
             verdict = _verdict(
@@ -340,8 +338,10 @@ def _latest(con, citations: list[dict]) -> dict[tuple[str, str], dict]:
     return {(row[0], row[1]): dict(zip(names, row, strict=False)) for row in cursor.fetchall()}
 
 
-def _resolve(layer: DataLayer, row: dict) -> Resolution:
-    return layer.resolve(row["study"], row["period"], row["source_table"], row["source_column"], row["source_function"])
+def _resolve(layer: DataLayer, row: dict, comparison: Comparison | None = None) -> Resolution:
+    return layer.resolve(
+        row["study"], row["period"], row["source_table"], row["source_column"], row["source_function"], comparison
+    )
 
 
 def _judge(outcome: tuple[str, object, str | None], claims: list[ClaimValue], comparison: Comparison):

@@ -174,6 +174,7 @@ def serve(conn) -> None:
 
 
 def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[str, str, str | None]:
+    """(status, the JSON value or why it failed, the rows used) of one extractor on one citation."""
     import duckdb
 
     from ..store.backend import offline_connection
@@ -182,34 +183,47 @@ def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[
         function = _function(extractor, functions)
     except Exception as exc:
         return FAILED, f"the extractor could not be loaded: {_one_line(exc)}", None
-    con = offline_connection()
     try:
-        try:
-            relation = _relation(con, table)
-            columns = set(relation.columns)
-        except duckdb.Error as exc:
-            return FAILED, f"the table could not be read: {_one_line(exc)}", None
-        for kind, name in (("", context["column"]), ("weight ", context["weight"]), *_scope_columns(table)):
-            if name is not None and name not in columns:
-                return FAILED, f"the table has no {kind}column {name!r}", None
-        try:
-            relation, rows, empty = _scoped(relation, table, context)
-        except duckdb.Error as exc:
-            return FAILED, f"the table's rows could not be narrowed to the citation: {_one_line(exc)}", None
-        if empty:
-            return FAILED, empty, rows
-        try:
-            value = function(relation, context["column"], CitationContext(**context))
-        except SystemExit as exc:
-            return FAILED, f"the extractor called sys.exit({exc.code!r}) instead of returning ({_where(exc)})", rows
-        except Exception as exc:
-            return FAILED, f"the extractor raised {_one_line(exc)} ({_where(exc)})", rows
-        try:
-            return OK, orjson.dumps(value, default=_plain).decode(), rows
-        except TypeError as exc:
-            return FAILED, f"the extractor returned a value that is not JSON: {exc}", rows
+        con = offline_connection(table["time_zone"])  # calendar dates in the data layer's zone, never the machine's
+    except duckdb.Error as exc:
+        return FAILED, f"the time zone {table['time_zone']!r} cannot be used: {_one_line(exc)}", None
+    try:
+        return _run_on(con, function, table, context)
     finally:
         con.close()
+
+
+def _run_on(con, function, table: dict, context: dict) -> tuple[str, str, str | None]:
+    import duckdb
+
+    try:
+        relation = _relation(con, table)
+        columns = set(relation.columns)
+    except duckdb.Error as exc:
+        return FAILED, f"the table could not be read: {_one_line(exc)}", None
+    for kind, name in (("", context["column"]), ("weight ", context["weight"]), *_scope_columns(table)):
+        if name is not None and name not in columns:
+            return FAILED, f"the table has no {kind}column {name!r}", None
+    try:
+        relation, rows, empty = _scoped(relation, table, context)
+    except duckdb.Error as exc:
+        return FAILED, f"the table's rows could not be narrowed to the citation: {_one_line(exc)}", None
+    if empty:
+        return FAILED, empty, rows
+    return _call(function, relation, context, rows)
+
+
+def _call(function, relation, context: dict, rows: str | None) -> tuple[str, str, str | None]:
+    try:
+        value = function(relation, context["column"], CitationContext(**context))
+    except SystemExit as exc:
+        return FAILED, f"the extractor called sys.exit({exc.code!r}) instead of returning ({_where(exc)})", rows
+    except Exception as exc:
+        return FAILED, f"the extractor raised {_one_line(exc)} ({_where(exc)})", rows
+    try:
+        return OK, orjson.dumps(value, default=_plain).decode(), rows
+    except TypeError as exc:
+        return FAILED, f"the extractor returned a value that is not JSON: {exc}", rows
 
 
 def _where(exc: BaseException) -> str:
@@ -235,7 +249,7 @@ def _scoped(relation, table: dict, context: dict):
     if table["date_column"] and start and end:
         day = f"CAST({_quote(table['date_column'])} AS DATE)"
         conditions.append(f"{day} BETWEEN DATE '{start.isoformat()}' AND DATE '{end.isoformat()}'")
-        words.append(f"fielded {start.isoformat()}..{end.isoformat()}")
+        words.append(f"fielded {start.isoformat()}..{end.isoformat()}" + _zone_words(relation, table))
     total = relation.aggregate("count(*)").fetchone()[0]
     if not conditions:
         note = "" if not (start and end) else f" (no date column declared: fielded {start}..{end} not applied)"
@@ -246,6 +260,13 @@ def _scoped(relation, table: dict, context: dict):
     if kept == 0:
         return relation, rows, f"table {table['name']!r} has no rows {' and '.join(words)}"
     return relation, rows, None
+
+
+def _zone_words(relation, table: dict) -> str:
+    """ " (dates in UTC)" when the date column holds moments (a timestamp with time zone), whose calendar
+    date is taken in the data layer's time zone."""
+    kind = dict(zip(relation.columns, relation.types, strict=True))[table["date_column"]]
+    return f" (dates in {table['time_zone']})" if str(kind) == "TIMESTAMP WITH TIME ZONE" else ""
 
 
 def _literal(text: str) -> str:
