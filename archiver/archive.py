@@ -456,7 +456,7 @@ class Archive:
         **filters,
     ):
         """Re-derive the claims of every matching citation from the data layer and record a verdict for
-        each (reproduced, differs, not-rerunnable); a `VerifyReport`. Selection as for `claims`. `resume`:
+        each (reproduced, differs, partial, not-rerunnable); a `VerifyReport`. Selection as for `claims`. `resume`:
         keep current verdicts instead of re-running them (default: after an interrupted run)."""
         from .query.selection import Selection
         from .verify import verify

@@ -743,17 +743,18 @@ def sql_command(statement: str, fmt: str | None, headers: bool, db, wait) -> Non
 @report_options(
     VERIFY_FORMATS,
     ("differs", "not-rerunnable", "stale", "never"),
-    "Exit 1 when a verdict this bad (not-rerunnable includes differs) exists, or (stale) a verdict rests on a "
-    "changed data layer. With --status: never, unless given.",
+    "Exit 1 when a verdict this bad (not-rerunnable includes differs and partial) exists, or (stale) a verdict "
+    "rests on a changed data layer. With --status: never, unless given.",
 )
 @selection_options
 @db_options
 def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on, db, wait, **selection) -> None:
     """Re-run each matching citation's extractor from the data layer and compare with the claims.
 
-    Records a verdict per citation of a result: reproduced, differs (the pointers and both values) or
-    not-rerunnable (the reason). Only functions the data layer declares are run, each in a separate
-    process bounded by the timeout. Citations of studies the data layer does not cover are skipped.
+    Records a verdict per citation of a result: reproduced, differs (the pointers and both values),
+    partial (rows short of the citation's fielded window or base n) or not-rerunnable (the reason). Only
+    functions the data layer declares are run, each in a separate process bounded by the timeout.
+    Citations of studies the data layer does not cover are skipped.
     """
     from .verify.render import listing
 

@@ -7,3 +7,7 @@ CREATE TABLE verify_runs (
     logged_at TIMESTAMPTZ NOT NULL,
     data_layer VARCHAR
 );
+-- How far the rows a verdict used reach: the share of the fielded window their dates cover and the
+-- rows (and weighted sum) against the citation's base n, e.g. "dates 2026-04-01..2026-04-15: 15 of 30
+-- days of the window, 15 missing; 300 rows for base n=600". A verdict whose rows fall short is `partial`.
+ALTER TABLE verdicts ADD COLUMN coverage VARCHAR;

@@ -76,6 +76,7 @@ def cite(column="q1", function="share", table="t", weight="wt", study="Test Stud
         study=study,
         period="P1",
         weight=weight,
+        base={"name": "All", "n": 4},  # the table's rows
         source={"table": table, "column": column, "function": function},
         warnings=None,
     )
@@ -534,6 +535,7 @@ def analyst_cite(table, function="count", period="W6 (April 2026)", fielded="202
         period=period,
         fielded=fielded,
         weight="unweighted",
+        base={"name": "Answering q1", "n": 10},  # the fewest rows any of the tests keeps
         source={"table": table, "column": "q1", "function": function},
         warnings=None,
     )

@@ -387,6 +387,13 @@ RULES: tuple[Rule, ...] = (
         rerun.RERUN_DIFFERS,
     ),
     Rule(
+        "rerun-partial",
+        WARNING,
+        "The latest `archiver verify` re-ran a citation over rows that do not cover its fielded window or "
+        "cannot reach its base n: whatever they give, the claims are not confirmed.",
+        rerun.RERUN_PARTIAL,
+    ),
+    Rule(
         "not-rerunnable",
         WARNING,
         "The latest `archiver verify` could not re-run a citation: unknown function, missing table or column, "

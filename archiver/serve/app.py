@@ -474,6 +474,7 @@ def verify(server: Server, request: Request) -> Response:
         "found": found,
         "pager": _pager(request, found),
         "counts": counts,
+        "verdicts": VERDICTS,
         "verdict": verdict,
         "fields": form.fields(params),
     }

@@ -244,7 +244,7 @@ class HealedRow(SQLModel, table=True):
 
 
 class VerdictRow(SQLModel, table=True):
-    """One re-run of one citation of a result (`archiver verify`): reproduced, differs or not-rerunnable."""
+    """One re-run of one citation of a result (`archiver verify`): reproduced, differs, partial or not-rerunnable."""
 
     __tablename__ = "verdicts"
     verified_at: datetime | None = _moment(nullable=False)
@@ -265,6 +265,7 @@ class VerdictRow(SQLModel, table=True):
     rows_used: str | None = None
     comparison: str | None = None
     absolute_tolerance: float | None = None
+    coverage: str | None = None
 
 
 class VerifyRunRow(SQLModel, table=True):

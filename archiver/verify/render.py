@@ -7,7 +7,13 @@ from datetime import datetime
 from ..render.listing import Listing
 from .run import VERDICTS, CitationVerdict, VerifyReport
 
-LABELS = {"reproduced": "reproduced", "differs": "DIFFERS", "not-rerunnable": "NOT-RERUNNABLE", None: "unverified"}
+LABELS = {
+    "reproduced": "reproduced",
+    "differs": "DIFFERS",
+    "partial": "PARTIAL",
+    "not-rerunnable": "NOT-RERUNNABLE",
+    None: "unverified",
+}
 
 
 def listing(report: VerifyReport) -> Listing:
@@ -29,6 +35,8 @@ def _record(v: dict) -> str:
         lines.append(f"{'':<15} {v['reason']}")
     if v["rows_used"]:
         lines.append(f"{'':<15} {v['rows_used']}; compared {v['comparison']}")
+    if v["coverage"]:
+        lines.append(f"{'':<15} {v['coverage']}")
     if _note(v):
         lines.append(f"{'':<15} {_note(v)}")
     return "".join(line + "\n" for line in lines)
@@ -68,6 +76,7 @@ def _footer(report: VerifyReport) -> str:
 WORDS = {
     "reproduced": ("reproduced", "reproduced"),
     "differs": ("differs", "differ"),
+    "partial": ("partial (rows short of the citation)", "partial (rows short of the citation)"),
     "not-rerunnable": ("cannot be re-run", "cannot be re-run"),
 }
 

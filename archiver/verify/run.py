@@ -26,14 +26,15 @@ import pyarrow as pa
 from ..query.selection import Selection
 from ..store.params import STRINGS, strings
 from .compare import ClaimValue, Comparison, differences
+from .coverage import Coverage
 from .datalayer import DataLayer, Resolution
-from .worker import OK, CitationContext, Worker
+from .worker import FAILED, OK, CitationContext, Outcome, Worker
 
-REPRODUCED, DIFFERS, NOT_RERUNNABLE = "reproduced", "differs", "not-rerunnable"
-VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE)
+REPRODUCED, DIFFERS, PARTIAL, NOT_RERUNNABLE = "reproduced", "differs", "partial", "not-rerunnable"
+VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE, PARTIAL)
 STALE = "stale"
 # The verdicts each `--fail-on` level fails on (`stale`: any verdict resting on a changed data layer).
-FAILING = {DIFFERS: (DIFFERS,), NOT_RERUNNABLE: (DIFFERS, NOT_RERUNNABLE), STALE: (), "never": ()}
+FAILING = {DIFFERS: (DIFFERS,), NOT_RERUNNABLE: (DIFFERS, PARTIAL, NOT_RERUNNABLE), STALE: (), "never": ()}
 
 CITATIONS = """
 SELECT u.result_key, u.citation_hash, any_value(u.result_kind) AS result_kind, any_value(u.task_id) AS task_id,
@@ -61,7 +62,7 @@ FROM (SELECT run_id FROM verify_runs WHERE event = 'started' ORDER BY logged_at 
 
 LATEST = f"""
 SELECT result_key, citation_hash, verdict, reason, differences, claims, verified_at, fingerprint, extractor,
-       data_layer, rows_used, comparison
+       data_layer, rows_used, comparison, coverage
 FROM latest_verdicts WHERE list_contains({STRINGS}, result_key)
 """
 
@@ -87,6 +88,7 @@ class CitationVerdict:
     claims: int = 0
     rows_used: str | None = None  # the rows the extractor was given, e.g. "rows fielded 2026-04-02..2026-04-19: 4,210"
     comparison: str | None = None  # how the claims were compared, e.g. "as rounded (...)"
+    coverage: str | None = None  # how far those rows reach: the window's days, the rows against base n
     verified_at: datetime | None = None
     fingerprint: str | None = None
     stale: bool | None = None  # the verdict rests on another data layer than the current one
@@ -120,8 +122,8 @@ class VerifyReport:
         return sum(1 for v in self.verdicts if v.verdict == verdict)
 
     def fails(self, fail_on: str = DIFFERS) -> bool:
-        """Whether a verdict as bad as `fail_on` exists: differs, not-rerunnable (which includes differs)
-        or never."""
+        """Whether a verdict as bad as `fail_on` exists: differs, not-rerunnable (which includes differs and
+        the warning-level verdicts) or never."""
         if fail_on == STALE:
             return self.stale > 0
         return any(self.count(verdict) for verdict in FAILING[fail_on])
@@ -179,7 +181,8 @@ def verify(
                 continue
             comparison = resolution.comparison
             outcome = run.outcome(resolution, row)
-            verdict_, reason, found = _judge(outcome, claims[row["result_key"]], comparison)
+            coverage = Coverage.of(outcome.coverage)
+            verdict_, reason, found = _judge(outcome, claims[row["result_key"]], comparison, coverage, row["base_n"])
             verdict = _verdict(
                 row,
                 verdict_,
@@ -189,7 +192,8 @@ def verify(
                 verified_at=now,
                 fingerprint=resolution.fingerprint,
             )
-            verdict.rows_used, verdict.comparison = outcome[2], comparison.describe()
+            verdict.rows_used, verdict.comparison = outcome.rows, comparison.describe()
+            verdict.coverage = coverage.describe(row["base_n"]) if coverage else None
             _previous(verdict, last, resolution)
             verdicts.append(verdict)
             _append(con, [_row(verdict, resolution, comparison, run_id, layer, layer_sha)])
@@ -204,29 +208,28 @@ class _Run:
 
     timeout: float
     worker: Worker | None = None
-    outcomes: dict[tuple, tuple] = field(default_factory=dict)
+    outcomes: dict[tuple, Outcome] = field(default_factory=dict)
     timed_out: dict[tuple, str] = field(default_factory=dict)
 
-    def outcome(self, resolution: Resolution, row: dict) -> tuple[str, object, str | None]:
+    def outcome(self, resolution: Resolution, row: dict) -> Outcome:
         key = (row["citation_hash"], resolution.fingerprint)
         if key not in self.outcomes:
             self.outcomes[key] = self._rerun(resolution, row)
         return self.outcomes[key]
 
-    def _rerun(self, resolution: Resolution, row: dict) -> tuple[str, object, str | None]:
-        """("ok", the re-derived JSON, rows) or ("failed", the reason it could not be re-run, rows)."""
+    def _rerun(self, resolution: Resolution, row: dict) -> Outcome:
         if resolution.problem:
-            return "failed", resolution.problem, None
+            return Outcome(FAILED, reason=resolution.problem)
         pair = (resolution.extractor.label(), resolution.table.describe())
         if pair in self.timed_out:
-            return "failed", self.timed_out[pair], None
+            return Outcome(FAILED, reason=self.timed_out[pair])
         outcome = self.worker.run(resolution.table.spec(), resolution.extractor.spec(), _context(row))
         if outcome.timed_out:
             self.timed_out[pair] = (
                 f"the extractor {resolution.extractor.label()} did not finish within {self.timeout:g}s on table "
                 f"{resolution.table.name!r} earlier in this run; not run on it again"
             )
-        return (OK, outcome.value, outcome.rows) if outcome.status == OK else ("failed", outcome.reason, outcome.rows)
+        return outcome
 
 
 def _context(row: dict) -> CitationContext:
@@ -259,6 +262,7 @@ def _row(verdict: CitationVerdict, resolution: Resolution, comparison: Compariso
         "absolute_tolerance": comparison.absolute,
         "comparison": verdict.comparison,
         "rows_used": verdict.rows_used,
+        "coverage": verdict.coverage,
         "extractor": resolution.extractor.label() if resolution.extractor else None,
         "extractor_version": resolution.extractor_version,
         "table_sha256": resolution.table_sha256,
@@ -290,7 +294,7 @@ def _stored(row: dict, last: dict) -> CitationVerdict:
     verdict = _verdict(
         row, last["verdict"], last["reason"], [], claims=last["claims"], verified_at=None, fingerprint=None
     )
-    verdict.rows_used, verdict.comparison = last["rows_used"], last["comparison"]
+    verdict.rows_used, verdict.comparison, verdict.coverage = last["rows_used"], last["comparison"], last["coverage"]
     verdict.differences = orjson.loads(last["differences"]) if last["differences"] else []
     verdict.verified_at, verdict.fingerprint = last["verified_at"], last["fingerprint"]
     return verdict
@@ -344,25 +348,35 @@ def _resolve(layer: DataLayer, row: dict, comparison: Comparison | None = None) 
     )
 
 
-def _judge(outcome: tuple[str, object, str | None], claims: list[ClaimValue], comparison: Comparison):
-    """(verdict, reason, differences)."""
-    status_, value, _ = outcome
-    if status_ != OK:
-        return NOT_RERUNNABLE, value, []
+def _judge(
+    outcome: Outcome, claims: list[ClaimValue], comparison: Comparison, coverage: Coverage | None, base_n
+) -> tuple[str, str | None, list[dict]]:
+    """(verdict, reason, differences). Rows that fall short of the citation's window or base n make the
+    verdict `partial` whatever the claims: they re-derive another sample's numbers."""
+    if outcome.status != OK:
+        return NOT_RERUNNABLE, outcome.reason, []
     if not claims:
         return NOT_RERUNNABLE, "the result states no numbers to compare", []
-    found = differences(claims, value, comparison)
+    found = differences(claims, outcome.value, comparison)
+    shortfall = coverage.shortfall(base_n) if coverage else None
+    if shortfall:
+        agreed = f"{len(claims) - len(found)} of {len(claims)} claims agree over these rows"
+        return PARTIAL, f"{shortfall}; {agreed}" + (f"; {_differing(found, claims)}" if found else ""), found
     if not found:
         return REPRODUCED, None, []
+    return DIFFERS, _differing(found, claims), found
+
+
+def _differing(found: list[dict], claims: list[ClaimValue]) -> str:
+    """`1 of 5 claims differ; /segments/0/share: claimed 0.47, re-derived 0.415`, the scale cause first."""
     first = found[0]
     rerun = "nothing" if first.get("note") and first["rerun"] is None else repr(first["rerun"])
     scale = next((d["note"] for d in found if d.get("note", "").startswith("scale:")), None)
-    reason = (
+    return (
         (f"{scale}; " if scale else "")
         + f"{len(found)} of {len(claims)} claims differ; {first['pointer'] or '(value)'}: "
         + f"claimed {first['claimed']!r}, re-derived {rerun}"
     )
-    return DIFFERS, reason, found
 
 
 # The fields of a verdict that are the citation row's own.

@@ -29,6 +29,8 @@ from typing import Self
 import orjson
 
 OK, FAILED = "ok", "failed"
+Reply = tuple[str, str, str | None, dict | None]
+"""A worker's answer to a job: (ok | failed, the JSON value or why it failed, the rows used, what they hold)."""
 READY = "ready"
 STARTUP_SECONDS = 120.0
 """How long a new worker may take to start and import DuckDB before the job is given up."""
@@ -59,6 +61,7 @@ class Outcome:
     reason: str | None = None  # one sentence (failed)
     rows: str | None = None  # which rows the extractor was given: "rows fielded 2026-04-02..2026-04-19: 4,210"
     timed_out: bool = False
+    coverage: dict | None = None  # what those rows hold (`coverage.Coverage`'s fields)
 
 
 class Worker:
@@ -87,13 +90,13 @@ class Worker:
                 self._stop()
                 reason = f"the extractor did not finish within {self.timeout:g}s and was stopped"
                 return Outcome(FAILED, reason=reason, timed_out=True)
-            status, payload, rows = self._conn.recv()
+            status, payload, rows, coverage = self._conn.recv()
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
             code = self._stop(wait=EXIT_SECONDS)
             return Outcome(FAILED, reason=f"the extractor's process {exit_words(code)}")
         if status == OK:
-            return Outcome(OK, value=orjson.loads(payload), rows=rows)
-        return Outcome(FAILED, reason=payload, rows=rows)
+            return Outcome(OK, value=orjson.loads(payload), rows=rows, coverage=coverage)
+        return Outcome(FAILED, reason=payload, rows=rows, coverage=coverage)
 
     def close(self) -> None:
         if self._process is not None and self._process.is_alive():
@@ -173,8 +176,9 @@ def serve(conn) -> None:
         conn.send(_job(*job, functions))
 
 
-def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[str, str, str | None]:
-    """(status, the JSON value or why it failed, the rows used) of one extractor on one citation."""
+def _job(table: dict, extractor: dict, context: dict, functions: dict) -> Reply:
+    """(status, the JSON value or why it failed, the rows used, what they hold) of one extractor on one
+    citation."""
     import duckdb
 
     from ..store.backend import offline_connection
@@ -182,48 +186,49 @@ def _job(table: dict, extractor: dict, context: dict, functions: dict) -> tuple[
     try:
         function = _function(extractor, functions)
     except Exception as exc:
-        return FAILED, f"the extractor could not be loaded: {_one_line(exc)}", None
+        return FAILED, f"the extractor could not be loaded: {_one_line(exc)}", None, None
     try:
         con = offline_connection(table["time_zone"])  # calendar dates in the data layer's zone, never the machine's
     except duckdb.Error as exc:
-        return FAILED, f"the time zone {table['time_zone']!r} cannot be used: {_one_line(exc)}", None
+        return FAILED, f"the time zone {table['time_zone']!r} cannot be used: {_one_line(exc)}", None, None
     try:
         return _run_on(con, function, table, context)
     finally:
         con.close()
 
 
-def _run_on(con, function, table: dict, context: dict) -> tuple[str, str, str | None]:
+def _run_on(con, function, table: dict, context: dict) -> Reply:
     import duckdb
 
     try:
         relation = _relation(con, table)
         columns = set(relation.columns)
     except duckdb.Error as exc:
-        return FAILED, f"the table could not be read: {_one_line(exc)}", None
+        return FAILED, f"the table could not be read: {_one_line(exc)}", None, None
     for kind, name in (("", context["column"]), ("weight ", context["weight"]), *_scope_columns(table)):
         if name is not None and name not in columns:
-            return FAILED, f"the table has no {kind}column {name!r}", None
+            return FAILED, f"the table has no {kind}column {name!r}", None, None
     try:
-        relation, rows, empty = _scoped(relation, table, context)
+        scope = _scoped(relation, table, context)
     except duckdb.Error as exc:
-        return FAILED, f"the table's rows could not be narrowed to the citation: {_one_line(exc)}", None
-    if empty:
-        return FAILED, empty, rows
-    return _call(function, relation, context, rows)
+        return FAILED, f"the table's rows could not be narrowed to the citation: {_one_line(exc)}", None, None
+    if scope.empty:
+        return FAILED, scope.empty, scope.rows, scope.coverage
+    status, payload = _call(function, scope.relation, context)
+    return status, payload, scope.rows, scope.coverage
 
 
-def _call(function, relation, context: dict, rows: str | None) -> tuple[str, str, str | None]:
+def _call(function, relation, context: dict) -> tuple[str, str]:
     try:
         value = function(relation, context["column"], CitationContext(**context))
     except SystemExit as exc:
-        return FAILED, f"the extractor called sys.exit({exc.code!r}) instead of returning ({_where(exc)})", rows
+        return FAILED, f"the extractor called sys.exit({exc.code!r}) instead of returning ({_where(exc)})"
     except Exception as exc:
-        return FAILED, f"the extractor raised {_one_line(exc)} ({_where(exc)})", rows
+        return FAILED, f"the extractor raised {_one_line(exc)} ({_where(exc)})"
     try:
-        return OK, orjson.dumps(value, default=_plain).decode(), rows
+        return OK, orjson.dumps(value, default=_plain).decode()
     except TypeError as exc:
-        return FAILED, f"the extractor returned a value that is not JSON: {exc}", rows
+        return FAILED, f"the extractor returned a value that is not JSON: {exc}"
 
 
 def _where(exc: BaseException) -> str:
@@ -236,30 +241,52 @@ def _scope_columns(table: dict) -> list[tuple[str, str | None]]:
     return [("period column ", table["period_column"]), ("date column ", table["date_column"])]
 
 
-def _scoped(relation, table: dict, context: dict):
-    """The rows of the cited period and fielded window: (relation, "rows ...: N", the reason none cover
-    the citation or None). A table declares its period column and date column for this."""
-    conditions, words = [], []
+@dataclass(frozen=True)
+class Scope:
+    """The rows of a table a citation concerns, and what is known of them."""
+
+    relation: object
+    rows: str | None = None  # "rows fielded 2026-04-02..2026-04-19: 4,210 of 4,250"
+    empty: str | None = None  # why no row is the citation's
+    coverage: dict | None = None  # `coverage.Coverage`'s fields
+
+
+def _scoped(relation, table: dict, context: dict) -> Scope:
+    """The rows of the cited period and fielded window. A table declares its period column and date
+    column for this."""
+    conditions, words, day = [], [], None
     if table["period_column"]:
         if context["period"] is None:
-            return relation, None, f"the citation names no period to pick from column {table['period_column']!r}"
+            return Scope(relation, empty=f"the citation names no period to pick from column {table['period_column']!r}")
         conditions.append(f"{_quote(table['period_column'])} = {_literal(context['period'])}")
         words.append(f"with {table['period_column']} = {context['period']!r}")
     start, end = context["fielded_start"], context["fielded_end"]
     if table["date_column"] and start and end:
-        day = f"CAST({_quote(table['date_column'])} AS DATE)"
+        day = f"CAST({_quote(table['date_column'])} AS DATE)"  # in the connection's (declared) time zone
         conditions.append(f"{day} BETWEEN DATE '{start.isoformat()}' AND DATE '{end.isoformat()}'")
         words.append(f"fielded {start.isoformat()}..{end.isoformat()}" + _zone_words(relation, table))
     total = relation.aggregate("count(*)").fetchone()[0]
     if not conditions:
         note = "" if not (start and end) else f" (no date column declared: fielded {start}..{end} not applied)"
-        return relation, f"all rows: {total:,}{note}", None
+        return Scope(relation, f"all rows: {total:,}{note}", coverage=_measure(relation, context, None))
     relation = relation.filter(" AND ".join(conditions))
-    kept = relation.aggregate("count(*)").fetchone()[0]
-    rows = f"rows {' and '.join(words)}: {kept:,} of {total:,}"
-    if kept == 0:
-        return relation, rows, f"table {table['name']!r} has no rows {' and '.join(words)}"
-    return relation, rows, None
+    coverage = _measure(relation, context, day)
+    rows = f"rows {' and '.join(words)}: {coverage['rows']:,} of {total:,}"
+    if coverage["rows"] == 0:
+        return Scope(relation, rows, f"table {table['name']!r} has no rows {' and '.join(words)}", coverage)
+    return Scope(relation, rows, coverage=coverage)
+
+
+def _measure(relation, context: dict, day: str | None) -> dict:
+    """The rows' count, weighted sum and, with a fielded window applied (`day`: the row's date), the
+    first, last and distinct dates present: `coverage.Coverage`'s fields."""
+    weight = f"sum({_quote(context['weight'])})::DOUBLE" if context["weight"] else "NULL"
+    dates = f"min({day}), max({day}), count(DISTINCT {day})" if day else "NULL, NULL, 0"
+    rows, weighted, first, last, days = relation.query("t", f"SELECT count(*), {weight}, {dates} FROM t").fetchone()
+    found = {"rows": rows, "weighted": weighted, "first": first, "last": last, "days_present": days}
+    if day:
+        found |= {"window_start": context["fielded_start"], "window_end": context["fielded_end"]}
+    return {key: value.isoformat() if isinstance(value, date) else value for key, value in found.items()}
 
 
 def _zone_words(relation, table: dict) -> str:
