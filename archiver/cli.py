@@ -743,8 +743,8 @@ def sql_command(statement: str, fmt: str | None, headers: bool, db, wait) -> Non
 @report_options(
     VERIFY_FORMATS,
     ("differs", "not-rerunnable", "stale", "never"),
-    "Exit 1 when a verdict this bad (not-rerunnable includes differs and partial) exists, or (stale) a verdict "
-    "rests on a changed data layer. With --status: never, unless given.",
+    "Exit 1 when a verdict this bad (not-rerunnable includes differs, partial and unscoped) exists, or (stale) a "
+    "verdict rests on a changed data layer. With --status: never, unless given.",
 )
 @selection_options
 @db_options
@@ -752,7 +752,8 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
     """Re-run each matching citation's extractor from the data layer and compare with the claims.
 
     Records a verdict per citation of a result: reproduced, differs (the pointers and both values),
-    partial (rows short of the citation's fielded window or base n) or not-rerunnable (the reason). Only
+    partial (rows short of the citation's fielded window or base n), unscoped (a scope the table cannot
+    apply) or not-rerunnable (the reason). Only
     functions the data layer declares are run, each in a separate process bounded by the timeout.
     Citations of studies the data layer does not cover are skipped.
     """

@@ -77,6 +77,7 @@ def cite(column="q1", function="share", table="t", weight="wt", study="Test Stud
         period="P1",
         weight=weight,
         base={"name": "All", "n": 4},  # the table's rows
+        fielded=None,  # the table has no date column: a window could not be applied (tests/test_verify_scope.py)
         source={"table": table, "column": column, "function": function},
         warnings=None,
     )
@@ -285,7 +286,7 @@ def test_verdicts_show_in_query_claims_show_and_audit(archive, write, layer):
     assert claims[("t1", "/total")] == ("reproduced", None)
     assert claims[("t2", "/total")] == ("not-rerunnable", None)
     text = archive.render("t1")
-    assert "     RE-RUN DIFFERS, over all rows: 4 (no date column declared" in text
+    assert "     RE-RUN DIFFERS, over all rows: 4 (verified" in text
     assert "\n       share of a: the agent wrote 0.35, the data layer re-derives 0.250\n" in text
     assert "NOT RE-RUNNABLE: the table has no column 'q9'" in archive.render("t2")
     assert "RE-RUN DIFFERS" in archive.render("t1", fmt="html")
@@ -559,7 +560,9 @@ def test_rows_are_narrowed_to_the_fielded_window(archive, write, analyst):
     found = outcomes(archive.verify())
     assert found["fielded"] == ("reproduced", None, "rows fielded 2026-04-02..2026-04-19: 30 of 70")
     assert found["no-date-column"] == (
-        "differs",
+        "unscoped",
+        "the fielded window 2026-04-02..2026-04-19 was not applied: table 'unfiltered' declares no date_column "
+        "(declare date_column = the column of each row's fielding date); 0 of 1 claims agree over these rows; "
         "1 of 1 claims differ; /n: claimed 15, re-derived 55",
         "all rows: 70 (no date column declared: fielded 2026-04-02..2026-04-19 not applied)",
     )
@@ -605,9 +608,9 @@ def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
         archive,
         write,
         {
-            "rounded": ({"share": 0.79}, analyst_cite("unfiltered", "share")),
-            "too-precise": ({"share": 0.7857}, analyst_cite("unfiltered", "share")),
-            "loose": ({"share": 0.78}, analyst_cite("loose", "share")),
+            "rounded": ({"share": 0.79}, analyst_cite("unfiltered", "share", fielded=None)),
+            "too-precise": ({"share": 0.7857}, analyst_cite("unfiltered", "share", fielded=None)),
+            "loose": ({"share": 0.78}, analyst_cite("loose", "share", fielded=None)),
         },
     )
     found = outcomes(archive.verify())
@@ -616,7 +619,7 @@ def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
     assert found["loose"][0] == "reproduced"  # absolute 0.01 on that table
     (verdict,) = archive.verify(task="rounded").verdicts
     assert verdict.comparison == "as rounded (half-even or half-up at the claim's decimal places)"
-    assert "re-run: reproduced, over all rows: 70 (no date column declared" in archive.render("rounded")
+    assert "re-run: reproduced, over all rows: 70 (verified" in archive.render("rounded")
     (analyst.parent / "helpers.py").write_text("SCALE = 100\n")
     found = outcomes(archive.verify())
     assert found["rounded"][:2] == (
@@ -626,7 +629,7 @@ def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
     )
     shown = archive.render("rounded")
     assert "the data layer re-derives 78.571 (scale: claimed as fraction, data gives percent)\n" in shown
-    assert "RE-RUN DIFFERS, over all rows: 70 (no date column declared" in shown
+    assert "RE-RUN DIFFERS, over all rows: 70 (verified" in shown
 
 
 def test_a_change_to_a_module_the_extractor_imports_makes_verdicts_stale(archive, write, analyst, tmp_path):
@@ -683,7 +686,7 @@ def test_each_verdict_is_stored_as_it_is_made(archive, write, analyst, monkeypat
         write,
         {
             "a": ({"n": 55}, analyst_cite("unfiltered", fielded=None)),
-            "b": ({"n": 55}, analyst_cite("wave", period="W5")),
+            "b": ({"n": 55}, analyst_cite("wave", period="W5", fielded=None)),
         },
     )
     real, calls = worker.Worker.run, []

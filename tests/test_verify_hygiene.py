@@ -101,7 +101,7 @@ def test_a_run_after_an_interrupted_one_reruns_only_citations_without_a_current_
         write,
         {
             "a": ({"n": 55}, analyst_cite("unfiltered", fielded=None)),
-            "b": ({"n": 55}, analyst_cite("wave", period="W5")),
+            "b": ({"n": 55}, analyst_cite("wave", period="W5", fielded=None)),
             "c": ({"n": 1}, analyst_cite("unfiltered", fielded=None, period="W7")),
         },
     )

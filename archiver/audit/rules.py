@@ -394,6 +394,13 @@ RULES: tuple[Rule, ...] = (
         rerun.RERUN_PARTIAL,
     ),
     Rule(
+        "rerun-unscoped",
+        WARNING,
+        "The latest `archiver verify` could not narrow the data layer's table to a citation's scope (a fielded "
+        "window without a date column): the re-run is not the citation's number, whether or not it agrees.",
+        rerun.RERUN_UNSCOPED,
+    ),
+    Rule(
         "not-rerunnable",
         WARNING,
         "The latest `archiver verify` could not re-run a citation: unknown function, missing table or column, "

@@ -303,8 +303,8 @@ def verdict_lines(c: CitationView, labels: dict[str, Cell]) -> list[Line]:
     rows = f", over {c.rows_used}" if c.rows_used else ""
     if c.verdict == "not-rerunnable":
         return [Line("bad", f"NOT RE-RUNNABLE: {c.verdict_reason}{when}")]
-    if c.verdict == "partial":
-        return [Line("warning", f"RE-RUN PARTIAL{rows}{when}: {c.verdict_reason}")]
+    if c.verdict in ("partial", "unscoped"):
+        return [Line("warning", f"RE-RUN {c.verdict.upper()}{rows}{when}: {c.verdict_reason}")]
     differing = [(p, labels[p], c.differences[p]) for p in labels if p in c.differences]
     if c.verdict == "differs" and differing:
         return [Line("bad", f"RE-RUN DIFFERS{rows}{when}:")] + [

@@ -1,7 +1,7 @@
 """Re-run citations: re-derive each cited number from the agent's documented data layer."""
 
 from .datalayer import DataLayer, DataLayerError, find_beside
-from .run import DIFFERS, NOT_RERUNNABLE, PARTIAL, REPRODUCED, CitationVerdict, VerifyReport, status, verify
+from .run import DIFFERS, NOT_RERUNNABLE, PARTIAL, REPRODUCED, UNSCOPED, CitationVerdict, VerifyReport, status, verify
 from .worker import CitationContext
 
 __all__ = [
@@ -9,6 +9,7 @@ __all__ = [
     "NOT_RERUNNABLE",
     "PARTIAL",
     "REPRODUCED",
+    "UNSCOPED",
     "CitationContext",
     "CitationVerdict",
     "DataLayer",

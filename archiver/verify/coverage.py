@@ -26,6 +26,7 @@ class Coverage:
     first: date | None = None
     last: date | None = None
     days_present: int = 0
+    unscoped: str | None = None  # the citation's scope that could not be applied to these rows, and why
 
     @classmethod
     def of(cls, counted: dict | None) -> Coverage | None:

@@ -25,6 +25,7 @@ from pathlib import Path
 import orjson
 
 from ..errors import VerifyError
+from . import periods as calendar_periods
 from .compare import AS_ROUNDED, Comparison
 
 ENTRY_POINT_GROUP = "archiver.extractors"
@@ -124,6 +125,7 @@ class DataLayer:
     timeout: float = DEFAULT_TIMEOUT
     time_zone: str = DEFAULT_TIME_ZONE
     entry_points: bool = True
+    periods: dict[str, str] = field(default_factory=dict)  # a citation's period label: the calendar period it is
     _hashes: dict[str, str] = field(default_factory=dict, repr=False)
     _code: dict[str, str] = field(default_factory=dict, repr=False)  # a module file's code hash, once per load
 
@@ -161,6 +163,7 @@ class DataLayer:
             comparison=_comparison(settings, "[verify]") or AS_ROUNDED,
             timeout=_number(settings.get("timeout", DEFAULT_TIMEOUT), "[verify] timeout"),
             time_zone=_time_zone(settings, "[verify]") or DEFAULT_TIME_ZONE,
+            periods=_periods(doc.get("periods", {})),
             entry_points=bool(settings.get("entry_points", True)),
         )
 
@@ -228,6 +231,7 @@ class DataLayer:
         comparison = comparison or self.comparison_for(source)
         identity = {
             "table": source.spec() if source else None,
+            "period_as": self.periods.get(period) if source and source.period_column else None,
             "table_sha256": table_sha,
             "extractor": extractor.spec() if extractor else None,
             "extractor_version": version,
@@ -430,6 +434,19 @@ def _optional_text(entry: dict, key: str, where: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise DataLayerError(f"{where}: {key} must be a string")
     return value
+
+
+def _periods(value) -> dict[str, str]:
+    """`[periods]`: a citation's period label ("Wave 6") and the calendar period it is ("2026-04",
+    "2026-Q2", "2026-W14", or a range "2026-04-02/2026-04-19")."""
+    mapping = _table(value, "[periods]")
+    for label, period in mapping.items():
+        if not isinstance(period, str) or calendar_periods.span(period) is None:
+            raise DataLayerError(
+                f"[periods] {label!r}: {period!r} is not a calendar period (a month 2026-04, a quarter 2026-Q2, "
+                "a half 2026-H1, an ISO week 2026-W14, a year, a day or a range 2026-04-02/2026-04-19)"
+            )
+    return mapping
 
 
 def _time_zone(entry: dict, where: str) -> str | None:

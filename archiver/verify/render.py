@@ -11,6 +11,7 @@ LABELS = {
     "reproduced": "reproduced",
     "differs": "DIFFERS",
     "partial": "PARTIAL",
+    "unscoped": "UNSCOPED",
     "not-rerunnable": "NOT-RERUNNABLE",
     None: "unverified",
 }
@@ -77,6 +78,7 @@ WORDS = {
     "reproduced": ("reproduced", "reproduced"),
     "differs": ("differs", "differ"),
     "partial": ("partial (rows short of the citation)", "partial (rows short of the citation)"),
+    "unscoped": ("unscoped (its scope could not be applied)", "unscoped (their scope could not be applied)"),
     "not-rerunnable": ("cannot be re-run", "cannot be re-run"),
 }
 

@@ -30,11 +30,12 @@ from .coverage import Coverage
 from .datalayer import DataLayer, Resolution
 from .worker import FAILED, OK, CitationContext, Outcome, Worker
 
-REPRODUCED, DIFFERS, PARTIAL, NOT_RERUNNABLE = "reproduced", "differs", "partial", "not-rerunnable"
-VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE, PARTIAL)
+REPRODUCED, DIFFERS, NOT_RERUNNABLE = "reproduced", "differs", "not-rerunnable"
+PARTIAL, UNSCOPED = "partial", "unscoped"
+VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE, PARTIAL, UNSCOPED)
 STALE = "stale"
 # The verdicts each `--fail-on` level fails on (`stale`: any verdict resting on a changed data layer).
-FAILING = {DIFFERS: (DIFFERS,), NOT_RERUNNABLE: (DIFFERS, PARTIAL, NOT_RERUNNABLE), STALE: (), "never": ()}
+FAILING = {DIFFERS: (DIFFERS,), NOT_RERUNNABLE: (DIFFERS, PARTIAL, UNSCOPED, NOT_RERUNNABLE), STALE: (), "never": ()}
 
 CITATIONS = """
 SELECT u.result_key, u.citation_hash, any_value(u.result_kind) AS result_kind, any_value(u.task_id) AS task_id,
@@ -168,7 +169,7 @@ def verify(
     latest = _latest(con, citations)
     layer_sha = layer.fingerprint()
     resume = interrupted(con) if resume is None else resume
-    run = _Run(layer.timeout if timeout is None else timeout)
+    run = _Run(layer.timeout if timeout is None else timeout, layer.periods)
     verdicts = []
     _log_run(con, run_id, "started", now, layer.path)
     with Worker(run.timeout) as worker:
@@ -207,6 +208,7 @@ class _Run:
     timed out, which are not run again."""
 
     timeout: float
+    periods: dict[str, str] = field(default_factory=dict)  # the data layer's `[periods]`
     worker: Worker | None = None
     outcomes: dict[tuple, Outcome] = field(default_factory=dict)
     timed_out: dict[tuple, str] = field(default_factory=dict)
@@ -223,7 +225,7 @@ class _Run:
         pair = (resolution.extractor.label(), resolution.table.describe())
         if pair in self.timed_out:
             return Outcome(FAILED, reason=self.timed_out[pair])
-        outcome = self.worker.run(resolution.table.spec(), resolution.extractor.spec(), _context(row))
+        outcome = self.worker.run(resolution.table.spec(), resolution.extractor.spec(), _context(row, self.periods))
         if outcome.timed_out:
             self.timed_out[pair] = (
                 f"the extractor {resolution.extractor.label()} did not finish within {self.timeout:g}s on table "
@@ -232,11 +234,12 @@ class _Run:
         return outcome
 
 
-def _context(row: dict) -> CitationContext:
+def _context(row: dict, periods: dict[str, str]) -> CitationContext:
     weight = row["weight"]
     return CitationContext(
         study=row["study"],
         period=row["period"],
+        period_as=periods.get(row["period"]),
         weight=None if not weight or weight.strip().lower() == "unweighted" else weight,
         base_name=row["base_name"],
         base_n=row["base_n"],
@@ -351,17 +354,21 @@ def _resolve(layer: DataLayer, row: dict, comparison: Comparison | None = None) 
 def _judge(
     outcome: Outcome, claims: list[ClaimValue], comparison: Comparison, coverage: Coverage | None, base_n
 ) -> tuple[str, str | None, list[dict]]:
-    """(verdict, reason, differences). Rows that fall short of the citation's window or base n make the
-    verdict `partial` whatever the claims: they re-derive another sample's numbers."""
+    """(verdict, reason, differences). A scope that could not be applied makes the verdict `unscoped`, and
+    rows that fall short of the citation's window or base n make it `partial`, whatever the claims: the
+    rows re-derive another sample's numbers."""
     if outcome.status != OK:
         return NOT_RERUNNABLE, outcome.reason, []
     if not claims:
         return NOT_RERUNNABLE, "the result states no numbers to compare", []
     found = differences(claims, outcome.value, comparison)
+    agreed = f"{len(claims) - len(found)} of {len(claims)} claims agree over these rows"
+    agreed += f"; {_differing(found, claims)}" if found else ""
+    if coverage and coverage.unscoped:
+        return UNSCOPED, f"{coverage.unscoped}; {agreed}", found
     shortfall = coverage.shortfall(base_n) if coverage else None
     if shortfall:
-        agreed = f"{len(claims) - len(found)} of {len(claims)} claims agree over these rows"
-        return PARTIAL, f"{shortfall}; {agreed}" + (f"; {_differing(found, claims)}" if found else ""), found
+        return PARTIAL, f"{shortfall}; {agreed}", found
     if not found:
         return REPRODUCED, None, []
     return DIFFERS, _differing(found, claims), found

@@ -28,6 +28,8 @@ from typing import Self
 
 import orjson
 
+from . import periods
+
 OK, FAILED = "ok", "failed"
 Reply = tuple[str, str, str | None, dict | None]
 """A worker's answer to a job: (ok | failed, the JSON value or why it failed, the rows used, what they hold)."""
@@ -52,6 +54,7 @@ class CitationContext:
     function: str
     fielded_start: date | None = None  # the citation's fielded window, parsed
     fielded_end: date | None = None
+    period_as: str | None = None  # the calendar period the data layer's `[periods]` maps the period to
 
 
 @dataclass(frozen=True)
@@ -253,28 +256,53 @@ class Scope:
 
 def _scoped(relation, table: dict, context: dict) -> Scope:
     """The rows of the cited period and fielded window. A table declares its period column and date
-    column for this."""
-    conditions, words, day = [], [], None
+    column for this; a window it cannot apply is named in the coverage (`unscoped`)."""
+    conditions, words, day, unscoped = [], [], None, None
     if table["period_column"]:
         if context["period"] is None:
             return Scope(relation, empty=f"the citation names no period to pick from column {table['period_column']!r}")
-        conditions.append(f"{_quote(table['period_column'])} = {_literal(context['period'])}")
-        words.append(f"with {table['period_column']} = {context['period']!r}")
+        condition, said = _period_condition(relation, table["period_column"], context)
+        conditions.append(condition)
+        words.append(said)
     start, end = context["fielded_start"], context["fielded_end"]
     if table["date_column"] and start and end:
         day = f"CAST({_quote(table['date_column'])} AS DATE)"  # in the connection's (declared) time zone
         conditions.append(f"{day} BETWEEN DATE '{start.isoformat()}' AND DATE '{end.isoformat()}'")
         words.append(f"fielded {start.isoformat()}..{end.isoformat()}" + _zone_words(relation, table))
+    elif start and end:
+        unscoped = (
+            f"the fielded window {start}..{end} was not applied: table {table['name']!r} declares no date_column "
+            "(declare date_column = the column of each row's fielding date)"
+        )
     total = relation.aggregate("count(*)").fetchone()[0]
     if not conditions:
         note = "" if not (start and end) else f" (no date column declared: fielded {start}..{end} not applied)"
-        return Scope(relation, f"all rows: {total:,}{note}", coverage=_measure(relation, context, None))
+        coverage = _measure(relation, context, None) | {"unscoped": unscoped}
+        return Scope(relation, f"all rows: {total:,}{note}", coverage=coverage)
     relation = relation.filter(" AND ".join(conditions))
-    coverage = _measure(relation, context, day)
+    coverage = _measure(relation, context, day) | {"unscoped": unscoped}
     rows = f"rows {' and '.join(words)}: {coverage['rows']:,} of {total:,}"
     if coverage["rows"] == 0:
         return Scope(relation, rows, f"table {table['name']!r} has no rows {' and '.join(words)}", coverage)
     return Scope(relation, rows, coverage=coverage)
+
+
+def _period_condition(relation, column: str, context: dict) -> tuple[str, str]:
+    """The rows of the cited period: those whose `column` is the period as written, else, when the period
+    is a calendar period (or `[periods]` maps it to one), those whose `column` is a period inside it
+    (a quarter's months, a month's ISO weeks, days)."""
+    period, quoted = context["period"], _quote(column)
+    exact = f"CAST({quoted} AS VARCHAR) = {_literal(period)}"  # a DATE column compared with "April 2026" too
+    outer = periods.span(context["period_as"] or period)
+    if outer is None or relation.filter(exact).aggregate("count(*)").fetchone()[0]:
+        return exact, f"with {column} = {period!r}"
+    values = relation.query("t", f"SELECT DISTINCT {quoted} FROM t WHERE {quoted} IS NOT NULL").fetchall()
+    inside = sorted(str(value) for (value,) in values if periods.within(periods.span(value), outer))
+    listed = ", ".join(inside[:6]) + (", …" if len(inside) > 6 else "")
+    said = f"with {column} in {period!r} ({periods.describe(outer)}: {listed or 'none'})"
+    if not inside:
+        return "FALSE", said
+    return f"CAST({quoted} AS VARCHAR) IN ({', '.join(_literal(v) for v in inside)})", said
 
 
 def _measure(relation, context: dict, day: str | None) -> dict:
