@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 
+from .values import non_finite
+
 _MISSING = object()
 _INTEGER_LITERAL = re.compile(r"^-?\d+$")
 FULL_PRECISION_DIGITS, FULL_PRECISION_RELATIVE = 15, 1e-12
@@ -134,9 +136,11 @@ def differences(claims: list[ClaimValue], rerun, comparison: Comparison = AS_ROU
         entry = {
             "pointer": claim.pointer,
             "claimed": _number(claim.literal, claim.value),
-            "rerun": None if value is _MISSING else value,
+            "rerun": None if value is _MISSING else non_finite(value) or value,
         }
-        if value is _MISSING:
+        if non_finite(value):
+            entry["note"] = f"the extractor returned {non_finite(value)}"
+        elif value is _MISSING:
             entry["note"] = "the re-derived value has nothing at this pointer"
         elif not is_number(value):
             entry["note"] = "the re-derived value here is not a number"

@@ -378,6 +378,8 @@ def _differing(found: list[dict], claims: list[ClaimValue]) -> str:
     """`1 of 5 claims differ; /segments/0/share: claimed 0.47, re-derived 0.415`, the scale cause first."""
     first = found[0]
     rerun = "nothing" if first.get("note") and first["rerun"] is None else repr(first["rerun"])
+    if first.get("note", "").startswith("the extractor returned"):
+        rerun = f"{first['rerun']} ({first['note']})"
     scale = next((d["note"] for d in found if d.get("note", "").startswith("scale:")), None)
     return (
         (f"{scale}; " if scale else "")

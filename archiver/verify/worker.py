@@ -23,15 +23,13 @@ import sys
 import traceback
 from dataclasses import asdict, dataclass
 from datetime import date
-from decimal import Decimal
 from typing import Self
 
-import orjson
-
 from . import periods
+from .values import plain
 
 OK, FAILED = "ok", "failed"
-Reply = tuple[str, str, str | None, dict | None]
+Reply = tuple[str, object, str | None, dict | None]
 """A worker's answer to a job: (ok | failed, the JSON value or why it failed, the rows used, what they hold)."""
 READY = "ready"
 STARTUP_SECONDS = 120.0
@@ -98,7 +96,7 @@ class Worker:
             code = self._stop(wait=EXIT_SECONDS)
             return Outcome(FAILED, reason=f"the extractor's process {exit_words(code)}")
         if status == OK:
-            return Outcome(OK, value=orjson.loads(payload), rows=rows, coverage=coverage)
+            return Outcome(OK, value=payload, rows=rows, coverage=coverage)
         return Outcome(FAILED, reason=payload, rows=rows, coverage=coverage)
 
     def close(self) -> None:
@@ -221,7 +219,8 @@ def _run_on(con, function, table: dict, context: dict) -> Reply:
     return status, payload, scope.rows, scope.coverage
 
 
-def _call(function, relation, context: dict) -> tuple[str, str]:
+def _call(function, relation, context: dict) -> tuple[str, object]:
+    """(ok, the value as plain JSON-shaped Python, NaN kept) or (failed, why)."""
     try:
         value = function(relation, context["column"], CitationContext(**context))
     except SystemExit as exc:
@@ -229,7 +228,7 @@ def _call(function, relation, context: dict) -> tuple[str, str]:
     except Exception as exc:
         return FAILED, f"the extractor raised {_one_line(exc)} ({_where(exc)})"
     try:
-        return OK, orjson.dumps(value, default=_plain).decode()
+        return OK, plain(value)
     except TypeError as exc:
         return FAILED, f"the extractor returned a value that is not JSON: {exc}"
 
@@ -369,12 +368,6 @@ def _relation(con, table: dict):
 
 def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
-
-
-def _plain(value):
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _one_line(exc: BaseException) -> str:
