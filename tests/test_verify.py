@@ -530,13 +530,15 @@ def make_analyst(tmp_path: Path) -> Path:
     return path
 
 
-def analyst_cite(table, function="count", period="W6 (April 2026)", fielded="2026-04-02/2026-04-19", study="S"):
+def analyst_cite(
+    table, function="count", period="W6 (April 2026)", fielded="2026-04-02/2026-04-19", study="S", base_n=10
+):
     return citation(
         study=study,
         period=period,
         fielded=fielded,
         weight="unweighted",
-        base={"name": "Answering q1", "n": 10},  # the fewest rows any of the tests keeps
+        base={"name": "Answering q1", "n": base_n},  # 10: the fewest rows any of the tests keeps
         source={"table": table, "column": "q1", "function": function},
         warnings=None,
     )

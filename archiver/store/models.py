@@ -266,6 +266,7 @@ class VerdictRow(SQLModel, table=True):
     comparison: str | None = None
     absolute_tolerance: float | None = None
     coverage: str | None = None
+    inputs: dict | None = _json()
 
 
 class VerifyRunRow(SQLModel, table=True):

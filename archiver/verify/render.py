@@ -104,7 +104,11 @@ def _note(v: dict) -> str:
     if v["previous_stale"]:
         return f"was {v['previous']} ({_when(v['previous_at'])}) with a data layer that has changed since: STALE"
     if v["stale"]:
-        return f"verified {_when(v['verified_at'])} with a data layer that has changed since: STALE, run verify again"
+        because = f" ({v['stale_because']})" if v["stale_because"] else ""
+        return (
+            f"verified {_when(v['verified_at'])} with a data layer that has changed since{because}: "
+            "STALE, run verify again"
+        )
     if v["verified_at"] and v["previous"] is None and v["stale"] is False:
         return f"verified {_when(v['verified_at'])}; the data layer is unchanged since"
     return ""

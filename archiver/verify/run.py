@@ -14,6 +14,8 @@ as stale.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import uuid
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -63,7 +65,7 @@ FROM (SELECT run_id FROM verify_runs WHERE event = 'started' ORDER BY logged_at 
 
 LATEST = f"""
 SELECT result_key, citation_hash, verdict, reason, differences, claims, verified_at, fingerprint, extractor,
-       data_layer, rows_used, comparison, coverage
+       data_layer, rows_used, comparison, coverage, inputs
 FROM latest_verdicts WHERE list_contains({STRINGS}, result_key)
 """
 
@@ -93,6 +95,7 @@ class CitationVerdict:
     verified_at: datetime | None = None
     fingerprint: str | None = None
     stale: bool | None = None  # the verdict rests on another data layer than the current one
+    stale_because: str | None = None  # what changed since: the files, the comparison
     previous: str | None = None  # the verdict before this run
     previous_at: datetime | None = None
     previous_stale: bool | None = None
@@ -177,7 +180,7 @@ def verify(
         for row in citations:
             resolution = _resolve(layer, row, None if tolerance is None else Comparison(relative=tolerance))
             last = latest.get((row["result_key"], row["citation_hash"]))
-            if resume and last and last["fingerprint"] == resolution.fingerprint:
+            if resume and last and last["fingerprint"] == _current(layer, resolution, last):
                 verdicts.append(_kept(row, last))
                 continue
             comparison = resolution.comparison
@@ -191,13 +194,20 @@ def verify(
                 found,
                 claims=len(claims[row["result_key"]]),
                 verified_at=now,
-                fingerprint=resolution.fingerprint,
+                fingerprint=_fingerprint(resolution, _loaded(layer, outcome.loaded)),
             )
             verdict.rows_used, verdict.comparison = outcome.rows, comparison.describe()
             verdict.coverage = coverage.describe(row["base_n"]) if coverage else None
-            _previous(verdict, last, resolution)
+            _previous(verdict, last, layer, resolution)
             verdicts.append(verdict)
-            _append(con, [_row(verdict, resolution, comparison, run_id, layer, layer_sha)])
+            inputs = {"files": resolution.files | _loaded(layer, outcome.loaded), "loaded": list(outcome.loaded)}
+            _append(
+                con,
+                [
+                    _row(verdict, resolution, comparison, run_id, layer, layer_sha)
+                    | {"inputs": orjson.dumps(inputs).decode()}
+                ],
+            )
     _log_run(con, run_id, "finished", datetime.now(UTC), layer.path)
     return VerifyReport(verdicts, skipped, layer.path, layer_sha, run_id, now)
 
@@ -269,7 +279,7 @@ def _row(verdict: CitationVerdict, resolution: Resolution, comparison: Compariso
         "extractor": resolution.extractor.label() if resolution.extractor else None,
         "extractor_version": resolution.extractor_version,
         "table_sha256": resolution.table_sha256,
-        "fingerprint": resolution.fingerprint,
+        "fingerprint": verdict.fingerprint,
         "data_layer": layer.path,
         "data_layer_sha256": layer_sha,
     }
@@ -315,7 +325,9 @@ def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Sel
         if last:
             verdict = _stored(row, last)
             if layer is not None:
-                verdict.stale = last["fingerprint"] != _resolve(layer, row).fingerprint
+                resolution = _resolve(layer, row)
+                verdict.stale = last["fingerprint"] != _current(layer, resolution, last)
+                verdict.stale_because = _changed(layer, resolution, last) if verdict.stale else None
         verdicts.append(verdict)
     return VerifyReport(
         verdicts, skipped, layer.path if layer else None, layer.fingerprint() if layer else None, None, None
@@ -416,10 +428,50 @@ def _verdict(row: dict, verdict, reason, found, *, claims: int, verified_at, fin
     )
 
 
-def _previous(verdict: CitationVerdict, last: dict | None, resolution: Resolution) -> None:
+def _previous(verdict: CitationVerdict, last: dict | None, layer: DataLayer, resolution: Resolution) -> None:
     if last:
         verdict.previous, verdict.previous_at = last["verdict"], last["verified_at"]
-        verdict.previous_stale = last["fingerprint"] != resolution.fingerprint
+        verdict.previous_stale = last["fingerprint"] != _current(layer, resolution, last)
+
+
+def _fingerprint(resolution: Resolution, loaded: dict[str, str]) -> str:
+    """What a verdict rests on: the resolution's fingerprint and, when the extractor imported modules of
+    the project while it ran, their contents."""
+    if not loaded:
+        return resolution.fingerprint
+    return hashlib.sha256(orjson.dumps([resolution.fingerprint, sorted(loaded.items())])).hexdigest()
+
+
+def _loaded(layer: DataLayer, paths) -> dict[str, str]:
+    return {path: layer.file_sha(path) or "missing" for path in paths}
+
+
+def _stored_inputs(last: dict) -> dict:
+    inputs = last.get("inputs")
+    return (orjson.loads(inputs) if isinstance(inputs, (str, bytes)) else inputs) or {}
+
+
+def _current(layer: DataLayer, resolution: Resolution, last: dict) -> str:
+    """The fingerprint a stored verdict would have now: the resolution's, with the modules it loaded."""
+    return _fingerprint(resolution, _loaded(layer, _stored_inputs(last).get("loaded", [])))
+
+
+def _changed(layer: DataLayer, resolution: Resolution, last: dict) -> str:
+    """What changed since a stale verdict was made: its files that changed or are gone, the files its
+    declared inputs match now and did not then, the comparison; else the data layer's declarations."""
+    files = _stored_inputs(last).get("files", {})
+    changed = [path for path, digest in files.items() if layer.file_sha(path) != digest]
+    added = [path for path in resolution.files if files and path not in files]
+    said = [f"{_shown(layer, p)} changed" for p in changed] + [f"{_shown(layer, p)} is new" for p in added]
+    if last["comparison"] and last["comparison"] != resolution.comparison.describe():
+        said.append(f"compared {last['comparison']}, now {resolution.comparison.describe()}")
+    return "; ".join(said) or "the data layer's declarations changed"
+
+
+def _shown(layer: DataLayer, path: str) -> str:
+    """A path relative to the data layer's folder when it is inside it."""
+    relative = os.path.relpath(path, os.path.dirname(layer.path))
+    return path if relative.startswith("..") else relative
 
 
 def _append(con, rows: list[dict]) -> None:

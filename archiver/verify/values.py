@@ -37,7 +37,7 @@ def plain(value):
 
 
 def non_finite(value) -> str | None:
-    """"NaN", "Infinity" or "-Infinity" for such a float, else None."""
+    """ "NaN", "Infinity" or "-Infinity" for such a float, else None."""
     if isinstance(value, float) and not math.isfinite(value):
         return NON_FINITE[repr(value)]
     return None

@@ -26,6 +26,7 @@ from datetime import date
 from typing import Self
 
 from . import periods
+from .imports import ImportLog
 from .values import plain
 
 OK, FAILED = "ok", "failed"
@@ -63,6 +64,7 @@ class Outcome:
     rows: str | None = None  # which rows the extractor was given: "rows fielded 2026-04-02..2026-04-19: 4,210"
     timed_out: bool = False
     coverage: dict | None = None  # what those rows hold (`coverage.Coverage`'s fields)
+    loaded: tuple[str, ...] = ()  # the project's module files the extractor imported (`imports.ImportLog`)
 
 
 class Worker:
@@ -91,13 +93,13 @@ class Worker:
                 self._stop()
                 reason = f"the extractor did not finish within {self.timeout:g}s and was stopped"
                 return Outcome(FAILED, reason=reason, timed_out=True)
-            status, payload, rows, coverage = self._conn.recv()
+            status, payload, rows, coverage, loaded = self._conn.recv()
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
             code = self._stop(wait=EXIT_SECONDS)
             return Outcome(FAILED, reason=f"the extractor's process {exit_words(code)}")
         if status == OK:
-            return Outcome(OK, value=payload, rows=rows, coverage=coverage)
-        return Outcome(FAILED, reason=payload, rows=rows, coverage=coverage)
+            return Outcome(OK, value=payload, rows=rows, coverage=coverage, loaded=tuple(loaded))
+        return Outcome(FAILED, reason=payload, rows=rows, coverage=coverage, loaded=tuple(loaded))
 
     def close(self) -> None:
         if self._process is not None and self._process.is_alive():
@@ -167,6 +169,7 @@ def serve(conn) -> None:
 
     conn.send(READY)
     functions: dict = {}
+    loaded: dict[tuple, set[str]] = {}  # the project's module files each extractor imported, loading or running
     while True:
         try:
             job = conn.recv()
@@ -174,7 +177,12 @@ def serve(conn) -> None:
             return
         if job is None:
             return
-        conn.send(_job(*job, functions))
+        table, extractor, context = job
+        key = (extractor["kind"], extractor["target"], extractor["function"])
+        with ImportLog() as log:
+            reply = _job(table, extractor, context, functions)
+        loaded.setdefault(key, set()).update(log.project_files())
+        conn.send((*reply, sorted(loaded[key])))
 
 
 def _job(table: dict, extractor: dict, context: dict, functions: dict) -> Reply:
