@@ -10,7 +10,9 @@ absolute tolerance (|claimed - rerun| <= absolute) or a relative one
 (|claimed - rerun| <= relative * max(|claimed|, |rerun|)); integer literals follow the same rule.
 
 A claim that does not reproduce but would after a factor of 100 or 1,000 is still a difference; its
-note says which scale the claim and the data use, so the cause is visible.
+note names the factor, and the cause only where the numbers show it: a claim within 0..1 against data
+within 0..100 is a fraction against a percent, but 1,250 against 125,000 is only "100 times" (euros
+against cents, or any other pair of units: the data does not say).
 """
 
 from __future__ import annotations
@@ -26,13 +28,15 @@ _MISSING = object()
 _INTEGER_LITERAL = re.compile(r"^-?\d+$")
 FULL_PRECISION_DIGITS, FULL_PRECISION_RELATIVE = 15, 1e-12
 
-# (the factor the data gives the claim times, the note that names the mismatch)
+# (the factor the data gives the claim times, the note that names it)
 SCALES = (
-    (100, "scale: claimed as fraction, data gives percent"),
-    (1 / 100, "scale: claimed as percent, data gives fraction"),
-    (1000, "scale: claimed in thousands, data gives units (or fraction against per mille)"),
-    (1 / 1000, "scale: claimed in units, data gives thousands (or per mille against fraction)"),
+    (100, "scale: the data gives 100 times the claimed value"),
+    (1 / 100, "scale: the data gives 1/100 of the claimed value"),
+    (1000, "scale: the data gives 1,000 times the claimed value"),
+    (1 / 1000, "scale: the data gives 1/1,000 of the claimed value"),
 )
+FRACTION_AGAINST_PERCENT = "scale: claimed as fraction, data gives percent"
+PERCENT_AGAINST_FRACTION = "scale: claimed as percent, data gives fraction"
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,16 @@ def scale_note(claim: ClaimValue, rerun, comparison: Comparison) -> str | None:
         return None
     for factor, note in SCALES:
         if comparison.agrees(claim, rerun / factor):
-            return note
+            return _percent_note(factor, abs(claim.value), abs(rerun)) or note
+    return None
+
+
+def _percent_note(factor: float, claimed: float, rerun: float) -> str | None:
+    """The fraction-against-percent cause, when both numbers lie where shares do (0..1 and 0..100)."""
+    if factor == 100 and claimed <= 1 and rerun <= 100:
+        return FRACTION_AGAINST_PERCENT
+    if factor == 1 / 100 and claimed <= 100 and rerun <= 1:
+        return PERCENT_AGAINST_FRACTION
     return None
 
 

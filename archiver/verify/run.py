@@ -34,6 +34,8 @@ from .worker import FAILED, OK, CitationContext, Outcome, Worker
 
 REPRODUCED, DIFFERS, NOT_RERUNNABLE = "reproduced", "differs", "not-rerunnable"
 PARTIAL, UNSCOPED = "partial", "unscoped"
+UNWEIGHTED = ("unweighted", "none")
+"""The weights a citation gives for an unweighted base (Citations v1 names "none" its sentinel)."""
 VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE, PARTIAL, UNSCOPED)
 STALE = "stale"
 # The verdicts each `--fail-on` level fails on (`stale`: any verdict resting on a changed data layer).
@@ -250,7 +252,7 @@ def _context(row: dict, periods: dict[str, str]) -> CitationContext:
         study=row["study"],
         period=row["period"],
         period_as=periods.get(row["period"]),
-        weight=None if not weight or weight.strip().lower() == "unweighted" else weight,
+        weight=None if not weight or weight.strip().lower() in UNWEIGHTED else weight,
         base_name=row["base_name"],
         base_n=row["base_n"],
         table=row["source_table"],

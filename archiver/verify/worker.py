@@ -45,7 +45,7 @@ class CitationContext:
 
     study: str | None
     period: str | None
-    weight: str | None  # the weight column, None when the citation says "unweighted" or names none
+    weight: str | None  # the weight column, None when the citation says "unweighted" or "none", or names none
     base_name: str | None
     base_n: float | None
     table: str
