@@ -25,9 +25,9 @@ from pathlib import Path
 import orjson
 
 from ..errors import VerifyError
-from . import periods as calendar_periods
 from .compare import AS_ROUNDED, Comparison
 from .imports import installed
+from .periods import span as calendar_span
 
 ENTRY_POINT_GROUP = "archiver.extractors"
 DEFAULT_TIMEOUT = 60.0
@@ -469,7 +469,7 @@ def _periods(value) -> dict[str, str]:
     "2026-Q2", "2026-W14", or a range "2026-04-02/2026-04-19")."""
     mapping = _table(value, "[periods]")
     for label, period in mapping.items():
-        if not isinstance(period, str) or calendar_periods.span(period) is None:
+        if not isinstance(period, str) or calendar_span(period) is None:
             raise DataLayerError(
                 f"[periods] {label!r}: {period!r} is not a calendar period (a month 2026-04, a quarter 2026-Q2, "
                 "a half 2026-H1, an ISO week 2026-W14, a year, a day or a range 2026-04-02/2026-04-19)"

@@ -25,8 +25,10 @@ from dataclasses import asdict, dataclass
 from datetime import date
 from typing import Self
 
-from . import periods
 from .imports import ImportLog
+from .periods import describe as describe_span
+from .periods import span as calendar_span
+from .periods import within
 from .values import plain
 
 OK, FAILED = "ok", "failed"
@@ -300,13 +302,13 @@ def _period_condition(relation, column: str, context: dict) -> tuple[str, str]:
     (a quarter's months, a month's ISO weeks, days)."""
     period, quoted = context["period"], _quote(column)
     exact = f"CAST({quoted} AS VARCHAR) = {_literal(period)}"  # a DATE column compared with "April 2026" too
-    outer = periods.span(context["period_as"] or period)
+    outer = calendar_span(context["period_as"] or period)
     if outer is None or relation.filter(exact).aggregate("count(*)").fetchone()[0]:
         return exact, f"with {column} = {period!r}"
     values = relation.query("t", f"SELECT DISTINCT {quoted} FROM t WHERE {quoted} IS NOT NULL").fetchall()
-    inside = sorted(str(value) for (value,) in values if periods.within(periods.span(value), outer))
+    inside = sorted(str(value) for (value,) in values if within(calendar_span(value), outer))
     listed = ", ".join(inside[:6]) + (", …" if len(inside) > 6 else "")
-    said = f"with {column} in {period!r} ({periods.describe(outer)}: {listed or 'none'})"
+    said = f"with {column} in {period!r} ({describe_span(outer)}: {listed or 'none'})"
     if not inside:
         return "FALSE", said
     return f"CAST({quoted} AS VARCHAR) IN ({', '.join(_literal(v) for v in inside)})", said
