@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from ..cite.stated import stated
 from ..query.transcript import CitationView, PartView, ResultView
 from .paths import display_path
 
@@ -39,7 +40,7 @@ class Table:
     def row_name(self, index: int) -> str:
         """What a reader calls the row: its first text cell, else its number."""
         cells = self.rows[index].values()
-        return next((c.text for c in cells if not c.is_number and c.text), f"row {index + 1}")
+        return next((c.text for c in cells if not c.is_number and not c.is_claim and c.text), f"row {index + 1}")
 
 
 @dataclass
@@ -173,11 +174,11 @@ def _table(name: str, pointer: str, rows: list[dict], literals: dict[str, str], 
 
 
 def _cell(pointer: str, value: Any, literals: dict[str, str], claims: bool) -> Cell:
+    """A scalar as shown; a claim when it is a number, or a string stating one ("35%": `cite.stated`)."""
     number = _is_number(value)
     if isinstance(value, str):
-        text = value
-    else:
-        text = (literals.get(pointer) or literal_of(value)) if number else literal_of(value)
+        return Cell(pointer, value, False, claims and stated(value) is not None)
+    text = (literals.get(pointer) or literal_of(value)) if number else literal_of(value)
     return Cell(pointer, text, number, number and claims)
 
 
@@ -322,7 +323,14 @@ def verdict_lines(c: CitationView, labels: dict[str, Cell]) -> list[Line]:
 
 def as_written(value: Any, written: str) -> str:
     """A re-derived number to one decimal more than the agent wrote (more only where needed to differ), not
-    the float's every digit: the agent wrote 0.47, the data layer re-derives 0.415."""
+    the float's every digit: the agent wrote 0.47, the data layer re-derives 0.415. A number the agent
+    stated as a string is shown as it stated it: the agent wrote 35%, the data layer re-derives 48.9%."""
+    number = stated(written)
+    if number is not None and _is_number(value):
+        places = len(number.literal.partition(".")[2]) + 1
+        if number.percent and abs(value) <= 1:
+            return f"{value * 100:.{places}f}%"
+        return f"{value:.{places}f}"
     if not _is_number(value) or "." not in written or "e" in written.lower():
         return literal_of(value)
     places = len(written.split(".", 1)[1]) + 1

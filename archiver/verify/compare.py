@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 
+from ..cite.stated import stated
 from .values import non_finite
 
 _MISSING = object()
@@ -44,6 +45,12 @@ class ClaimValue:
     pointer: str
     literal: str
     value: float
+    stated: str | None = None  # the string the agent wrote, when it stated the number in one ("35%")
+    unit: str | None = None  # its unit: "%", "€", "kg"
+
+    def as_fraction(self) -> ClaimValue:
+        """A percent claim as the fraction it is: "48.9%" is 0.489, written to three places."""
+        return ClaimValue(self.pointer, str(Decimal(self.literal).scaleb(-2)), self.value / 100)
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,24 @@ def resolve(document, pointer: str):
     return current
 
 
+def agrees(claim: ClaimValue, rerun, comparison: Comparison) -> bool:
+    """Whether the re-derived value reproduces the claim. A number stated as a string compares by its
+    number; a percent ("48.9%") with a percent or with the fraction it is (0.489); a re-derived string
+    is read the same way ("48.9%" against "48,9 %")."""
+    if isinstance(rerun, str):
+        if claim.stated is not None and rerun.strip() == claim.stated.strip():
+            return True
+        found = stated(rerun)
+        if found is None:
+            return False
+        if found.percent and claim.unit == "%":
+            return comparison.agrees(claim, found.value)
+        rerun = found.value / 100 if found.percent else found.value
+    if claim.unit == "%":
+        return comparison.agrees(claim, rerun) or comparison.agrees(claim.as_fraction(), rerun)
+    return comparison.agrees(claim, rerun)
+
+
 def is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -144,20 +169,20 @@ def differences(claims: list[ClaimValue], rerun, comparison: Comparison = AS_ROU
     found = []
     for claim in claims:
         value = resolve(rerun, claim.pointer)
-        if comparison.agrees(claim, value):
+        if agrees(claim, value, comparison):
             continue
         entry = {
             "pointer": claim.pointer,
-            "claimed": _number(claim.literal, claim.value),
+            "claimed": claim.stated if claim.stated is not None else _number(claim.literal, claim.value),
             "rerun": None if value is _MISSING else non_finite(value) or value,
         }
         if non_finite(value):
             entry["note"] = f"the extractor returned {non_finite(value)}"
         elif value is _MISSING:
             entry["note"] = "the re-derived value has nothing at this pointer"
-        elif not is_number(value):
+        elif not is_number(value) and not (isinstance(value, str) and stated(value)):
             entry["note"] = "the re-derived value here is not a number"
-        elif note := scale_note(claim, value, comparison):
+        elif claim.unit != "%" and (note := scale_note(claim, value, comparison)):
             entry["note"] = note
         found.append(entry)
     return found
