@@ -129,3 +129,25 @@ def test_coverage_without_a_window_states_the_rows_against_the_base():
     assert coverage.describe(None) is None
     assert coverage.shortfall(120) is None
     assert coverage.shortfall(121) == ("the citation's base n=121 is more than the 120 rows re-run")
+
+
+def test_serve_filters_and_shows_partial_and_unscoped_verdicts(archive, write, daily, tmp_path):
+    from starlette.testclient import TestClient
+
+    from archiver.serve.app import create_app
+
+    ingest(archive, write, {"half": ({"n": 300}, cite("2026-04-01/2026-04-30", 300))})
+    archive.verify()
+    archive.close()
+    with TestClient(create_app(str(tmp_path / "archive.duckdb"))) as client:
+        twin = client.get("/verify.json?verdict=partial").json()
+        assert [(row["task_id"], row["verdict"], row["coverage"]) for row in twin["rows"]] == [
+            (
+                "half",
+                "partial",
+                "dates 2026-04-01..2026-04-15: 15 of 30 days of the window, 15 missing; 300 rows for base n=300",
+            )
+        ]
+        assert twin["verdicts_by_status"] == {"partial": 1}
+        assert client.get("/verify.json?verdict=unscoped").json()["count"] == 0
+        assert "<option selected>partial</option>" in client.get("/verify?verdict=partial").text
