@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from archiver.archive import Archive
 from archiver.cli import main
+from archiver.store.migrations import latest_version
 from benchmarks.same_contents import differences
 from tests.transcripts import SAMPLES
 
@@ -141,8 +142,8 @@ def test_a_dry_run_on_an_older_schema_is_refused_in_one_line(tmp_path):
         refused.stderr.strip()
         .splitlines()[-1]
         .endswith(
-            f"{path}: the archive's schema is at version 6, older than this archiver's (11); `archiver db repair` "
-            "without --dry-run upgrades it and repairs it"
+            f"{path}: the archive's schema is at version 6, older than this archiver's ({latest_version()}); "
+            "`archiver db repair` without --dry-run upgrades it and repairs it"
         )
     )
     with Archive.open(path, upgrade=False) as old:
