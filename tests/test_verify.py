@@ -544,6 +544,19 @@ def analyst_cite(
     )
 
 
+COUNT_EXTRACTOR = """
+def count(relation, column, context):
+    return {"n": relation.query("t", f'SELECT count(*) FROM t WHERE "{column}" = 1').fetchone()[0]}
+"""
+
+
+def plain_cite(function: str, table: str = "t", period: str = "P", n: int = 4, **overrides) -> dict:
+    """A citation of study S, unweighted, without a fielded window, of column q1 (overrides: any field)."""
+    fields = {"fielded": None, "weight": "unweighted", "warnings": None, "base": {"name": "All", "n": n}}
+    source = {"table": table, "column": "q1", "function": function}
+    return citation(**{"study": "S", "period": period, "source": source, **fields, **overrides})
+
+
 def outcomes(report) -> dict[str, tuple]:
     return {v.task_id: (v.verdict, v.reason, v.rows_used) for v in report.verdicts}
 

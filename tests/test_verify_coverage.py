@@ -8,13 +8,9 @@ from pathlib import Path
 import pytest
 
 from archiver.verify.coverage import Coverage
-from tests.test_verify import ingest, outcomes
-from tests.transcripts import citation
+from tests.test_verify import COUNT_EXTRACTOR, ingest, outcomes, plain_cite
 
-EXTRACTORS = """
-def count(relation, column, context):
-    return {"n": relation.query("t", f'SELECT count(*) FROM t WHERE "{column}" = 1').fetchone()[0]}
-"""
+EXTRACTORS = COUNT_EXTRACTOR
 
 LAYER = """
 [verify]
@@ -47,15 +43,7 @@ def daily(tmp_path: Path) -> Path:
 
 def cite(fielded: str, n: int | None, weight: str = "unweighted") -> dict:
     base = {"name": "Online panel", "n": n} if n is not None else None
-    return citation(
-        study="S",
-        period="April",
-        fielded=fielded,
-        weight=weight,
-        base=base,
-        source={"table": "daily", "column": "q1", "function": "count"},
-        warnings=None,
-    )
+    return plain_cite("count", "daily", "April", fielded=fielded, weight=weight, base=base)
 
 
 def test_a_window_the_rows_cover_partly_is_partial_never_reproduced(archive, write, daily):

@@ -11,8 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from archiver.cli import main
-from tests.test_verify import ingest, outcomes
-from tests.transcripts import citation
+from tests.test_verify import ingest, outcomes, plain_cite
 
 EXTRACTORS = """
 import importlib
@@ -63,15 +62,7 @@ def layer(tmp_path: Path) -> Path:
 
 
 def cite(function: str) -> dict:
-    return citation(
-        study="S",
-        period="P",
-        fielded=None,
-        weight="unweighted",
-        base={"name": "All", "n": 4},
-        source={"table": "t", "column": "q1", "function": function},
-        warnings=None,
-    )
+    return plain_cite(function)
 
 
 def stale(archive) -> dict[str, tuple[bool, str | None]]:

@@ -11,13 +11,9 @@ import pytest
 
 from archiver.verify import DataLayer, DataLayerError
 from archiver.verify.periods import span
-from tests.test_verify import ingest, outcomes
-from tests.transcripts import citation
+from tests.test_verify import COUNT_EXTRACTOR, ingest, outcomes, plain_cite
 
-EXTRACTORS = """
-def count(relation, column, context):
-    return {"n": relation.query("t", f'SELECT count(*) FROM t WHERE "{column}" = 1').fetchone()[0]}
-"""
+EXTRACTORS = COUNT_EXTRACTOR
 
 LAYER = """
 [verify]
@@ -67,15 +63,7 @@ def layer(tmp_path: Path) -> Path:
 
 
 def cite(table: str, period: str, fielded: str | None = None, n: int = 5) -> dict:
-    return citation(
-        study="S",
-        period=period,
-        fielded=fielded,
-        weight="unweighted",
-        base={"name": "All", "n": n},
-        source={"table": table, "column": "q1", "function": "count"},
-        warnings=None,
-    )
+    return plain_cite("count", table, period, n, fielded=fielded)
 
 
 def test_a_window_the_table_cannot_apply_is_unscoped_not_differs(archive, write, layer):

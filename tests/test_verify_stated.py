@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from archiver.cite.stated import StatedNumber, stated
-from tests.test_verify import ingest, outcomes
-from tests.transcripts import citation
+from tests.test_verify import ingest, outcomes, plain_cite
 
 EXTRACTORS = """
 def answer(relation, column, context):
@@ -30,15 +29,7 @@ def layer(tmp_path: Path) -> Path:
 
 
 def cite() -> dict:
-    return citation(
-        study="S",
-        period="P",
-        fielded=None,
-        weight="unweighted",
-        base={"name": "All", "n": 92},
-        source={"table": "t", "column": "q1", "function": "answer"},
-        warnings=None,
-    )
+    return plain_cite("answer", n=92)
 
 
 def test_a_percent_string_is_compared_and_show_prints_its_verdict(archive, write, layer):

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from archiver.cli import main
 from archiver.verify import DataLayer, DataLayerError
-from tests.test_verify import analyst_cite, ingest, outcomes
+from tests.test_verify import COUNT_EXTRACTOR, analyst_cite, ingest, outcomes
 
 # Five answers fielded in April 2026 (UTC), two of them near midnight: read in Tokyo the last is in May,
 # read in Los Angeles the first is in March.
@@ -22,10 +22,7 @@ MOMENTS = """fielded_at,q1
 2026-04-30T20:00:00+00:00,1
 """
 
-EXTRACTORS = """
-def count(relation, column, context):
-    return {"n": relation.query("t", f'SELECT count(*) FROM t WHERE "{column}" = 1').fetchone()[0]}
-"""
+EXTRACTORS = COUNT_EXTRACTOR
 
 LAYER = """
 [verify]

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from archiver.verify.values import plain
-from tests.test_verify import ingest, outcomes
-from tests.transcripts import citation
+from tests.test_verify import ingest, outcomes, plain_cite
 
 EXTRACTORS = """
 from decimal import Decimal
@@ -66,15 +65,7 @@ def layer(tmp_path: Path) -> Path:
 
 
 def cite(function: str) -> dict:
-    return citation(
-        study="S",
-        period="P",
-        fielded=None,
-        weight="unweighted",
-        base={"name": "All", "n": 4},
-        source={"table": "t", "column": "q1", "function": function},
-        warnings=None,
-    )
+    return plain_cite(function)
 
 
 def test_numpy_pandas_and_decimal_results_are_compared(archive, write, layer):

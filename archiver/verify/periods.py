@@ -70,19 +70,19 @@ def _months(year: int, first: int, count: int) -> Span:
 
 
 def _quarter(text: str) -> Span | None:
-    match = _QUARTER.match(text)
-    if not match:
-        return None
-    year, quarter = (match[1], match[2]) if match[1] else (match[4], match[3])
-    return _months(int(year), 3 * int(quarter) - 2, 3)
+    return _part_of_year(_QUARTER.match(text), 3)
 
 
 def _half(text: str) -> Span | None:
-    match = _HALF.match(text)
+    return _part_of_year(_HALF.match(text), 6)
+
+
+def _part_of_year(match: re.Match | None, months: int) -> Span | None:
+    """A quarter or a half, written year first ("2026-Q1") or last ("Q1 2026")."""
     if not match:
         return None
-    year, half = (match[1], match[2]) if match[1] else (match[4], match[3])
-    return _months(int(year), 6 * int(half) - 5, 6)
+    year, number = (match[1], match[2]) if match[1] else (match[4], match[3])
+    return _months(int(year), months * (int(number) - 1) + 1, months)
 
 
 def _iso_week(text: str) -> Span | None:
