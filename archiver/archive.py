@@ -458,14 +458,21 @@ class Archive:
         return DataLayer.load(path)
 
     def verify(
-        self, data_layer: str | None = None, tolerance: float | None = None, timeout: float | None = None, **filters
+        self,
+        data_layer: str | None = None,
+        tolerance: float | None = None,
+        timeout: float | None = None,
+        resume: bool | None = None,
+        **filters,
     ):
         """Re-derive the claims of every matching citation from the data layer and record a verdict for
-        each (reproduced, differs, not-rerunnable); a `VerifyReport`. Selection as for `claims`."""
+        each (reproduced, differs, partial, not-rerunnable); a `VerifyReport`. Selection as for `claims`. `resume`:
+        keep current verdicts instead of re-running them (default: after an interrupted run)."""
         from .query.selection import Selection
         from .verify import verify
 
-        return verify(self.con, self.data_layer(data_layer), Selection.of(**filters), tolerance, timeout)
+        layer = self.data_layer(data_layer)
+        return verify(self.con, layer, Selection.of(**filters), tolerance, timeout, resume)
 
     def verdicts(self, data_layer: str | None = None, **filters):
         """The latest stored verdict of every matching citation, without re-running anything; each marked

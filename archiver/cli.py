@@ -767,20 +767,28 @@ def sql_command(statement: str, params: dict[str, str], fmt: str | None, headers
     type=click.FloatRange(min=0, min_open=True),
     help="Seconds per extractor run (default: the data layer's, else 60).",
 )
+@click.option(
+    "--resume/--no-resume",
+    default=None,
+    help="Keep each current verdict (its data layer unchanged) and run only the rest "
+    "(default: --resume after an interrupted run, else --no-resume).",
+)
 @report_options(
     VERIFY_FORMATS,
     ("differs", "not-rerunnable", "stale", "never"),
-    "Exit 1 when a verdict this bad (not-rerunnable includes differs) exists, or (stale) a verdict rests on a "
-    "changed data layer. With --status: never, unless given.",
+    "Exit 1 when a verdict this bad (not-rerunnable includes differs, partial and unscoped) exists, or (stale) a "
+    "verdict rests on a changed data layer. With --status: never, unless given.",
 )
 @selection_options
 @db_options
-def verify(data_layer, status, tolerance, timeout, fmt, headers, fail_on, db, wait, **selection) -> None:
+def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on, db, wait, **selection) -> None:
     """Re-run each matching citation's extractor from the data layer and compare with the claims.
 
-    Records a verdict per citation of a result: reproduced, differs (the pointers and both values) or
-    not-rerunnable (the reason). Only functions the data layer declares are run, each in a separate
-    process bounded by the timeout. Citations of studies the data layer does not cover are skipped.
+    Records a verdict per citation of a result: reproduced, differs (the pointers and both values),
+    partial (rows short of the citation's fielded window or base n), unscoped (a scope the table cannot
+    apply) or not-rerunnable (the reason). Only
+    functions the data layer declares are run, each in a separate process bounded by the timeout.
+    Citations of studies the data layer does not cover are skipped.
     """
     from .verify.render import listing
 
@@ -788,7 +796,7 @@ def verify(data_layer, status, tolerance, timeout, fmt, headers, fail_on, db, wa
         if status:
             report = archive.verdicts(data_layer, **selection)
         else:
-            report = archive.verify(data_layer, tolerance=tolerance, timeout=timeout, **selection)
+            report = archive.verify(data_layer, tolerance=tolerance, timeout=timeout, resume=resume, **selection)
     write_listing(listing(report), fmt, headers)
     if status and click.get_current_context().get_parameter_source("fail_on") is ParameterSource.DEFAULT:
         fail_on = "never"

@@ -76,6 +76,8 @@ def cite(column="q1", function="share", table="t", weight="wt", study="Test Stud
         study=study,
         period="P1",
         weight=weight,
+        base={"name": "All", "n": 4},  # the table's rows
+        fielded=None,  # the table has no date column: a window could not be applied (tests/test_verify_scope.py)
         source={"table": table, "column": column, "function": function},
         warnings=None,
     )
@@ -234,7 +236,7 @@ def test_an_extractor_that_raises_or_crashes_is_reported_and_the_run_goes_on(arc
     found = verdicts(archive.verify())
     assert found["a-boom"][0] == "not-rerunnable"
     assert found["a-boom"][1].startswith("the extractor raised ValueError: no such wave in this extract")
-    assert found["b-crash"] == ("not-rerunnable", "the extractor's process died (exit code 3)")
+    assert found["b-crash"] == ("not-rerunnable", "the extractor's process exited with code 3")
     assert found["c-fine"] == ("reproduced", None)
 
 
@@ -284,7 +286,7 @@ def test_verdicts_show_in_query_claims_show_and_audit(archive, write, layer):
     assert claims[("t1", "/total")] == ("reproduced", None)
     assert claims[("t2", "/total")] == ("not-rerunnable", None)
     text = archive.render("t1")
-    assert "     RE-RUN DIFFERS, over all rows: 4 (no date column declared" in text
+    assert "     RE-RUN DIFFERS, over all rows: 4 (verified" in text
     assert "\n       share of a: the agent wrote 0.35, the data layer re-derives 0.250\n" in text
     assert "NOT RE-RUNNABLE: the table has no column 'q9'" in archive.render("t2")
     assert "RE-RUN DIFFERS" in archive.render("t1", fmt="html")
@@ -515,6 +517,11 @@ timeout = {timeout}
 
 @pytest.fixture
 def analyst(tmp_path: Path) -> Path:
+    return make_analyst(tmp_path)
+
+
+def make_analyst(tmp_path: Path) -> Path:
+    """The analyst's data layer in `tmp_path`: rows.csv, extractors.py, helpers.py and the layer file."""
     (tmp_path / "rows.csv").write_text(ANALYST_ROWS)
     (tmp_path / "extractors.py").write_text(ANALYST_EXTRACTORS)
     (tmp_path / "helpers.py").write_text("SCALE = 1\n")
@@ -523,15 +530,31 @@ def analyst(tmp_path: Path) -> Path:
     return path
 
 
-def analyst_cite(table, function="count", period="W6 (April 2026)", fielded="2026-04-02/2026-04-19", study="S"):
+def analyst_cite(
+    table, function="count", period="W6 (April 2026)", fielded="2026-04-02/2026-04-19", study="S", base_n=10
+):
     return citation(
         study=study,
         period=period,
         fielded=fielded,
         weight="unweighted",
+        base={"name": "Answering q1", "n": base_n},  # 10: the fewest rows any of the tests keeps
         source={"table": table, "column": "q1", "function": function},
         warnings=None,
     )
+
+
+COUNT_EXTRACTOR = """
+def count(relation, column, context):
+    return {"n": relation.query("t", f'SELECT count(*) FROM t WHERE "{column}" = 1').fetchone()[0]}
+"""
+
+
+def plain_cite(function: str, table: str = "t", period: str = "P", n: int = 4, **overrides) -> dict:
+    """A citation of study S, unweighted, without a fielded window, of column q1 (overrides: any field)."""
+    fields = {"fielded": None, "weight": "unweighted", "warnings": None, "base": {"name": "All", "n": n}}
+    source = {"table": table, "column": "q1", "function": function}
+    return citation(**{"study": "S", "period": period, "source": source, **fields, **overrides})
 
 
 def outcomes(report) -> dict[str, tuple]:
@@ -552,7 +575,9 @@ def test_rows_are_narrowed_to_the_fielded_window(archive, write, analyst):
     found = outcomes(archive.verify())
     assert found["fielded"] == ("reproduced", None, "rows fielded 2026-04-02..2026-04-19: 30 of 70")
     assert found["no-date-column"] == (
-        "differs",
+        "unscoped",
+        "the fielded window 2026-04-02..2026-04-19 was not applied: table 'unfiltered' declares no date_column "
+        "(declare date_column = the column of each row's fielding date); 0 of 1 claims agree over these rows; "
         "1 of 1 claims differ; /n: claimed 15, re-derived 55",
         "all rows: 70 (no date column declared: fielded 2026-04-02..2026-04-19 not applied)",
     )
@@ -598,9 +623,9 @@ def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
         archive,
         write,
         {
-            "rounded": ({"share": 0.79}, analyst_cite("unfiltered", "share")),
-            "too-precise": ({"share": 0.7857}, analyst_cite("unfiltered", "share")),
-            "loose": ({"share": 0.78}, analyst_cite("loose", "share")),
+            "rounded": ({"share": 0.79}, analyst_cite("unfiltered", "share", fielded=None)),
+            "too-precise": ({"share": 0.7857}, analyst_cite("unfiltered", "share", fielded=None)),
+            "loose": ({"share": 0.78}, analyst_cite("loose", "share", fielded=None)),
         },
     )
     found = outcomes(archive.verify())
@@ -609,7 +634,7 @@ def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
     assert found["loose"][0] == "reproduced"  # absolute 0.01 on that table
     (verdict,) = archive.verify(task="rounded").verdicts
     assert verdict.comparison == "as rounded (half-even or half-up at the claim's decimal places)"
-    assert "re-run: reproduced, over all rows: 70 (no date column declared" in archive.render("rounded")
+    assert "re-run: reproduced, over all rows: 70 (verified" in archive.render("rounded")
     (analyst.parent / "helpers.py").write_text("SCALE = 100\n")
     found = outcomes(archive.verify())
     assert found["rounded"][:2] == (
@@ -619,7 +644,7 @@ def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
     )
     shown = archive.render("rounded")
     assert "the data layer re-derives 78.571 (scale: claimed as fraction, data gives percent)\n" in shown
-    assert "RE-RUN DIFFERS, over all rows: 70 (no date column declared" in shown
+    assert "RE-RUN DIFFERS, over all rows: 70 (verified" in shown
 
 
 def test_a_change_to_a_module_the_extractor_imports_makes_verdicts_stale(archive, write, analyst, tmp_path):
@@ -676,7 +701,7 @@ def test_each_verdict_is_stored_as_it_is_made(archive, write, analyst, monkeypat
         write,
         {
             "a": ({"n": 55}, analyst_cite("unfiltered", fielded=None)),
-            "b": ({"n": 55}, analyst_cite("wave", period="W5")),
+            "b": ({"n": 55}, analyst_cite("wave", period="W5", fielded=None)),
         },
     )
     real, calls = worker.Worker.run, []

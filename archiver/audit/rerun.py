@@ -1,5 +1,7 @@
 """The re-run rules: a citation whose latest verification (`archiver verify`) re-derived
-different numbers (`rerun-differs`), or could not re-run it at all (`not-rerunnable`).
+different numbers (`rerun-differs`), re-ran it over rows short of its fielded window or base n
+(`rerun-partial`), over rows it could not narrow to its scope (`rerun-unscoped`), or could not re-run it
+at all (`not-rerunnable`).
 
 One finding per stored copy, in scope, that holds the citation. A result never verified raises
 neither rule: run `archiver verify` before the audit to have them judged.
@@ -28,6 +30,14 @@ _WHEN = "' (verified ' || coalesce(audit_iso(v.verified_at), '?') || ')'"
 RERUN_DIFFERS = _LATEST.format(
     verdict="differs",
     sentence=f"'re-running ' || {_CITATION} || ' gives other numbers: ' || coalesce(v.reason, 'None') || {_WHEN}",
+)
+RERUN_PARTIAL = _LATEST.format(
+    verdict="partial",
+    sentence=f"'re-running ' || {_CITATION} || ' used rows short of it: ' || coalesce(v.reason, 'None') || {_WHEN}",
+)
+RERUN_UNSCOPED = _LATEST.format(
+    verdict="unscoped",
+    sentence=f"'re-running ' || {_CITATION} || ' could not apply its scope: ' || coalesce(v.reason, 'None') || {_WHEN}",
 )
 NOT_RERUNNABLE = _LATEST.format(
     verdict="not-rerunnable", sentence=f"{_CITATION} || ' cannot be re-run: ' || coalesce(v.reason, 'None') || {_WHEN}"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from ..store import views
 from ..store.chunks import wholes_sql
-from .rerun import NOT_RERUNNABLE, RERUN_DIFFERS
+from .rerun import NOT_RERUNNABLE, RERUN_DIFFERS, RERUN_PARTIAL, RERUN_UNSCOPED
 
 ERROR = "error"
 WARNING = "warning"
@@ -505,6 +505,20 @@ RULES: tuple[Rule, ...] = (
         "The latest `archiver verify` re-derived a citation's numbers from the data layer and they differ "
         "from the claims of its result.",
         RERUN_DIFFERS,
+    ),
+    Rule(
+        "rerun-partial",
+        WARNING,
+        "The latest `archiver verify` re-ran a citation over rows that do not cover its fielded window or "
+        "cannot reach its base n: whatever they give, the claims are not confirmed.",
+        RERUN_PARTIAL,
+    ),
+    Rule(
+        "rerun-unscoped",
+        WARNING,
+        "The latest `archiver verify` could not narrow the data layer's table to a citation's scope (a fielded "
+        "window without a date column): the re-run is not the citation's number, whether or not it agrees.",
+        RERUN_UNSCOPED,
     ),
     Rule(
         "not-rerunnable",

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from ..cite.stated import stated
 from ..query.transcript import CitationView, PartView, ResultView
 from .paths import display_path
 from .terminal import counted
@@ -40,7 +41,7 @@ class Table:
     def row_name(self, index: int) -> str:
         """What a reader calls the row: its first text cell, else its number."""
         cells = self.rows[index].values()
-        return next((c.text for c in cells if not c.is_number and c.text), f"row {index + 1}")
+        return next((c.text for c in cells if not c.is_number and not c.is_claim and c.text), f"row {index + 1}")
 
 
 @dataclass
@@ -174,11 +175,11 @@ def _table(name: str, pointer: str, rows: list[dict], literals: dict[str, str], 
 
 
 def _cell(pointer: str, value: Any, literals: dict[str, str], claims: bool) -> Cell:
+    """A scalar as shown; a claim when it is a number, or a string stating one ("35%": `cite.stated`)."""
     number = _is_number(value)
     if isinstance(value, str):
-        text = value
-    else:
-        text = (literals.get(pointer) or literal_of(value)) if number else literal_of(value)
+        return Cell(pointer, value, False, claims and stated(value) is not None)
+    text = (literals.get(pointer) or literal_of(value)) if number else literal_of(value)
     return Cell(pointer, text, number, number and claims)
 
 
@@ -300,6 +301,8 @@ def verdict_lines(c: CitationView, labels: dict[str, Cell]) -> list[Line]:
     rows = f", over {c.rows_used}" if c.rows_used else ""
     if c.verdict == "not-rerunnable":
         return [Line("bad", f"NOT RE-RUNNABLE: {c.verdict_reason}{when}")]
+    if c.verdict in ("partial", "unscoped"):
+        return [Line("warning", f"RE-RUN {c.verdict.upper()}{rows}{when}: {c.verdict_reason}")]
     differing = [(p, labels[p], c.differences[p]) for p in labels if p in c.differences]
     if c.verdict == "differs" and differing:
         return [Line("bad", f"RE-RUN DIFFERS{rows}{when}:")] + [
@@ -317,7 +320,14 @@ def verdict_lines(c: CitationView, labels: dict[str, Cell]) -> list[Line]:
 
 def as_written(value: Any, written: str) -> str:
     """A re-derived number to one decimal more than the agent wrote (more only where needed to differ), not
-    the float's every digit: the agent wrote 0.47, the data layer re-derives 0.415."""
+    the float's every digit: the agent wrote 0.47, the data layer re-derives 0.415. A number the agent
+    stated as a string is shown as it stated it: the agent wrote 35%, the data layer re-derives 48.9%."""
+    number = stated(written)
+    if number is not None and _is_number(value):
+        places = len(number.literal.partition(".")[2]) + 1
+        if number.percent and abs(value) <= 1:
+            return f"{value * 100:.{places}f}%"
+        return f"{value:.{places}f}"
     if not _is_number(value) or "." not in written or "e" in written.lower():
         return literal_of(value)
     places = len(written.split(".", 1)[1]) + 1

@@ -480,6 +480,7 @@ def verify(server: Server, request: Request) -> Response:
         "found": found,
         "pager": _pager(request, found),
         "counts": counts,
+        "verdicts": VERDICTS,
         "verdict": verdict,
         "fields": form.fields(params),
     }

@@ -364,13 +364,13 @@ def findings_per_day(con, snap: Snapshot, agent: str | None = None) -> list[dict
 VERDICT_FIELDS = tuple(
     name
     for name in CitationVerdict.__dataclass_fields__
-    if name not in ("fingerprint", "stale", "previous", "previous_at", "previous_stale")
+    if name not in ("fingerprint", "stale", "stale_because", "previous", "previous_at", "previous_stale", "kept")
 )
 
 _VERDICTS = """
 SELECT v.result_key, u.result_kind, u.task_id, u.message_id, v.citation_hash, u.study, u.period, u.weight,
        u.source_table, u.source_column, u.source_function, v.verdict, v.reason,
-       CAST(v.differences AS VARCHAR) AS differences, v.claims, v.rows_used, v.comparison, v.verified_at
+       CAST(v.differences AS VARCHAR) AS differences, v.claims, v.rows_used, v.comparison, v.coverage, v.verified_at
 FROM latest_verdicts v
 JOIN (SELECT u.result_key, u.citation_hash, any_value(u.result_kind) AS result_kind, any_value(u.task_id) AS task_id,
              any_value(u.message_id) AS message_id, any_value(u.study) AS study, any_value(u.period) AS period,

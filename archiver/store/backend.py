@@ -134,10 +134,18 @@ def lock(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def offline_connection() -> duckdb.DuckDBPyConnection:
+def offline_connection(time_zone: str | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory connection, offline and locked like the archive's (the verify worker reads data
-    layer files with it: local CSV, Parquet and DuckDB files need no extension)."""
-    return lock(duckdb.connect(config=config()))
+    layer files with it: local CSV, Parquet and DuckDB files need no extension); `time_zone` fixes the
+    zone of its timestamps with time zone (default: the machine's)."""
+    con = duckdb.connect(config=config())
+    if time_zone:
+        try:
+            con.execute("SET TimeZone = ?", [time_zone])  # before the lock, which allows no more settings
+        except duckdb.Error:
+            con.close()
+            raise
+    return lock(con)
 
 
 def extension_directory() -> str:

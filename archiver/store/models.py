@@ -247,7 +247,7 @@ class HealedRow(SQLModel, table=True):
 
 
 class VerdictRow(SQLModel, table=True):
-    """One re-run of one citation of a result (`archiver verify`): reproduced, differs or not-rerunnable."""
+    """One re-run of one citation of a result (`archiver verify`): reproduced, differs, partial or not-rerunnable."""
 
     __tablename__ = "verdicts"
     verified_at: datetime | None = _moment(nullable=False)
@@ -268,6 +268,18 @@ class VerdictRow(SQLModel, table=True):
     rows_used: str | None = None
     comparison: str | None = None
     absolute_tolerance: float | None = None
+    coverage: str | None = None
+    inputs: dict | None = _json()
+
+
+class VerifyRunRow(SQLModel, table=True):
+    """An `archiver verify` run starting or finishing: a start without a finish is an interrupted run."""
+
+    __tablename__ = "verify_runs"
+    run_id: str = Field(primary_key=True)
+    event: str = Field(primary_key=True)  # started | finished
+    logged_at: datetime | None = _moment(nullable=False)
+    data_layer: str | None = None
 
 
 ROWS: dict[str, type[SQLModel]] = {
@@ -286,6 +298,7 @@ ROWS: dict[str, type[SQLModel]] = {
         ValueChunkRow,
         HealedRow,
         VerdictRow,
+        VerifyRunRow,
     )
 }
 """Every table's typed row, by table name."""

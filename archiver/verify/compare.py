@@ -10,7 +10,9 @@ absolute tolerance (|claimed - rerun| <= absolute) or a relative one
 (|claimed - rerun| <= relative * max(|claimed|, |rerun|)); integer literals follow the same rule.
 
 A claim that does not reproduce but would after a factor of 100 or 1,000 is still a difference; its
-note says which scale the claim and the data use, so the cause is visible.
+note names the factor, and the cause only where the numbers show it: a claim within 0..1 against data
+within 0..100 is a fraction against a percent, but 1,250 against 125,000 is only "100 times" (euros
+against cents, or any other pair of units: the data does not say).
 """
 
 from __future__ import annotations
@@ -20,17 +22,22 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 
+from ..cite.stated import stated
+from .values import non_finite
+
 _MISSING = object()
 _INTEGER_LITERAL = re.compile(r"^-?\d+$")
 FULL_PRECISION_DIGITS, FULL_PRECISION_RELATIVE = 15, 1e-12
 
-# (the factor the data gives the claim times, the note that names the mismatch)
+# (the factor the data gives the claim times, the note that names it)
 SCALES = (
-    (100, "scale: claimed as fraction, data gives percent"),
-    (1 / 100, "scale: claimed as percent, data gives fraction"),
-    (1000, "scale: claimed in thousands, data gives units (or fraction against per mille)"),
-    (1 / 1000, "scale: claimed in units, data gives thousands (or per mille against fraction)"),
+    (100, "scale: the data gives 100 times the claimed value"),
+    (1 / 100, "scale: the data gives 1/100 of the claimed value"),
+    (1000, "scale: the data gives 1,000 times the claimed value"),
+    (1 / 1000, "scale: the data gives 1/1,000 of the claimed value"),
 )
+FRACTION_AGAINST_PERCENT = "scale: claimed as fraction, data gives percent"
+PERCENT_AGAINST_FRACTION = "scale: claimed as percent, data gives fraction"
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,12 @@ class ClaimValue:
     pointer: str
     literal: str
     value: float
+    stated: str | None = None  # the string the agent wrote, when it stated the number in one ("35%")
+    unit: str | None = None  # its unit: "%", "€", "kg"
+
+    def as_fraction(self) -> ClaimValue:
+        """A percent claim as the fraction it is: "48.9%" is 0.489, written to three places."""
+        return ClaimValue(self.pointer, str(Decimal(self.literal).scaleb(-2)), self.value / 100)
 
 
 @dataclass(frozen=True)
@@ -109,6 +122,24 @@ def resolve(document, pointer: str):
     return current
 
 
+def agrees(claim: ClaimValue, rerun, comparison: Comparison) -> bool:
+    """Whether the re-derived value reproduces the claim. A number stated as a string compares by its
+    number; a percent ("48.9%") with a percent or with the fraction it is (0.489); a re-derived string
+    is read the same way ("48.9%" against "48,9 %")."""
+    if isinstance(rerun, str):
+        if claim.stated is not None and rerun.strip() == claim.stated.strip():
+            return True
+        found = stated(rerun)
+        if found is None:
+            return False
+        if found.percent and claim.unit == "%":
+            return comparison.agrees(claim, found.value)
+        rerun = found.value / 100 if found.percent else found.value
+    if claim.unit == "%":
+        return comparison.agrees(claim, rerun) or comparison.agrees(claim.as_fraction(), rerun)
+    return comparison.agrees(claim, rerun)
+
+
 def is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -119,7 +150,16 @@ def scale_note(claim: ClaimValue, rerun, comparison: Comparison) -> str | None:
         return None
     for factor, note in SCALES:
         if comparison.agrees(claim, rerun / factor):
-            return note
+            return _percent_note(factor, abs(claim.value), abs(rerun)) or note
+    return None
+
+
+def _percent_note(factor: float, claimed: float, rerun: float) -> str | None:
+    """The fraction-against-percent cause, when both numbers lie where shares do (0..1 and 0..100)."""
+    if factor == 100 and claimed <= 1 and rerun <= 100:
+        return FRACTION_AGAINST_PERCENT
+    if factor == 1 / 100 and claimed <= 100 and rerun <= 1:
+        return PERCENT_AGAINST_FRACTION
     return None
 
 
@@ -129,18 +169,20 @@ def differences(claims: list[ClaimValue], rerun, comparison: Comparison = AS_ROU
     found = []
     for claim in claims:
         value = resolve(rerun, claim.pointer)
-        if comparison.agrees(claim, value):
+        if agrees(claim, value, comparison):
             continue
         entry = {
             "pointer": claim.pointer,
-            "claimed": _number(claim.literal, claim.value),
-            "rerun": None if value is _MISSING else value,
+            "claimed": claim.stated if claim.stated is not None else _number(claim.literal, claim.value),
+            "rerun": None if value is _MISSING else non_finite(value) or value,
         }
-        if value is _MISSING:
+        if non_finite(value):
+            entry["note"] = f"the extractor returned {non_finite(value)}"
+        elif value is _MISSING:
             entry["note"] = "the re-derived value has nothing at this pointer"
-        elif not is_number(value):
+        elif not is_number(value) and not (isinstance(value, str) and stated(value)):
             entry["note"] = "the re-derived value here is not a number"
-        elif note := scale_note(claim, value, comparison):
+        elif claim.unit != "%" and (note := scale_note(claim, value, comparison)):
             entry["note"] = note
         found.append(entry)
     return found

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import glob
 import hashlib
 import importlib.metadata
 import importlib.util
 import os
 import sys
-import sysconfig
 import tomllib
+import zoneinfo
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,11 +26,15 @@ import orjson
 
 from ..errors import VerifyError
 from .compare import AS_ROUNDED, Comparison
+from .imports import installed
+from .periods import span as calendar_span
 
 ENTRY_POINT_GROUP = "archiver.extractors"
 DEFAULT_TIMEOUT = 60.0
 BESIDE_ARCHIVE = "archiver-data-layer.toml"
 TABLE_FORMATS = {".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+DEFAULT_TIME_ZONE = "UTC"
+"""The zone a timestamp with time zone is read in to give its calendar date, unless the data layer says."""
 
 
 class DataLayerError(VerifyError):
@@ -49,6 +54,7 @@ class TableSource:
     period_column: str | None = None  # or the column saying each row's period
     date_column: str | None = None  # the column of each row's fielding date
     comparison: Comparison | None = None  # the table's own tolerance, else the data layer's
+    time_zone: str = DEFAULT_TIME_ZONE  # the zone its timestamps' calendar dates are taken in
 
     def describe(self) -> str:
         where = ", ".join(self.paths) + (f" table {self.table}" if self.table else "")
@@ -74,6 +80,7 @@ class TableSource:
             "table": self.table,
             "period_column": self.period_column,
             "date_column": self.date_column,
+            "time_zone": self.time_zone,
         }
 
 
@@ -88,6 +95,7 @@ class Extractor:
     version: str | None = None
     study: str | None = None  # the extractor answers for this study only
     table: str | None = None  # ... or this table only
+    inputs: tuple[str, ...] = ()  # globs of the files it reads besides the table (lookups, weights)
 
     def label(self) -> str:
         return f"{self.target}:{self.function}" if self.kind != "entry_point" else f"entry point {self.target}"
@@ -106,6 +114,8 @@ class Resolution:
     table_sha256: str | None
     extractor_version: str | None
     fingerprint: str
+    comparison: Comparison = AS_ROUNDED  # how its claims compare: the command line's, the table's or the layer's
+    files: dict[str, str] = field(default_factory=dict)  # every file it rests on: its SHA-256
 
 
 @dataclass
@@ -116,9 +126,13 @@ class DataLayer:
     studies: frozenset[str] | None  # None: every study
     comparison: Comparison = AS_ROUNDED
     timeout: float = DEFAULT_TIMEOUT
+    time_zone: str = DEFAULT_TIME_ZONE
     entry_points: bool = True
+    periods: dict[str, str] = field(default_factory=dict)  # a citation's period label: the calendar period it is
+    inputs: tuple[str, ...] = ()  # globs of files every extractor reads besides its table
     _hashes: dict[str, str] = field(default_factory=dict, repr=False)
     _code: dict[str, str] = field(default_factory=dict, repr=False)  # a module file's code hash, once per load
+    _imports: dict[str, tuple] = field(default_factory=dict, repr=False)  # a module file's `code_of`, once per load
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> DataLayer:
@@ -132,8 +146,10 @@ class DataLayer:
             raise DataLayerError(f"{path}: {exc}") from None
         base = os.path.dirname(path)
         settings = _table(doc.get("verify", {}), "[verify]")
+        zone = _time_zone(settings, "[verify]") or DEFAULT_TIME_ZONE
         tables = [
-            _table_source(entry, base, index) for index, entry in enumerate(_list(doc.get("tables", []), "[[tables]]"))
+            _table_source(entry, base, index, zone)
+            for index, entry in enumerate(_list(doc.get("tables", []), "[[tables]]"))
         ]
         extractors = {
             name: _extractors(name, value, base)
@@ -151,6 +167,9 @@ class DataLayer:
             studies,
             comparison=_comparison(settings, "[verify]") or AS_ROUNDED,
             timeout=_number(settings.get("timeout", DEFAULT_TIMEOUT), "[verify] timeout"),
+            time_zone=_time_zone(settings, "[verify]") or DEFAULT_TIME_ZONE,
+            periods=_periods(doc.get("periods", {})),
+            inputs=_inputs(settings, "[verify]", base),
             entry_points=bool(settings.get("entry_points", True)),
         )
 
@@ -183,8 +202,16 @@ class DataLayer:
         return None
 
     def resolve(
-        self, study: str | None, period: str | None, table: str | None, column: str | None, function: str | None
+        self,
+        study: str | None,
+        period: str | None,
+        table: str | None,
+        column: str | None,
+        function: str | None,
+        comparison: Comparison | None = None,
     ) -> Resolution:
+        """The table and extractor a citation's source triple names, and the fingerprint of everything
+        the verdict rests on; `comparison` (the command line's) overrides the table's and the layer's."""
         problem = None
         missing = [
             f"source.{key}"
@@ -207,15 +234,40 @@ class DataLayer:
         version = self._extractor_version(extractor) if extractor else None
         if extractor and version is None and problem is None:
             problem = f"extractor {function!r} is declared as {extractor.label()}, which cannot be found"
+        comparison = comparison or self.comparison_for(source)
+        files = self._files(source, extractor)
         identity = {
+            "inputs": sorted(files.items()),
             "table": source.spec() if source else None,
+            "period_as": self.periods.get(period) if source and source.period_column else None,
             "table_sha256": table_sha,
             "extractor": extractor.spec() if extractor else None,
             "extractor_version": version,
-            "comparison": self.comparison_for(source).describe(),
+            "comparison": comparison.describe(),
             "problem": problem,
         }
-        return Resolution(source, extractor, problem, table_sha, version, _sha(orjson.dumps(identity)))
+        fingerprint = _sha(orjson.dumps(identity))
+        return Resolution(source, extractor, problem, table_sha, version, fingerprint, comparison, files)
+
+    def _files(self, source: TableSource | None, extractor: Extractor | None) -> dict[str, str]:
+        """The files a verdict rests on, each with its SHA-256: the table's, the extractor's code (the
+        module and the project-local modules it imports) and the inputs declared for it."""
+        paths = list(source.paths) if source else []
+        if extractor and extractor.kind != "entry_point":
+            module_file = extractor.target if extractor.kind == "file" else _module_origin(extractor.target)
+            paths += sorted(self._code_of(module_file)[0]) if module_file and os.path.isfile(module_file) else []
+        if extractor:
+            paths += self.input_files(extractor)
+        return {path: digest for path in paths if (digest := self.file_sha(path)) is not None}
+
+    def input_files(self, extractor: Extractor) -> list[str]:
+        """The files the declared `inputs` globs match now (the data layer's and the extractor's)."""
+        found = {p for pattern in (*self.inputs, *extractor.inputs) for p in glob.glob(pattern, recursive=True)}
+        return sorted(p for p in found if os.path.isfile(p))
+
+    def file_sha(self, path: str) -> str | None:
+        """A file's SHA-256, once per load of the data layer; None when it cannot be read."""
+        return self._file_sha(path)
 
     def fingerprint(self) -> str:
         """The whole data layer: its file, every table's content, every declared extractor."""
@@ -266,9 +318,14 @@ class DataLayer:
             return None
         return f"{extractor.version or 'unversioned'}+sha256:{self._code_sha(module_file)[:16]}"
 
+    def _code_of(self, module_file: str) -> tuple[set[str], dict[str, str]]:
+        if module_file not in self._imports:
+            self._imports[module_file] = code_of(module_file)
+        return self._imports[module_file]
+
     def _code_sha(self, module_file: str) -> str:
         if module_file not in self._code:
-            files, packages = code_of(module_file)
+            files, packages = self._code_of(module_file)
             parts = [(os.path.relpath(f, os.path.dirname(module_file)), self._file_sha(f)) for f in sorted(files)]
             self._code[module_file] = _sha(orjson.dumps({"files": parts, "packages": sorted(packages.items())}))
         return self._code[module_file]
@@ -332,12 +389,7 @@ def _local_module(name: str, folder: str) -> str | None:
     if name.startswith(".") or name.split(".")[0] in sys.stdlib_module_names:
         return None
     origin = _module_origin(name)
-    return origin if origin and not _installed(origin) else None
-
-
-def _installed(path: str) -> bool:
-    roots = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
-    return "site-packages" in path.split(os.sep) or any(path.startswith(root + os.sep) for root in roots)
+    return origin if origin and not installed(origin) else None
 
 
 def _module_origin(name: str) -> str | None:
@@ -412,7 +464,40 @@ def _optional_text(entry: dict, key: str, where: str) -> str | None:
     return value
 
 
-def _table_source(entry, base: str, index: int) -> TableSource:
+def _periods(value) -> dict[str, str]:
+    """`[periods]`: a citation's period label ("Wave 6") and the calendar period it is ("2026-04",
+    "2026-Q2", "2026-W14", or a range "2026-04-02/2026-04-19")."""
+    mapping = _table(value, "[periods]")
+    for label, period in mapping.items():
+        if not isinstance(period, str) or calendar_span(period) is None:
+            raise DataLayerError(
+                f"[periods] {label!r}: {period!r} is not a calendar period (a month 2026-04, a quarter 2026-Q2, "
+                "a half 2026-H1, an ISO week 2026-W14, a year, a day or a range 2026-04-02/2026-04-19)"
+            )
+    return mapping
+
+
+def _inputs(entry: dict, where: str, base: str) -> tuple[str, ...]:
+    """`inputs`: globs (relative to the data layer file, `**` for any depth) of files an extractor reads."""
+    given = entry.get("inputs", [])
+    return tuple(os.path.join(base, pattern) for pattern in _strings(given, f"{where}: inputs"))
+
+
+def _time_zone(entry: dict, where: str) -> str | None:
+    """A declared IANA time zone ("Europe/Paris", "UTC"), checked to exist."""
+    zone = _optional_text(entry, "time_zone", where)
+    if zone is None:
+        return None
+    try:
+        zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise DataLayerError(
+            f'{where}: time_zone {zone!r} is not a known time zone (e.g. "UTC", "Europe/Paris")'
+        ) from None
+    return zone
+
+
+def _table_source(entry, base: str, index: int, zone: str = DEFAULT_TIME_ZONE) -> TableSource:
     where = f"[[tables]] #{index + 1}"
     entry = _table(entry, where)
     name = _optional_text(entry, "name", where)
@@ -423,6 +508,7 @@ def _table_source(entry, base: str, index: int) -> TableSource:
     if scope["period"] and scope["period_column"]:
         raise DataLayerError(f"{where}: give period (its rows' period) or period_column, not both")
     scope["comparison"] = _comparison(entry, where)
+    scope["time_zone"] = _time_zone(entry, where) or zone
     if "duckdb" in entry:
         database, table = _optional_text(entry, "duckdb", where), _optional_text(entry, "table", where)
         if not database or not table:
@@ -463,6 +549,7 @@ def _extractor(name: str, value, base: str) -> Extractor:
     version = value.get("version")
     version = None if version is None else str(version)
     keys = {"study": _optional_text(value, "study", where), "table": _optional_text(value, "table", where)}
+    keys["inputs"] = _inputs(value, where, base)
     if module.endswith(".py") or os.sep in module or "/" in module:
         return Extractor(name, "file", os.path.join(base, module), function, version, **keys)
     return Extractor(name, "module", module, function, version, **keys)

@@ -7,7 +7,14 @@ from datetime import datetime
 from ..render.listing import Listing
 from .run import VERDICTS, CitationVerdict, VerifyReport
 
-LABELS = {"reproduced": "reproduced", "differs": "DIFFERS", "not-rerunnable": "NOT-RERUNNABLE", None: "unverified"}
+LABELS = {
+    "reproduced": "reproduced",
+    "differs": "DIFFERS",
+    "partial": "PARTIAL",
+    "unscoped": "UNSCOPED",
+    "not-rerunnable": "NOT-RERUNNABLE",
+    None: "unverified",
+}
 
 
 def listing(report: VerifyReport) -> Listing:
@@ -29,6 +36,8 @@ def _record(v: dict) -> str:
         lines.append(f"{'':<15} {v['reason']}")
     if v["rows_used"]:
         lines.append(f"{'':<15} {v['rows_used']}; compared {v['comparison']}")
+    if v["coverage"]:
+        lines.append(f"{'':<15} {v['coverage']}")
     if _note(v):
         lines.append(f"{'':<15} {_note(v)}")
     return "".join(line + "\n" for line in lines)
@@ -54,6 +63,11 @@ def _footer(report: VerifyReport) -> str:
             + ("rests" if s["stale"] == 1 else "rest")
             + " on a data layer whose tables or extractors have changed since"
         )
+    if s["kept"]:
+        lines.append(
+            f"resumed: {_counted(s['kept'], ('current verdict', 'current verdicts'))} of the interrupted run kept, "
+            "not run again (--no-resume runs every citation)"
+        )
     if report.data_layer:
         lines.append(f"data layer: {report.data_layer} (sha256 {report.data_layer_sha256[:16]})")
     return "\n".join(lines) + "\n"
@@ -63,6 +77,8 @@ def _footer(report: VerifyReport) -> str:
 WORDS = {
     "reproduced": ("reproduced", "reproduced"),
     "differs": ("differs", "differ"),
+    "partial": ("partial (rows short of the citation)", "partial (rows short of the citation)"),
+    "unscoped": ("unscoped (its scope could not be applied)", "unscoped (their scope could not be applied)"),
     "not-rerunnable": ("cannot be re-run", "cannot be re-run"),
 }
 
@@ -83,10 +99,16 @@ def _source(v: dict) -> str:
 
 
 def _note(v: dict) -> str:
+    if v["kept"]:
+        return f"kept: verified {_when(v['verified_at'])} by the interrupted run and current, so not run again"
     if v["previous_stale"]:
         return f"was {v['previous']} ({_when(v['previous_at'])}) with a data layer that has changed since: STALE"
     if v["stale"]:
-        return f"verified {_when(v['verified_at'])} with a data layer that has changed since: STALE, run verify again"
+        because = f" ({v['stale_because']})" if v["stale_because"] else ""
+        return (
+            f"verified {_when(v['verified_at'])} with a data layer that has changed since{because}: "
+            "STALE, run verify again"
+        )
     if v["verified_at"] and v["previous"] is None and v["stale"] is False:
         return f"verified {_when(v['verified_at'])}; the data layer is unchanged since"
     return ""

@@ -5,12 +5,17 @@ copies) whose study the data layer covers: resolve the source triple in the data
 declared extractor in a worker process over the rows of the cited period and fielded window, compare
 its JSON with the result's claims, and append a row to `verdicts` at once (a verify that is killed
 keeps every verdict it finished). An extractor that times out on a table is not run on it again in
-the same run. `status` reads the latest verdicts back without running anything, and marks
-those made with a data layer whose tables or extractor have changed since as stale.
+the same run. Each run is logged in `verify_runs` as it starts and finishes; after a run that never
+finished, the next one resumes by default: a citation whose latest verdict is current (its fingerprint
+is the data layer's now) keeps it and is not run again. `status` reads the latest verdicts back without
+running anything, and marks those made with a data layer whose tables or extractor have changed since
+as stale.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import uuid
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -20,17 +25,24 @@ import duckdb
 import orjson
 import pyarrow as pa
 
+from ..cite.stated import stated
 from ..query.selection import Selection
+from ..render.layout import scalar_leaves
+from ..store.chunks import whole
 from ..store.params import STRINGS, strings
 from .compare import ClaimValue, Comparison, differences
+from .coverage import Coverage
 from .datalayer import DataLayer, Resolution
-from .worker import OK, CitationContext, Worker
+from .worker import FAILED, OK, CitationContext, Outcome, Worker
 
 REPRODUCED, DIFFERS, NOT_RERUNNABLE = "reproduced", "differs", "not-rerunnable"
-VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE)
+PARTIAL, UNSCOPED = "partial", "unscoped"
+UNWEIGHTED = ("unweighted", "none")
+"""The weights a citation gives for an unweighted base (Citations v1 names "none" its sentinel)."""
+VERDICTS = (REPRODUCED, DIFFERS, NOT_RERUNNABLE, PARTIAL, UNSCOPED)
 STALE = "stale"
 # The verdicts each `--fail-on` level fails on (`stale`: any verdict resting on a changed data layer).
-FAILING = {DIFFERS: (DIFFERS,), NOT_RERUNNABLE: (DIFFERS, NOT_RERUNNABLE), STALE: (), "never": ()}
+FAILING = {DIFFERS: (DIFFERS,), NOT_RERUNNABLE: (DIFFERS, PARTIAL, UNSCOPED, NOT_RERUNNABLE), STALE: (), "never": ()}
 
 CITATIONS = """
 SELECT u.result_key, u.citation_hash, any_value(u.result_kind) AS result_kind, any_value(u.task_id) AS task_id,
@@ -50,9 +62,22 @@ SELECT DISTINCT result_key, pointer, literal, value FROM claims
 WHERE list_contains({STRINGS}, result_key) ORDER BY result_key, pointer, literal
 """
 
+# Whether the latest run that started has no finish (no row: no run yet).
+INTERRUPTED = """
+SELECT NOT EXISTS (SELECT 1 FROM verify_runs f WHERE f.event = 'finished' AND f.run_id = s.run_id)
+FROM (SELECT run_id FROM verify_runs WHERE event = 'started' ORDER BY logged_at DESC, run_id DESC LIMIT 1) s
+"""
+
+# The agent's data Parts of each result (every stored copy's), whose strings may state numbers.
+DATA_PARTS = f"""
+SELECT DISTINCT result_key, data, data_chunked FROM parts
+WHERE list_contains({STRINGS}, result_key) AND kind = 'data' AND role = 'agent' AND NOT is_citation
+  AND (data IS NOT NULL OR data_chunked IS NOT NULL)
+"""
+
 LATEST = f"""
 SELECT result_key, citation_hash, verdict, reason, differences, claims, verified_at, fingerprint, extractor,
-       data_layer, rows_used, comparison
+       data_layer, rows_used, comparison, coverage, inputs
 FROM latest_verdicts WHERE list_contains({STRINGS}, result_key)
 """
 
@@ -78,12 +103,15 @@ class CitationVerdict:
     claims: int = 0
     rows_used: str | None = None  # the rows the extractor was given, e.g. "rows fielded 2026-04-02..2026-04-19: 4,210"
     comparison: str | None = None  # how the claims were compared, e.g. "as rounded (...)"
+    coverage: str | None = None  # how far those rows reach: the window's days, the rows against base n
     verified_at: datetime | None = None
     fingerprint: str | None = None
     stale: bool | None = None  # the verdict rests on another data layer than the current one
+    stale_because: str | None = None  # what changed since: the files, the comparison
     previous: str | None = None  # the verdict before this run
     previous_at: datetime | None = None
     previous_stale: bool | None = None
+    kept: bool = False  # resumed: its current verdict from an interrupted run was kept, not run again
 
     def as_dict(self) -> dict:
         value = asdict(self)
@@ -101,12 +129,17 @@ class VerifyReport:
     run_id: str | None  # None: a status report, nothing was run
     verified_at: datetime | None
 
+    @property
+    def kept(self) -> int:
+        """Verdicts kept from an interrupted run, current and so not run again."""
+        return sum(1 for v in self.verdicts if v.kept)
+
     def count(self, verdict: str) -> int:
         return sum(1 for v in self.verdicts if v.verdict == verdict)
 
     def fails(self, fail_on: str = DIFFERS) -> bool:
-        """Whether a verdict as bad as `fail_on` exists: differs, not-rerunnable (which includes differs)
-        or never."""
+        """Whether a verdict as bad as `fail_on` exists: differs, not-rerunnable (which includes differs and
+        the warning-level verdicts) or never."""
         if fail_on == STALE:
             return self.stale > 0
         return any(self.count(verdict) for verdict in FAILING[fail_on])
@@ -122,6 +155,7 @@ class VerifyReport:
             **{v: self.count(v) for v in VERDICTS},
             "unverified": self.count(None),
             "stale": self.stale,
+            "kept": self.kept,
             "skipped_other_studies": self.skipped,
             "data_layer": self.data_layer,
             "data_layer_sha256": self.data_layer_sha256,
@@ -139,25 +173,32 @@ def verify(
     filters: Selection,
     tolerance: float | None = None,
     timeout: float | None = None,
+    resume: bool | None = None,
 ) -> VerifyReport:
     """Re-run every citation in scope that the data layer covers; append each verdict as it is made;
-    report them. `tolerance`, when given, is a relative tolerance for every table."""
+    report them. `tolerance`, when given, is a relative tolerance for every table. `resume`: keep each
+    current verdict instead of running it again (default: when the last run was interrupted)."""
     run_id, now = str(uuid.uuid4()), datetime.now(UTC)
     citations, skipped = _citations(con, layer, filters)
     claims = _claims(con, citations)
     latest = _latest(con, citations)
     layer_sha = layer.fingerprint()
-    run = _Run(layer.timeout if timeout is None else timeout)
+    resume = interrupted(con) if resume is None else resume
+    run = _Run(layer.timeout if timeout is None else timeout, layer.periods)
     verdicts = []
+    _log_run(con, run_id, "started", now, layer.path)
     with Worker(run.timeout) as worker:
         run.worker = worker
         for row in citations:
-            resolution = _resolve(layer, row)
-            comparison = (
-                Comparison(relative=tolerance) if tolerance is not None else layer.comparison_for(resolution.table)
-            )
+            resolution = _resolve(layer, row, None if tolerance is None else Comparison(relative=tolerance))
+            last = latest.get((row["result_key"], row["citation_hash"]))
+            if resume and last and last["fingerprint"] == _current(layer, resolution, last):
+                verdicts.append(_kept(row, last))
+                continue
+            comparison = resolution.comparison
             outcome = run.outcome(resolution, row)
-            verdict_, reason, found = _judge(outcome, claims[row["result_key"]], comparison)
+            coverage = Coverage.of(outcome.coverage)
+            verdict_, reason, found = _judge(outcome, claims[row["result_key"]], comparison, coverage, row["base_n"])
             verdict = _verdict(
                 row,
                 verdict_,
@@ -165,12 +206,21 @@ def verify(
                 found,
                 claims=len(claims[row["result_key"]]),
                 verified_at=now,
-                fingerprint=resolution.fingerprint,
+                fingerprint=_fingerprint(resolution, _loaded(layer, outcome.loaded)),
             )
-            verdict.rows_used, verdict.comparison = outcome[2], comparison.describe()
-            _previous(verdict, latest.get((row["result_key"], row["citation_hash"])), resolution)
+            verdict.rows_used, verdict.comparison = outcome.rows, comparison.describe()
+            verdict.coverage = coverage.describe(row["base_n"]) if coverage else None
+            _previous(verdict, last, layer, resolution)
             verdicts.append(verdict)
-            _append(con, [_row(verdict, resolution, comparison, run_id, layer, layer_sha)])
+            inputs = {"files": resolution.files | _loaded(layer, outcome.loaded), "loaded": list(outcome.loaded)}
+            _append(
+                con,
+                [
+                    _row(verdict, resolution, comparison, run_id, layer, layer_sha)
+                    | {"inputs": orjson.dumps(inputs).decode()}
+                ],
+            )
+    _log_run(con, run_id, "finished", datetime.now(UTC), layer.path)
     return VerifyReport(verdicts, skipped, layer.path, layer_sha, run_id, now)
 
 
@@ -180,38 +230,39 @@ class _Run:
     timed out, which are not run again."""
 
     timeout: float
+    periods: dict[str, str] = field(default_factory=dict)  # the data layer's `[periods]`
     worker: Worker | None = None
-    outcomes: dict[tuple, tuple] = field(default_factory=dict)
+    outcomes: dict[tuple, Outcome] = field(default_factory=dict)
     timed_out: dict[tuple, str] = field(default_factory=dict)
 
-    def outcome(self, resolution: Resolution, row: dict) -> tuple[str, object, str | None]:
+    def outcome(self, resolution: Resolution, row: dict) -> Outcome:
         key = (row["citation_hash"], resolution.fingerprint)
         if key not in self.outcomes:
             self.outcomes[key] = self._rerun(resolution, row)
         return self.outcomes[key]
 
-    def _rerun(self, resolution: Resolution, row: dict) -> tuple[str, object, str | None]:
-        """("ok", the re-derived JSON, rows) or ("failed", the reason it could not be re-run, rows)."""
+    def _rerun(self, resolution: Resolution, row: dict) -> Outcome:
         if resolution.problem:
-            return "failed", resolution.problem, None
+            return Outcome(FAILED, reason=resolution.problem)
         pair = (resolution.extractor.label(), resolution.table.describe())
         if pair in self.timed_out:
-            return "failed", self.timed_out[pair], None
-        outcome = self.worker.run(resolution.table.spec(), resolution.extractor.spec(), _context(row))
+            return Outcome(FAILED, reason=self.timed_out[pair])
+        outcome = self.worker.run(resolution.table.spec(), resolution.extractor.spec(), _context(row, self.periods))
         if outcome.timed_out:
             self.timed_out[pair] = (
                 f"the extractor {resolution.extractor.label()} did not finish within {self.timeout:g}s on table "
                 f"{resolution.table.name!r} earlier in this run; not run on it again"
             )
-        return (OK, outcome.value, outcome.rows) if outcome.status == OK else ("failed", outcome.reason, outcome.rows)
+        return outcome
 
 
-def _context(row: dict) -> CitationContext:
+def _context(row: dict, periods: dict[str, str]) -> CitationContext:
     weight = row["weight"]
     return CitationContext(
         study=row["study"],
         period=row["period"],
-        weight=None if not weight or weight.strip().lower() == "unweighted" else weight,
+        period_as=periods.get(row["period"]),
+        weight=None if not weight or weight.strip().lower() in UNWEIGHTED else weight,
         base_name=row["base_name"],
         base_n=row["base_n"],
         table=row["source_table"],
@@ -236,13 +287,42 @@ def _row(verdict: CitationVerdict, resolution: Resolution, comparison: Compariso
         "absolute_tolerance": comparison.absolute,
         "comparison": verdict.comparison,
         "rows_used": verdict.rows_used,
+        "coverage": verdict.coverage,
         "extractor": resolution.extractor.label() if resolution.extractor else None,
         "extractor_version": resolution.extractor_version,
         "table_sha256": resolution.table_sha256,
-        "fingerprint": resolution.fingerprint,
+        "fingerprint": verdict.fingerprint,
         "data_layer": layer.path,
         "data_layer_sha256": layer_sha,
     }
+
+
+def interrupted(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the latest verify run started and never finished (killed, interrupted, crashed)."""
+    row = con.execute(INTERRUPTED).fetchone()
+    return bool(row and row[0])
+
+
+def _log_run(con, run_id: str, event: str, at: datetime, data_layer: str) -> None:
+    con.execute("INSERT INTO verify_runs VALUES (?, ?, ?, ?)", [run_id, event, at, data_layer])
+
+
+def _kept(row: dict, last: dict) -> CitationVerdict:
+    """A current verdict of an interrupted run, kept as it is."""
+    verdict = _stored(row, last)
+    verdict.previous, verdict.previous_at, verdict.previous_stale = last["verdict"], last["verified_at"], False
+    verdict.kept = True
+    return verdict
+
+
+def _stored(row: dict, last: dict) -> CitationVerdict:
+    verdict = _verdict(
+        row, last["verdict"], last["reason"], [], claims=last["claims"], verified_at=None, fingerprint=None
+    )
+    verdict.rows_used, verdict.comparison, verdict.coverage = last["rows_used"], last["comparison"], last["coverage"]
+    verdict.differences = orjson.loads(last["differences"]) if last["differences"] else []
+    verdict.verified_at, verdict.fingerprint = last["verified_at"], last["fingerprint"]
+    return verdict
 
 
 def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Selection) -> VerifyReport:
@@ -255,12 +335,11 @@ def status(con: duckdb.DuckDBPyConnection, layer: DataLayer | None, filters: Sel
         last = latest.get((row["result_key"], row["citation_hash"]))
         verdict = _verdict(row, None, None, [], claims=0, verified_at=None, fingerprint=None)
         if last:
-            verdict.verdict, verdict.reason, verdict.claims = last["verdict"], last["reason"], last["claims"]
-            verdict.rows_used, verdict.comparison = last["rows_used"], last["comparison"]
-            verdict.differences = orjson.loads(last["differences"]) if last["differences"] else []
-            verdict.verified_at, verdict.fingerprint = last["verified_at"], last["fingerprint"]
+            verdict = _stored(row, last)
             if layer is not None:
-                verdict.stale = last["fingerprint"] != _resolve(layer, row).fingerprint
+                resolution = _resolve(layer, row)
+                verdict.stale = last["fingerprint"] != _current(layer, resolution, last)
+                verdict.stale_because = _changed(layer, resolution, last) if verdict.stale else None
         verdicts.append(verdict)
     return VerifyReport(
         verdicts, skipped, layer.path if layer else None, layer.fingerprint() if layer else None, None, None
@@ -277,11 +356,26 @@ def _citations(con, layer: DataLayer | None, filters: Selection) -> tuple[list[d
 
 
 def _claims(con, citations: list[dict]) -> dict[str, list[ClaimValue]]:
+    """Each result's claims: the numeric leaves of its data Parts (the `claims` table), and the numbers
+    its data Parts state as strings ("35%", "1,210", "€1,250")."""
     found: dict[str, list[ClaimValue]] = defaultdict(list)
     keys = sorted({row["result_key"] for row in citations})
     for result_key, pointer, literal, value in con.execute(CLAIMS, [strings(keys)]).fetchall():
         found[result_key].append(ClaimValue(pointer, literal, value))
+    for result_key, claims in _stated_claims(con, keys).items():
+        found[result_key] += claims
     return found
+
+
+def _stated_claims(con, keys: list[str]) -> dict[str, list[ClaimValue]]:
+    found: dict[str, dict[str, ClaimValue]] = defaultdict(dict)
+    for result_key, data, data_chunked in con.execute(DATA_PARTS, [strings(keys)]).fetchall():
+        document = orjson.loads(whole(con, data, data_chunked))
+        for pointer, text in scalar_leaves(document):
+            number = stated(text) if isinstance(text, str) else None
+            if number is not None:
+                found[result_key][pointer] = ClaimValue(pointer, number.literal, number.value, text, number.unit)
+    return {key: [claims[p] for p in sorted(claims)] for key, claims in found.items()}
 
 
 def _latest(con, citations: list[dict]) -> dict[tuple[str, str], dict]:
@@ -290,29 +384,47 @@ def _latest(con, citations: list[dict]) -> dict[tuple[str, str], dict]:
     return {(row[0], row[1]): dict(zip(names, row, strict=False)) for row in cursor.fetchall()}
 
 
-def _resolve(layer: DataLayer, row: dict) -> Resolution:
-    return layer.resolve(row["study"], row["period"], row["source_table"], row["source_column"], row["source_function"])
+def _resolve(layer: DataLayer, row: dict, comparison: Comparison | None = None) -> Resolution:
+    return layer.resolve(
+        row["study"], row["period"], row["source_table"], row["source_column"], row["source_function"], comparison
+    )
 
 
-def _judge(outcome: tuple[str, object, str | None], claims: list[ClaimValue], comparison: Comparison):
-    """(verdict, reason, differences)."""
-    status_, value, _ = outcome
-    if status_ != OK:
-        return NOT_RERUNNABLE, value, []
+def _judge(
+    outcome: Outcome, claims: list[ClaimValue], comparison: Comparison, coverage: Coverage | None, base_n
+) -> tuple[str, str | None, list[dict]]:
+    """(verdict, reason, differences). A scope that could not be applied makes the verdict `unscoped`, and
+    rows that fall short of the citation's window or base n make it `partial`, whatever the claims: the
+    rows re-derive another sample's numbers."""
+    if outcome.status != OK:
+        return NOT_RERUNNABLE, outcome.reason, []
     if not claims:
         return NOT_RERUNNABLE, "the result states no numbers to compare", []
-    found = differences(claims, value, comparison)
+    found = differences(claims, outcome.value, comparison)
+    agreed = f"{len(claims) - len(found)} of {len(claims)} claims agree over these rows"
+    agreed += f"; {_differing(found, claims)}" if found else ""
+    if coverage and coverage.unscoped:
+        return UNSCOPED, f"{coverage.unscoped}; {agreed}", found
+    shortfall = coverage.shortfall(base_n) if coverage else None
+    if shortfall:
+        return PARTIAL, f"{shortfall}; {agreed}", found
     if not found:
         return REPRODUCED, None, []
+    return DIFFERS, _differing(found, claims), found
+
+
+def _differing(found: list[dict], claims: list[ClaimValue]) -> str:
+    """`1 of 5 claims differ; /segments/0/share: claimed 0.47, re-derived 0.415`, the scale cause first."""
     first = found[0]
     rerun = "nothing" if first.get("note") and first["rerun"] is None else repr(first["rerun"])
+    if first.get("note", "").startswith("the extractor returned"):
+        rerun = f"{first['rerun']} ({first['note']})"
     scale = next((d["note"] for d in found if d.get("note", "").startswith("scale:")), None)
-    reason = (
+    return (
         (f"{scale}; " if scale else "")
         + f"{len(found)} of {len(claims)} claims differ; {first['pointer'] or '(value)'}: "
         + f"claimed {first['claimed']!r}, re-derived {rerun}"
     )
-    return DIFFERS, reason, found
 
 
 # The fields of a verdict that are the citation row's own.
@@ -343,10 +455,50 @@ def _verdict(row: dict, verdict, reason, found, *, claims: int, verified_at, fin
     )
 
 
-def _previous(verdict: CitationVerdict, last: dict | None, resolution: Resolution) -> None:
+def _previous(verdict: CitationVerdict, last: dict | None, layer: DataLayer, resolution: Resolution) -> None:
     if last:
         verdict.previous, verdict.previous_at = last["verdict"], last["verified_at"]
-        verdict.previous_stale = last["fingerprint"] != resolution.fingerprint
+        verdict.previous_stale = last["fingerprint"] != _current(layer, resolution, last)
+
+
+def _fingerprint(resolution: Resolution, loaded: dict[str, str]) -> str:
+    """What a verdict rests on: the resolution's fingerprint and, when the extractor imported modules of
+    the project while it ran, their contents."""
+    if not loaded:
+        return resolution.fingerprint
+    return hashlib.sha256(orjson.dumps([resolution.fingerprint, sorted(loaded.items())])).hexdigest()
+
+
+def _loaded(layer: DataLayer, paths) -> dict[str, str]:
+    return {path: layer.file_sha(path) or "missing" for path in paths}
+
+
+def _stored_inputs(last: dict) -> dict:
+    inputs = last.get("inputs")
+    return (orjson.loads(inputs) if isinstance(inputs, (str, bytes)) else inputs) or {}
+
+
+def _current(layer: DataLayer, resolution: Resolution, last: dict) -> str:
+    """The fingerprint a stored verdict would have now: the resolution's, with the modules it loaded."""
+    return _fingerprint(resolution, _loaded(layer, _stored_inputs(last).get("loaded", [])))
+
+
+def _changed(layer: DataLayer, resolution: Resolution, last: dict) -> str:
+    """What changed since a stale verdict was made: its files that changed or are gone, the files its
+    declared inputs match now and did not then, the comparison; else the data layer's declarations."""
+    files = _stored_inputs(last).get("files", {})
+    changed = [path for path, digest in files.items() if layer.file_sha(path) != digest]
+    added = [path for path in resolution.files if files and path not in files]
+    said = [f"{_shown(layer, p)} changed" for p in changed] + [f"{_shown(layer, p)} is new" for p in added]
+    if last["comparison"] and last["comparison"] != resolution.comparison.describe():
+        said.append(f"compared {last['comparison']}, now {resolution.comparison.describe()}")
+    return "; ".join(said) or "the data layer's declarations changed"
+
+
+def _shown(layer: DataLayer, path: str) -> str:
+    """A path relative to the data layer's folder when it is inside it."""
+    relative = os.path.relpath(path, os.path.dirname(layer.path))
+    return path if relative.startswith("..") else relative
 
 
 def _append(con, rows: list[dict]) -> None:
