@@ -579,7 +579,9 @@ def test_summary_counts(two_agents):
         s["claims"],
     ) == (3, 3, 3, 1, 1, 2 + 2 + 1)
     assert s["validly_cited_share"] == pytest.approx(0.3333)
-    assert s["findings"] == {rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0), strict=True)}
+    assert s["findings"] == {
+        rule.id: n for rule, n in zip(RULES, (2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0), strict=True)
+    }
     assert s["findings_by_severity"] == {"error": 2, "warning": 1}
     assert {g["agent"]: (g["quantitative_results"], g["validly_cited_results"]) for g in s["per_agent"]} == {
         "Versant Insights Agent": (2, 1),
