@@ -565,25 +565,29 @@ mod tests {
         );
     }
 
+    /// Each record's seq, locator and kind, the records tiling `data`.
+    fn placed(data: &[u8], name: &str) -> Vec<(u64, String, RecordKind)> {
+        let (_, _, records) = memory(data, name);
+        let joined: Vec<u8> = records.iter().flat_map(|r| r.raw.clone()).collect();
+        assert_eq!(joined, data);
+        records
+            .into_iter()
+            .map(|r| (r.seq, r.locator, r.kind))
+            .collect()
+    }
+
     #[test]
     fn a_run_of_blank_lines_is_one_record_and_the_next_keeps_its_seq() {
         let data = b"{\"a\":1}\n\n \t\r\n\n{\"b\":2}\n\n";
-        let (_, _, records) = memory(data, "x.jsonl");
-        let got: Vec<_> = records
-            .iter()
-            .map(|r| (r.seq, r.locator.as_str(), r.kind))
-            .collect();
         assert_eq!(
-            got,
+            placed(data, "x.jsonl"),
             vec![
-                (0, "line 1", RecordKind::Json),
-                (1, "line 2", RecordKind::Filler),
-                (4, "line 5", RecordKind::Json),
-                (5, "line 6", RecordKind::Filler),
+                (0, "line 1".into(), RecordKind::Json),
+                (1, "line 2".into(), RecordKind::Filler),
+                (4, "line 5".into(), RecordKind::Json),
+                (5, "line 6".into(), RecordKind::Filler),
             ]
         );
-        let joined: Vec<u8> = records.iter().flat_map(|r| r.raw.clone()).collect();
-        assert_eq!(joined, data);
     }
 
     #[test]
@@ -609,21 +613,14 @@ mod tests {
     #[test]
     fn sse_blank_lines_and_keep_alives_run_together() {
         let data = b"data: 1\n\n\r\n\r\n: ping\n\n\r\rdata: 2\n\n";
-        let (_, _, records) = memory(data, "x");
-        let got: Vec<_> = records
-            .iter()
-            .map(|r| (r.seq, r.locator.as_str(), r.kind))
-            .collect();
         assert_eq!(
-            got,
+            placed(data, "x"),
             vec![
-                (0, "event 1 (line 1)", RecordKind::Json),
-                (1, "line 3", RecordKind::Filler),
-                (6, "event 2 (line 9)", RecordKind::Json),
+                (0, "event 1 (line 1)".into(), RecordKind::Json),
+                (1, "line 3".into(), RecordKind::Filler),
+                (6, "event 2 (line 9)".into(), RecordKind::Json),
             ]
         );
-        let joined: Vec<u8> = records.iter().flat_map(|r| r.raw.clone()).collect();
-        assert_eq!(joined, data);
     }
 
     #[test]

@@ -85,17 +85,8 @@ impl SegmentEvents {
         } else {
             RecordKind::Json
         };
-        Record {
-            seq,
-            locator: format!("line {}", block.line),
-            payload: block.payload(),
-            raw: block.raw,
-            kind,
-            line: Some(block.line),
-            byte_offset: Some(block.offset),
-            error: None,
-            envelope,
-        }
+        let locator = format!("line {}", block.line);
+        block.into_record(seq, locator, kind, envelope)
     }
 }
 

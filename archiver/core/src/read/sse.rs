@@ -196,6 +196,27 @@ impl Block {
         Some(at)
     }
 
+    /// The event as a record of `kind`, its bytes kept.
+    pub fn into_record(
+        self,
+        seq: u64,
+        locator: String,
+        kind: RecordKind,
+        envelope: Option<Vec<u8>>,
+    ) -> Record {
+        Record {
+            seq,
+            locator,
+            payload: self.payload(),
+            raw: self.raw,
+            kind,
+            line: Some(self.line),
+            byte_offset: Some(self.offset),
+            error: None,
+            envelope,
+        }
+    }
+
     /// The record of an event let go: unreadable, naming its place and length.
     pub fn too_long(&self, seq: u64, locator: String, limit: u64) -> Record {
         Record {
@@ -279,28 +300,14 @@ impl SseEvents {
             if block.dropped {
                 return block.too_long(seq, locator, self.limit);
             }
-            return filler_or_event(block, seq, locator, RecordKind::Filler);
+            return block.into_record(seq, locator, RecordKind::Filler, None);
         }
         self.event_number += 1;
         let locator = format!("event {} (line {line})", self.event_number);
         if block.dropped {
             return block.too_long(seq, locator, self.limit);
         }
-        filler_or_event(block, seq, locator, RecordKind::Json)
-    }
-}
-
-fn filler_or_event(block: Block, seq: u64, locator: String, kind: RecordKind) -> Record {
-    Record {
-        seq,
-        locator,
-        payload: block.payload(),
-        raw: block.raw,
-        kind,
-        line: Some(block.line),
-        byte_offset: Some(block.offset),
-        error: None,
-        envelope: None,
+        block.into_record(seq, locator, RecordKind::Json, None)
     }
 }
 
