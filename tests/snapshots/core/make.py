@@ -44,6 +44,15 @@ def _frozen():
 frozen = _frozen()
 
 
+def _this_repository(path: str):
+    """A module of this repository by its file (the reference checkout is first on `sys.path`)."""
+    spec = importlib.util.spec_from_file_location(Path(path).stem, ROOT / path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
 def drawn(strategy, count: int) -> list:
     """`count` examples of a strategy, the same ones on every run (hypothesis derandomised, no database)."""
     from hypothesis import HealthCheck, Phase, given, settings
@@ -763,8 +772,7 @@ def make_index() -> list[dict]:
     together = [(source, version_of(source, raw)) for source, raw in sources]
     cases.append({"test": "elsewhere", "in": [source.path for source, _ in sources], "out": prepared(together)})
 
-    from benchmarks.generate import generate
-
+    generate = _this_repository("benchmarks/generate.py").generate  # the corpus the test makes, not the tag's
     generate(temporary / "corpus", tasks=60, tasks_per_file=20)
     generated = sorted(p for p in (temporary / "corpus").rglob("*") if p.is_file())
     named_generated = [(path, path.relative_to(temporary / "corpus").as_posix()) for path in generated]
