@@ -15,3 +15,7 @@ ALTER TABLE verdicts ADD COLUMN coverage VARCHAR;
 -- table's files, the extractor's code, its declared `inputs`, and ("loaded") the project's modules it
 -- imported while it ran, which the fingerprint covers too. `verify --status` names the files changed since.
 ALTER TABLE verdicts ADD COLUMN inputs JSON;
+-- TRUE when the comparison was given on verify's command line (`--tolerance`), not the data layer's: such a
+-- verdict is shown as the latest, but the audit judges each citation by its latest verdict made under the
+-- data layer's own comparison, so a looser run does not make a `rerun-differs` error go away.
+ALTER TABLE verdicts ADD COLUMN comparison_given BOOLEAN;

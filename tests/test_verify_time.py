@@ -3,6 +3,7 @@ machine's; the time zone and the comparison (a --tolerance given on the command 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,21 @@ def test_a_tolerance_given_on_the_command_line_is_part_of_the_fingerprint(archiv
     assert "STALE: 1 verdict rests on" in status.output
     again = CliRunner().invoke(main, ["verify", "--db", db, "--tolerance", "0.5", "--resume"])
     assert "resumed: 1 current verdict" in again.output  # the same tolerance: current
+
+
+def test_a_looser_tolerance_on_the_command_line_does_not_clear_the_audits_error(archive, write, moments, tmp_path):
+    """Issue 29: a verdict made with `--tolerance 0.5` made the audit's rerun-differs error disappear."""
+    ingest(archive, write, {"near": ({"n": 4}, analyst_cite("rows", period="April", fielded=None, base_n=4))})
+    archive.close()
+    db = str(tmp_path / "archive.duckdb")
+
+    def rerun_findings() -> list[str]:
+        found = CliRunner().invoke(main, ["audit", "--db", db, "--json", "--fail-on", "never"])
+        return [f["rule"] for f in json.loads(found.output)["findings"] if f["rule"].startswith("rerun")]
+
+    strict = CliRunner().invoke(main, ["verify", "--db", db])
+    assert "differs" in strict.output, strict.output
+    assert rerun_findings() == ["rerun-differs"]
+    loose = CliRunner().invoke(main, ["verify", "--db", db, "--tolerance", "0.5"])
+    assert loose.exit_code == 0, loose.output  # reproduced within 50%: the latest verdict, shown as such
+    assert rerun_findings() == ["rerun-differs"]  # but the audit judges by the data layer's comparison

@@ -146,4 +146,4 @@ def test_views_are_remade_after_a_migration_so_a_star_sees_new_columns(tmp_path,
         archive.upgrade()
         after = {d[0] for d in archive.con.execute("SELECT * FROM latest_verdicts LIMIT 0").description}
     # 0012 adds `coverage` and `inputs` (verify's second round)
-    assert after - before == {"rows_used", "comparison", "absolute_tolerance", "coverage", "inputs"}
+    assert after - before == {"rows_used", "comparison", "absolute_tolerance", "coverage", "inputs", "comparison_given"}

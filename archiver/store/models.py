@@ -270,6 +270,7 @@ class VerdictRow(SQLModel, table=True):
     absolute_tolerance: float | None = None
     coverage: str | None = None
     inputs: dict | None = _json()
+    comparison_given: bool | None = None  # the comparison came from the command line, not the data layer
 
 
 class VerifyRunRow(SQLModel, table=True):

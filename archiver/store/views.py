@@ -234,9 +234,17 @@ FROM records q LEFT JOIN {wholes_sql("SELECT raw_chunked FROM records WHERE stat
   ON w.value_sha256 = q.raw_chunked
 WHERE q.status = 'quarantined'"""
 
-LATEST_VERDICTS = """
-SELECT * FROM verdicts
+
+def latest_verdicts(where: str = EVERYTHING) -> str:
+    """Each citation's latest verdict among those that pass `where`."""
+    return f"""
+SELECT * FROM verdicts WHERE {where}
 QUALIFY row_number() OVER (PARTITION BY result_key, citation_hash ORDER BY verified_at DESC, run_id DESC) = 1"""
+
+
+LATEST_VERDICTS = latest_verdicts()
+JUDGED_VERDICTS = latest_verdicts("NOT coalesce(comparison_given, FALSE)")
+"""Each citation's latest verdict made under the data layer's own comparison: what the audit judges by."""
 
 # Every view, in an order in which each reads only views made before it.
 VIEWS: dict[str, str] = {

@@ -217,7 +217,7 @@ def verify(
                 con,
                 [
                     _row(verdict, resolution, comparison, run_id, layer, layer_sha)
-                    | {"inputs": orjson.dumps(inputs).decode()}
+                    | {"inputs": orjson.dumps(inputs).decode(), "comparison_given": tolerance is not None}
                 ],
             )
     _log_run(con, run_id, "finished", datetime.now(UTC), layer.path)
