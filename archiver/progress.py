@@ -90,6 +90,7 @@ class Progress:
 
     def done(self) -> str:
         """The line left on a terminal once the run ends (the summary after it counts files and records)."""
+        self.parts()  # brings what is shown up to what was read
         with self._lock:
             elapsed = max(time.monotonic() - self.started, 1e-9)
             return f"ingested: {_size(self.shown)} in {_clock(elapsed)} ({_size(self.shown / elapsed)}/s)"
@@ -107,6 +108,8 @@ class Progress:
 
     def __enter__(self) -> Self:
         if self.enabled:
+            if self.terminal:
+                self.draw()  # at once: a run shorter than a tick shows it too
             self._ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
             self._ticker.start()
         return self

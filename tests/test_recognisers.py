@@ -34,7 +34,7 @@ def sample(path: str, index: int = 0):
     as its columns)."""
     source = SourceFile.on_disk(str(SAMPLES / path))
     if is_sqlite(source):
-        _, raw = sqlite_rows(source)[index]
+        _, raw, _why = sqlite_rows(source)[index]
         return orjson.loads(raw)
     _, _, records = _core.read_records_of(os.fsencode(source.fs_path), None, path, RECORD_LIMIT, GZIP_LIMIT)
     payload = records[index][6]
