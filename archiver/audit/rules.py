@@ -329,9 +329,10 @@ WHERE rec.status = 'ok' AND rec.yields = 'nothing' AND rec.record_id IN (SELECT 
 # apart (a percent beside a fraction states one value in two units). Values are compared once each.
 _QUANTITY_FIELDS = ("study", "period", "base_name", "weight", "source_table", "source_column", "source_function")
 CONFLICTING_CLAIMS = f"""
-WITH cited AS MATERIALIZED (
-    SELECT result_key, any_value(citation_hash) AS citation_hash,
-           hash({", ".join(f"any_value({f})" for f in _QUANTITY_FIELDS)}) AS quantity
+WITH cited AS MATERIALIZED (  -- the results resting on one valid citation: its quantity's fields, and a
+    -- 128-bit digest of them to group by (two quantities sharing one is as likely as an MD5 collision)
+    SELECT result_key, {", ".join(f"any_value({f}) AS {f}" for f in _QUANTITY_FIELDS)},
+           md5_number(to_json(list_value({", ".join(f"any_value({f})" for f in _QUANTITY_FIELDS)}))) AS quantity
     FROM citations GROUP BY result_key HAVING count(DISTINCT citation_hash) = 1 AND bool_and(valid)
 ),
 claimed AS MATERIALIZED (  -- each claim of those results once, however many copies hold it
@@ -393,14 +394,9 @@ conflicting AS (
         ORDER BY abs(o.value - a.value) > least(abs(o.value - 100 * a.value), abs(100 * o.value - a.value)),
                  abs(o.value - a.value) DESC, o.result_key) = 1
 ),
-described AS (  -- the quantity's fields, from the citation of each side (equal, unless the hash collided)
-    SELECT k.*, mine.*
-    FROM conflicting k
-    JOIN cited q ON q.result_key = k.result_key
-    JOIN cited theirs ON theirs.result_key = k.other_key
-    JOIN (SELECT DISTINCT ON (citation_hash) * FROM citations) mine ON mine.citation_hash = q.citation_hash
-    JOIN (SELECT DISTINCT ON (citation_hash) * FROM citations) other ON other.citation_hash = theirs.citation_hash
-    WHERE {" AND ".join(f"mine.{f} IS NOT DISTINCT FROM other.{f}" for f in _QUANTITY_FIELDS)}
+described AS (
+    SELECT k.*, {", ".join(f"q.{f}" for f in _QUANTITY_FIELDS)}
+    FROM conflicting k JOIN cited q ON q.result_key = k.result_key
 )
 SELECT {_PART_COLUMNS}, NULL AS severity, other.source_path AS reference,
        audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id)) || ' claims '

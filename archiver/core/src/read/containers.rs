@@ -9,7 +9,7 @@ use memchr::memchr;
 
 use super::document::read_document;
 use super::gzip::{BoundedGzip, Compressed};
-use super::lines::{filler_most, is_blank, is_space, JsonLines, Lines, BOM};
+use super::lines::{filler_most, is_blank, is_space, newlines, JsonLines, Lines, BOM};
 use super::segments::{read_stream_segment, segment_kind, STREAM_SEGMENT, UNARY_SEGMENT};
 use super::sse::{sse_pieces, without_terminator, SseEvents, SseRecords};
 use super::stored::{cannot_read, open_regular, Shared, Stored};
@@ -436,8 +436,7 @@ impl Guarded {
         if self.container == "sse" || self.container == STREAM_SEGMENT {
             return sse_blocks(&record.raw);
         }
-        let lines = memchr::memchr_iter(b'\n', &record.raw).count() as u64;
-        lines + u64::from(!record.raw.ends_with(b"\n"))
+        newlines(&record.raw) + u64::from(!record.raw.ends_with(b"\n"))
     }
 }
 

@@ -114,9 +114,7 @@ impl Lines {
             line,
         }))
     }
-}
 
-impl Lines {
     /// The blank lines that follow in the block held, taken whole (the lines through the last "\n" of
     /// the bytes `blank` accepts, at most `most` bytes): appended to `out`, and how many lines they are
     /// as `count` counts them (0: none taken). A run of blank lines costs a scan, not a line each.
@@ -139,7 +137,7 @@ impl Lines {
         let run = &window[..=last];
         let lines = count(run);
         out.extend_from_slice(run);
-        self.number += memchr_iter(b'\n', run).count() as u64;
+        self.number += newlines(run);
         self.offset += run.len() as u64;
         self.stream.consume(last + 1);
         lines
