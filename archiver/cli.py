@@ -786,9 +786,8 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
 
     Records a verdict per citation of a result: reproduced, differs (the pointers and both values),
     partial (rows short of the citation's fielded window or base n), unscoped (a scope the table cannot
-    apply) or not-rerunnable (the reason). Only
-    functions the data layer declares are run, each in a separate process bounded by the timeout.
-    Citations of studies the data layer does not cover are skipped.
+    apply) or not-rerunnable (the reason). Only functions the data layer declares are run, each in a
+    separate process bounded by the timeout. Citations of studies the data layer does not cover are skipped.
     """
     from .verify.render import listing
 
