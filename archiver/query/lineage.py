@@ -29,7 +29,10 @@ _VERDICT_COLUMNS = """
 _VERDICT_JOIN = "LEFT JOIN latest_verdicts v ON v.result_key = k.result_key AND v.citation_hash = k.citation_hash"
 CLAIM_FIELDS = (
     "value",
+    "unit",
+    "stated",
     "pointer",
+    "cell",
     "part_index",
     "task_id",
     "message_id",
@@ -76,7 +79,7 @@ def _order(order_by: str | None, fields: tuple[str, ...], default: str, columns:
 
 # The columns a person sees in `--format table` on a terminal.
 CLAIM_TABLE_FIELDS = (
-    *("value", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings", "verdict"),
+    *("value", "unit", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings", "verdict"),
 )
 CITATION_TABLE_FIELDS = ("study", "period", "source_column", "base_n", "valid", "claims", "results", "tasks", "agents")
 

@@ -146,7 +146,7 @@ def claim_citations(narrowed: str = EVERYTHING) -> str:
         return ", ".join(f"{alias}.{f}" for f in ("citation_hash", *CITATION_FIELDS))
 
     claim = """
-        cl.value, cl.literal, cl.pointer, p.part_index, cl.content_hash, p.artifact_id,
+        cl.value, cl.literal, cl.unit, cl.stated, cl.cell, cl.pointer, p.part_index, cl.content_hash, p.artifact_id,
         coalesce(p.message_id, r.message_id) AS message_id, r.task_id, r.context_id, r.agent, r.timestamp,
         r.source_path, r.source_sha256, cl.result_key, r.copy_id, cl.part_id"""
     return f"""
