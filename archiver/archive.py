@@ -381,8 +381,9 @@ class Archive:
         warnings.warn("Archive.show is Archive.results now; Archive.render gives text", DeprecationWarning, 2)
         return self.results(ident, copy)
 
-    def render(self, ident: str, fmt: str = "text", copy: str | None = None) -> str:
-        """What `archiver show` prints: the `results` as text, or as one self-contained HTML page (fmt="html")."""
+    def render(self, ident: str, fmt: str = "text", copy: str | None = None, colour: bool = False) -> str:
+        """What `archiver show` prints: the `results` as text (with `colour`, coloured for a terminal), or as
+        one self-contained HTML page (fmt="html")."""
         results = self.results(ident, copy)
         if fmt == "html":
             from .render.html import render_html
@@ -390,7 +391,7 @@ class Archive:
             return render_html(results, f"archiver show {ident}")
         from .render.text import render_text
 
-        return render_text(results)
+        return render_text(results, colour)
 
     def export(self, target: str | os.PathLike | BinaryIO, fmt: str = "jsonl", **selection):
         """Export records or the index.

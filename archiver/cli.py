@@ -14,7 +14,7 @@ from click.core import ParameterSource
 
 from . import record as record_defaults
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
-from .render.terminal import counted, printable
+from .render.terminal import counted, printable, wants_colour
 
 DB_HELP = (
     "Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
@@ -656,7 +656,7 @@ _lineage_command(
 def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -> None:
     """A task, message or context as a person reads it: tables of numbers, each with its citations beside."""
     with open_archive(db, wait, read_only=True) as archive:
-        page = archive.render(ident, fmt, copy)
+        page = archive.render(ident, fmt, copy, colour=not output and wants_colour(sys.stdout))
     if output:
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(page)
