@@ -95,5 +95,3 @@ def test_audit_errors_and_show_labels_are_coloured(statuses, monkeypatch):
     shown = statuses.render("bad", colour=True)
     assert f"{RED}     INVALID: base.n is 0, not positive{RESET}" in shown
     assert "\x1b" not in statuses.render("bad")
-
-

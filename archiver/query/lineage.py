@@ -38,6 +38,7 @@ def status_sql(verdict: str | None = "verdict") -> str:
             WHEN NOT valid THEN 'invalid: ' || coalesce(problems[1], 'invalid')
             WHEN inferred THEN 'type lost' ELSE 'valid' END{said})"""
 
+
 CLAIM_FIELDS = (
     "value",
     "unit",
