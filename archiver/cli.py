@@ -13,6 +13,7 @@ import click
 from click.core import ParameterSource
 
 from . import record as record_defaults
+from .query.filters import FILTERS, RESULT_IDS
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
 from .render.terminal import counted, printable, wants_colour
 
@@ -185,41 +186,42 @@ def _a_moment(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 
 def selection_options(func):
-    """The filters of `archiver.query.selection.Selection`, declared once for every command that takes
-    them; combinable, and an option repeated means any of its values."""
-    texts = (
-        ("study", "Study name."),
-        ("period", "Period (wave, date range, version)."),
-        ("column", "Source column."),
-        ("table", "Source table."),
-        ("function", "Source function."),
-        ("weight", "Weight column."),
-        ("agent", "Agent name (from its agent card)."),
-        ("task", "Task id."),
-    )
-    options = (
-        *(click.option(f"--{name}", multiple=True, help=text + " Exact, or a glob with *.") for name, text in texts),
-        click.option("--since", callback=_a_moment, help="Task time at or after (ISO date or timestamp)."),
-        click.option("--until", callback=_a_moment, help="Task time at or before (a bare date includes that day)."),
-        click.option("--has-warnings/--no-warnings", default=None, help="Citations with (or without) warnings."),
-        click.option("--min-n", type=float, help="Smallest base n."),
-        click.option("--max-n", type=float, help="Largest base n."),
-        click.option("--valid/--invalid", default=None, help="Only valid (or invalid) citations."),
-        click.option(
-            "--inferred/--typed",
-            default=None,
-            help="Only type-lost probable citations (or only those with their media type).",
-        ),
-        click.option(
-            "--source",
-            multiple=True,
-            help="Source file: a path (relative or absolute; a directory means every file under it) or a glob. "
-            "A file stored from the same bytes under another path is selected too.",
-        ),
-    )
-    for option in reversed(options):
-        func = option(func)
+    """The filters of `archiver.query.selection.Selection`, as `archiver.query.filters.FILTERS` declares
+    them, for every command that takes them; combinable, and an option repeated means any of its values."""
+    for item in reversed(FILTERS):
+        func = _filter_option(item)(func)
     return func
+
+
+def _filter_option(item):
+    """The click option of one filter (`archiver.query.filters.Filter`)."""
+    if item.kind in ("text", "source"):
+        complete = _archive_values(item.values) if item.values else _paths
+        return click.option(item.option, item.name, multiple=True, help=item.help, shell_complete=complete)
+    if item.kind == "time":
+        return click.option(item.option, item.name, callback=_a_moment, help=item.help)
+    if item.kind == "number":
+        return click.option(item.option, item.name, type=float, help=item.help)
+    return click.option("/".join(item.choices), item.name, default=None, help=item.help)
+
+
+def _archive_values(values: str):
+    """Shell completion from the archive's values (`values`: SQL; the `--db` given before it)."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+        from click.shell_completion import CompletionItem
+
+        from .query.filters import archive_values
+
+        return [CompletionItem(value) for value in archive_values(ctx.params.get("db"), values, incomplete)]
+
+    return complete
+
+
+def _paths(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="file")]
 
 
 SHORTCUTS = (
@@ -648,7 +650,7 @@ _lineage_command(
 
 
 @main.command()
-@click.argument("ident", metavar="ID")
+@click.argument("ident", metavar="ID", shell_complete=_archive_values(RESULT_IDS))
 @click.option("--format", "fmt", type=click.Choice(("text", "html")), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @click.option("--copy", "copy", metavar="FILE", help="Show each result as stored in this file, not its fullest copy.")

@@ -188,7 +188,7 @@ def test_downloads_are_the_cli_outputs(client, served):
     )
     table = pq.read_table(io.BytesIO(client.get("/download/impact.parquet?column=s14r5").content))
     assert table.to_pylist() == cli_json(served, "query", "impact", "--column", "s14r5")
-    assert next(iter(csv.reader(io.StringIO(got.text))))[:3] == ["value", "pointer", "part_index"]
+    assert next(iter(csv.reader(io.StringIO(got.text))))[:5] == ["value", "unit", "stated", "pointer", "cell"]
 
 
 def test_the_result_page_is_the_show_layout_with_links(client, served):

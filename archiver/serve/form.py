@@ -1,46 +1,15 @@
-"""The search form: exactly the filters of `Selection`, as `selection_options` declares them for the
-command line (their names, help and kinds are read from there), and back from a query string."""
+"""The search form: exactly the filters of `Selection`, as `archiver.query.filters.FILTERS` declares them
+for the command line too, and back from a query string."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
-
-import click
-
 from ..errors import UsageError
+from ..query.filters import FILTERS, Filter
 from ..query.selection import Selection
 
 
-@dataclass(frozen=True)
-class Filter:
-    name: str  # the Selection field
-    label: str  # the option as typed on the command line
-    help: str
-    kind: str  # text (repeatable) | time | number | choice (a --flag/--other-flag pair)
-    choices: tuple[str, str] = ("", "")  # a choice's two flags
-
-
-@cache
 def filters() -> tuple[Filter, ...]:
-    from ..cli import selection_options
-
-    command = selection_options(click.Command("serve-form", callback=lambda **_: None))
-    out = []
-    for option in reversed(command.params):  # decorating a Command appends each option, last declared first
-        if not isinstance(option, click.Option):
-            continue
-        if option.secondary_opts:
-            kind = "choice"
-        elif option.multiple:
-            kind = "text"
-        elif isinstance(option.type, click.types.FloatParamType):
-            kind = "number"
-        else:
-            kind = "time"
-        pair = (option.opts[0], option.secondary_opts[0]) if option.secondary_opts else ("", "")
-        out.append(Filter(option.name, option.opts[0], option.help or "", kind, pair))
-    return tuple(out)
+    return FILTERS
 
 
 def selection(params, only: tuple[str, ...] | None = None) -> Selection:
@@ -53,7 +22,7 @@ def selection(params, only: tuple[str, ...] | None = None) -> Selection:
         values = [v for v in params.getlist(item.name) if v.strip()]
         if not values:
             continue
-        if item.kind == "text":
+        if item.kind in ("text", "source"):
             given[item.name] = values
         elif item.kind == "choice":
             if values[0] not in ("yes", "no"):
