@@ -291,7 +291,8 @@ def output_options(func):
 def main(ctx: click.Context) -> None:
     """Archive A2A transcripts and hold their Citations v1 claims to account.
 
-    Output formats, exit statuses, colour and shell completion: docs/cli.md.
+    Output formats, exit statuses, colour and shell completion: `archiver docs cli`; every page of the
+    manual: `archiver docs`.
     """
     if os.environ.get("NO_COLOR"):
         ctx.color = False
@@ -363,7 +364,7 @@ def ingest(
     """Ingest files, directories, globs, - (stdin) or live task stores into the archive.
 
     A task store is a URL: postgresql://user:password@host:port/database or mysql://... (MariaDB too),
-    read in one read-only snapshot; a later run stores only the rows that changed (docs/stores.md).
+    read in one read-only snapshot; a later run stores only the rows that changed (`archiver docs stores`).
 
     Exit status 1 when any record was quarantined (the good records are stored), when no transcript
     was found at all (an empty folder, no A2A object recognised in any file), or when files were left
@@ -371,7 +372,7 @@ def ingest(
     SIGINT (Ctrl-C) or SIGTERM stops it within seconds, keeping what was committed: exit status 130 or 143.
 
     With --follow DIR it runs until stopped so (the usual end of a follow), ingesting the spool's closed
-    segments as the proxy closes them (docs/ingest.md#spools-and-origin-copies).
+    segments as the proxy closes them (`archiver docs ingest`).
     """
     from .ingest import default_workers
     from .interrupts import stopped_by_signals
@@ -736,10 +737,10 @@ def _named_params(ctx, param, given: tuple[str, ...]) -> dict[str, str]:
 @format_options(OUTPUT_FORMATS)
 @db_options
 def sql_command(statement: str, params: dict[str, str], fmt: str | None, headers: bool, db, wait) -> None:
-    """Run one read-only SELECT over the archive (tables and views: docs/query.md, "SQL views").
+    """Run one read-only SELECT over the archive (tables and views: `archiver docs query`, "SQL views").
 
     Statements that write, attach, copy, export, install or load, or change settings are refused, and so
-    is any function or table not on the allow-list (docs/query.md): exit status 2.
+    is any function or table not on the allow-list (`archiver docs query`): exit status 2.
 
     \b
     Examples:
@@ -818,7 +819,7 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
 @click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)
 def serve(host: str, port: int, token: str | None, db: str | None) -> None:
     """Browse the archive read-only in a web browser: overview, search, results, studies, columns, agents,
-    audit findings and verdicts, each page with a JSON twin (the same path with .json). docs/serve.md."""
+    audit findings and verdicts, each page with a JSON twin (the same path with .json). `archiver docs serve`."""
     from .errors import UsageError
     from .serve import serve as run
 
@@ -977,7 +978,7 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
     """Serve a recording proxy in front of the A2A agent at --upstream.
 
     Every request and response passes unchanged (streams as they arrive) and is recorded in the spool's
-    segment files; /-/health and /-/metrics (Prometheus) are the proxy's own. Details: docs/record.md.
+    segment files; /-/health and /-/metrics (Prometheus) are the proxy's own. Details: `archiver docs record`.
     """
     from .record.serve import RecordOptions, serve
 
@@ -1000,6 +1001,36 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
         durable,
     )
     serve(options)
+
+
+@main.command(name="docs")
+@click.argument("topic", required=False, shell_complete=lambda ctx, param, incomplete: _topics(incomplete))
+def docs_command(topic: str | None) -> None:
+    """The manual: the list of its pages, or the page on TOPIC (cli, query, audit, verify, ...) as Markdown.
+
+    \b
+    Examples:
+      archiver docs                 # the pages, each with its title
+      archiver docs verify | less   # how verify judges a citation
+    """
+    from .manual import pages, title
+
+    found = pages()
+    if topic is None:
+        width = max(map(len, found))
+        click.echo("".join(f"{name.ljust(width)}  {title(text)}\n" for name, text in found.items()), nl=False)
+    elif topic.removesuffix(".md") in found:
+        click.echo(found[topic.removesuffix(".md")], nl=False)
+    else:
+        raise click.BadParameter(f"no page {topic!r}; the pages: {', '.join(found)}", param_hint="TOPIC")
+
+
+def _topics(incomplete: str) -> list:
+    from click.shell_completion import CompletionItem
+
+    from .manual import pages
+
+    return [CompletionItem(name) for name in pages() if name.startswith(incomplete)]
 
 
 def run() -> None:
