@@ -33,6 +33,8 @@ pub struct Claim<'a> {
 /// Every claim of a data Part, in document order: its number leaves and its strings stating a number.
 pub fn claims_of(data: &Value) -> Vec<Claim<'_>> {
     let mut found = Vec::new();
+    // the label of the row the last claim was in: a row's claims come one after another
+    let mut labelled: Option<(*const Value, Option<String>)> = None;
     walk(data, &mut |pointer, value, row| {
         let stating = match value {
             Value::Number(number) => Stating::Number(number),
@@ -42,7 +44,7 @@ pub fn claims_of(data: &Value) -> Vec<Claim<'_>> {
             },
             _ => return,
         };
-        let cell = cell_of(pointer, row);
+        let cell = cell_of(pointer, row, &mut labelled);
         found.push(Claim {
             pointer: pointer.to_string(),
             stating,
@@ -64,10 +66,21 @@ enum Row<'a> {
 /// the row's labels (its text members that state no number, joined by ", ") and the claim's key
 /// ("18-34: share"), or none when the row has no label or sits in another row; elsewhere the pointer's
 /// tokens ("segments, young, share").
-fn cell_of(pointer: &str, row: Row<'_>) -> Option<String> {
+fn cell_of(
+    pointer: &str,
+    row: Row<'_>,
+    labelled: &mut Option<(*const Value, Option<String>)>,
+) -> Option<String> {
     let key = pointer.rsplit('/').next().unwrap_or_default();
     match row {
-        Row::Of(row) if !key.is_empty() => label_of(row).map(|label| format!("{label}: {key}")),
+        Row::Of(row) if !key.is_empty() => {
+            let at: *const Value = row;
+            if labelled.as_ref().is_none_or(|(last, _)| *last != at) {
+                *labelled = Some((at, label_of(row)));
+            }
+            let label = labelled.as_ref().and_then(|(_, label)| label.as_deref());
+            label.map(|label| format!("{label}: {key}"))
+        }
         Row::RowOfRows if !key.is_empty() => None,
         _ => Some(
             pointer
