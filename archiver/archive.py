@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Self
 
 import duckdb
 
+from .defaults import MIN_BASE
 from .errors import ArchiveError, QueryError, UsageError
 from .store import migrations, views
 from .store.backend import Location, exists, locate
@@ -315,7 +316,7 @@ class Archive:
         bounded = "" if limit is None else f" LIMIT {int(limit)}"
         return typed(model, self.con.cursor().execute(f'SELECT * FROM "{table}" ORDER BY {order}{bounded}'))
 
-    def audit(self, rules=(), exclude_rules=(), min_base: float = 30, **selection):
+    def audit(self, rules=(), exclude_rules=(), min_base: float = MIN_BASE, **selection):
         """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
 
         `rules`/`exclude_rules` are rule ids (`archiver.audit.RULES`). The selection filters are the
@@ -325,7 +326,7 @@ class Archive:
             return audit.report()
 
     @contextmanager
-    def audited(self, rules=(), exclude_rules=(), min_base: float = 30, **selection):
+    def audited(self, rules=(), exclude_rules=(), min_base: float = MIN_BASE, **selection):
         """The audit as `audit`, its findings kept in the archive's connection while the block runs, so
         that they can be written out one by one (`archiver.audit.render.write`)."""
         from .audit import select_rules

@@ -13,6 +13,7 @@ import click
 from click.core import ParameterSource
 
 from . import record as record_defaults
+from .defaults import FOLLOW_INTERVAL_SECONDS, MIN_BASE, WAIT_SECONDS
 from .query.filters import FILTERS, RESULT_IDS
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
 from .render.terminal import counted, printable, wants_colour
@@ -51,7 +52,7 @@ def _remember_data_path(ctx: click.Context, _param, value: str | None) -> None:
 
 
 def db_options(func):
-    func = click.option("--wait", type=SECONDS, default=5.0, show_default=True, help=WAIT_HELP)(func)
+    func = click.option("--wait", type=SECONDS, default=WAIT_SECONDS, show_default=True, help=WAIT_HELP)(func)
     return click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)(func)
 
 
@@ -343,7 +344,7 @@ def main(ctx: click.Context) -> None:
 @click.option(
     "--interval",
     type=click.FloatRange(min=0.05),
-    default=2.0,
+    default=FOLLOW_INTERVAL_SECONDS,
     show_default=True,
     metavar="SECONDS",
     help="With --follow: how often to look for new segments.",
@@ -570,7 +571,7 @@ db_group.add_command(
 @click.option(
     "--min-base",
     type=click.IntRange(min=1),
-    default=30,
+    default=MIN_BASE,
     show_default=True,
     help="small-base fires for a base.n below this.",
 )

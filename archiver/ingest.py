@@ -20,6 +20,7 @@ from typing import Protocol
 
 import duckdb
 
+from .defaults import FOLLOW_INTERVAL_SECONDS
 from .errors import InputError, UsageError
 from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load import spool, versions
@@ -644,7 +645,7 @@ def _count_index(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None
         setattr(summary, name, value)
 
 
-FOLLOW_INTERVAL = 2.0
+FOLLOW_INTERVAL = FOLLOW_INTERVAL_SECONDS
 """Seconds between two looks at a followed spool directory."""
 
 _TOTALS = ("tasks", "results", "copies", "parts", "citations", "claims", "agent_cards", "error_responses")

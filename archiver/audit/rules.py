@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..defaults import MIN_BASE
 from ..errors import UsageError
 from ..store import views
 from ..store.chunks import wholes_sql
@@ -456,7 +457,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "small-base",
         WARNING,
-        "A citation's base.n is below the minimum base (--min-base, default 30).",
+        f"A citation's base.n is below the minimum base (--min-base, default {MIN_BASE}).",
         SMALL_BASE,
         CITED_PARTS,
     ),

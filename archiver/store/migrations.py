@@ -12,7 +12,7 @@ import duckdb
 from .._core import migrations as built_in
 from ..errors import ArchiveError
 from . import views
-from .connection import rollback
+from .connection import transaction
 from .reread import claims_read_again
 
 _NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
@@ -138,14 +138,9 @@ AFTER = {14: claims_read_again}
 
 
 def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute(_BOOKKEEPING)
         con.execute(migration.sql())
         if migration.version in AFTER:
             AFTER[migration.version](con)
         con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [migration.version, migration.name])
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise

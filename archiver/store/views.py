@@ -14,7 +14,7 @@ import hashlib
 import duckdb
 
 from .chunks import wholes_sql
-from .connection import rollback
+from .connection import transaction
 
 EVERYTHING = "TRUE"
 
@@ -273,15 +273,10 @@ def stale(con: duckdb.DuckDBPyConnection) -> bool:
 
 def create(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)make every view as defined here, in one transaction, and record which definitions they are."""
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for name in reversed(VIEWS):
             con.execute(f"DROP VIEW IF EXISTS {name}")
         for name, sql in VIEWS.items():
             con.execute(f"CREATE VIEW {name} AS {sql}")
         con.execute("DELETE FROM schema_views")
         con.execute("INSERT INTO schema_views VALUES (?, now())", [FINGERPRINT])
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
