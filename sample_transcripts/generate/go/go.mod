@@ -1,6 +1,6 @@
 module upperhand/archiver/samples/go
 
-go 1.26
+go 1.25.0
 
 require (
 	github.com/a2aproject/a2a-go/v2 v2.4.0
