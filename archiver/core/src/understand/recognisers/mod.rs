@@ -17,6 +17,7 @@ mod push_config;
 mod python_a2a_native;
 mod store_row;
 mod task_list;
+mod task_request;
 
 pub use js_client_object::proto_json_of;
 
@@ -38,7 +39,7 @@ const fn recogniser(name: &'static str, recognise: Recognise) -> Recogniser {
 /// From the most explicit mark of a shape to the loosest guess by fields: a recogniser is tried only
 /// when every one above it has passed the object by, so a shape some later one would also accept goes
 /// to the one that knows it for sure.
-pub const RECOGNISERS: [Recogniser; 11] = [
+pub const RECOGNISERS: [Recogniser; 12] = [
     // a `status` held as JSON text: no wire object has one (it also carries `kind`: "task")
     recogniser("store_row", store_row::store_row),
     // the JavaScript SDK's in-memory objects, by marks no wire object has ($case oneofs, integer enums):
@@ -66,6 +67,9 @@ pub const RECOGNISERS: [Recogniser; 11] = [
     recogniser("bare_update", bare_update::bare_update),
     // untagged Task ("status" + "id") or Message ("messageId", or "role" + parts): the loosest
     recogniser("bare_object", bare_object::bare_object),
+    // `{"id"}` and a request's own fields, nothing else: gRPC's GetTaskRequest and its kin in ProtoJSON;
+    // before keyed_by_id, which reads members as ids
+    recogniser("task_request", task_request::task_request),
     // an object keyed by the ids of its values (a storage dump): the only one that reads every member,
     // so last; its values go back to the registry
     recogniser(keyed_by_id::NAME, keyed_by_id::keyed_by_id),
@@ -143,6 +147,7 @@ mod tests {
                 "python_a2a_native",
                 "bare_update",
                 "bare_object",
+                "task_request",
                 "keyed_by_id"
             ]
         );
