@@ -246,5 +246,6 @@ def test_every_recogniser_module_is_registered_once_in_order():
         "python_a2a_native",
         "bare_update",
         "bare_object",
+        "task_request",
         "keyed_by_id",
     ]
