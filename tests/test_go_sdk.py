@@ -38,7 +38,7 @@ def made(tmp_path_factory):
 def test_the_real_sdk_makes_the_committed_samples(made):
     where, fragment = made
     paths = [f["path"] for f in fragment["files"]] + [a["card"] for a in fragment["agents"]]
-    assert len(paths) == 10
+    assert len(paths) == 11
     for path in paths:
         assert (where / "out" / path).read_bytes() == (SAMPLES / path).read_bytes(), path
     committed = {p.relative_to(SAMPLES).as_posix() for p in (SAMPLES / "go-osprey-energy").iterdir()}
@@ -74,7 +74,7 @@ def test_every_record_is_understood_and_only_the_planted_problems_are_found(made
 
 def test_what_each_go_container_yields(made, tmp_path):
     """The SDK's log holds only requests (it never logs a response), the gRPC log's GetTaskRequest is a
-    request, and every other container carries results."""
+    request, and each StoredTask line (Go's untagged field names: `Task`, `Version`, `User`) is its Task."""
     where, _ = made
     with Archive.open(str(tmp_path / "made.duckdb")) as archive:
         archive.ingest([str(where / "out")])
@@ -82,11 +82,12 @@ def test_what_each_go_container_yields(made, tmp_path):
             archive,
             "SELECT regexp_extract(source_path, '[^/]+$'), yields, count(*) FROM records GROUP BY ALL ORDER BY ALL",
         )
-    assert [row for row in yields if row[0] in {"sdk-log.jsonl", "grpc-protojson.jsonl"}] == [
+    assert [row for row in yields if row[0] in {"sdk-log.jsonl", "grpc-protojson.jsonl", "stored-tasks.jsonl"}] == [
         ("grpc-protojson.jsonl", "request", 1),
-        ("grpc-protojson.jsonl", "result", 5),
+        ("grpc-protojson.jsonl", "result", 6),
         ("grpc-protojson.jsonl", "status", 1),
-        ("grpc-protojson.jsonl", "user-message", 1),
+        ("grpc-protojson.jsonl", "user-message", 2),
         ("sdk-log.jsonl", "request", 8),
         ("sdk-log.jsonl", "user-message", 4),
+        ("stored-tasks.jsonl", "result", 2),
     ]

@@ -57,6 +57,7 @@ var (
 	citHeatPump   = citation("Homes with a heat pump", 96, "hp_cop", "extractMean")
 	citShower     = citation(homes, 1840, "shower_min", "extractMean")
 	citAppliances = citation(homes, 1840, "appliance_count", "extractMean")
+	citStandby    = citation(homes, 1840, "standby_w", "extractMean")
 
 	qHeating = map[string]any{"fuels": []any{share("name", "gas", 0.64), share("name", "electric", 0.21),
 		share("name", "heat_pump", 0.09), share("name", "oil", 0.06)}, "total": 1840}
@@ -69,6 +70,7 @@ var (
 	qHeatPump   = map[string]any{"mean_cop": 3.1, "total": 96}
 	qShower     = map[string]any{"mean_shower_minutes": 7.4, "total": 1840}
 	qAppliances = map[string]any{"mean_appliances": 11.2, "total": 1840}
+	qStandby    = map[string]any{"mean_standby_watts": 31.5, "total": 1840}
 )
 
 func textPart(s string) *a2a.Part         { return a2a.NewTextPart(s) }

@@ -9,7 +9,8 @@
 // clients' RoundTripper keeps the exact bytes of every request and response; a gRPC client interceptor
 // keeps each message as protojson.Marshal prints it; the SDK's logging interceptors write through a slog
 // JSON handler; what the clients returned is written with json.Marshal, one value a line; and the task
-// store, which the SDK keeps only in memory, is saved as a user would: json.Marshal of its tasks.
+// store, which the SDK keeps only in memory, is saved as a user would: json.Marshal of its tasks (and of
+// the StoredTask its Get returns).
 //
 // Determinism: message, context and artifact ids and status timestamps are the scripts'; the task ids
 // the SDK draws (uuid v7) and its JSON-RPC, SSE and log ids (uuid v4) come from a seeded reader and a
@@ -98,6 +99,7 @@ func main() {
 	h.clientObjects(objects)
 	h.compatScenario()
 	h.grpcScenario()
+	h.storedTasks()
 	h.storeDump()
 	frag.write(envOr("SAMPLES_FRAGMENTS", "/tmp/sample-transcripts-fragments"))
 }

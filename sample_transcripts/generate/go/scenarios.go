@@ -189,13 +189,39 @@ func (h *harness) grpcScenario() {
 	}})
 	tasks["appliances"] = string(stream(h.ctx, g, userMessage("msg-osp-grpc-001", c, "Appliances per home?"))[0].(*a2a.Task).ID)
 	getTask(h.ctx, g, tasks["appliances"])
+	plan("msg-osp-grpc-002", Script{Steps: []Step{working(""),
+		artifact("art-standby", "standby", textPart("Standby power, Wave 2"), dataPart(qStandby), citationPart(citStandby)),
+		completed()}})
+	tasks["standby"] = taskID(send(h.ctx, g, userMessage("msg-osp-grpc-002", c, "Standby power per home?")))
 	data, n := h.protoLog.Take()
 	write(f, data)
 	frag.file(f, "jsonl", "1.0-grpc-protojson", sdk+" a2agrpc/v1 client and server; messages by protojson.Marshal in a client interceptor", n,
 		"ProtoJSON of the gRPC messages, one a line: SendMessageRequest, each StreamResponse of SendStreamingMessage, "+
-			"GetTaskRequest and the Task it returns.")
+			"GetTaskRequest ({\"id\"}) and the Task it returns, then a unary SendMessage and its SendMessageResponse.")
 	frag.taskCopy(tasks["appliances"], c, copyOf(f, "completed", cited(citAppliances), []map[string]any{qAppliances}, 2))
 	storedCopy("appliances", cited(citAppliances), []map[string]any{qAppliances}, 2)
+	frag.taskCopy(tasks["standby"], c, copyOf(f, "completed", cited(citStandby), []map[string]any{qStandby}, 1))
+	storedCopy("standby", cited(citStandby), []map[string]any{qStandby}, 1)
+}
+
+// storedTasks writes what a Go service that keeps each finished task would: json.Marshal of the store's
+// Get, a taskstore.StoredTask, one a line. StoredTask has no JSON tags, so its members are Go's field names.
+func (h *harness) storedTasks() {
+	f := dir + "/stored-tasks.jsonl"
+	var values []any
+	for _, name := range []string{"heating", "tariff"} {
+		got, err := h.store.Get(h.ctx, a2a.TaskID(tasks[name]))
+		must(err)
+		values = append(values, got)
+		c := stored[name]
+		c.Path = f
+		frag.taskCopy(tasks[name], got.Task.ContextID, c)
+	}
+	data, n := objectLines(values)
+	write(f, data)
+	frag.file(f, "jsonl", "1.0-go-stored-task", sdk+" taskstore.InMemory Get, each StoredTask written with json.Marshal", n,
+		"A Go service's own record of finished tasks: {\"Task\":{...},\"Version\":N,\"User\":\"analyst\"} a line (the SDK's "+
+			"StoredTask has no JSON tags).")
 }
 
 // storeDump saves the in-memory task store as its user would: every task (ListTasks with artifacts) by json.Marshal.
@@ -209,7 +235,7 @@ func (h *harness) storeDump() {
 	frag.file(f, "json", "1.0-go-store", sdk+" taskstore.InMemory, saved with json.Marshal of its tasks", 1,
 		"The SDK keeps tasks only in memory (taskstore.InMemory); this is its List(IncludeArtifacts) saved with "+
 			"json.MarshalIndent: a JSON array of v1.0 Tasks.")
-	for _, name := range []string{"heating", "solar", "tariff", "ev", "insulation", "shower", "appliances"} {
+	for _, name := range []string{"heating", "solar", "tariff", "ev", "insulation", "shower", "appliances", "standby"} {
 		frag.taskCopy(tasks[name], string(contextOf(list.Tasks, tasks[name])), stored[name])
 	}
 }

@@ -9,6 +9,7 @@
 mod agent_card;
 mod bare_object;
 mod bare_update;
+mod go_stored_task;
 mod js_client_object;
 mod keyed_by_id;
 mod kind_tagged;
@@ -39,7 +40,7 @@ const fn recogniser(name: &'static str, recognise: Recognise) -> Recogniser {
 /// From the most explicit mark of a shape to the loosest guess by fields: a recogniser is tried only
 /// when every one above it has passed the object by, so a shape some later one would also accept goes
 /// to the one that knows it for sure.
-pub const RECOGNISERS: [Recogniser; 12] = [
+pub const RECOGNISERS: [Recogniser; 13] = [
     // a `status` held as JSON text: no wire object has one (it also carries `kind`: "task")
     recogniser("store_row", store_row::store_row),
     // the JavaScript SDK's in-memory objects, by marks no wire object has ($case oneofs, integer enums):
@@ -52,6 +53,8 @@ pub const RECOGNISERS: [Recogniser; 12] = [
     recogniser("one_of", one_of::one_of),
     // {"tasks": [...]}
     recogniser("task_list", task_list::task_list),
+    // the Go SDK's StoredTask by json.Marshal: {"Task", "Version"}, Go's untagged field names
+    recogniser(go_stored_task::NAME, go_stored_task::go_stored_task),
     // `name` and a card's own fields, before the guesses below (a card has no `status`)
     recogniser("agent_card", agent_card::agent_card),
     // a push-notification configuration: a `url` beside a task id, or a `pushNotificationConfig`; never
@@ -142,6 +145,7 @@ mod tests {
                 "kind_tagged",
                 "one_of",
                 "task_list",
+                "go_stored_task",
                 "agent_card",
                 "push_config",
                 "python_a2a_native",
