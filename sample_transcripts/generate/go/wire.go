@@ -29,7 +29,6 @@ type Exchange struct {
 type Recorder struct {
 	Host      string
 	Target    *url.URL
-	Prefix    string // which mounted agent the card's host stands for
 	exchanges []Exchange
 }
 
@@ -45,7 +44,6 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
 	if out.URL.Host == r.Host {
 		out.URL.Scheme, out.URL.Host = r.Target.Scheme, r.Target.Host
-		out.URL.Path = r.Prefix + out.URL.Path
 		out.Host = ""
 	}
 	res, err := http.DefaultTransport.RoundTrip(out)
