@@ -15,6 +15,10 @@ against the one the snapshot was made from and name the stale ones), or after a 
 behaviour that the reference shares (then change that checkout, not the tag's, and review the diff of the
 outputs). Never to make a failing comparison pass: a difference is a difference from the Python code.
 
+The reference learns what the core was deliberately taught after the tag and the generated inputs reach:
+`since-the-tag.patch` beside this file (gRPC's `{"id"}` request and the Go SDK's slog lines, issue 27) is
+applied to the checkout first, once.
+
 What it writes: one `<name>.jsonl.gz` a test file, one case a line: the test that compares it, its input
 (drawn once by the reference tests' strategies, derandomised, and kept, so the cases stay the same whatever
 hypothesis later draws) and the reference's output (or the SHA-256 of a long one); see `frozen.py`. The
@@ -82,6 +86,7 @@ AFTER_THE_NORMALISER = (
     "sample_transcripts/fasta2a-pulse/",
     "sample_transcripts/fasta2a-pydantic-ai/",
     "sample_transcripts/python-a2a-harbour/",
+    "sample_transcripts/go-osprey-energy/",
 )
 
 
@@ -97,6 +102,18 @@ def corpus(skip=(".py", ".pyc")) -> list[Path]:
         and "node_modules" not in path.parts
         and not path.relative_to(ROOT).as_posix().startswith(("tests/snapshots/", *AFTER_THE_NORMALISER))
     ]
+
+
+def taught_since_the_tag(reference: Path) -> None:
+    """`since-the-tag.patch` applied to the reference checkout, unless it already is."""
+    patch = HERE / "since-the-tag.patch"
+
+    def applies(*options: str) -> bool:
+        command = ["git", "-C", str(reference), "apply", *options, str(patch)]
+        return subprocess.run(command, capture_output=True, check=False).returncode == 0
+
+    if not applies("--reverse", "--check") and not applies():
+        raise SystemExit(f"{patch.name} does not apply to {reference}")
 
 
 def relative(path: Path) -> str:
@@ -852,6 +869,7 @@ def main(argv: list[str]) -> None:
     if not argv or argv[0].startswith("-"):
         raise SystemExit(__doc__)
     reference = Path(argv[0]).resolve()
+    taught_since_the_tag(reference)
     groups = argv[1:] or list(GROUPS)
     if len(groups) > 1 or os.environ.get("PYTHONHASHSEED") != "0":
         # each group in a fresh interpreter: hypothesis draws the same examples only from the same state
