@@ -34,6 +34,7 @@ from .read.version import SourceVersion
 from .store.backend import archive_files
 from .store.connection import ArchiveBusyError
 from .store.leases import Holder, Leases
+from .store.views import STAT_QUERIES
 from .workers import Gauge, worker_pool
 
 STDIN = "<stdin>"
@@ -639,8 +640,6 @@ def _tally(summary: IngestSummary, outcome: FileOutcome, on_file: Callable | Non
 
 def _count_index(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None:
     """Totals of the archive's index after the run, counted as `stats` counts them."""
-    from .archive import STAT_QUERIES
-
     totals = con.execute("SELECT " + ", ".join(f"({STAT_QUERIES[name]})" for name in _TOTALS)).fetchone()
     for name, value in zip(_TOTALS, totals, strict=True):
         setattr(summary, name, value)
