@@ -14,7 +14,7 @@ use crate::understand::events::events_of;
 const CITATION_KEYS: [&str; 4] = ["study", "period", "base", "source"];
 
 /// One exchange's or one stream's results as the proxy saw them.
-#[pyclass(module = "archiver._core")]
+#[pyclass(module = "archiver._core._core")]
 pub struct LiveAssembly {
     assembly: Option<FileAssembly>,
 }
