@@ -5,8 +5,8 @@ normaliser the compiled core replaced.
     python tests/snapshots/core/make.py /path/to/checkout-of-python-normaliser-last [json read ...]
 
 Run it from any directory, with an interpreter that has the project's dependencies (the test venv), after
-copying a built core into that checkout (`cp archiver/_core/_core.abi3.so /that/checkout/archiver/_core.abi3.so`: some of its
-modules import `_core`). The checkout is the git tag `python-normaliser-last`, the last revision holding the
+copying a built core into that checkout (`cp archiver/_core/_core.abi3.so /that/checkout/archiver/_core.abi3.so`:
+some of its modules import `_core`). The checkout is the git tag `python-normaliser-last`, the last revision holding the
 Python code (`archiver/read/`, `archiver/understand/`, `archiver/canonical.py`, `archiver/cite/`, and its
 differential tests, whose reference functions and hypothesis strategies are used here as they were).
 
