@@ -1,6 +1,6 @@
 """archiver: trustworthy archives of what AI agents claim with numbers (A2A + Citations v1)."""
 
-__version__ = "0.1.0"
+from .version import __version__ as __version__
 
 
 def __getattr__(name: str):

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
     from sqlmodel import SQLModel
 
+    from .query.listing import Listing
     from .query.transcript import ResultView
-    from .render.listing import Listing
     from .store.models import SourceRow
 
 
@@ -300,7 +300,7 @@ class Archive:
     @contextmanager
     def audited(self, rules=(), exclude_rules=(), min_base: float = MIN_BASE, **selection):
         """The audit as `audit`, its findings kept in the archive's connection while the block runs, so
-        that they can be written out one by one (`archiver.audit.render.write`)."""
+        that they can be written out one by one (`archiver.render.findings.write`)."""
         from .audit import select_rules
         from .audit.run import audited
         from .query.selection import Selection
@@ -311,9 +311,9 @@ class Archive:
 
     def _lineage(self, name: str, order_by: str | None, limit: int | None, filters: dict) -> Listing:
         from .query.lineage import QUERIES
+        from .query.listing import Listing
         from .query.output import QueryRows, json_text
         from .query.selection import Selection
-        from .render.listing import Listing
 
         query = QUERIES[name](Selection.of(**filters), order_by=order_by, limit=limit)
         rows = QueryRows(self.con, query.sql, query.params)
@@ -397,9 +397,9 @@ class Archive:
         """Rows of one read-only SELECT, run each time they are read (an EXPLAIN's or a pragma's, once, now); anything
         that writes, attaches, copies, installs or changes a setting, and any function or table not on the
         allow-list (`query.allowlist`), raises `NotReadOnlyError`."""
+        from .query.listing import Listing
         from .query.output import QueryRows, stream
         from .query.readonly import needs_extension, read_only_statement
-        from .render.listing import Listing
 
         rows = QueryRows(self.con, read_only_statement(self.con.cursor(), statement), params or [])
         try:

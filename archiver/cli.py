@@ -489,7 +489,7 @@ def render_summary(summary) -> str:
 def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
     """Print the archive's counts: a row (name, value) each; as JSON, one object of them, as
     `Archive.stats()` gives them (`archiver stats --json | jq .claims`)."""
-    from .render.listing import Listing
+    from .query.listing import Listing
 
     with open_archive(db, wait, read_only=True) as archive:
         counts = archive.stats()
@@ -583,7 +583,7 @@ def audit(db, wait, fmt, headers, fail_on, rules, exclude_rules, min_base, **sel
     or a quarantined record is audited unless a filter it cannot be judged by is given). Rules: see
     `archiver.audit.RULES` (uncited-result, invalid-citation, citation-type-lost, dropped-part, ...).
     """
-    from .audit.render import listing
+    from .render.findings import listing
 
     with (
         open_archive(db, wait, read_only=True) as archive,
@@ -793,7 +793,7 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
     apply) or not-rerunnable (the reason). Only functions the data layer declares are run, each in a
     separate process bounded by the timeout. Citations of studies the data layer does not cover are skipped.
     """
-    from .verify.render import listing
+    from .render.verdicts import listing
 
     with open_archive(db, wait, read_only=status) as archive:
         if status:

@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from archiver.archive import Archive
 from archiver.cli import main
 from archiver.progress import Progress
+from archiver.query.listing import Listing
 from archiver.render import table
 from archiver.render.formats import RENDERERS
-from archiver.render.listing import Listing
 
 from .transcripts import SAMPLES
 

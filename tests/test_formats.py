@@ -9,8 +9,8 @@ import click
 import pytest
 
 from archiver.cli import main
+from archiver.query.listing import Listing
 from archiver.render.formats import RENDERERS, formats_for, write
-from archiver.render.listing import Listing
 
 ROWS = [
     {"study": "Versant", "n": 1210, "share": 0.42, "valid": True, "warnings": ["small cell"], "note": None},

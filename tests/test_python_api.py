@@ -15,12 +15,12 @@ import pyarrow as pa
 import pytest
 
 from archiver.archive import Archive
-from archiver.audit.render import listing as findings_listing
 from archiver.errors import ArchiverError, QueryError
 from archiver.export.target import ExportTargetError
+from archiver.query.listing import NoDataFrameLibraryError
 from archiver.query.output import ArchiveClosedError
 from archiver.query.transcript import ResultView
-from archiver.render.listing import NoDataFrameLibraryError
+from archiver.render.findings import listing as findings_listing
 from archiver.store.models import ClaimRow, PartRow, SourceRow
 
 from .lineage_data import build

@@ -365,7 +365,7 @@ def test_connections_never_fetch_or_load_extensions_and_are_locked(good):
 
 
 def test_verify_worker_connection_is_offline_and_locked():
-    from archiver.store.backend import offline_connection
+    from archiver.offline import offline_connection
 
     with offline_connection() as con:
         assert con.execute(

@@ -8,8 +8,8 @@ import io
 
 import pytest
 
-from archiver.audit.render import listing
 from archiver.render import table
+from archiver.render.findings import listing
 from tests.transcripts import citation, jsonrpc_result, v1_cited_parts, v1_task
 
 RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"

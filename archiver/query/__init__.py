@@ -1,2 +1,2 @@
 """Query the index: lineage questions, read-only SQL, and rows streamed out in batches (as a
-`archiver.render.listing.Listing`, which every output format renders)."""
+`archiver.query.listing.Listing`, which every output format renders)."""

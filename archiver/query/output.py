@@ -12,7 +12,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import QueryError
-from ..render.listing import Chunks
+from .listing import Chunks
 
 BATCH_SIZE = 2048
 

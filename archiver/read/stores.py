@@ -234,7 +234,7 @@ class _DuckDBSnapshot(_Snapshot):
 
     def _on_server(self, query: str):
         """A query run by the server itself, in the snapshot's transaction."""
-        from ..store.backend import literal
+        from ..offline import literal
 
         return self.con.execute(f"SELECT * FROM postgres_query({literal(self.catalog)}, {literal(query)})")
 
@@ -274,7 +274,7 @@ class _DuckDBSnapshot(_Snapshot):
 def _postgresql(store: StoreURL) -> Iterator[_Snapshot]:
     import duckdb
 
-    from ..store.backend import BackendError, config, install_extensions, literal
+    from ..offline import BackendError, config, install_extensions, literal
 
     with closing(duckdb.connect(config=config())) as con:
         try:

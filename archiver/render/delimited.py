@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 from typing import Any, BinaryIO
 
+from ..query.listing import Listing, as_text
 from .jsontext import dumps
-from .listing import Listing, as_text
 
 
 def write(listing: Listing, out: BinaryIO, headers: bool = True, delimiter: str = ",") -> int:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import BinaryIO
 
+from ..query.listing import Listing
 from . import delimited, jsontext, markdown, sarif, table, tsv
-from .listing import Listing
 
 Renderer = Callable[[Listing, BinaryIO], int]
 

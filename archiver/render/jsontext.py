@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from .listing import Chunks, Listing
+from ..query.listing import Chunks, Listing
 
 BATCH_ITEMS = 2048
 

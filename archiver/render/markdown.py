@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
+from ..query.listing import Listing, as_text
 from .delimited import cell
-from .listing import Listing, as_text
 
 
 def write(listing: Listing, out: BinaryIO, headers: bool = True) -> int:

@@ -12,8 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..query.listing import Listing
 from .jsontext import dumps, spelled, write_chunks, write_spliced
-from .listing import Listing
 from .paths import display_path, display_text
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -23,7 +23,7 @@ _NOT_PROPERTIES = ("rule", "severity", "detail")
 
 
 def write(listing: Listing, out: BinaryIO) -> int:
-    from archiver import __version__
+    from ..version import __version__  # read when called: a test fixes it
 
     rules = [
         {

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from itertools import chain, islice
 from typing import IO, Any, BinaryIO
 
-from .listing import Listing, as_text
+from ..query.listing import Listing, as_text
 from .terminal import painted, printable, wants_colour
 
 TABLE_SAMPLE = 200  # rows read ahead to size the table's columns

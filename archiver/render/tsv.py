@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
+from ..query.listing import Listing
 from . import delimited
-from .listing import Listing
 
 
 def write(listing: Listing, out: BinaryIO, headers: bool = True) -> int:

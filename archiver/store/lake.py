@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from .backend import BackendError, Location, extensions, install_extensions, literal
+from ..offline import BackendError, install_extensions, literal
+from .backend import Location, extensions
 from .check import Problem
 from .leases import Leases, leases_for
 

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 
 import duckdb
 
+from ..offline import install_extensions, literal
 from ..processes import alive, start_time
-from .backend import LEASES_SUFFIX, Location, extensions, install_extensions, literal
+from .backend import LEASES_SUFFIX, Location, extensions
 
 LEASE_SECONDS = 15 * 60
 TABLE = "archiver_leases"

@@ -169,7 +169,7 @@ def serve(conn) -> None:
     os.setpgid(0, 0)  # a group of its own, killed whole at a timeout with whatever the extractor started
     import duckdb  # noqa: F401  (imported before the first job's time starts)
 
-    from ..store.backend import offline_connection
+    from ..offline import offline_connection
 
     offline_connection(DEFAULT_TIME_ZONE).close()  # DuckDB loads its time zones (0.45 s) before the first job's time
     conn.send(READY)
@@ -195,7 +195,7 @@ def _job(table: dict, extractor: dict, context: dict, functions: dict) -> Reply:
     citation."""
     import duckdb
 
-    from ..store.backend import offline_connection
+    from ..offline import offline_connection
 
     try:
         function = _function(extractor, functions)

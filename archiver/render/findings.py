@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..render.listing import Chunks, Listing
-from ..render.paths import display_path, display_text
-from ..render.terminal import counted, printable
-from .report import FINDING_FIELDS, PUBLISHED_FIELDS
-from .run import ORDER
+from ..audit.report import FINDING_FIELDS, PUBLISHED_FIELDS
+from ..audit.run import ORDER
+from ..query.listing import Chunks, Listing
+from .paths import display_path, display_text
+from .terminal import counted, printable
 
 if TYPE_CHECKING:
-    from .run import Audit
+    from ..audit.run import Audit
 
 BATCH_ROWS = 20_000
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..render.listing import Listing
-from .run import VERDICTS, CitationVerdict, VerifyReport
+from ..query.listing import Listing
+from ..verify.run import VERDICTS, CitationVerdict, VerifyReport
 
 LABELS = {
     "reproduced": "reproduced",
