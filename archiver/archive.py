@@ -355,9 +355,13 @@ class Archive:
         return self.results(ident, copy)
 
     def render(self, ident: str, fmt: str = "text", copy: str | None = None, colour: bool = False) -> str:
-        """What `archiver show` prints: the `results` as text (with `colour`, coloured for a terminal), or as
-        one self-contained HTML page (fmt="html")."""
+        """What `archiver show` prints: the `results` as text (with `colour`, coloured for a terminal), as
+        one self-contained HTML page (fmt="html"), or as JSON (fmt="json": the web view's `/result/ID.json`)."""
         results = self.results(ident, copy)
+        if fmt == "json":
+            from .render.jsontext import plain, results_document
+
+            return plain(results_document(ident, results)).decode() + "\n"
         if fmt == "html":
             from .render.html import render_html
 

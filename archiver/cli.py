@@ -653,7 +653,14 @@ _lineage_command(
 
 @main.command()
 @click.argument("ident", metavar="ID", shell_complete=_archive_values(RESULT_IDS))
-@click.option("--format", "fmt", type=click.Choice(("text", "html")), default="text", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "html", "json")),
+    default="text",
+    show_default=True,
+    help="text for a terminal, html one page, json what the web view's /result/ID.json answers.",
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @click.option("--copy", "copy", metavar="FILE", help="Show each result as stored in this file, not its fullest copy.")
 @db_options

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -313,3 +314,23 @@ def test_screenshot_of_the_busiest_sample_task(archive, tmp_path):
     if os.environ.get("ARCHIVER_UPDATE_SNAPSHOTS"):
         shutil.copyfile(shot, SCREENSHOT)
     assert SCREENSHOT.exists(), "docs/show.png: run with ARCHIVER_UPDATE_SNAPSHOTS=1 to write it"
+
+
+def test_show_as_json_is_the_web_views_twin(lineage):
+    """`show --format json` (issue 28, item 6) prints what `/result/ID.json` answers, byte for byte."""
+    from starlette.testclient import TestClient
+
+    from archiver.serve import create_app
+
+    path = lineage.path
+    lineage.close()
+    printed = CliRunner().invoke(main, ["show", "t1", "--db", path, "--format", "json"])
+    assert printed.exit_code == 0, printed.output
+    with TestClient(create_app(path)) as client:
+        twin = client.get("/result/t1.json")
+    assert twin.status_code == 200
+    assert printed.output == twin.text + "\n"
+    document = json.loads(printed.output)
+    assert document["id"] == "t1"
+    assert [r["task_id"] for r in document["results"]] == ["t1"]
+    assert document["results"][0]["citations"][0]["study"] == "Versant Mega Tracker"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import asdict
 from itertools import islice
 from typing import Any, BinaryIO
 
@@ -86,3 +87,14 @@ def dumps(value: Any, indent: bool = False) -> bytes:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0, default=str)
     except TypeError:  # integers beyond 64 bits
         return json.dumps(value, ensure_ascii=False, default=str, indent=2 if indent else None).encode()
+
+
+def results_document(ident: str, results: list) -> dict:
+    """What `archiver show ID --format json` prints and `/result/ID.json` answers: the id asked for and each
+    result as the API gives it (`Archive.results`: `query.transcript.ResultView`)."""
+    return {"id": ident, "results": [asdict(view) for view in results]}
+
+
+def plain(value: Any) -> bytes:
+    """A value as JSON, compact: dates and other values JSON has no type for as their text."""
+    return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
