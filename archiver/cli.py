@@ -374,6 +374,13 @@ def ingest(
 
     With --follow DIR it runs until stopped so (the usual end of a follow), ingesting the spool's closed
     segments as the proxy closes them (`archiver docs ingest`).
+
+    \b
+    Examples:
+      archiver ingest sample_transcripts/            # every file under the folder
+      archiver ingest 'dumps/*.jsonl.gz' --db a.duckdb
+      archiver ingest postgresql://reader@db/agents  # a live task store, read-only
+      archiver ingest --follow spool/                # a recording proxy's spool, until Ctrl-C
     """
     from .ingest import default_workers
     from .interrupts import stopped_by_signals
@@ -582,6 +589,12 @@ def audit(db, wait, fmt, headers, fail_on, rules, exclude_rules, min_base, **sel
     archiver audit` gates a CI pipeline. The filters choose the stored copies audited (an agent card
     or a quarantined record is audited unless a filter it cannot be judged by is given). Rules: see
     `archiver.audit.RULES` (uncited-result, invalid-citation, citation-type-lost, dropped-part, ...).
+
+    \b
+    Examples:
+      archiver audit                                 # every finding, for people
+      archiver audit --fail-on warning --format sarif > audit.sarif
+      archiver audit --rule uncited-result --agent 'Versant*'
     """
     from .render.findings import listing
 
@@ -630,24 +643,30 @@ def query_group() -> None:
     """Which claims, citations, tasks, agents and files depend on a study, period or column."""
 
 
-def _lineage_command(name: str, summary: str) -> None:
+def _lineage_command(name: str, summary: str, examples: tuple[str, ...]) -> None:
     """`archiver query NAME`: the rows of `Archive.NAME` that pass the selection."""
 
     def command(db, wait, fmt, headers, limit, order_by, **selection) -> None:
         run_lineage(name, db, wait, fmt, headers, limit, order_by, selection)
 
-    command.__doc__ = summary
+    command.__doc__ = summary + "\n\n\b\nExamples:\n" + "".join(f"  {example}\n" for example in examples)
     query_group.command(name)(selection_options(output_options(db_options(command))))
 
 
 _lineage_command(
-    "citations", "One row per distinct citation, with how many claims, results, tasks and agents rest on it."
+    "citations",
+    "One row per distinct citation, with how many claims, results, tasks and agents rest on it.",
+    ("archiver query citations --invalid", "archiver query citations --has-warnings --format csv > citations.csv"),
 )
 _lineage_command(
-    "claims", "One row per claim and citation it depends on; a claim stored in several copies is one claim."
+    "claims",
+    "One row per claim and citation it depends on; a claim stored in several copies is one claim.",
+    ("archiver query claims --study 'Versant*' --period 'W6*'", "archiver query claims --column s14r5 --json"),
 )
 _lineage_command(
-    "impact", "The affected tasks, contexts, agents and source files, with counts: whom to tell of a correction."
+    "impact",
+    "The affected tasks, contexts, agents and source files, with counts: whom to tell of a correction.",
+    ("archiver query impact --study 'Versant*' --period 'W6*'", "archiver query impact --column s14r5 --md"),
 )
 
 
@@ -665,7 +684,14 @@ _lineage_command(
 @click.option("--copy", "copy", metavar="FILE", help="Show each result as stored in this file, not its fullest copy.")
 @db_options
 def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -> None:
-    """A task, message or context as a person reads it: tables of numbers, each with its citations beside."""
+    """A task, message or context as a person reads it: tables of numbers, each with its citations beside.
+
+    \b
+    Examples:
+      archiver show task-vrs-rpc-funnel
+      archiver show task-vrs-rpc-funnel --format html -o funnel.html
+      archiver show ctx-versant-rest --format json | jq '.results[].citations'
+    """
     with open_archive(db, wait, read_only=True) as archive:
         page = archive.render(ident, fmt, copy, colour=not output and wants_colour(sys.stdout))
     if output:
@@ -698,6 +724,12 @@ def export(destination, raw, files_dir, fmt, db, wait, **selection) -> None:
     The filters select the records of the matching results, and --source those of the matching files.
     Exporting with --raw --files and ingesting the directory into a new archive gives the same counts
     and the same stored bytes.
+
+    \b
+    Examples:
+      archiver export --raw --study 'Versant*' > versant.jsonl
+      archiver export --raw --files restored/       # the source files, re-created
+      archiver export --format parquet lake/         # the index, for DuckDB, Spark or Trino
     """
     if raw == (fmt == "parquet"):
         raise click.UsageError("choose --raw or --format parquet")
@@ -799,6 +831,12 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
     partial (rows short of the citation's fielded window or base n), unscoped (a scope the table cannot
     apply) or not-rerunnable (the reason). Only functions the data layer declares are run, each in a
     separate process bounded by the timeout. Citations of studies the data layer does not cover are skipped.
+
+    \b
+    Examples:
+      archiver verify --data-layer sample_transcripts/data-layer/archiver-data-layer.toml
+      archiver verify --status                       # which verdicts are stale, and why
+      archiver verify --study 'Versant*' --format json
     """
     from .render.verdicts import listing
 
@@ -827,7 +865,13 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
 @click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)
 def serve(host: str, port: int, token: str | None, db: str | None) -> None:
     """Browse the archive read-only in a web browser: overview, search, results, studies, columns, agents,
-    audit findings and verdicts, each page with a JSON twin (the same path with .json). `archiver docs serve`."""
+    audit findings and verdicts, each page with a JSON twin (the same path with .json). `archiver docs serve`.
+
+    \b
+    Examples:
+      archiver serve                                 # http://127.0.0.1:8765
+      archiver serve --db a.duckdb --port 9000
+    """
     from .errors import UsageError
     from .serve import serve as run
 
@@ -987,6 +1031,11 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
 
     Every request and response passes unchanged (streams as they arrive) and is recorded in the spool's
     segment files; /-/health and /-/metrics (Prometheus) are the proxy's own. Details: `archiver docs record`.
+
+    \b
+    Examples:
+      archiver record --upstream http://127.0.0.1:9999 --spool spool/
+      archiver record --upstream http://agent:9999 --spool spool/ --db a.duckdb   # ingests as it records
     """
     from .record.serve import RecordOptions, serve
 

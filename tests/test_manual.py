@@ -45,3 +45,15 @@ def test_no_help_text_points_at_a_file_an_installed_package_lacks():
             text += sub.help or ""
         assert "docs/" not in text, command.name
     assert "archiver docs cli" in main.help
+
+
+def test_every_command_people_run_shows_examples():
+    names = ["ingest", "show", "export", "audit", "sql", "verify", "serve", "record", "docs"]
+    commands = [main.commands[name] for name in names] + list(main.commands["query"].commands.values())
+    for command in commands:
+        shown = CliRunner().invoke(main, [*_path(command), "--help"]).output
+        assert "\nExamples:\n  archiver " in shown, command.name
+
+
+def _path(command) -> list[str]:
+    return ["query", command.name] if command.name in main.commands["query"].commands else [command.name]
