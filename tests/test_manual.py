@@ -52,7 +52,7 @@ def test_every_command_people_run_shows_examples():
     commands = [main.commands[name] for name in names] + list(main.commands["query"].commands.values())
     for command in commands:
         shown = CliRunner().invoke(main, [*_path(command), "--help"]).output
-        assert "\nExamples:\n  archiver " in shown, command.name
+        assert "\n  Examples:\n    archiver " in shown, command.name
 
 
 def _path(command) -> list[str]:
