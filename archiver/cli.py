@@ -494,17 +494,18 @@ def render_summary(summary) -> str:
 @db_options
 @format_options(OUTPUT_FORMATS, "table")
 def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
-    """Print the archive's counts: a row (name, value) each; as JSON, one object of them, as
-    `Archive.stats()` gives them (`archiver stats --json | jq .claims`)."""
+    """Print the archive's counts: a row (name, value, what it counts) each; as JSON, one object of
+    name and value, as `Archive.stats()` gives them (`archiver stats --json | jq .claims`)."""
     from .query.listing import Listing
+    from .store.views import STAT_WORDS
 
     with open_archive(db, wait, read_only=True) as archive:
         counts = archive.stats()
     if fmt == "json":
         emit_json(counts)
         return
-    rows = [{"name": name, "value": value} for name, value in counts.items()]
-    write_listing(Listing(("name", "value"), rows), fmt, headers)
+    rows = [{"name": name, "value": value, "counts": STAT_WORDS[name]} for name, value in counts.items()]
+    write_listing(Listing(("name", "value", "counts"), rows), fmt, headers)
 
 
 @main.group("db")

@@ -95,3 +95,17 @@ def test_audit_errors_and_show_labels_are_coloured(statuses, monkeypatch):
     shown = statuses.render("bad", colour=True)
     assert f"{RED}     INVALID: base.n is 0, not positive{RESET}" in shown
     assert "\x1b" not in statuses.render("bad")
+
+
+def test_every_count_of_stats_names_what_it_counts(statuses):
+    from click.testing import CliRunner
+
+    from archiver.cli import main
+    from archiver.store.views import STAT_QUERIES, STAT_WORDS
+
+    assert set(STAT_WORDS) == set(STAT_QUERIES)
+    path = statuses.path
+    statuses.close()
+    shown = CliRunner().invoke(main, ["stats", "--db", path, "--csv"]).output.splitlines()
+    assert shown[0] == "name,value,counts"
+    assert "claims,4,claims in stored copies (one in two copies counts twice; audit and query count it once)" in shown
