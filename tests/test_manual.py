@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from archiver._core import docs as built_in
 from click.testing import CliRunner
 
+from archiver._core import docs as built_in
 from archiver.cli import main
 from archiver.manual import pages, title
 
