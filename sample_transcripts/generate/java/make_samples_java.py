@@ -232,15 +232,15 @@ def files(fr: Fragment) -> None:
     server = f"{SDK}: its JSON-RPC and REST handlers (the reference routes' serialisation) and its clients"
     fr.file(RPC, "jsonl", ["1.0-jsonrpc"], server, 10,
             "3× SendMessage → {\"task\"}, GetTask, and GetTask of an unknown id → error; request and response bodies a line each")  # fmt: skip
-    fr.file(f"{FOLDER}/stream-v1.sse", "sse", ["1.0-jsonrpc"], server, 6,
+    fr.file(f"{FOLDER}/stream-v1.sse", "sse", ["1.0-jsonrpc"], server, 5,
             "SendStreamingMessage: task, WORKING with the agent's words, numbers in chunk 1, citation appended in chunk 2, COMPLETED")  # fmt: skip
     fr.file(f"{FOLDER}/rest-send.json", "json", ["1.0-rest"], server, 1, "REST POST /message:send → {\"task\"}")
     fr.file(f"{FOLDER}/rest-stream-v1.sse", "sse", ["1.0-rest"], server, 5,
             "REST POST /message:stream: bare StreamResponse events; the citation in its own artifact")  # fmt: skip
     fr.file(f"{FOLDER}/rest-list-tasks.json", "json", ["1.0-rest"], server, 1,
             "REST GET /tasks?contextId=…: ListTasks without includeArtifacts, so the SDK leaves the artifacts out")  # fmt: skip
-    fr.file(OBJECTS, "jsonl", ["java-client-objects"], f"{SDK} client results, JsonUtil.toJson", 9,
-            "What the JSON-RPC client returned (3 Tasks, 6 stream events), as the SDK's own JSON serialiser writes them")  # fmt: skip
+    fr.file(OBJECTS, "jsonl", ["java-client-objects"], f"{SDK} client results, JsonUtil.toJson", 8,
+            "What the JSON-RPC client returned (3 Tasks, the 5 events of the stream), as the SDK's own JSON serialiser writes them")  # fmt: skip
     fr.file(DUMPS["postgresql"], "jsonl", ["java-jpa-store"], f"{STORE_MADE_BY}, PostgreSQL; psql row_to_json", 6,
             "The a2a_tasks table of the wire run: each task's JSON in task_data")  # fmt: skip
     fr.file(DUMPS["mariadb"], "jsonl", ["java-jpa-store"], f"{STORE_MADE_BY}, MariaDB (for MySQL); JSON_OBJECT", 2,
@@ -270,7 +270,7 @@ def results(fr: Fragment) -> None:
         copy(fr, "Gross margin of grocery categories?", path, [cit_summary(CIT_MARGIN_ZERO, valid=False)], [Q_MARGIN])
     for path in (f"{FOLDER}/rest-stream-v1.sse", pg):
         copy(fr, "Promotion uplift, FY2025?", path, [cit_summary(CIT_PROMO)], [Q_PROMO], 1)
-    copy(fr, "Promotion uplift, FY2025?", f"{FOLDER}/rest-list-tasks.json", [], [], 1)
+    copy(fr, "Promotion uplift, FY2025?", f"{FOLDER}/rest-list-tasks.json", [], [])  # no history either
     copy(fr, "Store visits a week?", maria, [cit_summary(CIT_VISITS)], [Q_VISITS])
     copy(fr, "Channel split, Q1 2026?", maria, [cit_summary(CIT_CHANNEL)], [Q_CHANNEL])
     fr.error(RPC, 1)
