@@ -192,7 +192,7 @@ TASK_TABLE_SHAPE = (
 def task_tables(columns: dict[str, Iterable[str]]) -> list[str]:
     """Of tables and their column names, those shaped like an A2A SDK's task table: `tasks` first, then by name."""
     shaped = sorted(
-        name for name, names in columns.items() if TASK_TABLE_COLUMNS <= set(names) or WHOLE_TASK_COLUMNS <= set(names)
+        name for name, names in columns.items() if set(names) >= TASK_TABLE_COLUMNS or set(names) >= WHOLE_TASK_COLUMNS
     )
     return sorted(shaped, key=lambda name: name != "tasks")
 

@@ -17,6 +17,8 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -34,37 +36,74 @@ SDK = "a2a-java-sdk 1.0.0.Alpha3 (io.github.a2asdk)"
 TABLE = "a2a_tasks"  # the JPA store's table (JpaTask)
 
 CIT_BASKET = citation(
-    "Meridian Shopper Panel", "2026-Q1", "Panel shoppers, all stores", 1480, "meridian_panel", "basket_eur",
-    "extractMean", weight="unweighted",
-)  # fmt: skip
+    "Meridian Shopper Panel",
+    "2026-Q1",
+    "Panel shoppers, all stores",
+    1480,
+    "meridian_panel",
+    "basket_eur",
+    "extractMean",
+    weight="unweighted",
+)
 CIT_DWELL = citation(
-    "Meridian Shopper Panel", "2026-Q1", "Panel shoppers, flagship stores", 392, "meridian_panel", "dwell_min",
-    "extractMean", weight="unweighted",
-)  # fmt: skip
+    "Meridian Shopper Panel",
+    "2026-Q1",
+    "Panel shoppers, flagship stores",
+    392,
+    "meridian_panel",
+    "dwell_min",
+    "extractMean",
+    weight="unweighted",
+)
 CIT_LOYALTY = citation(
     "Meridian Shopper Panel", "2026-Q1", "Loyalty members", 905, "meridian_panel", "loyalty_tier", "extractShare"
 )
 CIT_MARGIN_ZERO = citation(
-    "Meridian Category Review", "FY2025", "Grocery categories", 0, "meridian_categories", "gross_margin",
-    "extractMean", weight="unweighted",
-)  # fmt: skip
+    "Meridian Category Review",
+    "FY2025",
+    "Grocery categories",
+    0,
+    "meridian_categories",
+    "gross_margin",
+    "extractMean",
+    weight="unweighted",
+)
 CIT_PROMO = citation(
-    "Meridian Category Review", "FY2025", "Promoted categories", 64, "meridian_categories", "promo_uplift",
-    "extractMean", weight="unweighted",
-)  # fmt: skip
+    "Meridian Category Review",
+    "FY2025",
+    "Promoted categories",
+    64,
+    "meridian_categories",
+    "promo_uplift",
+    "extractMean",
+    weight="unweighted",
+)
 CIT_VISITS = citation(
-    "Meridian Shopper Panel", "2026-Q1", "Panel shoppers, all stores", 1480, "meridian_panel", "visits_pw",
-    "extractMean", weight="unweighted",
-)  # fmt: skip
+    "Meridian Shopper Panel",
+    "2026-Q1",
+    "Panel shoppers, all stores",
+    1480,
+    "meridian_panel",
+    "visits_pw",
+    "extractMean",
+    weight="unweighted",
+)
 CIT_CHANNEL = citation(
-    "Meridian Shopper Panel", "2026-Q1", "Panel shoppers, all stores", 1480, "meridian_panel", "channel",
+    "Meridian Shopper Panel",
+    "2026-Q1",
+    "Panel shoppers, all stores",
+    1480,
+    "meridian_panel",
+    "channel",
     "extractShare",
-)  # fmt: skip
+)
 
 Q_BASKET = {"mean_basket_eur": 38.4, "median_basket_eur": 31.5, "total": 1480}
 Q_FOOTFALL = {"weekly_footfall": [{"store": "Leeds", "visits": 12840}, {"store": "York", "visits": 9310}]}
 Q_DWELL = {"mean_dwell_min": 17.5, "total": 392}
-Q_LOYALTY = {"tiers": [{"name": "gold", "share": 0.18}, {"name": "silver", "share": 0.34}, {"name": "bronze", "share": 0.48}]}
+Q_LOYALTY = {
+    "tiers": [{"name": "gold", "share": 0.18}, {"name": "silver", "share": 0.34}, {"name": "bronze", "share": 0.48}]
+}
 Q_MARGIN = {"mean_gross_margin": 0.236, "categories": 41}
 Q_PROMO = {"mean_uplift": 0.112, "categories": 64}
 Q_VISITS = {"visits_per_week": 2.1, "total": 1480}
@@ -98,30 +137,46 @@ def answer(artifacts: list[tuple[str, list[dict]]], working: bool = False, chunk
 # question -> (task id, context id, events)
 ANSWERS = {
     "Mean basket size, Q1 2026?": (
-        "task-jmr-rpc-basket", "ctx-jmr-rpc", answer([("basket", [{"data": Q_BASKET}, typed(CIT_BASKET)])]),
+        "task-jmr-rpc-basket",
+        "ctx-jmr-rpc",
+        answer([("basket", [{"data": Q_BASKET}, typed(CIT_BASKET)])]),
     ),
-    "Weekly footfall by store?": ("task-jmr-rpc-footfall", "ctx-jmr-rpc", answer([("footfall", [{"data": Q_FOOTFALL}])])),
+    "Weekly footfall by store?": (
+        "task-jmr-rpc-footfall",
+        "ctx-jmr-rpc",
+        answer([("footfall", [{"data": Q_FOOTFALL}])]),
+    ),
     "Mean dwell time in flagship stores?": (
-        "task-jmr-rpc-dwell", "ctx-jmr-rpc", answer([("dwell", [{"data": Q_DWELL}, {"data": CIT_DWELL}])]),
+        "task-jmr-rpc-dwell",
+        "ctx-jmr-rpc",
+        answer([("dwell", [{"data": Q_DWELL}, {"data": CIT_DWELL}])]),
     ),
     "Loyalty tiers, Q1 2026?": (
-        "task-jmr-stream-loyalty", "ctx-jmr-stream",
+        "task-jmr-stream-loyalty",
+        "ctx-jmr-stream",
         answer([("loyalty", [{"data": Q_LOYALTY}]), ("loyalty", [typed(CIT_LOYALTY)])], working=True, chunked=True),
     ),
     "Gross margin of grocery categories?": (
-        "task-jmr-rest-margin", "ctx-jmr-rest-margin", answer([("margin", [{"data": Q_MARGIN}, typed(CIT_MARGIN_ZERO)])]),
+        "task-jmr-rest-margin",
+        "ctx-jmr-rest-margin",
+        answer([("margin", [{"data": Q_MARGIN}, typed(CIT_MARGIN_ZERO)])]),
     ),
     "Promotion uplift, FY2025?": (
-        "task-jmr-rest-promo", "ctx-jmr-rest",
+        "task-jmr-rest-promo",
+        "ctx-jmr-rest",
         answer([("promo", [{"data": Q_PROMO}]), ("promo-citation", [typed(CIT_PROMO)])], working=True),
     ),
     "Store visits a week?": (
-        "task-jmr-db-visits", "ctx-jmr-db", answer([("visits", [{"data": Q_VISITS}, typed(CIT_VISITS)])]),
+        "task-jmr-db-visits",
+        "ctx-jmr-db",
+        answer([("visits", [{"data": Q_VISITS}, typed(CIT_VISITS)])]),
     ),
     "Channel split, Q1 2026?": (
-        "task-jmr-db-channel", "ctx-jmr-db", answer([("channel", [{"data": Q_CHANNEL}, typed(CIT_CHANNEL)])]),
+        "task-jmr-db-channel",
+        "ctx-jmr-db",
+        answer([("channel", [{"data": Q_CHANNEL}, typed(CIT_CHANNEL)])]),
     ),
-}  # fmt: skip
+}
 
 
 def ask(question: str, transport: str, op: str = "send", **call) -> dict:
@@ -144,11 +199,19 @@ WIRE_CALLS = [
     ask("Mean dwell time in flagship stores?", "jsonrpc", file=RPC, keep="both", objects=OBJECTS),
     {"op": "get", "transport": "jsonrpc", "task_id": "task-jmr-rpc-basket", "file": RPC, "keep": "both"},
     {"op": "get", "transport": "jsonrpc", "task_id": "task-jmr-missing", "file": RPC, "keep": "both", "fails": True},
-    ask("Loyalty tiers, Q1 2026?", "jsonrpc", "stream", file=f"{FOLDER}/stream-v1.sse", keep="response", objects=OBJECTS),
+    ask(
+        "Loyalty tiers, Q1 2026?", "jsonrpc", "stream", file=f"{FOLDER}/stream-v1.sse", keep="response", objects=OBJECTS
+    ),
     ask("Gross margin of grocery categories?", "rest", file=f"{FOLDER}/rest-send.json", keep="response"),
     ask("Promotion uplift, FY2025?", "rest", "stream", file=f"{FOLDER}/rest-stream-v1.sse", keep="response"),
-    {"op": "list", "transport": "rest", "context_id": "ctx-jmr-rest", "file": f"{FOLDER}/rest-list-tasks.json", "keep": "response"},
-]  # fmt: skip
+    {
+        "op": "list",
+        "transport": "rest",
+        "context_id": "ctx-jmr-rest",
+        "file": f"{FOLDER}/rest-list-tasks.json",
+        "keep": "response",
+    },
+]
 STORE_CALLS = [ask("Store visits a week?", "jsonrpc"), ask("Channel split, Q1 2026?", "jsonrpc")]
 DUMPS = {"postgresql": f"{FOLDER}/a2a-tasks-postgresql.jsonl", "mariadb": f"{FOLDER}/a2a-tasks-mariadb.jsonl"}
 
@@ -185,12 +248,19 @@ def build() -> str:
     return f"{HERE / 'target' / 'classes'}:{resources}:{classpath.read_text().strip()}"
 
 
-def play(classpath: str, spec: dict) -> None:
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-        json.dump(spec, handle)
-    java = ["java", "-Duser.timezone=UTC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.jboss.logging.provider=slf4j", "-cp", classpath]
-    subprocess.run([*java, "archiver.samples.MakeSamples", handle.name, str(OUT)], check=True)
-    os.unlink(handle.name)
+def play(classpath: str, spec: dict, out: Path) -> None:
+    """Runs MakeSamples on `spec`, writing the wire files under `out`."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "scenario.json")
+        path.write_text(json.dumps(spec), encoding="utf-8")
+        settings = [
+            "-Duser.timezone=UTC",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-Dorg.jboss.logging.provider=slf4j",
+        ]
+        subprocess.run(
+            ["java", *settings, "-cp", classpath, "archiver.samples.MakeSamples", str(path), str(out)], check=True
+        )
 
 
 PG_EXPORT = f"SELECT row_to_json(t) FROM {TABLE} t ORDER BY task_id"
@@ -200,27 +270,33 @@ MARIADB_EXPORT = (
 )
 
 
-def export(pg: servers.Server, mariadb: servers.Server) -> None:
+def export(pg: servers.Server, mariadb: servers.Server, out: Path) -> None:
     """Each table as a user exports it: one JSON object a row (psql's unaligned output of `row_to_json`,
     the mariadb client's raw batch output of `JSON_OBJECT`)."""
     psql = ["psql", "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", "-d", "agents", "-A", "-t", "-c"]
     rows = subprocess.run([*psql, PG_EXPORT], check=True, capture_output=True, env={**os.environ, "PGTZ": "UTC"})
-    (OUT / DUMPS["postgresql"]).write_bytes(rows.stdout)
+    (out / DUMPS["postgresql"]).write_bytes(rows.stdout)
     client = ["mariadb", "-h", "127.0.0.1", "-P", str(mariadb.port), "-u", "root", "-N", "-B", "-r", "agents", "-e"]
     rows = subprocess.run([*client, MARIADB_EXPORT], check=True, capture_output=True)
-    (OUT / DUMPS["mariadb"]).write_bytes(rows.stdout)
+    (out / DUMPS["mariadb"]).write_bytes(rows.stdout)
 
 
-def run() -> None:
-    classpath = build()
+@contextmanager
+def stores() -> Iterator[tuple[servers.Server, servers.Server]]:
+    """A throwaway PostgreSQL and MariaDB on 127.0.0.1, each with an empty database `agents`."""
     with servers.postgres() as pg, servers.mariadb() as mariadb:
         pg.createdb("agents")
         subprocess.run(
             ["mariadb", "-h", "127.0.0.1", "-P", str(mariadb.port), "-u", "root", "-e", "CREATE DATABASE agents"],
             check=True,
         )
-        play(classpath, scenario(pg.port, mariadb.port))
-        export(pg, mariadb)
+        yield pg, mariadb
+
+
+def make(pg: servers.Server, mariadb: servers.Server, out: Path = OUT) -> None:
+    """The samples under `out`: the SDK's wire files, and the tables its JPA store wrote to `pg` and `mariadb`."""
+    play(build(), scenario(pg.port, mariadb.port), out)
+    export(pg, mariadb, out)
 
 
 # --- the manifest fragment --------------------------------------------------------------------------------
@@ -230,21 +306,66 @@ STORE_MADE_BY = f"{SDK} JpaDatabaseTaskStore (built from its v1.0.0.Alpha3 sourc
 
 def files(fr: Fragment) -> None:
     server = f"{SDK}: its JSON-RPC and REST handlers (the reference routes' serialisation) and its clients"
-    fr.file(RPC, "jsonl", ["1.0-jsonrpc"], server, 10,
-            "3× SendMessage → {\"task\"}, GetTask, and GetTask of an unknown id → error; request and response bodies a line each")  # fmt: skip
-    fr.file(f"{FOLDER}/stream-v1.sse", "sse", ["1.0-jsonrpc"], server, 5,
-            "SendStreamingMessage: task, WORKING with the agent's words, numbers in chunk 1, citation appended in chunk 2, COMPLETED")  # fmt: skip
-    fr.file(f"{FOLDER}/rest-send.json", "json", ["1.0-rest"], server, 1, "REST POST /message:send → {\"task\"}")
-    fr.file(f"{FOLDER}/rest-stream-v1.sse", "sse", ["1.0-rest"], server, 5,
-            "REST POST /message:stream: bare StreamResponse events; the citation in its own artifact")  # fmt: skip
-    fr.file(f"{FOLDER}/rest-list-tasks.json", "json", ["1.0-rest"], server, 1,
-            "REST GET /tasks?contextId=…: ListTasks without includeArtifacts, so the SDK leaves the artifacts out")  # fmt: skip
-    fr.file(OBJECTS, "jsonl", ["java-client-objects"], f"{SDK} client results, JsonUtil.toJson", 8,
-            "What the JSON-RPC client returned (3 Tasks, the 5 events of the stream), as the SDK's own JSON serialiser writes them")  # fmt: skip
-    fr.file(DUMPS["postgresql"], "jsonl", ["java-jpa-store"], f"{STORE_MADE_BY}, PostgreSQL; psql row_to_json", 6,
-            "The a2a_tasks table of the wire run: each task's JSON in task_data")  # fmt: skip
-    fr.file(DUMPS["mariadb"], "jsonl", ["java-jpa-store"], f"{STORE_MADE_BY}, MariaDB (for MySQL); JSON_OBJECT", 2,
-            "The a2a_tasks table of a second run whose store was MariaDB")  # fmt: skip
+    fr.file(
+        RPC,
+        "jsonl",
+        ["1.0-jsonrpc"],
+        server,
+        10,
+        '3 SendMessage (blocking) → {"task"}, GetTask, and GetTask of an unknown id → error; '
+        "request and response bodies a line each",
+    )
+    fr.file(
+        f"{FOLDER}/stream-v1.sse",
+        "sse",
+        ["1.0-jsonrpc"],
+        server,
+        5,
+        "SendStreamingMessage: task, WORKING with the agent's words, numbers in chunk 1, "
+        "citation appended in chunk 2, COMPLETED",
+    )
+    fr.file(f"{FOLDER}/rest-send.json", "json", ["1.0-rest"], server, 1, 'REST POST /message:send → {"task"}')
+    fr.file(
+        f"{FOLDER}/rest-stream-v1.sse",
+        "sse",
+        ["1.0-rest"],
+        server,
+        5,
+        "REST POST /message:stream: bare StreamResponse events; the citation in its own artifact",
+    )
+    fr.file(
+        f"{FOLDER}/rest-list-tasks.json",
+        "json",
+        ["1.0-rest"],
+        server,
+        1,
+        "REST GET /tasks?contextId=…: ListTasks without includeArtifacts, so the SDK leaves the artifacts out",
+    )
+    fr.file(
+        OBJECTS,
+        "jsonl",
+        ["java-client-objects"],
+        f"{SDK} client results, JsonUtil.toJson",
+        8,
+        "What the JSON-RPC client returned (3 Tasks, the 5 events of the stream), "
+        "as the SDK's own JSON serialiser writes them",
+    )
+    fr.file(
+        DUMPS["postgresql"],
+        "jsonl",
+        ["java-jpa-store"],
+        f"{STORE_MADE_BY}, PostgreSQL; psql row_to_json",
+        6,
+        "The a2a_tasks table of the wire run: each task's JSON in task_data",
+    )
+    fr.file(
+        DUMPS["mariadb"],
+        "jsonl",
+        ["java-jpa-store"],
+        f"{STORE_MADE_BY}, MariaDB (for MySQL); JSON_OBJECT",
+        2,
+        "The a2a_tasks table of a second run whose store was MariaDB",
+    )
 
 
 def copy(fr: Fragment, question: str, path: str, citations: list[dict], data: list[dict], texts: int = 0) -> None:
@@ -278,14 +399,38 @@ def results(fr: Fragment) -> None:
 
 def planted(fr: Fragment) -> None:
     pg = DUMPS["postgresql"]
-    plant(fr, "uncited-result", "error", "Weekly footfall by store?", [RPC, OBJECTS, pg],
-          "Java agent states 2 footfall counts with no citation Part.")  # fmt: skip
-    plant(fr, "citation-type-lost", "error", "Mean dwell time in flagship stores?", [RPC, OBJECTS, pg],
-          "the SDK's DataPart has no media type field; this agent left it out of the Part's metadata too.")  # fmt: skip
-    plant(fr, "invalid-citation", "error", "Gross margin of grocery categories?", [f"{FOLDER}/rest-send.json", pg],
-          "citation base.n 0.")  # fmt: skip
-    plant(fr, "dropped-part", "error", "Promotion uplift, FY2025?", [f"{FOLDER}/rest-list-tasks.json"],
-          "ListTasks without includeArtifacts: the copy lacks the citation (and the numbers).")  # fmt: skip
+    plant(
+        fr,
+        "uncited-result",
+        "error",
+        "Weekly footfall by store?",
+        [RPC, OBJECTS, pg],
+        "Java agent states 2 footfall counts with no citation Part.",
+    )
+    plant(
+        fr,
+        "citation-type-lost",
+        "error",
+        "Mean dwell time in flagship stores?",
+        [RPC, OBJECTS, pg],
+        "the SDK's DataPart has no media type field; this agent left it out of the Part's metadata too.",
+    )
+    plant(
+        fr,
+        "invalid-citation",
+        "error",
+        "Gross margin of grocery categories?",
+        [f"{FOLDER}/rest-send.json", pg],
+        "citation base.n 0.",
+    )
+    plant(
+        fr,
+        "dropped-part",
+        "error",
+        "Promotion uplift, FY2025?",
+        [f"{FOLDER}/rest-list-tasks.json"],
+        "ListTasks without includeArtifacts: the copy lacks the citation (and the numbers).",
+    )
 
 
 def fragment() -> Fragment:
@@ -298,7 +443,8 @@ def fragment() -> Fragment:
 
 
 def main() -> None:
-    run()
+    with stores() as (pg, mariadb):
+        make(pg, mariadb)
     fragment().write()
 
 
