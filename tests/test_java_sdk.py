@@ -24,8 +24,6 @@ from archiver.cli import main
 from tests import servers
 from tests.transcripts import SAMPLES, rows
 
-pytestmark = pytest.mark.slow
-
 GENERATOR = SAMPLES / "generate" / "java" / "make_samples_java.py"
 FOLDER = "java-meridian"
 FINALIZED = re.compile(rb'"finalized_at": ?("[^"]*"|null)')
@@ -41,7 +39,7 @@ def _generator():
 
 @pytest.fixture(scope="module")
 def java():
-    for tool in ("java", "mvn", "psql", "mariadb"):
+    for tool in ("java", "javac", "mvn", "psql", "mariadb"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (.ci/run installs Java 17, Maven, PostgreSQL and MariaDB)")
     servers.skip_without("postgres")
@@ -62,6 +60,7 @@ def _committed() -> list[Path]:
     return sorted((SAMPLES / FOLDER).iterdir())
 
 
+@pytest.mark.slow
 def test_the_generator_makes_the_committed_files_byte_for_byte(made):
     out, _, _ = made
     assert sorted(p.name for p in (out / FOLDER).iterdir()) == [p.name for p in _committed()]
@@ -85,6 +84,7 @@ def _finalized(dump: bytes) -> list[tuple[str, bool]]:
     return found
 
 
+@pytest.mark.slow
 def test_the_manifest_holds_the_generators_fragment(java):
     manifest = orjson.loads((SAMPLES / "manifest.json").read_bytes())
     fragment = java.fragment()
@@ -97,12 +97,13 @@ def test_the_manifest_holds_the_generators_fragment(java):
     assert [a for a in manifest["agents"] if a["card"].startswith(f"{FOLDER}/")] == fragment.agents
 
 
-def _ingest(db: Path, *sources: str) -> dict:
+def _ingest(db: Path, *sources: str, code: int = 0) -> dict:
     result = CliRunner().invoke(main, ["ingest", "--db", str(db), "--json", *sources], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_nothing_the_java_sdk_made_is_quarantined(made, tmp_path):
     out, _, _ = made
     summary = _ingest(tmp_path / "a.duckdb", str(out / FOLDER))
@@ -124,6 +125,7 @@ def _tasks(db: Path, source: str) -> list[tuple]:
         )
 
 
+@pytest.mark.slow
 @pytest.mark.store
 @pytest.mark.parametrize(
     ("kind", "dump"), [("postgresql", "a2a-tasks-postgresql.jsonl"), ("mysql", "a2a-tasks-mariadb.jsonl")]
@@ -146,3 +148,22 @@ def test_the_jpa_table_reads_live_as_its_export_reads(made, kind, dump, tmp_path
             for (locator,) in rows(archive, "SELECT locator FROM records WHERE source_path = ?", [url + "#a2a_tasks"])
         ]
     assert sorted(locators) == [f"a2a_tasks task_id={task_id}" for task_id, *_ in tasks]
+
+
+def test_a_java_store_row_is_read_from_its_task_data_and_a_broken_one_is_quarantined(tmp_path):
+    """Rows as the JPA store's export holds them (no Java needed): the committed PostgreSQL export, and two rows
+    whose task_data is not a task."""
+    rows_file = tmp_path / "a2a-tasks.jsonl"
+    broken = [
+        {"task_id": "t-list", "context_id": "c", "state": "TASK_STATE_COMPLETED", "task_data": "[1]"},
+        {"task_id": "t-cut", "context_id": "c", "state": "TASK_STATE_COMPLETED", "task_data": '{"task": {"id"'},
+    ]
+    committed = (SAMPLES / FOLDER / "a2a-tasks-postgresql.jsonl").read_bytes()
+    rows_file.write_bytes(committed + b"".join(orjson.dumps(row) + b"\n" for row in broken))
+    summary = _ingest(tmp_path / "a.duckdb", str(rows_file), code=1)  # 1: something was quarantined
+    assert (summary["records"], summary["quarantined"], summary["tasks"]) == (8, 2, 6)
+    with Archive.open(str(tmp_path / "a.duckdb"), read_only=True) as archive:
+        reasons = rows(archive, "SELECT locator, reason FROM records WHERE status = 'quarantined' ORDER BY locator")
+    assert [locator for locator, _ in reasons] == ["line 7", "line 8"]
+    assert reasons[0][1].endswith("task-store column task_data is not a JSON object")
+    assert "task-store column task_data is not JSON" in reasons[1][1]

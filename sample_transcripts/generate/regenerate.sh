@@ -36,5 +36,6 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; 
 (cd js && npm ci --no-audit --no-fund && node make_samples_js.mjs)  # kestrel-mobility/: the JavaScript SDK's samples
 "$VENVFASTA2A/bin/python" make_samples_fasta2a.py   # fasta2a-pulse/, fasta2a-pydantic-ai/
 "$VENVPYA2A/bin/python" make_samples_python_a2a.py  # python-a2a-harbour/
+"$PY" java/make_samples_java.py  # java-meridian/: the Java SDK (Java 17, Maven; PostgreSQL and MariaDB servers)
 "$PY" merge_manifest.py
 echo "samples regenerated under $(dirname "$HERE")"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -443,6 +444,9 @@ def fragment() -> Fragment:
 
 
 def main() -> None:
+    missing = [tool for tool in ("java", "mvn", "psql", "mariadb") if shutil.which(tool) is None]
+    if missing or servers.pg_bin() is None or not servers.mariadb_installed():
+        sys.exit(f"make_samples_java.py: needs Java 17, Maven, PostgreSQL and MariaDB; missing {missing or 'a server'}")
     with stores() as (pg, mariadb):
         make(pg, mariadb)
     fragment().write()
