@@ -1,6 +1,7 @@
 package archiver.samples;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.concurrent.Executors;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceConfiguration;
 
+import io.a2a.client.http.A2ACardResolver;
 import io.a2a.client.transport.jsonrpc.JSONRPCTransport;
 import io.a2a.client.transport.rest.RestTransport;
 import io.a2a.client.transport.spi.ClientTransport;
@@ -163,7 +165,7 @@ public final class MakeSamples {
             String objects = Scenario.text(call, "objects");
             if (objects != null) {
                 for (Object object : returned) {
-                    file(objects).writeBytes(JsonUtil.toJson(object).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    file(objects).writeBytes(JsonUtil.toJson(object).getBytes(StandardCharsets.UTF_8));
                     file(objects).write('\n');
                 }
             }
@@ -173,14 +175,13 @@ public final class MakeSamples {
             List<Object> returned = new ArrayList<>();
             try {
                 switch (Scenario.text(call, "op")) {
-                    case "card" -> returned.add(new io.a2a.client.http.A2ACardResolver(server.base()).getAgentCard());
+                    case "card" -> returned.add(new A2ACardResolver(server.base()).getAgentCard());
                     case "send" -> returned.add(transport.sendMessage(params(call), null));
                     case "stream" -> {
                         transport.sendMessageStreaming(params(call), returned::add, error -> { }, null);
                         return returned;  // the events arrive as the server writes them; awaitExchange waits for the end
                     }
-                    case "get" -> returned.add(transport.getTask(new TaskQueryParams(Scenario.text(call, "task_id"),
-                            (Integer) (call.get("history_length") == null ? null : ((Long) call.get("history_length")).intValue())), null));
+                    case "get" -> returned.add(transport.getTask(new TaskQueryParams(Scenario.text(call, "task_id")), null));
                     case "list" -> returned.add(transport.listTasks(ListTasksParams.builder()
                             .contextId(Scenario.text(call, "context_id"))
                             .includeArtifacts((Boolean) call.get("include_artifacts"))
