@@ -240,11 +240,12 @@ def maven(*goals: str) -> list[str]:
 
 
 def build() -> str:
-    """Compiles MakeSamples; returns its class path."""
+    """Compiles MakeSamples; returns its class path. Offline when the Maven repository holds the pinned
+    artifacts already (after the first resolve), else Maven fetches them from Maven Central."""
     classpath = HERE / "target" / "classpath.txt"
-    subprocess.run(
-        maven("compiler:compile", "dependency:build-classpath", f"-Dmdep.outputFile={classpath}"), cwd=HERE, check=True
-    )
+    goals = ("compiler:compile", "dependency:build-classpath", f"-Dmdep.outputFile={classpath}")
+    if subprocess.run(maven("-o", *goals), cwd=HERE, capture_output=True).returncode != 0:
+        subprocess.run(maven(*goals), cwd=HERE, check=True)
     resources = HERE / "src" / "main" / "resources"  # META-INF/services, put on the class path as it is
     return f"{HERE / 'target' / 'classes'}:{resources}:{classpath.read_text().strip()}"
 
