@@ -519,10 +519,19 @@ mod tests {
         ]);
         assert!(is_store_row(&row));
         let read = task_of_store_row(&row).unwrap();
-        assert_eq!((read.task_id.as_str(), read.context_id.as_deref()), ("t1", Some("c1")));
+        assert_eq!(
+            (read.task_id.as_str(), read.context_id.as_deref()),
+            ("t1", Some("c1"))
+        );
         assert_eq!(read.status.state.as_deref(), Some("completed"));
         assert_eq!(read.artifacts.len(), 1);
-        let bare = obj(&[("task_id", s("t2")), ("task_data", s(r#"{"id":"t2","status":{"state":"TASK_STATE_WORKING"}}"#))]);
+        let bare = obj(&[
+            ("task_id", s("t2")),
+            (
+                "task_data",
+                s(r#"{"id":"t2","status":{"state":"TASK_STATE_WORKING"}}"#),
+            ),
+        ]);
         assert_eq!(task_of_store_row(&bare).unwrap().task_id, "t2");
         let broken = obj(&[("task_id", s("t3")), ("task_data", s("[1]"))]);
         assert_eq!(
