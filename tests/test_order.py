@@ -36,8 +36,11 @@ def findings(db: Path, *groups: list[Path]) -> tuple[list[tuple], dict]:
             archive.ingest([str(path) for path in group], workers=1)
         report = archive.audit()
         found = sorted(
-            (*(getattr(f, name) for name in PLACE), Path(f.source_path).name, f.locator, f.detail)
-            for f in report.findings
+            (
+                (*(getattr(f, name) for name in PLACE), Path(f.source_path).name, f.locator, f.detail)
+                for f in report.findings
+            ),
+            key=repr,  # a copy dropping Parts of a message and of an artifact has None beside text in one place
         )
         return found, {k: v for k, v in report.summary.items() if "path" not in k}
 

@@ -182,12 +182,18 @@ def undecodable(names: list[str], values: Iterable) -> str | None:
 
 
 TASK_TABLE_COLUMNS = frozenset({"id", "context_id", "status"})
-TASK_TABLE_SHAPE = "A2A task-store table (one with id, context_id and status columns)"
+WHOLE_TASK_COLUMNS = frozenset({"task_id", "task_data"})
+"""The Java SDK's JPA store (`a2a_tasks`): each task's JSON in one column."""
+TASK_TABLE_SHAPE = (
+    "A2A task-store table (one with id, context_id and status columns, or task_id and task_data as the Java SDK's)"
+)
 
 
 def task_tables(columns: dict[str, Iterable[str]]) -> list[str]:
     """Of tables and their column names, those shaped like an A2A SDK's task table: `tasks` first, then by name."""
-    shaped = sorted(name for name, names in columns.items() if set(names) >= TASK_TABLE_COLUMNS)
+    shaped = sorted(
+        name for name, names in columns.items() if set(names) >= TASK_TABLE_COLUMNS or set(names) >= WHOLE_TASK_COLUMNS
+    )
     return sorted(shaped, key=lambda name: name != "tasks")
 
 

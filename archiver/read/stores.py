@@ -124,7 +124,7 @@ def snapshot(url: str, tables: Sequence[str] = ()) -> list[SourceFile]:
 
 
 def _source(store: StoreURL, tx: _Snapshot, table: str, columns: list[str]) -> SourceFile:
-    keys = SCOPED_KEY if set(SCOPED_KEY) <= set(columns) else ("id",)
+    keys = row_key(columns)
     lines, quarantined = [], []
     for names, values in tx.rows(table, keys):
         why = undecodable(names, values)
@@ -133,6 +133,13 @@ def _source(store: StoreURL, tx: _Snapshot, table: str, columns: list[str]) -> S
         lines.append(store_row(names, values)[1] + b"\n")
     found = StoreTable(store.kind, table, keys, tuple(quarantined))
     return SourceFile(f"{store.shown}#{table}", b"".join(lines), store=found)
+
+
+def row_key(columns: list[str]) -> tuple[str, ...]:
+    """The columns naming a row: the JavaScript SDK's (tenant, owner, id), the Java SDK's task_id, else id."""
+    if set(SCOPED_KEY) <= set(columns):
+        return SCOPED_KEY
+    return ("task_id",) if "task_id" in columns and "id" not in columns else ("id",)
 
 
 DOUBLE_QUOTE = '"'

@@ -14,14 +14,45 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import FRAG_DIR, OUT
 
-ORDER = ["sdk13", "sdk03", "legacy", "verify", "js", "fasta2a", "python_a2a", "go"]
+ORDER = ["sdk13", "sdk03", "legacy", "verify", "js", "fasta2a", "python_a2a", "go", "java"]
 
 
 def main():
+    """Merges every generator's fragment; `merge_manifest.py --replace NAME` merges only NAME's, in place of what
+    the manifest holds under its folders (one generator re-run without the toolchains of the others)."""
+    if sys.argv[1:2] == ["--replace"]:
+        merge([without_folders_of(sys.argv[2]), fragment(sys.argv[2])])
+    else:
+        merge([fragment(name) for name in ORDER])
+
+
+def fragment(name: str) -> dict:
+    return json.loads((FRAG_DIR / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def without_folders_of(name: str) -> dict:
+    """The manifest as it is, less every entry under a folder of fragment `name`'s files."""
+    folders = tuple({entry["path"].split("/")[0] + "/" for entry in fragment(name)["files"]})
+
+    def mine(path: str) -> bool:
+        return path.startswith(folders)
+
+    manifest = json.loads((OUT / "manifest.json").read_text(encoding="utf-8"))
+    for result in manifest["results"]:
+        result["copies"] = [c for c in result["copies"] if not mine(c["path"])]
+    return {
+        "files": [f for f in manifest["files"] if not mine(f["path"])],
+        "agents": [a for a in manifest["agents"] if not mine(a["card"])],
+        "results": [r for r in manifest["results"] if r["copies"]],
+        "error_responses": [e for e in manifest["error_responses"] if not mine(e["path"])],
+        "planted": [p for p in manifest["planted"] if not mine(p["path"])],
+    }
+
+
+def merge(fragments: list[dict]) -> None:
     merged = {"files": [], "agents": [], "results": [], "error_responses": [], "planted": []}
     results = {}
-    for name in ORDER:
-        frag = json.loads((FRAG_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    for frag in fragments:
         merged["files"] += frag["files"]
         for a in frag["agents"]:
             if all(a["name"] != b["name"] for b in merged["agents"]):

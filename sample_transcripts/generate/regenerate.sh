@@ -38,5 +38,6 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; 
 "$VENVFASTA2A/bin/python" make_samples_fasta2a.py   # fasta2a-pulse/, fasta2a-pydantic-ai/
 "$VENVPYA2A/bin/python" make_samples_python_a2a.py  # python-a2a-harbour/
 (cd go && go run .)  # go-osprey-energy/: the Go SDK's samples (a2a-go, pinned by go/go.sum)
+"$PY" java/make_samples_java.py  # java-meridian/: the Java SDK (Java 17, Maven; PostgreSQL and MariaDB servers)
 "$PY" merge_manifest.py
 echo "samples regenerated under $(dirname "$HERE")"

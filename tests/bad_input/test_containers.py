@@ -186,7 +186,7 @@ def test_sqlite_file_that_is_not_a_task_store(archive, tmp_path, write):
                 "file",
                 (
                     "SQLite file is not a readable task store: no A2A task-store table "
-                    "(one with id, context_id and status columns)"
+                    "(one with id, context_id and status columns, or task_id and task_data as the Java SDK's)"
                 ),
             )
         ],

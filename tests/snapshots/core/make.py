@@ -87,6 +87,8 @@ AFTER_THE_NORMALISER = (
     "sample_transcripts/fasta2a-pydantic-ai/",
     "sample_transcripts/python-a2a-harbour/",
     "sample_transcripts/go-osprey-energy/",
+    "sample_transcripts/java-meridian/",  # its JPA store's rows: the whole task in task_data
+    "sample_transcripts/generate/java/",  # the Java generator's sources (and its Maven build's target/)
 )
 
 

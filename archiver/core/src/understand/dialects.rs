@@ -399,16 +399,39 @@ pub fn task_of(obj: &Map) -> Understood<Task> {
     })
 }
 
-/// A row of the A2A SDK's task store: JSON columns held as text.
+/// A row of an A2A SDK's task store: JSON columns held as text. The Python and JavaScript SDKs keep a
+/// task's pieces in columns (`id`, `context_id`, `status`, ...); the Java SDK's JPA store keeps the whole
+/// task in one (`task_id`, `task_data`).
 pub fn is_store_row(obj: &Map) -> bool {
-    obj.contains_key("id")
+    (obj.contains_key("id")
         && obj.contains_key("context_id")
-        && matches!(obj.get("status"), Some(Value::String(_)))
+        && matches!(obj.get("status"), Some(Value::String(_))))
+        || is_whole_task_row(obj)
+}
+
+/// A row of the Java SDK's JPA task store (`a2a_tasks`): the task's JSON in `task_data`.
+fn is_whole_task_row(obj: &Map) -> bool {
+    obj.contains_key("task_id") && matches!(obj.get("task_data"), Some(Value::String(_)))
+}
+
+/// The Task of a Java SDK store row. Its `JsonUtil` writes a Task as `{"task": {...}}`, the wrapper of a
+/// v1.0 StreamResponse; a bare task object is read as well.
+fn task_of_task_data(row: &Map) -> Understood<Task> {
+    let Value::Object(data) = store_column(row, "task_data")? else {
+        return refused("task-store column task_data is not a JSON object");
+    };
+    match data.get("task") {
+        Some(Value::Object(task)) => task_of(task),
+        _ => task_of(&data),
+    }
 }
 
 /// A Task rebuilt from a task-store row (its JSON columns held as text; protocol_version NULL/'0.3' or
-/// '1.0').
+/// '1.0'; or the whole task in the Java SDK's `task_data`).
 pub fn task_of_store_row(row: &Map) -> Understood<Task> {
+    if is_whole_task_row(row) {
+        return task_of_task_data(row);
+    }
     let mut task = Map::default();
     task.insert("id".into(), row.get("id").cloned().unwrap_or(Value::Null));
     task.insert(
@@ -483,6 +506,38 @@ mod tests {
 
     fn s(text: &str) -> Value {
         Value::String(text.into())
+    }
+
+    #[test]
+    fn a_java_store_row_is_its_task_data() {
+        let task = r#"{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"data":{"n":2}}]}]}}"#;
+        let row = obj(&[
+            ("task_id", s("t1")),
+            ("context_id", s("c1")),
+            ("state", s("TASK_STATE_COMPLETED")),
+            ("task_data", s(task)),
+        ]);
+        assert!(is_store_row(&row));
+        let read = task_of_store_row(&row).unwrap();
+        assert_eq!(
+            (read.task_id.as_str(), read.context_id.as_deref()),
+            ("t1", Some("c1"))
+        );
+        assert_eq!(read.status.state.as_deref(), Some("completed"));
+        assert_eq!(read.artifacts.len(), 1);
+        let bare = obj(&[
+            ("task_id", s("t2")),
+            (
+                "task_data",
+                s(r#"{"id":"t2","status":{"state":"TASK_STATE_WORKING"}}"#),
+            ),
+        ]);
+        assert_eq!(task_of_store_row(&bare).unwrap().task_id, "t2");
+        let broken = obj(&[("task_id", s("t3")), ("task_data", s("[1]"))]);
+        assert_eq!(
+            task_of_store_row(&broken).unwrap_err().0,
+            "task-store column task_data is not a JSON object"
+        );
     }
 
     #[test]
