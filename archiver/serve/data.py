@@ -31,6 +31,7 @@ from ..query import lineage
 from ..query.output import stream
 from ..query.selection import Selection
 from ..store import views
+from ..store.chunks import wholes_sql
 from ..verify.run import CitationVerdict
 
 PAGE_SIZE = 50
@@ -319,18 +320,32 @@ def findings_page(
 ) -> Page:
     con.register("serve_findings", snap.findings)
     try:
-        where, params = selection.where("f.", scope="copy")
-        if rules:
-            where += f" AND f.rule IN ({', '.join('?' for _ in rules)})"
-            params += list(rules)
-        if severity:
-            where += " AND f.severity = ?"
-            params.append(severity)
-        order = "f.source_path, f.locator, f.rule, f.result_key, f.part_index, f.detail"
-        sql = f"SELECT * FROM serve_findings f WHERE {where} ORDER BY {order}"
+        sql, params = _findings_query(rules, severity, selection)
         return paged(con, sql, params, (*PUBLISHED_FIELDS, "agent", "timestamp"), page, size)
     finally:
         con.unregister("serve_findings")
+
+
+def finding_facets(con, snap: Snapshot, rules: list[str], severity: str | None, selection: Selection, names):
+    """`facets` of the findings `findings_page` lists."""
+    con.register("serve_findings", snap.findings)
+    try:
+        sql, params = _findings_query(rules, severity, selection)
+        return facets(con, sql, params, names)
+    finally:
+        con.unregister("serve_findings")
+
+
+def _findings_query(rules: list[str], severity: str | None, selection: Selection) -> tuple[str, list]:
+    where, params = selection.where("f.", scope="copy")
+    if rules:
+        where += f" AND f.rule IN ({', '.join('?' for _ in rules)})"
+        params += list(rules)
+    if severity:
+        where += " AND f.severity = ?"
+        params.append(severity)
+    order = "f.source_path, f.locator, f.rule, f.result_key, f.part_index, f.detail"
+    return f"SELECT * FROM serve_findings f WHERE {where} ORDER BY {order}", params
 
 
 def conflicts(con, snap: Snapshot, column: str) -> list[dict]:
@@ -437,5 +452,68 @@ def small_bases(con, selection: Selection, page: int = 1, size: int = PAGE_SIZE)
     return paged(con, sql, query.params, query.fields, page, size)
 
 
-def plain_json(value: Any) -> bytes:
-    return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
+# Beside a list: its facets (how many rows per study, period, column, agent, rule), and its cells' labels.
+
+FACET_VALUES = 8
+"""Values shown per facet, the most frequent first."""
+
+
+def facets(con, sql: str, params: list, names: tuple[str, ...]) -> dict[str, list[tuple[Any, int]]]:
+    """How many rows of `sql` hold each value of each field in `names` (the `FACET_VALUES` most
+    frequent, NULL left out): one query, its rows grouped once per field (GROUPING SETS)."""
+    if not names:
+        return {}
+    quoted = [f'"{name}"' for name in names]
+    grouped = f"""
+        SELECT {", ".join(quoted)}, {", ".join(f"GROUPING({q}) AS g{i}" for i, q in enumerate(quoted))},
+               count(*) AS n
+        FROM ({sql}) GROUP BY GROUPING SETS ({", ".join(f"({q})" for q in quoted)})"""
+    out: dict[str, list[tuple[Any, int]]] = {name: [] for name in names}
+    for row in con.execute(grouped, params).fetchall():
+        values, grouping, n = row[: len(names)], row[len(names) : 2 * len(names)], row[-1]
+        index = grouping.index(0)
+        if values[index] is not None:
+            out[names[index]].append((values[index], n))
+    return {
+        name: sorted(found, key=lambda item: (-item[1], str(item[0])))[:FACET_VALUES] for name, found in out.items()
+    }
+
+
+def part_data(con, rows: list[dict]) -> dict[tuple, Any]:
+    """The data of the Parts the rows' claims stand in, by (file, result key, Part index); a row may be
+    its task's, message's or context's, so each result key it could be is asked."""
+    wanted = {
+        (row["source_path"], f"{kind}:{row[f'{kind}_id']}", row["part_index"])
+        for row in rows
+        for kind in ("task", "message", "context")
+        if row.get(f"{kind}_id") and row.get("part_index") is not None and row.get("source_path")
+    }
+    if not wanted:
+        return {}
+    con.register("serve_wanted", pa.table({f: [w[i] for w in wanted] for i, f in enumerate(("p", "r", "i"))}))
+    try:
+        chunked = """SELECT p.data_chunked FROM parts p JOIN serve_wanted w
+                     ON w.p = p.source_path AND w.r = p.result_key AND w.i = p.part_index
+                     WHERE p.data_chunked IS NOT NULL"""
+        sql = f"""SELECT DISTINCT p.source_path, p.result_key, p.part_index,
+                         CAST(coalesce(p.data, CAST(decode(wd.value) AS JSON)) AS VARCHAR)
+                  FROM parts p JOIN serve_wanted w ON w.p = p.source_path AND w.r = p.result_key AND w.i = p.part_index
+                  LEFT JOIN {wholes_sql(chunked)} wd ON wd.value_sha256 = p.data_chunked
+                  WHERE p.kind = 'data'"""
+        return {
+            (path, key, index): orjson.loads(text) for path, key, index, text in con.execute(sql).fetchall() if text
+        }
+    finally:
+        con.unregister("serve_wanted")
+
+
+CHART_CLAIMS = 5_000
+"""Claims a subject's chart draws at most (the first by time); past that the chart says it is partial."""
+
+
+def cited_values(con, selection: Selection) -> tuple[list[dict], bool]:
+    """The claims `archiver query claims` finds for the selection, up to `CHART_CLAIMS`, and whether
+    there are more."""
+    query = lineage.claims(selection, limit=CHART_CLAIMS + 1)
+    rows = list(stream(con.execute(query.sql, query.params)))
+    return rows[:CHART_CLAIMS], len(rows) > CHART_CLAIMS

@@ -20,6 +20,34 @@ class Filter:
     kind: str  # text (repeatable) | time | number | choice (a --flag/--other-flag pair)
     choices: tuple[str, str] = ("", "")  # a choice's two flags
 
+    @property
+    def words(self) -> str:
+        """The filter's label on the web form, in words."""
+        return WORDS.get(self.name, self.name.replace("_", " "))
+
+    @property
+    def choice_words(self) -> tuple[str, str]:
+        """A choice's two answers, in words."""
+        return CHOICE_WORDS.get(self.name, self.choices)
+
+
+WORDS = {
+    "since": "from (date or time)",
+    "until": "to (date or time)",
+    "has_warnings": "warnings",
+    "min_n": "base n at least",
+    "max_n": "base n at most",
+    "valid": "citation",
+    "inferred": "media type",
+    "source": "source file",
+}
+"""Each filter's label on the form where its name is not already a word."""
+CHOICE_WORDS = {
+    "has_warnings": ("with warnings", "without warnings"),
+    "valid": ("valid", "invalid"),
+    "inferred": ("type lost (inferred)", "typed"),
+}
+
 
 @cache
 def filters() -> tuple[Filter, ...]:
