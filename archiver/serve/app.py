@@ -35,6 +35,7 @@ from .connections import ACCEPT_BURST, Limits, bounded_protocol
 from .guard import Guard
 from .pages import Shown
 from .renderers import respond
+from .tables import whole_words
 from .urls import href
 
 HERE = Path(__file__).parent

@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from html import escape
 
-WIDTH, LEFT, RIGHT, TOP = 720, 56, 24, 12
+WIDTH, LEFT, RIGHT, TOP = 600, 56, 24, 12
 PLOT = 170
 """Height of a chart's plotting area, above its x-axis labels."""
 SERIES_CLASSES = 8
 MAX_SERIES = 8
 MAX_BARS = 120
+LINE = 14
+"""Height of a line of tick labels (the stylesheet's 12px text)."""
 LABEL_CHARS = 16
 """Characters per line of a period's label under its point (labels wrap at spaces, never cut)."""
 
@@ -82,27 +84,42 @@ def day_axis(days: list[date]) -> tuple[Callable[[date], float], float]:
     """The x of a day on a time axis from the first of `days` to the last (days spaced by their real
     gaps), and one day's width."""
     first, last = min(days), max(days)
-    width = (WIDTH - LEFT - RIGHT) / ((last - first).days + 1)
-    return (lambda day: LEFT + ((day - first).days + 0.5) * width), width
+    pad = 14  # room for half a bar at either end
+    width = (WIDTH - LEFT - RIGHT - 2 * pad) / ((last - first).days + 1)
+    return (lambda day: LEFT + pad + ((day - first).days + 0.5) * width), width
 
 
 def date_ticks(days: list[date], x_of: Callable[[date], float], y: float) -> str:
-    """About six labelled dates under a time axis, each with its year."""
+    """Labelled dates under a time axis, each with its year: the first of every month or few months
+    over a span of more than two months (`2026-04`), else days (`2026-04-21`)."""
     first, last = min(days), max(days)
-    span = (last - first).days
-    every = max(1, math.ceil((span + 1) / 6))
-    shown = [date.fromordinal(first.toordinal() + k) for k in range(0, span + 1, every)]
+    if (last - first).days > 62:
+        months = (last.year - first.year) * 12 + last.month - first.month
+        every = max(1, math.ceil((months + 1) / 6))
+        shown = [_month(first, k) for k in range(1, months + 1, every)]
+        labels = [(day, day.strftime("%Y-%m")) for day in shown]
+    else:
+        every = max(1, math.ceil(((last - first).days + 1) / 6))
+        shown = [date.fromordinal(first.toordinal() + k) for k in range(0, (last - first).days + 1, every)]
+        labels = [(day, day.isoformat()) for day in shown]
     return "".join(
-        f'<text class="tick" x="{x_of(day):.1f}" y="{y:.1f}" text-anchor="middle">{day.isoformat()}</text>'
-        for day in shown
+        f'<line class="grid" x1="{x_of(day):.1f}" x2="{x_of(day):.1f}" y1="{TOP}" y2="{TOP + PLOT}"/>'
+        f'<text class="tick" x="{x_of(day):.1f}" y="{y:.1f}" text-anchor="middle">{text}</text>'
+        for day, text in labels
     )
+
+
+def _month(start: date, ahead: int) -> date:
+    """The first day of the month `ahead` months after `start`'s."""
+    index = start.year * 12 + start.month - 1 + ahead
+    return date(index // 12, index % 12 + 1, 1)
 
 
 def wrapped(text: str, x: float, y: float, cls: str = "tick") -> str:
     """`text` in lines of at most `LABEL_CHARS` characters (broken at spaces, never cut), centred at x."""
     lines = textwrap.wrap(text, LABEL_CHARS, break_long_words=False, break_on_hyphens=False) or [""]
     spans = "".join(
-        f'<tspan x="{x:.1f}" dy="{0 if i == 0 else 12}">{escape(line)}</tspan>' for i, line in enumerate(lines)
+        f'<tspan x="{x:.1f}" dy="{0 if i == 0 else LINE}">{escape(line)}</tspan>' for i, line in enumerate(lines)
     )
     return f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" text-anchor="middle">{spans}</text>'
 
@@ -134,7 +151,7 @@ def stacked_bars(rows: list[dict], x: str, series: str, y: str, link: Callable[[
             stacks[day][key] = stacks[day].get(key, 0) + row[y]
     y_of, axis = _value_axis([sum(stack.values()) for stack in stacks.values()], whole=True, share=False)
     x_of, width = day_axis(days)
-    bar = max(2.0, min(width * 0.8, 40.0))
+    bar = max(6.0, min(width * 0.8, 40.0))
     names = [*kept, "other"]
     marks = []
     for day in days:
@@ -153,8 +170,8 @@ def stacked_bars(rows: list[dict], x: str, series: str, y: str, link: Callable[[
             )
             base = top
     legend = [(names.index(n), n) for n in names if any(n in stack for stack in stacks.values())]
-    height = TOP + PLOT + 24
-    return _figure(title, axis + "".join(marks) + date_ticks(days, x_of, TOP + PLOT + 16), legend, height)
+    height = TOP + PLOT + 26
+    return _figure(title, axis + "".join(marks) + date_ticks(days, x_of, TOP + PLOT + 18), legend, height)
 
 
 def _day(value) -> date:
@@ -175,6 +192,8 @@ class Series:
 
     @property
     def name(self) -> str:
+        if not self.column:
+            return self.cell
         return f"{self.cell} · {self.column}" + (f" ({self.function})" if self.function else "")
 
     @property
@@ -213,7 +232,7 @@ def period_axis(periods: list[Period]) -> tuple[dict[str, float], bool]:
 
 
 def quantity_panels(
-    series: list[Series], periods: list[Period], bases: dict[str, list[float]], link: Callable[[str], str], title: str
+    series: list[Series], periods: list[Period], bases: list[Series], link: Callable[[str], str], title: str
 ) -> list[str]:
     """One chart per unit of the cited quantities, then one of the bases; an empty list when no number is cited."""
     if not series:
@@ -225,8 +244,7 @@ def quantity_panels(
         if chosen:
             out.append(_lines(chosen, periods, x_of, timed, unit, link, f"{title}: {UNITS[unit].lower()}"))
     if bases:
-        base = Series("", "", "base n", dict(bases))
-        out.append(_lines([base], periods, x_of, timed, "base", link, f"{title}: {UNITS['base'].lower()}"))
+        out.append(_lines(bases, periods, x_of, timed, "base", link, f"{title}: {UNITS['base'].lower()}"))
     return out
 
 
@@ -260,11 +278,11 @@ def _lines(
     lines = label_lines(names)
     step = max(1, math.ceil(len(periods) / 10))
     labels = "".join(
-        wrapped(p.name + (f" ({p.when.isoformat()})" if timed and p.when else ""), x_of[p.name], TOP + PLOT + 16)
+        wrapped(p.name + (f" ({p.when.isoformat()})" if timed and p.when else ""), x_of[p.name], TOP + PLOT + 18)
         for i, p in enumerate(periods)
         if i % step == 0
     )
-    height = TOP + PLOT + 16 + 12 * (lines + (1 if timed else 0))
+    height = TOP + PLOT + 18 + LINE * (lines + (1 if timed else 0))
     legend = [(i, s.name) for i, s in enumerate(shown)] + ([(-1, f"and {more} more")] if more > 0 else [])
     return _figure(title, axis + "".join(marks) + labels, legend, height, unit)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from ..render.layout import blocks, cell_labels, name_of
@@ -41,18 +42,27 @@ def fielded_middle(fielded: str | None) -> date | None:
 
 
 def periods_of(rows: list[dict]) -> list[Period]:
-    """The claims' periods in time order where they map to dates (each to one window), else by name."""
+    """The claims' periods in time order when each maps to dates of its own (one fielded window), else
+    in the order of their names, numbers read as numbers (W2 before W10)."""
     windows: dict[str, set] = {}
     for row in rows:
         windows.setdefault(row.get("period") or "(none)", set()).add(fielded_middle(row.get("fielded")))
     periods = [Period(name, next(iter(w)) if len(w) == 1 else None) for name, w in windows.items()]
-    return sorted(periods, key=lambda p: (p.when is None, p.when or date.min, p.name))
+    dates = [p.when for p in periods]
+    if all(dates) and len(set(dates)) == len(dates):
+        return sorted(periods, key=lambda p: p.when)
+    return sorted(periods, key=lambda p: natural(p.name))
 
 
-def series_of(rows: list[dict], labels: dict[tuple, str]) -> tuple[list[Series], dict[str, list[float]]]:
-    """One series per cited quantity (column, function, cell), and the bases (n) per period."""
+def natural(text: str) -> list:
+    """A sort key reading the numbers in `text` as numbers."""
+    return [(0, int(piece), "") if piece.isdigit() else (1, 0, piece) for piece in re.split(r"(\d+)", text) if piece]
+
+
+def series_of(rows: list[dict], labels: dict[tuple, str]) -> tuple[list[Series], list[Series]]:
+    """One series per cited quantity (column, function, cell), and one of the bases (n) per column."""
     found: dict[tuple, Series] = {}
-    bases: dict[str, set] = {}
+    bases: dict[str, Series] = {}
     for row in rows:
         if row.get("value") is None:
             continue
@@ -61,6 +71,8 @@ def series_of(rows: list[dict], labels: dict[tuple, str]) -> tuple[list[Series],
         series = found.setdefault(key, Series(*key))
         series.values.setdefault(period, []).append(row["value"])
         if row.get("base_n") is not None:
-            bases.setdefault(period, set()).add(row["base_n"])
+            base = bases.setdefault(key[0], Series(key[0], "", "base n"))
+            if row["base_n"] not in base.values.setdefault(period, []):
+                base.values[period].append(row["base_n"])
     ordered = sorted(found.values(), key=lambda s: (s.column, s.function, s.cell))
-    return ordered, {period: sorted(ns) for period, ns in bases.items()}
+    return ordered, [bases[column] for column in sorted(bases)]

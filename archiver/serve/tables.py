@@ -12,8 +12,9 @@ from typing import Any
 from markupsafe import Markup
 
 from ..errors import UsageError
+from ..render.paths import display_text
 from .cells import fmt, heading, link, measures, shown_path, source
-from .urls import added, changed
+from .urls import changed, narrowed
 
 DEFAULTS = {
     "claims": ("value", "measures", "study", "period", "source", "base_n", "warnings", "verdict", "task_id"),
@@ -39,6 +40,8 @@ FACET_PARAMETERS = {"source_column": "column"}
 """A facet's filter where it is not named as its field."""
 
 HASHES = frozenset({"citation_hash", "result_key", "source_sha256"})
+PROSE = frozenset({"warnings", "problems", "detail", "base_name", "verdict_reason"})
+"""Fields of sentences: their cells wrap between words (never inside one), the others stay on one line."""
 HASH_SHOWN = 12
 
 
@@ -112,8 +115,19 @@ def _cell(column: Column, row: dict, labels: dict) -> tuple[str, Markup]:
         return "str", Markup(f'<span title="{escape(str(value))}">{escape(shown_path(value))}</span>')
     if name in HASHES and isinstance(value, str) and len(value) > HASH_SHOWN:
         return "str", Markup(f'<span title="{escape(value)}">{escape(value[:HASH_SHOWN])}…</span>')
-    cls = "num" if column.numeric else ("long" if len(fmt(value)) > 60 else "str")
-    return cls, link(name, value, row)
+    if name in PROSE and value:
+        return "long", whole_words(display_text(fmt(value)))
+    return "num" if column.numeric else "str", link(name, value, row)
+
+
+def whole_words(text: str) -> Markup:
+    """`text` that wraps between words only: a word a browser would break at a hyphen or a slash
+    ("80be-e385", "/work/wt-web/...") is kept on one line."""
+    words = [
+        f'<span class="word">{escape(word)}</span>' if any(c in word for c in "-/") else escape(word)
+        for word in text.split(" ")
+    ]
+    return Markup(" ".join(words))
 
 
 @dataclass
@@ -128,7 +142,7 @@ def facet_list(request, counts: dict[str, list[tuple[Any, int]]]) -> list[Facet]
     for name, found in counts.items():
         parameter = FACET_PARAMETERS.get(name, name)
         given = request.query_params.getlist(parameter)
-        values = [(fmt(v), n, added(request, parameter, v), str(v) in given) for v, n in found]
+        values = [(fmt(v), n, narrowed(request, parameter, v), str(v) in given) for v, n in found]
         if values:
             out.append(Facet(name, heading(name), values))
     return out

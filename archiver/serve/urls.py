@@ -39,10 +39,10 @@ def changed(request, drop: tuple[str, ...] = (), path: str | None = None, **repl
     return (request.url.path if path is None else path) + encoded(items)
 
 
-def added(request, name: str, value: Any) -> str:
-    """The request's own address, narrowed by one more filter value (a facet's link), from page 1."""
-    given = [v for v in request.query_params.getlist(name) if v]
-    return changed(request, drop=("page",), **{name: [*given, str(value)] if str(value) not in given else given})
+def narrowed(request, name: str, value: Any) -> str:
+    """The request's own address with the filter `name` set to `value`, from page 1 (a facet's link: the
+    value is one the list holds, so the list narrows to it)."""
+    return changed(request, drop=("page",), **{name: str(value)})
 
 
 def day_query(day: str, **more: str) -> dict:
