@@ -262,7 +262,8 @@ def test_a_column_chart_draws_each_cited_quantity_on_an_axis_of_its_unit(client)
     } <= set(panels["count"])
     shares = [float(t.rsplit(": ", 1)[1].rstrip("%")) for t in panels["share"]]
     counts = [float(t.rsplit(": ", 1)[1].replace(",", "")) for t in panels["count"]]
-    assert all(t.endswith("%") for t in panels["share"]) and max(shares) <= 100
+    assert all(t.endswith("%") for t in panels["share"])
+    assert max(shares) <= 100
     assert all(c == int(c) for c in counts)
     assert panels["value"] == ["z · s14r5 (extractFunnel), W6 (April 2026): 2.5"]
     assert panels["base"] == ["base n · s14r5, W6 (April 2026): 50", "base n · s14r5, W6 (April 2026): 4,210"]

@@ -63,7 +63,13 @@ class Server:
             loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True), trim_blocks=True
         )
         self.templates.globals.update(
-            link=link, href=href, display_path=display_path, fmt=fmt, heading=heading, stat_words=stat_words
+            link=link,
+            href=href,
+            display_path=display_path,
+            fmt=fmt,
+            heading=heading,
+            stat_words=stat_words,
+            whole_words=whole_words,
         )
 
     @contextmanager
