@@ -479,32 +479,37 @@ def facets(con, sql: str, params: list, names: tuple[str, ...]) -> dict[str, lis
     }
 
 
-def part_data(con, rows: list[dict]) -> dict[tuple, Any]:
-    """The data of the Parts the rows' claims stand in, by (file, result key, Part index); a row may be
-    its task's, message's or context's, so each result key it could be is asked."""
-    wanted = {
+def part_keys(rows: list[dict]) -> set[tuple]:
+    """(file, result key, Part index) of the Parts the rows of `query claims` stand in: a row may be its
+    task's, message's or context's, so each result key it could be is asked."""
+    return {
         (row["source_path"], f"{kind}:{row[f'{kind}_id']}", row["part_index"])
         for row in rows
         for kind in ("task", "message", "context")
         if row.get(f"{kind}_id") and row.get("part_index") is not None and row.get("source_path")
     }
-    if not wanted:
+
+
+def part_data(con, keys: set[tuple] | set[str]) -> dict[Any, Any]:
+    """The data of the Parts named by `keys`: their (file, result key, Part index), or their `part_id`s."""
+    if not keys:
         return {}
-    con.register("serve_wanted", pa.table({f: [w[i] for w in wanted] for i, f in enumerate(("p", "r", "i"))}))
+    by_id = isinstance(next(iter(keys)), str)
+    columns = ("part_id",) if by_id else ("source_path", "result_key", "part_index")
+    wanted = pa.table({c: [k if by_id else k[i] for k in keys] for i, c in enumerate(columns)})
+    on = " AND ".join(f"w.{c} = p.{c}" for c in columns)
+    con.register("serve_wanted", wanted)
     try:
-        chunked = """SELECT p.data_chunked FROM parts p JOIN serve_wanted w
-                     ON w.p = p.source_path AND w.r = p.result_key AND w.i = p.part_index
-                     WHERE p.data_chunked IS NOT NULL"""
-        sql = f"""SELECT DISTINCT p.source_path, p.result_key, p.part_index,
+        chunked = f"SELECT p.data_chunked FROM parts p JOIN serve_wanted w ON {on} WHERE p.data_chunked IS NOT NULL"
+        sql = f"""SELECT DISTINCT {", ".join(f"p.{c}" for c in columns)},
                          CAST(coalesce(p.data, CAST(decode(wd.value) AS JSON)) AS VARCHAR)
-                  FROM parts p JOIN serve_wanted w ON w.p = p.source_path AND w.r = p.result_key AND w.i = p.part_index
+                  FROM parts p JOIN serve_wanted w ON {on}
                   LEFT JOIN {wholes_sql(chunked)} wd ON wd.value_sha256 = p.data_chunked
                   WHERE p.kind = 'data'"""
-        return {
-            (path, key, index): orjson.loads(text) for path, key, index, text in con.execute(sql).fetchall() if text
-        }
+        found = con.execute(sql).fetchall()
     finally:
         con.unregister("serve_wanted")
+    return {(row[0] if by_id else tuple(row[:3])): orjson.loads(row[-1]) for row in found if row[-1]}
 
 
 CHART_CLAIMS = 5_000
@@ -512,8 +517,19 @@ CHART_CLAIMS = 5_000
 
 
 def cited_values(con, selection: Selection) -> tuple[list[dict], bool]:
-    """The claims `archiver query claims` finds for the selection, up to `CHART_CLAIMS`, and whether
-    there are more."""
-    query = lineage.claims(selection, limit=CHART_CLAIMS + 1)
-    rows = list(stream(con.execute(query.sql, query.params)))
+    """The numbers stated in the results resting on the selection's citations, each with its citation
+    and its Part (`CHART_CLAIMS` at most, and whether there are more), joined as `by_period` joins them:
+    each stored copy's (deduplicating claims across copies, as `query claims` does, would read every claim
+    of a study before the first is drawn; a copy's repeated value is one point of the chart)."""
+    condition, params = lineage.narrowed(selection)
+    cited, cited_params = selection.where(scope="citation")
+    sql = f"""
+        SELECT c.period, c.fielded, c.source_column, c.source_function, c.base_n, c.citation_hash,
+               k.value, k.pointer, k.part_id
+        FROM (SELECT DISTINCT result_key, citation_hash, period, fielded, source_column, source_function, base_n
+              FROM citations WHERE {cited} AND {condition}) c
+        JOIN claims k ON k.result_key = c.result_key
+        ORDER BY c.period, c.source_column, c.source_function, k.result_key, k.pointer, c.citation_hash, k.part_id
+        LIMIT {CHART_CLAIMS + 1}"""
+    rows = list(stream(con.execute(sql, cited_params + params)))
     return rows[:CHART_CLAIMS], len(rows) > CHART_CLAIMS

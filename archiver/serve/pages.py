@@ -106,7 +106,7 @@ def search(server, request) -> Shown:
                     server,
                     archive,
                     ("labels", repr(selection), order_by, page, size),
-                    lambda: quantities.labels_of(data.part_data(archive.con, found.rows)),
+                    lambda: quantities.labels_of(data.part_data(archive.con, data.part_keys(found.rows))),
                 )
     twin = {
         "kind": kind,
@@ -163,7 +163,7 @@ def subject(server, request) -> Shown:
             server,
             archive,
             ("claimed labels", kind, name),
-            lambda: quantities.labels_of(data.part_data(archive.con, claimed)),
+            lambda: quantities.labels_of(data.part_data(archive.con, {row["part_id"] for row in claimed})),
         )
         per_day = verdicts = disagreeing = None
         if kind == "column":

@@ -9,25 +9,37 @@ from ..render.layout import blocks, cell_labels, name_of
 from .charts import Period, Series
 
 
-def labels_of(parts: dict[tuple, object]) -> dict[tuple, str]:
-    """(file, result key, Part index, pointer) -> the cell as a reader finds it ("share of 18-34")."""
+def labels_of(parts: dict) -> dict[tuple, str]:
+    """(the Part's key, pointer) -> the cell as a reader finds it ("share of 18-34"); a Part's key is
+    its `part_id` or its (file, result key, Part index), as `data.part_data` was asked."""
     out = {}
-    for (path, key, index), data in parts.items():
+    for key, data in parts.items():
         for pointer, cell in cell_labels(blocks(data, {}, True)).items():
-            out[(path, key, index, pointer)] = cell.label
+            out[(key, pointer)] = cell.label
     return out
 
 
 def cell_of(row: dict, labels: dict[tuple, str]) -> str:
     """The label of a claim's cell, else its pointer read as a name."""
-    for kind in ("task", "message", "context"):
-        if row.get(f"{kind}_id"):
-            found = labels.get(
-                (row.get("source_path"), f"{kind}:{row[f'{kind}_id']}", row.get("part_index"), row.get("pointer"))
-            )
-            if found:
-                return found
+    keys = (
+        [row["part_id"]]
+        if row.get("part_id")
+        else [
+            (row.get("source_path"), f"{kind}:{row[f'{kind}_id']}", row.get("part_index"))
+            for kind in ("task", "message", "context")
+            if row.get(f"{kind}_id")
+        ]
+    )
+    for key in keys:
+        found = labels.get((key, row.get("pointer")))
+        if found:
+            return found
     return name_of(row.get("pointer") or "")
+
+
+def cited(rows: list[dict]) -> list[dict]:
+    """The claims that rest on a citation (a chart of cited quantities leaves the uncited out)."""
+    return [row for row in rows if row.get("citation_hash") is not None]
 
 
 def fielded_middle(fielded: str | None) -> date | None:
@@ -45,7 +57,7 @@ def periods_of(rows: list[dict]) -> list[Period]:
     """The claims' periods in time order when each maps to dates of its own (one fielded window), else
     in the order of their names, numbers read as numbers (W2 before W10)."""
     windows: dict[str, set] = {}
-    for row in rows:
+    for row in cited(rows):
         windows.setdefault(row.get("period") or "(none)", set()).add(fielded_middle(row.get("fielded")))
     periods = [Period(name, next(iter(w)) if len(w) == 1 else None) for name, w in windows.items()]
     dates = [p.when for p in periods]
@@ -63,7 +75,7 @@ def series_of(rows: list[dict], labels: dict[tuple, str]) -> tuple[list[Series],
     """One series per cited quantity (column, function, cell), and one of the bases (n) per column."""
     found: dict[tuple, Series] = {}
     bases: dict[str, Series] = {}
-    for row in rows:
+    for row in cited(rows):
         if row.get("value") is None:
             continue
         period = row.get("period") or "(none)"
