@@ -48,7 +48,8 @@ LISTS = ("claims", "citations", "impact")
 
 @dataclass
 class Page:
-    """One page of a list: its rows, how many there are (at most `COUNT_CAP` counted), where it starts."""
+    """One page of a list: its rows, how many there are (at most `COUNT_CAP` counted), where it starts,
+    and its facets (how many of those counted rows hold each value of a field)."""
 
     fields: tuple[str, ...]
     rows: list[dict]
@@ -56,6 +57,7 @@ class Page:
     capped: bool  # total is COUNT_CAP and there are more
     page: int
     size: int
+    facets: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
     @property
     def pages(self) -> int:
@@ -76,20 +78,43 @@ def page_bounds(page: int, size: int) -> tuple[int, int]:
     return max(1, min(int(page), LAST_PAGE)), max(1, min(int(size), MAX_PAGE_SIZE))
 
 
+FACET_VALUES = 8
+"""Values shown per facet, the most frequent first."""
+
+
 def paged(
-    con: duckdb.DuckDBPyConnection, sql: str, params: list, fields_: tuple[str, ...], page: int, size: int
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: list,
+    fields_: tuple[str, ...],
+    page: int,
+    size: int,
+    facets: tuple[str, ...] = (),
 ) -> Page:
-    """Rows `page` (from 1) of `sql`, `size` a page, with a count of at most `COUNT_CAP`: one query, its
-    rows worked out once for both."""
+    """Rows `page` (from 1) of `sql`, `size` a page, with a count of at most `COUNT_CAP` and the
+    `facets` of the rows counted (the `FACET_VALUES` most frequent values of each field, NULL left
+    out): one query, its rows worked out once for all three."""
     page, size = page_bounds(page, size)
+    faceted = "".join(
+        f"""
+        UNION ALL BY NAME
+        SELECT * FROM (SELECT '{name}' AS serve_facet, CAST("{name}" AS VARCHAR) AS serve_value, count(*) AS serve_n
+                       FROM counted WHERE "{name}" IS NOT NULL GROUP BY 2 ORDER BY 3 DESC, 2 LIMIT {FACET_VALUES})"""
+        for name in facets
+    )
     counted = f"""
-        WITH q AS MATERIALIZED ({sql})
+        WITH q AS MATERIALIZED ({sql}),
+        counted AS MATERIALIZED (SELECT * FROM q LIMIT {COUNT_CAP + 1 if facets else 0})
         SELECT * FROM (SELECT *, NULL AS serve_total FROM q LIMIT {size} OFFSET {(page - 1) * size})
         UNION ALL BY NAME
-        SELECT count(*) AS serve_total FROM (SELECT 1 FROM q LIMIT {COUNT_CAP + 1})"""
+        SELECT count(*) AS serve_total FROM (SELECT 1 FROM q LIMIT {COUNT_CAP + 1}){faceted}"""
     rows = list(stream(con.execute(counted, params)))
     total = next(row["serve_total"] for row in rows if row["serve_total"] is not None)
-    rows = [row for row in rows if row["serve_total"] is None]
+    counts: dict[str, list[tuple[str, int]]] = {name: [] for name in facets}
+    for row in rows:
+        if row.get("serve_facet") is not None:
+            counts[row["serve_facet"]].append((row["serve_value"], row["serve_n"]))
+    rows = [row for row in rows if row["serve_total"] is None and row.get("serve_facet") is None]
     return Page(
         fields_,
         [{f: row.get(f) for f in fields_} for row in rows],
@@ -97,13 +122,16 @@ def paged(
         total > COUNT_CAP,
         page,
         size,
+        {name: sorted(found, key=lambda item: (-item[1], item[0])) for name, found in counts.items()},
     )
 
 
-def lineage_page(con, kind: str, selection: Selection, order_by: str | None, page: int, size: int) -> Page:
+def lineage_page(
+    con, kind: str, selection: Selection, order_by: str | None, page: int, size: int, facets: tuple[str, ...] = ()
+) -> Page:
     """A page of `archiver query KIND` with the same selection and order."""
     query = lineage.QUERIES[kind](selection, order_by=order_by)
-    return paged(con, query.sql, query.params, query.fields, page, size)
+    return paged(con, query.sql, query.params, query.fields, page, size, facets)
 
 
 # The archive as of one commit: its counts, the audit's findings, results per day.
@@ -316,22 +344,12 @@ FINDING_FILTERS = ("agent", "task", "since", "until", "source")
 
 
 def findings_page(
-    con, snap: Snapshot, rules: list[str], severity: str | None, selection: Selection, page, size
+    con, snap: Snapshot, rules: list[str], severity: str | None, selection: Selection, page, size, facets=()
 ) -> Page:
     con.register("serve_findings", snap.findings)
     try:
         sql, params = _findings_query(rules, severity, selection)
-        return paged(con, sql, params, (*PUBLISHED_FIELDS, "agent", "timestamp"), page, size)
-    finally:
-        con.unregister("serve_findings")
-
-
-def finding_facets(con, snap: Snapshot, rules: list[str], severity: str | None, selection: Selection, names):
-    """`facets` of the findings `findings_page` lists."""
-    con.register("serve_findings", snap.findings)
-    try:
-        sql, params = _findings_query(rules, severity, selection)
-        return facets(con, sql, params, names)
+        return paged(con, sql, params, (*PUBLISHED_FIELDS, "agent", "timestamp"), page, size, facets)
     finally:
         con.unregister("serve_findings")
 
@@ -452,31 +470,7 @@ def small_bases(con, selection: Selection, page: int = 1, size: int = PAGE_SIZE)
     return paged(con, sql, query.params, query.fields, page, size)
 
 
-# Beside a list: its facets (how many rows per study, period, column, agent, rule), and its cells' labels.
-
-FACET_VALUES = 8
-"""Values shown per facet, the most frequent first."""
-
-
-def facets(con, sql: str, params: list, names: tuple[str, ...]) -> dict[str, list[tuple[Any, int]]]:
-    """How many rows of `sql` hold each value of each field in `names` (the `FACET_VALUES` most
-    frequent, NULL left out): one query, its rows grouped once per field (GROUPING SETS)."""
-    if not names:
-        return {}
-    quoted = [f'"{name}"' for name in names]
-    grouped = f"""
-        SELECT {", ".join(quoted)}, {", ".join(f"GROUPING({q}) AS g{i}" for i, q in enumerate(quoted))},
-               count(*) AS n
-        FROM ({sql}) GROUP BY GROUPING SETS ({", ".join(f"({q})" for q in quoted)})"""
-    out: dict[str, list[tuple[Any, int]]] = {name: [] for name in names}
-    for row in con.execute(grouped, params).fetchall():
-        values, grouping, n = row[: len(names)], row[len(names) : 2 * len(names)], row[-1]
-        index = grouping.index(0)
-        if values[index] is not None:
-            out[names[index]].append((values[index], n))
-    return {
-        name: sorted(found, key=lambda item: (-item[1], str(item[0])))[:FACET_VALUES] for name, found in out.items()
-    }
+# The cells a page's claims stand in, for their labels ("share of 18-34").
 
 
 def part_keys(rows: list[dict]) -> set[tuple]:

@@ -82,7 +82,6 @@ def search(server, request) -> Shown:
     order_by = request.query_params.get("order_by") or None
     page, size = _page(request)
     unfiltered = selection == Selection()  # the whole archive is the overview's; a list of it reads every claim
-    counts: dict = {}
     labels: dict = {}
     if unfiltered:
         found = data.Page(QUERIES[kind](selection).fields, [], 0, False, 1, size)
@@ -92,14 +91,7 @@ def search(server, request) -> Shown:
                 server,
                 archive,
                 ("rows", kind, repr(selection), order_by, page, size),
-                lambda: data.lineage_page(archive.con, kind, selection, order_by, page, size),
-            )
-            query = QUERIES[kind](selection)
-            counts = ask(
-                server,
-                archive,
-                ("facets", kind, repr(selection)),
-                lambda: data.facets(archive.con, query.sql, query.params, tables.FACETS[kind]),
+                lambda: data.lineage_page(archive.con, kind, selection, order_by, page, size, tables.FACETS[kind]),
             )
             if kind == "claims":
                 labels = ask(
@@ -124,7 +116,7 @@ def search(server, request) -> Shown:
         "unfiltered": unfiltered,
         "pager": _pager(request, found),
         "grid": tables.grid(request, kind, found.fields, found.rows, labels, sortable=True),
-        "facets": tables.facet_list(request, counts),
+        "facets": tables.facet_list(request, found),
         "downloads": [
             (f, changed(request, drop=("page", "size", "kind", "_col"), path=f"/download/{kind}.{f}"))
             for f in DOWNLOADS
@@ -240,13 +232,9 @@ def audit(server, request) -> Shown:
             server,
             archive,
             ("findings", tuple(rules), severity, repr(selection), page, size),
-            lambda: data.findings_page(archive.con, snap, rules, severity, selection, page, size),
-        )
-        counts = ask(
-            server,
-            archive,
-            ("finding facets", tuple(rules), severity, repr(selection)),
-            lambda: data.finding_facets(archive.con, snap, rules, severity, selection, tables.FACETS["findings"]),
+            lambda: data.findings_page(
+                archive.con, snap, rules, severity, selection, page, size, tables.FACETS["findings"]
+            ),
         )
     twin = {"filters": {"rule": rules, "severity": severity, **selection.as_dict()}, **found.as_dict()}
     context = {
@@ -258,7 +246,7 @@ def audit(server, request) -> Shown:
         "fields": form.fields(params, only=data.FINDING_FILTERS),
         "summary": snap.summary,
         "grid": tables.grid(request, "findings", found.fields, found.rows),
-        "facets": tables.facet_list(request, counts),
+        "facets": tables.facet_list(request, found),
     }
     return Shown("audit.html", "Audit findings", twin, context)
 

@@ -137,12 +137,13 @@ class Facet:
     values: list[tuple[str, int, str, bool]]  # value, rows, the address narrowed to it, already chosen
 
 
-def facet_list(request, counts: dict[str, list[tuple[Any, int]]]) -> list[Facet]:
+def facet_list(request, found) -> list[Facet]:
+    """The facets of a page of a list (`data.Page.facets`), each value a link narrowing the list to it."""
     out = []
-    for name, found in counts.items():
+    for name, counted in found.facets.items():
         parameter = FACET_PARAMETERS.get(name, name)
         given = request.query_params.getlist(parameter)
-        values = [(fmt(v), n, narrowed(request, parameter, v), str(v) in given) for v, n in found]
+        values = [(value, n, narrowed(request, parameter, value), value in given) for value, n in counted]
         if values:
             out.append(Facet(name, heading(name), values))
     return out
