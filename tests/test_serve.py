@@ -266,7 +266,7 @@ def test_a_column_chart_draws_each_cited_quantity_on_an_axis_of_its_unit(client)
     assert max(shares) <= 100
     assert all(c == int(c) for c in counts)
     assert panels["value"] == ["z · s14r5 (extractFunnel), W6 (April 2026): 2.5"]
-    assert panels["base"] == ["base n · s14r5, W6 (April 2026): 50", "base n · s14r5, W6 (April 2026): 4,210"]
+    assert panels["base"] == ["base n · s14r5, W6 (April 2026): 4,210 (50 to 4,210)"]
 
 
 def test_a_period_label_is_drawn_whole_and_periods_in_their_order(client):
@@ -879,3 +879,15 @@ def test_the_forms_and_the_overview_speak_in_words(client):
     assert not [tile for tile in tiles if "_" in tile]
     assert "claims in stored copies" in tiles
     assert "rows healed after an interrupted write" in tiles
+
+
+def test_facets_read_no_more_rows_than_the_count(served, monkeypatch):
+    """A list's facets are counted over the rows its count reads: past `COUNT_CAP`, the first of them."""
+    from archiver.serve import data
+
+    monkeypatch.setattr(data, "COUNT_CAP", 5)
+    with TestClient(create_app(served)) as capped:
+        page = capped.get("/search?study=*").text
+    assert '<p class="count">5+ rows' in page
+    studies = re.search(r"<h2>study</h2><ul>(.*?)</ul>", page, re.S).group(1)
+    assert sum(int(n) for n in re.findall(r'<span class="n">(\d+)</span>', studies)) == 5

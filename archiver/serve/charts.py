@@ -188,7 +188,19 @@ class Series:
     column: str
     function: str
     cell: str
-    values: dict[str, list[float]] = field(default_factory=dict)  # period -> the values claimed
+    spans: dict[str, list[tuple[float, float, float]]] = field(default_factory=dict)
+    """Period -> each cited cell's least, mean and greatest value there."""
+
+    def add(self, period: str, low: float, middle: float, high: float) -> None:
+        self.spans.setdefault(period, []).append((low, middle, high))
+
+    def span(self, period: str) -> tuple[float, float, float]:
+        """The series' least, middle (the median of its cells' means) and greatest value in `period`."""
+        found = self.spans[period]
+        return min(s[0] for s in found), _median([s[1] for s in found]), max(s[2] for s in found)
+
+    def every(self) -> list[float]:
+        return [v for found in self.spans.values() for s in found for v in s]
 
     @property
     def name(self) -> str:
@@ -199,7 +211,7 @@ class Series:
     @property
     def unit(self) -> str:
         """share (every value from 0 to 1, not all whole), count (all whole) or value (means, indices...)."""
-        every = [v for vs in self.values.values() for v in vs]
+        every = self.every()
         if all(0 <= v <= 1 for v in every) and not all(v == int(v) for v in every):
             return "share"
         return "count" if all(v == int(v) for v in every) else "value"
@@ -258,22 +270,27 @@ def _lines(
     title: str,
 ) -> str:
     shown, more = series[:MAX_SERIES], len(series) - MAX_SERIES
-    every = [v for s in shown for vs in s.values.values() for v in vs]
+    every = [v for s in shown for v in s.every()]
     y_of, axis = _value_axis(every, whole=unit in ("count", "base"), share=unit == "share")
     marks = []
+    share = unit == "share"
     for index, s in enumerate(shown):
         cls = f"s{index % SERIES_CLASSES}"
-        points = [(x_of[p.name], _median(s.values[p.name]), p) for p in periods if s.values.get(p.name)]
-        path = " ".join(f"{x:.1f},{y_of(v):.1f}" for x, v, _ in points)
+        points = [(x_of[p.name], s.span(p.name), p) for p in periods if s.spans.get(p.name)]
         if len(points) > 1:
+            path = " ".join(f"{x:.1f},{y_of(middle):.1f}" for x, (_, middle, _), _ in points)
             marks.append(f'<polyline class="line {cls}" points="{path}"/>')
-        for x, _, p in points:
-            for value in sorted(set(s.values[p.name])):
-                said = f"{s.name}, {p.name}: {number(value, unit == 'share')}"
+        for x, (low, middle, high), p in points:
+            said = f"{s.name}, {p.name}: {number(middle, share)}"
+            if high > low:
+                said += f" ({number(low, share)} to {number(high, share)})"
                 marks.append(
-                    f'<a href="{escape(link(p.name))}"><circle class="point {cls}" cx="{x:.1f}" '
-                    f'cy="{y_of(value):.1f}" r="4"><title>{escape(said)}</title></circle></a>'
+                    f'<line class="spread {cls}" x1="{x:.1f}" x2="{x:.1f}" y1="{y_of(low):.1f}" y2="{y_of(high):.1f}"/>'
                 )
+            marks.append(
+                f'<a href="{escape(link(p.name))}"><circle class="point {cls}" cx="{x:.1f}" '
+                f'cy="{y_of(middle):.1f}" r="4"><title>{escape(said)}</title></circle></a>'
+            )
     names = [p.name for p in periods]
     lines = label_lines(names)
     step = max(1, math.ceil(len(periods) / 10))

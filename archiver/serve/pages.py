@@ -171,7 +171,7 @@ def subject(server, request) -> Shown:
     if disagreeing is not None:
         twin["conflicts"] = disagreeing
     series, bases = quantities.series_of(claimed, labels)
-    title = "What was claimed, by period" + (f" (the first {data.CHART_CLAIMS:,} claims)" if partial else "")
+    title = "What was claimed, by period" + (f" (its first {data.CHART_CELLS:,} cells)" if partial else "")
     shown = charts.quantity_panels(
         series,
         quantities.periods_of(claimed),

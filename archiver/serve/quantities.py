@@ -37,11 +37,6 @@ def cell_of(row: dict, labels: dict[tuple, str]) -> str:
     return name_of(row.get("pointer") or "")
 
 
-def cited(rows: list[dict]) -> list[dict]:
-    """The claims that rest on a citation (a chart of cited quantities leaves the uncited out)."""
-    return [row for row in rows if row.get("citation_hash") is not None]
-
-
 def fielded_middle(fielded: str | None) -> date | None:
     """The middle day of a fielded window `2026-04-02/2026-04-19` (or its one day); None when it is no dates."""
     if not fielded:
@@ -57,7 +52,7 @@ def periods_of(rows: list[dict]) -> list[Period]:
     """The claims' periods in time order when each maps to dates of its own (one fielded window), else
     in the order of their names, numbers read as numbers (W2 before W10)."""
     windows: dict[str, set] = {}
-    for row in cited(rows):
+    for row in rows:
         windows.setdefault(row.get("period") or "(none)", set()).add(fielded_middle(row.get("fielded")))
     periods = [Period(name, next(iter(w)) if len(w) == 1 else None) for name, w in windows.items()]
     dates = [p.when for p in periods]
@@ -72,19 +67,16 @@ def natural(text: str) -> list:
 
 
 def series_of(rows: list[dict], labels: dict[tuple, str]) -> tuple[list[Series], list[Series]]:
-    """One series per cited quantity (column, function, cell), and one of the bases (n) per column."""
+    """One series per cited quantity (column, function, cell), and one of the bases (n) per column,
+    from the cited cells of `data.cited_values`."""
     found: dict[tuple, Series] = {}
     bases: dict[str, Series] = {}
-    for row in cited(rows):
-        if row.get("value") is None:
-            continue
+    for row in rows:
         period = row.get("period") or "(none)"
         key = (row.get("source_column") or "", row.get("source_function") or "", cell_of(row, labels))
-        series = found.setdefault(key, Series(*key))
-        series.values.setdefault(period, []).append(row["value"])
-        if row.get("base_n") is not None:
+        found.setdefault(key, Series(*key)).add(period, row["low"], row["mean"], row["high"])
+        if row.get("base_mean") is not None:
             base = bases.setdefault(key[0], Series(key[0], "", "base n"))
-            if row["base_n"] not in base.values.setdefault(period, []):
-                base.values[period].append(row["base_n"])
-    ordered = sorted(found.values(), key=lambda s: (s.column, s.function, s.cell))
+            base.add(period, row["base_low"], row["base_mean"], row["base_high"])
+    ordered = sorted(found.values(), key=lambda s: (s.column, s.function, natural(s.cell)))
     return ordered, [bases[column] for column in sorted(bases)]
