@@ -148,14 +148,8 @@ def subject(server, request) -> Shown:
     with server.archive() as archive:
         periods = ask(server, archive, ("periods", kind, name), lambda: data.by_period(archive.con, selection))
         small = ask(server, archive, ("small", kind, name), lambda: data.small_bases(archive.con, selection))
-        claimed, partial = ask(
-            server, archive, ("claimed", kind, name), lambda: data.cited_values(archive.con, selection)
-        )
-        labels = ask(
-            server,
-            archive,
-            ("claimed labels", kind, name),
-            lambda: quantities.labels_of(data.part_data(archive.con, {row["part_id"] for row in claimed})),
+        shown = list(
+            ask(server, archive, ("claimed", kind, name), lambda: claimed_charts(archive.con, kind, name, selection))
         )
         per_day = verdicts = disagreeing = None
         if kind == "column":
@@ -170,15 +164,6 @@ def subject(server, request) -> Shown:
     twin = {"kind": kind, "name": name, "by_period": periods, "small_bases": small.as_dict()}
     if disagreeing is not None:
         twin["conflicts"] = disagreeing
-    series, bases = quantities.series_of(claimed, labels)
-    title = "What was claimed, by period" + (f" (its first {data.CHART_CELLS:,} cells)" if partial else "")
-    shown = charts.quantity_panels(
-        series,
-        quantities.periods_of(claimed),
-        bases,
-        lambda period: "/search" + encoded({data.SUBJECTS[kind]: name, "period": period}),
-        title,
-    )
     if per_day is not None:
         twin |= {"findings_per_day": per_day, "verdicts_per_day": verdicts}
         shown.append(
@@ -214,6 +199,21 @@ def subject(server, request) -> Shown:
         "verify": "/verify" + encoded({"agent": name}) if kind == "agent" else None,
     }
     return Shown("subject.html", f"{kind} {name}", twin, context)
+
+
+def claimed_charts(con, kind: str, name: str, selection: Selection) -> list[str]:
+    """A subject's charts of what was claimed, by period (`charts.quantity_panels`)."""
+    cells, partial = data.cited_values(con, selection)
+    labels = quantities.labels_of(data.part_data(con, {row["part_id"] for row in cells}))
+    series, bases = quantities.series_of(cells, labels)
+    title = "What was claimed, by period" + (f" (its first {data.CHART_CELLS:,} cells)" if partial else "")
+    return charts.quantity_panels(
+        series,
+        quantities.periods_of(cells),
+        bases,
+        lambda period: "/search" + encoded({data.SUBJECTS[kind]: name, "period": period}),
+        title,
+    )
 
 
 def audit(server, request) -> Shown:
