@@ -192,6 +192,19 @@ def test_downloads_are_the_cli_outputs(client, served):
     assert next(iter(csv.reader(io.StringIO(got.text))))[:3] == ["value", "pointer", "part_index"]
 
 
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "tsv", "markdown"])
+def test_every_format_of_query_but_its_terminal_table_downloads_as_the_cli_writes_it(client, served, fmt):
+    """The web's downloads were listed apart from the CLI's formats (CSV, JSON Lines); now they are
+    the CLI's registry's (`render.formats`), with Parquet."""
+    got = client.get(f"/download/claims.{fmt}?column=s14r5")
+    assert got.status_code == 200
+    run = CliRunner().invoke(main, ["query", "claims", "--column", "s14r5", "--db", served, "--format", fmt])
+    assert got.text == run.output
+    page = client.get("/search?column=s14r5").text
+    listed = re.search(r'<p class="downloads">(.*?)</p>', page, re.S).group(1)
+    assert re.findall(r">(\w+)</a>", listed) == ["json", "jsonl", "csv", "tsv", "markdown", "parquet"]
+
+
 def test_the_result_page_is_the_show_layout_with_links(client, served):
     page = client.get("/result/t1").text
     with Archive.open(served, read_only=True) as archive:
