@@ -830,7 +830,7 @@ def test_a_list_shows_its_default_columns_in_words(client):
         "base n",
         "warnings",
         "verdict",
-        "task",
+        "task or message",
     ]
     assert '<td class="str">share of 18-34, s14r5</td>' in page
     assert '<td class="str">extractFunnel(versant_flat, s14r5)</td>' in page
@@ -847,7 +847,9 @@ def test_a_list_shows_its_default_columns_in_words(client):
         "agents",
     ]
     audit = client.get("/audit?rule=small-base").text
-    assert headings(audit) == ["severity", "rule", "what is wrong", "task", "agent", "file", "place in file"]
+    assert headings(audit) == ["severity", "rule", "what is wrong", "task or message", "agent", "file", "place in file"]
+    message = re.search(r"<tr><td[^>]*>warning</td><td[^>]*>small-base</td>.*?</tr>", audit, re.S).group(0)
+    assert '<a href="/result/msg-' in message or '<a href="/result/t' in message
 
 
 def test_columns_are_chosen_with_col_and_offered_in_a_menu(client):
@@ -855,13 +857,13 @@ def test_columns_are_chosen_with_col_and_offered_in_a_menu(client):
     assert headings(page) == ["value", "base n", "citation"]  # in the list's own order
     menu = re.search(r'<details class="columns">(.*?)</details>', page, re.S).group(1)
     offered = re.findall(r'name="_col" value="([^"]+)"( checked)?', menu)
-    assert len(offered) == 2 + len(CLAIM_FIELDS)  # what it measures, its source, and every field of query claims
+    assert len(offered) == 3 + len(CLAIM_FIELDS)  # what it measures, its source, its result, and every field
     assert [name for name, checked in offered if checked] == ["value", "base_n", "citation_hash"]
     assert '<input type="hidden" name="column" value="s14r5">' in menu
     refused = client.get("/search.json?column=s14r5&_col=nope")
     assert refused.status_code == 400
     assert refused.json()["error"].startswith(
-        "_col: 'nope' is not a column of this list; one of measures, source, value"
+        "_col: 'nope' is not a column of this list; one of measures, source, result, value"
     )
 
 

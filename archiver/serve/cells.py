@@ -27,6 +27,7 @@ HEADINGS = {
     "value": "value",
     "measures": "what it measures",
     "source": "source",
+    "result": "task or message",
     "pointer": "cell",
     "part_index": "part",
     "task_id": "task",

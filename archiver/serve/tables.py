@@ -17,17 +17,22 @@ from .cells import fmt, heading, link, measures, shown_path, source
 from .urls import changed, narrowed
 
 DEFAULTS = {
-    "claims": ("value", "measures", "study", "period", "source", "base_n", "warnings", "verdict", "task_id"),
+    "claims": ("value", "measures", "study", "period", "source", "base_n", "warnings", "verdict", "result"),
     "citations": ("study", "period", "source", "base_n", "warnings", "valid", "claims", "results", "agents"),
     "impact": ("kind", "id", "claims", "results", "citations"),
-    "findings": ("severity", "rule", "detail", "task_id", "agent", "source_path", "locator"),
+    "findings": ("severity", "rule", "detail", "result", "agent", "source_path", "locator"),
     "small": ("study", "period", "source_column", "base_name", "base_n", "warnings", "claims", "results", "agents"),
 }
 """The columns each list shows unless `?_col=` chooses others."""
 
-COMPUTED = {"measures": ("pointer", "source_column"), "source": ("source_function", "source_table", "source_column")}
-"""Columns made of others (and the fields they need): what a claim measures, a citation's source."""
-SORTS_BY = {"measures": "pointer", "source": "source_column"}
+COMPUTED = {
+    "measures": ("pointer", "source_column"),
+    "source": ("source_function", "source_table", "source_column"),
+    "result": ("task_id", "message_id"),
+}
+"""Columns made of others (and the fields they need): what a claim measures, a citation's source, the
+task or (where there is none) the message a row is about."""
+SORTS_BY = {"measures": "pointer", "source": "source_column", "result": "task_id"}
 
 FACETS = {
     "claims": ("study", "period", "source_column", "agent"),
@@ -111,6 +116,9 @@ def _cell(column: Column, row: dict, labels: dict) -> tuple[str, Markup]:
         return "str", Markup(escape(measures(row, labels)))
     if name == "source":
         return "str", Markup(escape(source(row)))
+    if name == "result":
+        field = "task_id" if row.get("task_id") else "message_id"
+        return "str", link(field, row.get(field), row)
     if name == "source_path" and value:
         return "str", Markup(f'<span title="{escape(str(value))}">{escape(shown_path(value))}</span>')
     if name in HASHES and isinstance(value, str) and len(value) > HASH_SHOWN:
