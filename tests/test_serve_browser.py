@@ -8,17 +8,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from archiver.archive import Archive
-from archiver.serve import create_app
 
-from .serve_data import ROOT, XSS, serve_archive
+from .serve_data import ROOT, XSS, serve_archive, serving
 
 pytestmark = pytest.mark.browser
 
@@ -30,16 +26,8 @@ if CHROMIUM is None:
 LAYER = ROOT / "sample_transcripts" / "data-layer" / "archiver-data-layer.toml"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory):
-    import uvicorn
-
     folder = tmp_path_factory.mktemp("served")
 
     def write(name, content):
@@ -54,17 +42,8 @@ def base_url(tmp_path_factory):
     with Archive.open(db) as archive:
         serve_archive(archive, write)
         archive.verify(str(LAYER))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serving(db) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

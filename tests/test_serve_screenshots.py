@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from archiver.archive import Archive
-from archiver.serve import create_app
 
-from .serve_data import ROOT
+from .serve_data import ROOT, serving
 
 pytestmark = pytest.mark.browser
 
@@ -47,27 +43,14 @@ PAGES = {
 
 @pytest.fixture(scope="module")
 def samples_url(tmp_path_factory, monkeypatch_module):
-    import uvicorn
-
     folder = tmp_path_factory.mktemp("samples")
     db = str(folder / "archive.duckdb")
     monkeypatch_module.chdir(ROOT)  # stored paths shown relative to the repository, as a user's would be
     with Archive.open(db) as archive:
         archive.ingest([str(SAMPLES)], workers=1)
         archive.verify(str(SAMPLES / "data-layer" / "archiver-data-layer.toml"))
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serving(db) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
