@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Self
 
 import duckdb
 
+from .defaults import MIN_BASE
 from .errors import ArchiveError, QueryError, UsageError
 from .store import migrations, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
 from .store.refusals import ArchiveUnusableError, ArchiveUnwritableError, explain
-from .store.tables import RECORD_YIELDS
 
 if TYPE_CHECKING:
     from typing import BinaryIO
@@ -27,33 +27,6 @@ if TYPE_CHECKING:
     from .query.transcript import ResultView
     from .render.listing import Listing
     from .store.models import SourceRow
-
-STAT_QUERIES = {
-    "sources": "SELECT count(DISTINCT path) FROM sources WHERE alias_of IS NULL",
-    "records": "SELECT count(*) FROM records WHERE kind <> 'filler'",
-    "quarantined": "SELECT count(*) FROM records WHERE status = 'quarantined'",
-    "tasks": "SELECT count(DISTINCT task_id) FROM results WHERE kind = 'task'",
-    "results": "SELECT count(DISTINCT result_key) FROM results",
-    "copies": views.counted_copies(),
-    "origin_copies": "SELECT count(*) FROM origin_copies",
-    "results_with_origin": "SELECT count(DISTINCT result_key) FROM origin_copies",
-    "parts": views.counted_parts(),
-    "parts_undecoded": views.counted_parts("p.kind = 'unknown'"),
-    "citations": views.counted_parts(citations=True),
-    "citations_inferred": views.counted_parts("c.inferred", citations=True),
-    "citations_invalid": views.counted_parts("NOT c.valid", citations=True),
-    "claims": views.counted_claims(),
-    "agent_cards": "SELECT count(*) FROM agent_cards",
-    "error_responses": "SELECT count(*) FROM rpc_errors",
-    "paths_aliased": "SELECT count(*) FROM sources WHERE alias_of IS NOT NULL",
-    "healed_rows": "SELECT coalesce(sum(rows), 0) FROM healed",
-    **{
-        f"records_{kind.replace('-', '_')}": f"SELECT count(*) FROM records WHERE status = 'ok' AND yields = '{kind}'"
-        for kind in RECORD_YIELDS
-    },
-}
-"""`records_<kind>`: the records read that yielded each kind (`RECORD_YIELDS`); records ingested before the
-archive knew it (schema 11 and earlier) are in none."""
 
 
 def _refuse_newer(con: duckdb.DuckDBPyConnection, location: Location) -> None:
@@ -264,7 +237,7 @@ class Archive:
             return {"target": into.location.describe(), **transfer_archive(self.con, into.con)}
 
     def stats(self) -> dict[str, int]:
-        return {name: self.con.execute(sql).fetchone()[0] for name, sql in STAT_QUERIES.items()}
+        return {name: self.con.execute(sql).fetchone()[0] for name, sql in views.STAT_QUERIES.items()}
 
     def version(self) -> int:
         return migrations.current_version(self.con)
@@ -315,7 +288,7 @@ class Archive:
         bounded = "" if limit is None else f" LIMIT {int(limit)}"
         return typed(model, self.con.cursor().execute(f'SELECT * FROM "{table}" ORDER BY {order}{bounded}'))
 
-    def audit(self, rules=(), exclude_rules=(), min_base: float = 30, **selection):
+    def audit(self, rules=(), exclude_rules=(), min_base: float = MIN_BASE, **selection):
         """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
 
         `rules`/`exclude_rules` are rule ids (`archiver.audit.RULES`). The selection filters are the
@@ -325,7 +298,7 @@ class Archive:
             return audit.report()
 
     @contextmanager
-    def audited(self, rules=(), exclude_rules=(), min_base: float = 30, **selection):
+    def audited(self, rules=(), exclude_rules=(), min_base: float = MIN_BASE, **selection):
         """The audit as `audit`, its findings kept in the archive's connection while the block runs, so
         that they can be written out one by one (`archiver.audit.render.write`)."""
         from .audit import select_rules
@@ -381,8 +354,9 @@ class Archive:
         warnings.warn("Archive.show is Archive.results now; Archive.render gives text", DeprecationWarning, 2)
         return self.results(ident, copy)
 
-    def render(self, ident: str, fmt: str = "text", copy: str | None = None) -> str:
-        """What `archiver show` prints: the `results` as text, or as one self-contained HTML page (fmt="html")."""
+    def render(self, ident: str, fmt: str = "text", copy: str | None = None, colour: bool = False) -> str:
+        """What `archiver show` prints: the `results` as text (with `colour`, coloured for a terminal), or as
+        one self-contained HTML page (fmt="html")."""
         results = self.results(ident, copy)
         if fmt == "html":
             from .render.html import render_html
@@ -390,7 +364,7 @@ class Archive:
             return render_html(results, f"archiver show {ident}")
         from .render.text import render_text
 
-        return render_text(results)
+        return render_text(results, colour)
 
     def export(self, target: str | os.PathLike | BinaryIO, fmt: str = "jsonl", **selection):
         """Export records or the index.

@@ -13,8 +13,10 @@ import click
 from click.core import ParameterSource
 
 from . import record as record_defaults
+from .defaults import FOLLOW_INTERVAL_SECONDS, MIN_BASE, WAIT_SECONDS
+from .query.filters import FILTERS, RESULT_IDS
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
-from .render.terminal import counted, printable
+from .render.terminal import counted, printable, wants_colour
 
 DB_HELP = (
     "Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
@@ -50,7 +52,7 @@ def _remember_data_path(ctx: click.Context, _param, value: str | None) -> None:
 
 
 def db_options(func):
-    func = click.option("--wait", type=SECONDS, default=5.0, show_default=True, help=WAIT_HELP)(func)
+    func = click.option("--wait", type=SECONDS, default=WAIT_SECONDS, show_default=True, help=WAIT_HELP)(func)
     return click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)(func)
 
 
@@ -185,41 +187,42 @@ def _a_moment(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 
 def selection_options(func):
-    """The filters of `archiver.query.selection.Selection`, declared once for every command that takes
-    them; combinable, and an option repeated means any of its values."""
-    texts = (
-        ("study", "Study name."),
-        ("period", "Period (wave, date range, version)."),
-        ("column", "Source column."),
-        ("table", "Source table."),
-        ("function", "Source function."),
-        ("weight", "Weight column."),
-        ("agent", "Agent name (from its agent card)."),
-        ("task", "Task id."),
-    )
-    options = (
-        *(click.option(f"--{name}", multiple=True, help=text + " Exact, or a glob with *.") for name, text in texts),
-        click.option("--since", callback=_a_moment, help="Task time at or after (ISO date or timestamp)."),
-        click.option("--until", callback=_a_moment, help="Task time at or before (a bare date includes that day)."),
-        click.option("--has-warnings/--no-warnings", default=None, help="Citations with (or without) warnings."),
-        click.option("--min-n", type=float, help="Smallest base n."),
-        click.option("--max-n", type=float, help="Largest base n."),
-        click.option("--valid/--invalid", default=None, help="Only valid (or invalid) citations."),
-        click.option(
-            "--inferred/--typed",
-            default=None,
-            help="Only type-lost probable citations (or only those with their media type).",
-        ),
-        click.option(
-            "--source",
-            multiple=True,
-            help="Source file: a path (relative or absolute; a directory means every file under it) or a glob. "
-            "A file stored from the same bytes under another path is selected too.",
-        ),
-    )
-    for option in reversed(options):
-        func = option(func)
+    """The filters of `archiver.query.selection.Selection`, as `archiver.query.filters.FILTERS` declares
+    them, for every command that takes them; combinable, and an option repeated means any of its values."""
+    for item in reversed(FILTERS):
+        func = _filter_option(item)(func)
     return func
+
+
+def _filter_option(item):
+    """The click option of one filter (`archiver.query.filters.Filter`)."""
+    if item.kind in ("text", "source"):
+        complete = _archive_values(item.values) if item.values else _paths
+        return click.option(item.option, item.name, multiple=True, help=item.help, shell_complete=complete)
+    if item.kind == "time":
+        return click.option(item.option, item.name, callback=_a_moment, help=item.help)
+    if item.kind == "number":
+        return click.option(item.option, item.name, type=float, help=item.help)
+    return click.option("/".join(item.choices), item.name, default=None, help=item.help)
+
+
+def _archive_values(values: str):
+    """Shell completion from the archive's values (`values`: SQL; the `--db` given before it)."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+        from click.shell_completion import CompletionItem
+
+        from .query.filters import archive_values
+
+        return [CompletionItem(value) for value in archive_values(ctx.params.get("db"), values, incomplete)]
+
+    return complete
+
+
+def _paths(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="file")]
 
 
 SHORTCUTS = (
@@ -289,7 +292,8 @@ def output_options(func):
 def main(ctx: click.Context) -> None:
     """Archive A2A transcripts and hold their Citations v1 claims to account.
 
-    Output formats, exit statuses, colour and shell completion: docs/cli.md.
+    Output formats, exit statuses, colour and shell completion: `archiver docs cli`; every page of the
+    manual: `archiver docs`.
     """
     if os.environ.get("NO_COLOR"):
         ctx.color = False
@@ -340,7 +344,7 @@ def main(ctx: click.Context) -> None:
 @click.option(
     "--interval",
     type=click.FloatRange(min=0.05),
-    default=2.0,
+    default=FOLLOW_INTERVAL_SECONDS,
     show_default=True,
     metavar="SECONDS",
     help="With --follow: how often to look for new segments.",
@@ -361,7 +365,7 @@ def ingest(
     """Ingest files, directories, globs, - (stdin) or live task stores into the archive.
 
     A task store is a URL: postgresql://user:password@host:port/database or mysql://... (MariaDB too),
-    read in one read-only snapshot; a later run stores only the rows that changed (docs/stores.md).
+    read in one read-only snapshot; a later run stores only the rows that changed (`archiver docs stores`).
 
     Exit status 1 when any record was quarantined (the good records are stored), when no transcript
     was found at all (an empty folder, no A2A object recognised in any file), or when files were left
@@ -369,7 +373,7 @@ def ingest(
     SIGINT (Ctrl-C) or SIGTERM stops it within seconds, keeping what was committed: exit status 130 or 143.
 
     With --follow DIR it runs until stopped so (the usual end of a follow), ingesting the spool's closed
-    segments as the proxy closes them (docs/ingest.md#spools-and-origin-copies).
+    segments as the proxy closes them (`archiver docs ingest`).
     """
     from .ingest import default_workers
     from .interrupts import stopped_by_signals
@@ -567,7 +571,7 @@ db_group.add_command(
 @click.option(
     "--min-base",
     type=click.IntRange(min=1),
-    default=30,
+    default=MIN_BASE,
     show_default=True,
     help="small-base fires for a base.n below this.",
 )
@@ -648,7 +652,7 @@ _lineage_command(
 
 
 @main.command()
-@click.argument("ident", metavar="ID")
+@click.argument("ident", metavar="ID", shell_complete=_archive_values(RESULT_IDS))
 @click.option("--format", "fmt", type=click.Choice(("text", "html")), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @click.option("--copy", "copy", metavar="FILE", help="Show each result as stored in this file, not its fullest copy.")
@@ -656,7 +660,7 @@ _lineage_command(
 def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -> None:
     """A task, message or context as a person reads it: tables of numbers, each with its citations beside."""
     with open_archive(db, wait, read_only=True) as archive:
-        page = archive.render(ident, fmt, copy)
+        page = archive.render(ident, fmt, copy, colour=not output and wants_colour(sys.stdout))
     if output:
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(page)
@@ -734,10 +738,10 @@ def _named_params(ctx, param, given: tuple[str, ...]) -> dict[str, str]:
 @format_options(OUTPUT_FORMATS)
 @db_options
 def sql_command(statement: str, params: dict[str, str], fmt: str | None, headers: bool, db, wait) -> None:
-    """Run one read-only SELECT over the archive (tables and views: docs/query.md, "SQL views").
+    """Run one read-only SELECT over the archive (tables and views: `archiver docs query`, "SQL views").
 
     Statements that write, attach, copy, export, install or load, or change settings are refused, and so
-    is any function or table not on the allow-list (docs/query.md): exit status 2.
+    is any function or table not on the allow-list (`archiver docs query`): exit status 2.
 
     \b
     Examples:
@@ -816,7 +820,7 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
 @click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)
 def serve(host: str, port: int, token: str | None, db: str | None) -> None:
     """Browse the archive read-only in a web browser: overview, search, results, studies, columns, agents,
-    audit findings and verdicts, each page with a JSON twin (the same path with .json). docs/serve.md."""
+    audit findings and verdicts, each page with a JSON twin (the same path with .json). `archiver docs serve`."""
     from .errors import UsageError
     from .serve import serve as run
 
@@ -975,7 +979,7 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
     """Serve a recording proxy in front of the A2A agent at --upstream.
 
     Every request and response passes unchanged (streams as they arrive) and is recorded in the spool's
-    segment files; /-/health and /-/metrics (Prometheus) are the proxy's own. Details: docs/record.md.
+    segment files; /-/health and /-/metrics (Prometheus) are the proxy's own. Details: `archiver docs record`.
     """
     from .record.serve import RecordOptions, serve
 
@@ -998,6 +1002,36 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
         durable,
     )
     serve(options)
+
+
+@main.command(name="docs")
+@click.argument("topic", required=False, shell_complete=lambda ctx, param, incomplete: _topics(incomplete))
+def docs_command(topic: str | None) -> None:
+    """The manual: the list of its pages, or the page on TOPIC (cli, query, audit, verify, ...) as Markdown.
+
+    \b
+    Examples:
+      archiver docs                 # the pages, each with its title
+      archiver docs verify | less   # how verify judges a citation
+    """
+    from .manual import pages, title
+
+    found = pages()
+    if topic is None:
+        width = max(map(len, found))
+        click.echo("".join(f"{name.ljust(width)}  {title(text)}\n" for name, text in found.items()), nl=False)
+    elif topic.removesuffix(".md") in found:
+        click.echo(found[topic.removesuffix(".md")], nl=False)
+    else:
+        raise click.BadParameter(f"no page {topic!r}; the pages: {', '.join(found)}", param_hint="TOPIC")
+
+
+def _topics(incomplete: str) -> list:
+    from click.shell_completion import CompletionItem
+
+    from .manual import pages
+
+    return [CompletionItem(name) for name in pages() if name.startswith(incomplete)]
 
 
 def run() -> None:

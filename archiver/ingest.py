@@ -20,6 +20,7 @@ from typing import Protocol
 
 import duckdb
 
+from .defaults import FOLLOW_INTERVAL_SECONDS
 from .errors import InputError, UsageError
 from .interrupts import Interrupted, as_interrupted, stop_if_received
 from .load import spool, versions
@@ -31,7 +32,9 @@ from .read.containers import SourceFile, shown
 from .read.segments import is_open
 from .read.version import SourceVersion
 from .store.backend import archive_files
+from .store.connection import ArchiveBusyError
 from .store.leases import Holder, Leases
+from .store.views import STAT_QUERIES
 from .workers import Gauge, worker_pool
 
 STDIN = "<stdin>"
@@ -637,18 +640,79 @@ def _tally(summary: IngestSummary, outcome: FileOutcome, on_file: Callable | Non
 
 def _count_index(con: duckdb.DuckDBPyConnection, summary: IngestSummary) -> None:
     """Totals of the archive's index after the run, counted as `stats` counts them."""
-    from .archive import STAT_QUERIES
-
     totals = con.execute("SELECT " + ", ".join(f"({STAT_QUERIES[name]})" for name in _TOTALS)).fetchone()
     for name, value in zip(_TOTALS, totals, strict=True):
         setattr(summary, name, value)
 
 
-FOLLOW_INTERVAL = 2.0
+FOLLOW_INTERVAL = FOLLOW_INTERVAL_SECONDS
 """Seconds between two looks at a followed spool directory."""
 
 _TOTALS = ("tasks", "results", "copies", "parts", "citations", "claims", "agent_cards", "error_responses")
 """Summary fields that count the archive after a run (the last pass's are the archive's), not the run's work."""
+
+
+WAIT_ON: tuple[type[Exception], ...] = (ArchiveBusyError,)
+"""The errors that mean "the archive cannot be written now" (readers, or another writer, hold it): a
+follower's segments wait for its next try. Any other error stops it, said once (an archive of a newer
+archiver, a path that cannot be written), rather than being tried again for ever."""
+
+
+class Follower:
+    """The one spool follower (`archiver record --spool DIR`'s closed segments into an archive), driven by
+    `follow` looking at the spool every few seconds (`archiver ingest --follow`) and by the proxy telling it
+    of each segment it closes (`archiver record --db`): it finds segments as `ingest` walks a folder (no
+    `*.open` segment, nothing `.archiverignore` names), and stores them or lets them wait (`step`)."""
+
+    def __init__(
+        self,
+        store: Callable[[list[str]], IngestSummary],
+        on_pass: Callable[[IngestSummary], None] | None = None,
+        on_wait: Callable[[Exception], None] | None = None,
+    ) -> None:
+        self.store, self.on_pass, self.on_wait = store, on_pass, on_wait
+        self.total = IngestSummary()
+        self.seen: dict[str, tuple[int, int]] = {}
+
+    def fresh(self, directory: str) -> list[str]:
+        """The closed segments of `directory` not stored before, or changed since (by size and modification
+        time), in name order."""
+        return [source.fs_path for source in _walk(directory) if self.seen.get(source.fs_path, ()) != _mark(source)]
+
+    def step(self, paths: list[str]) -> bool:
+        """Store `paths`, or let them wait: True when they were stored (each file committed whole); False when
+        the archive could not be written now (`WAIT_ON`: `on_wait` hears why; without it, it is raised)."""
+        marks = {path: _mark_of(path) for path in paths}
+        try:
+            summary = self.store(paths)
+        except WAIT_ON as busy:
+            if self.on_wait is None:
+                raise
+            self.on_wait(busy)
+            return False
+        except Interrupted as stopped:
+            stopped.progress = (
+                f"{_followed(self.total)}; then {stopped.progress}" if self.total.files else stopped.progress
+            )
+            raise
+        self.seen.update(marks)
+        _add(self.total, summary)
+        if self.on_pass is not None:
+            self.on_pass(summary)
+        return True
+
+
+def _mark(source: SourceFile) -> tuple[int, int] | tuple[()]:
+    return _mark_of(source.fs_path)
+
+
+def _mark_of(path: str) -> tuple[int, int] | tuple[()]:
+    """A file's size and modification time; () when it is gone."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return ()
+    return (stat.st_size, stat.st_mtime_ns)
 
 
 def follow(
@@ -663,60 +727,25 @@ def follow(
     interrupted (SIGINT or SIGTERM, raised as `Interrupted` between commits) or `until()` is true after a
     pass; the summary of everything it stored.
 
-    Every `interval` seconds (default `FOLLOW_INTERVAL`) the directory is walked as `ingest` walks it (`*.open`
-    segments, still being written, are never read); the files not seen in an earlier pass, or changed since, are
-    handed to `store` (an ingest into the archive: each file committed whole), and `on_pass` hears the pass's
-    summary. A closed segment is immutable, so a file stored once is not read again; a file that was stored
-    before this run began is recognised by its bytes (unchanged) and skipped. When `store` finds the archive
-    busy (`ArchiveBusyError`: readers hold a file archive), `on_busy` hears it and the files wait for the next
-    pass.
+    Every `interval` seconds (default `FOLLOW_INTERVAL`) the `Follower` looks at the directory; the files not
+    seen in an earlier pass, or changed since, are handed to `store` (an ingest into the archive: each file
+    committed whole), and `on_pass` hears the pass's summary. A closed segment is immutable, so a file stored
+    once is not read again; a file that was stored before this run began is recognised by its bytes
+    (unchanged) and skipped. When `store` finds the archive busy (`WAIT_ON`: readers hold a file archive),
+    `on_busy` hears it and the files wait for the next pass.
     """
     if not os.path.isdir(directory):
         why = "not a spool directory" if os.path.exists(directory) else "no such directory"
         raise InputError(f"{shown(directory)}: {why}")
-    total, seen = IngestSummary(), {}
+    follower = Follower(store, on_pass, on_busy)
     interval = FOLLOW_INTERVAL if interval is None else interval
     while True:
-        fresh = _fresh(directory, seen)
+        fresh = follower.fresh(directory)
         if fresh:
-            _pass(fresh, store, total, seen, on_pass, on_busy)
+            follower.step(fresh)
         if until is not None and until():
-            return total
-        _pause(interval, total)
-
-
-def _pass(fresh: dict[str, tuple[int, int]], store, total: IngestSummary, seen: dict, on_pass, on_busy) -> None:
-    """One pass of `follow` over the files it found; they count as seen once stored."""
-    from .store.connection import ArchiveBusyError
-
-    try:
-        summary = store(list(fresh))
-    except ArchiveBusyError as busy:
-        if on_busy is None:
-            raise
-        on_busy(busy)
-        return
-    except Interrupted as stopped:
-        stopped.progress = f"{_followed(total)}; then {stopped.progress}" if total.files else stopped.progress
-        raise
-    seen.update(fresh)
-    _add(total, summary)
-    if on_pass is not None:
-        on_pass(summary)
-
-
-def _fresh(directory: str, seen: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
-    """The files of `directory` not stored before, or changed since (by size and modification time)."""
-    fresh = {}
-    for source in _walk(directory):
-        try:
-            stat = os.stat(source.fs_path)
-        except OSError:
-            continue  # gone since it was listed
-        mark = (stat.st_size, stat.st_mtime_ns)
-        if seen.get(source.fs_path) != mark:
-            fresh[source.fs_path] = mark
-    return fresh
+            return follower.total
+        _pause(interval, follower.total)
 
 
 def _pause(seconds: float, total: IngestSummary) -> None:

@@ -55,6 +55,26 @@ def test_planted_conflicts_are_found_and_nothing_else(archive, write):
     ]
 
 
+def test_numbers_stated_in_strings_conflict_as_their_numbers(archive, write):
+    """A string stating a number is a claim in its cell ("35%" beside 0.52), rounded as written ("$3.5m"
+    agrees with 3,512,000, "$3.6m" does not), a percent the fraction it is ("35%" beside "0.35"), and is no
+    label of its row."""
+    write("a.jsonl", [cited("t-a", {"rows": [{"label": "18-34", "share": "35%"}], "spend": "$3.5m"})])
+    write("b.jsonl", [cited("t-b", {"rows": [{"label": "18-34", "share": 0.52}], "spend": 3512000})])
+    write("c.jsonl", [cited("t-c", {"rows": [{"label": "18-34", "share": "0.35"}], "spend": "$3.6m"})])
+    archive.ingest([str(Path(archive.path).parent / "in")])
+    source = 'both citing "Versant Mega Tracker", "W6 (April 2026)", extractFunnel(versant_flat, s14r5) on base '
+    source += '"Adults 18-74, aware of brand"'
+    assert conflicts(archive) == [
+        ("t-a", "b.jsonl", f'task t-a claims "18-34: share" = 35% where task t-b claims 0.52, {source}'),
+        ("t-a", "c.jsonl", f'task t-a claims "spend" = $3.5m where task t-c claims $3.6m, {source}'),
+        ("t-b", "c.jsonl", f'task t-b claims "18-34: share" = 0.52 where task t-c claims 0.35, {source}'),
+        ("t-b", "c.jsonl", f'task t-b claims "spend" = 3512000 where task t-c claims $3.6m, {source}'),
+        ("t-c", "a.jsonl", f'task t-c claims "spend" = $3.6m where task t-a claims $3.5m, {source}'),
+        ("t-c", "b.jsonl", f'task t-c claims "18-34: share" = 0.35 where task t-b claims 0.52, {source}'),
+    ]
+
+
 def test_the_samples_hold_no_conflict(tmp_path):
     from tests.transcripts import SAMPLES
 

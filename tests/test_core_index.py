@@ -110,7 +110,10 @@ def core_side(files: list, schemas: dict, **limits) -> tuple[list[tuple[str, pa.
 
 def as_frozen(name: str, table: pa.Table) -> pa.Table:
     """A table without what the frozen Python path never made: the column `records.yields`, and the note
-    of an `ok` record that yields nothing (its `reason`; tests/test_yields.py tests both)."""
+    of an `ok` record that yields nothing (its `reason`; tests/test_yields.py tests both); the claims'
+    `unit`, `stated` and `cell`, and the claims stated in strings (tests/test_stated_claims.py)."""
+    if name == "claims" and "stated" in table.column_names:
+        return table.filter(pc.is_null(table["stated"])).drop_columns(["unit", "stated", "cell"])
     if name != "records" or "yields" not in table.column_names:
         return table
     noted = pc.equal(table["yields"], "nothing")

@@ -55,7 +55,8 @@ def first_version_archive(path: str, source: str, tmp_path, version: int = 1) ->
             old.con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM now.{table}")
         old.con.execute("DETACH now")
         assert old.version() == version
-    return {**expected, **{name: 0 for name in expected if name.startswith("records_")}}
+    unknown = {name: 0 for name in expected if name.startswith("records_")} if version < 12 else {}
+    return {**expected, **unknown}
 
 
 def test_an_archive_of_the_first_version_upgrades_in_place_with_its_data(tmp_path, write):

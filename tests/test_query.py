@@ -262,7 +262,10 @@ def test_claims_fields_in_machine_formats(lineage, tmp_path):
     rows = json.loads(run(["query", "claims", "--format", "json", "--task", "t1"], str(tmp_path / "archive.duckdb")))
     assert list(rows[0]) == [
         "value",
+        "unit",
+        "stated",
         "pointer",
+        "cell",
         "part_index",
         "task_id",
         "message_id",

@@ -241,10 +241,12 @@ def test_every_recogniser_module_is_registered_once_in_order():
         "kind_tagged",
         "one_of",
         "task_list",
+        "go_stored_task",
         "agent_card",
         "push_config",
         "python_a2a_native",
         "bare_update",
         "bare_object",
+        "task_request",
         "keyed_by_id",
     ]

@@ -189,7 +189,7 @@ def test_downloads_are_the_cli_outputs(client, served):
     )
     table = pq.read_table(io.BytesIO(client.get("/download/impact.parquet?column=s14r5").content))
     assert table.to_pylist() == cli_json(served, "query", "impact", "--column", "s14r5")
-    assert next(iter(csv.reader(io.StringIO(got.text))))[:3] == ["value", "pointer", "part_index"]
+    assert next(iter(csv.reader(io.StringIO(got.text))))[:5] == ["value", "unit", "stated", "pointer", "cell"]
 
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "tsv", "markdown"])
@@ -263,14 +263,14 @@ def test_a_column_chart_draws_each_cited_quantity_on_an_axis_of_its_unit(client)
     panels = charted(client.get("/column/s14r5").text)
     assert list(panels) == ["share", "count", "value", "base"]  # the lineage files' s14r5 also states a mean
     assert {
-        "share of 18-34 · s14r5 (extractFunnel), W6 (April 2026): 42%",
-        "share of 35-54 · s14r5 (extractFunnel), W6 (April 2026): 37%",
-        "share of 55-74 · s14r5 (extractFunnel), W6 (April 2026): 21%",
+        "18-34: share · s14r5 (extractFunnel), W6 (April 2026): 42%",
+        "35-54: share · s14r5 (extractFunnel), W6 (April 2026): 37%",
+        "55-74: share · s14r5 (extractFunnel), W6 (April 2026): 21%",
     } <= set(panels["share"])
     assert {
-        "n of 18-34 · s14r5 (extractFunnel), W6 (April 2026): 1,210",
-        "n of 35-54 · s14r5 (extractFunnel), W6 (April 2026): 1,655",
-        "n of 55-74 · s14r5 (extractFunnel), W6 (April 2026): 1,345",
+        "18-34: n · s14r5 (extractFunnel), W6 (April 2026): 1,210",
+        "35-54: n · s14r5 (extractFunnel), W6 (April 2026): 1,655",
+        "55-74: n · s14r5 (extractFunnel), W6 (April 2026): 1,345",
         "total · s14r5 (extractFunnel), W6 (April 2026): 4,210",
     } <= set(panels["count"])
     shares = [float(t.rsplit(": ", 1)[1].rstrip("%")) for t in panels["share"]]
@@ -289,7 +289,7 @@ def test_a_period_label_is_drawn_whole_and_periods_in_their_order(client):
     label = re.search(r'<text class="tick"[^>]*>((?:<tspan[^>]*>[^<]*</tspan>)+)</text>', page).group(1)
     assert " ".join(re.findall(r">([^<]+)</tspan>", label)) == "Wave 1 (November 2025)"
     shares = charted(client.get("/column/aware_b1").text)["share"]
-    assert [t.split(", ")[1].split(":")[0] for t in shares if t.startswith("share of 18-34")] == [
+    assert [t.split(", ")[1].split(":")[0] for t in shares if t.startswith("18-34: share")] == [
         "W1 (June 2026)",
         "W2 (July 2026)",
         "W3 (August 2026)",
@@ -829,10 +829,10 @@ def test_a_list_shows_its_default_columns_in_words(client):
         "source",
         "base n",
         "warnings",
-        "verdict",
+        "status",
         "task or message",
     ]
-    assert '<td class="str">share of 18-34, s14r5</td>' in page
+    assert '<td class="str">18-34: share, s14r5</td>' in page
     assert '<td class="str">extractFunnel(versant_flat, s14r5)</td>' in page
     citations = client.get("/search?kind=citations&column=s14r5").text
     assert headings(citations) == [
@@ -887,7 +887,7 @@ def test_the_forms_and_the_overview_speak_in_words(client):
     page = client.get("/search").text
     labels = re.findall(r"<label[^>]*><span>([^<]+)</span>", page)
     assert not [label for label in labels if label.startswith("-") or "_" in label]
-    assert "<span>base n at least</span>" in page
+    assert "<span>Smallest base n</span>" in page
     assert ">with warnings</option>" in page
     overview = client.get("/").text
     tiles = re.findall(r"<dt>([^<]+)</dt>", overview)

@@ -138,7 +138,7 @@ def test_download_a_csv(page):
     download = info.value
     assert download.suggested_filename == "claims.csv"
     text = Path(download.path()).read_text()
-    assert text.splitlines()[0].startswith("value,pointer,part_index")
+    assert text.splitlines()[0].startswith("value,unit,stated,pointer,cell,part_index")
     assert len(text.splitlines()) == 1 + len(page.locator("table.rows tbody tr").all())
 
 

@@ -34,7 +34,7 @@ def test_install_from_built_wheel_ingests(tmp_path, write):
         check=True,
         capture_output=True,
     )
-    assert next((target / "archiver").glob("_core.*.so")).is_file()  # the compiled core
+    assert next((target / "archiver" / "_core").glob("_core.*.so")).is_file()  # the compiled core
     assert not (target / "migrations").exists()  # built into the core, not a folder beside the package
     assert (target / "archiver" / "serve" / "static" / "serve.css").is_file()  # archiver serve's stylesheet
     assert (target / "archiver" / "serve" / "templates" / "base.html").is_file()

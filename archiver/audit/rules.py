@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..defaults import MIN_BASE
 from ..errors import UsageError
 from ..store import views
 from ..store.chunks import wholes_sql
@@ -323,8 +324,9 @@ WHERE rec.status = 'ok' AND rec.yields = 'nothing' AND rec.record_id IN (SELECT 
 
 # The quantity a claim states, where the claim can be tied to it without guessing: its result rests on one
 # valid citation (so the claim is that citation's), and its cell is named by the claim's key, or, in a
-# list of rows, by the row's text members and the key ("18-34: share"); a claim under a row of no text, or
-# under rows of rows, names no cell and is left out. Two claims of one quantity in different results
+# list of rows, by the row's text members that state no number and the key ("18-34: share"), as the core
+# writes `claims.cell` at ingest; a claim under a row of no text, or under rows of rows, names no cell and
+# is left out. Two claims of one quantity in different results
 # conflict when their values differ beyond the rounding of the coarser literal, and are not a hundredfold
 # apart (a percent beside a fraction states one value in two units). Values are compared once each.
 _QUANTITY_FIELDS = ("study", "period", "base_name", "weight", "source_table", "source_column", "source_function")
@@ -335,41 +337,22 @@ WITH cited AS MATERIALIZED (  -- the results resting on one valid citation: its 
            md5_number(to_json(list_value({", ".join(f"any_value({f})" for f in _QUANTITY_FIELDS)}))) AS quantity
     FROM citations GROUP BY result_key HAVING count(DISTINCT citation_hash) = 1 AND bool_and(valid)
 ),
-claimed AS MATERIALIZED (  -- each claim of those results once, however many copies hold it
+claimed AS MATERIALIZED (  -- each claim of those results once, however many copies hold it, in the cell
+    -- the core found it fills (cite/claims.rs), with the decimal places its literal was written to
     SELECT q.quantity, cl.result_key, cl.pointer, cl.value, any_value(cl.literal) AS literal,
-           any_value(cl.part_id) AS part_id, any_value(cl.copy_id) AS copy_id,
-           regexp_extract(cl.pointer, '^(.*/\\d+)/([^/]+)$', ['row', 'key']) AS at
+           any_value(coalesce(cl.stated, cl.literal)) AS written,  -- as the agent wrote it: "35%", 0.35
+           any_value(cl.part_id) AS part_id, any_value(cl.copy_id) AS copy_id, any_value(cl.cell) AS cell
     FROM claims cl JOIN cited q ON q.result_key = cl.result_key
-    WHERE cl.value IS NOT NULL AND isfinite(cl.value)
+    WHERE cl.value IS NOT NULL AND isfinite(cl.value) AND cl.cell IS NOT NULL
     GROUP BY q.quantity, cl.result_key, cl.pointer, cl.value
 ),
-lists AS (  -- the lists of rows claims sit in (not rows of rows), by Part
-    SELECT DISTINCT c.part_id, regexp_extract(c.at.row, '^(.*)/\\d+$', 1) AS list_path FROM claimed c
-    WHERE c.at.row <> '' AND NOT regexp_matches(c.at.row, '/\\d+/(.*/)?\\d+$')
-),
-labels AS MATERIALIZED (  -- each row's text members, each list's JSON read once for all its rows
-    SELECT l.part_id, l.list_path || '/' || e.key AS row_path,
-           nullif(array_to_string(list_transform(
-               list_filter(json_extract(e.value, '$.*'), v -> json_type(v) = 'VARCHAR'),
-               v -> json_extract_string(v, '$')), ', '), '') AS label
-    FROM lists l
-    JOIN parts p ON p.part_id = l.part_id
-    {_whole_data("part_id IN (SELECT part_id FROM lists)")},
-    json_each({_DATA}, CASE WHEN l.list_path = '' THEN '$' ELSE '$' || array_to_string(list_transform(
-        string_split(ltrim(l.list_path, '/'), '/'),
-        k -> '."' || replace(replace(replace(k, '~1', '/'), '~0', '~'), '"', '\\"') || '"'), '') END) e
-),
-celled AS MATERIALIZED (
-    SELECT c.quantity, c.result_key, c.pointer, c.value, c.literal, c.part_id, c.copy_id,
-           CASE WHEN regexp_matches(c.literal, '[eE]') OR NOT contains(c.literal, '.') THEN 0
-                ELSE length(split_part(c.literal, '.', 2)) END AS decimals,
-           CASE WHEN c.at.row = '' THEN ltrim(replace(c.pointer, '/', ', '), ', ')
-                ELSE l.label || ': ' || c.at.key END AS cell
+celled AS MATERIALIZED (  -- "3.5E+6" is written to 5 places before the point: -5
+    SELECT c.*, length(split_part(split_part(lower(c.literal), 'e', 1), '.', 2))
+                - coalesce(TRY_CAST(split_part(lower(c.literal), 'e', 2) AS INTEGER), 0) AS decimals
     FROM claimed c
-    LEFT JOIN labels l ON l.part_id = c.part_id AND l.row_path = c.at.row
 ),
 spread AS (  -- the quantities (and cells) whose values differ at all, beyond the finest rounding
-    SELECT quantity, cell FROM celled WHERE cell IS NOT NULL GROUP BY quantity, cell
+    SELECT quantity, cell FROM celled GROUP BY quantity, cell
     HAVING max(value) - min(value) > 0.5 * pow(10, -max(decimals))
 ),
 candidates AS MATERIALIZED (
@@ -377,11 +360,11 @@ candidates AS MATERIALIZED (
 ),
 stated AS (  -- each value stated of a quantity, once, with a result stating it
     SELECT quantity, cell, value, min(decimals) AS decimals, arg_min(result_key, result_key) AS result_key,
-           arg_min(literal, result_key) AS literal, arg_min(copy_id, result_key) AS copy_id
+           arg_min(written, result_key) AS written, arg_min(copy_id, result_key) AS copy_id
     FROM candidates GROUP BY quantity, cell, value
 ),
 conflicting AS (
-    SELECT a.*, o.result_key AS other_key, o.literal AS other_literal, o.copy_id AS other_copy
+    SELECT a.*, o.result_key AS other_key, o.written AS other_written, o.copy_id AS other_copy
     FROM candidates a
     JOIN stated o ON o.quantity = a.quantity AND o.cell = a.cell AND o.result_key <> a.result_key
     CROSS JOIN LATERAL (SELECT pow(10, -a.decimals) AS mine, pow(10, -o.decimals) AS theirs) step
@@ -400,8 +383,8 @@ described AS (
 )
 SELECT {_PART_COLUMNS}, NULL AS severity, other.source_path AS reference,
        audit_result(r.kind, r.task_id, coalesce(p.message_id, r.message_id)) || ' claims '
-       || audit_quote(k.cell) || ' = ' || k.literal || ' where '
-       || audit_result(other.kind, other.task_id, other.message_id) || ' claims ' || k.other_literal
+       || audit_quote(k.cell) || ' = ' || k.written || ' where '
+       || audit_result(other.kind, other.task_id, other.message_id) || ' claims ' || k.other_written
        || ', both citing ' || audit_quote(k.study) || ', ' || audit_quote(k.period) || ', ' || k.source_function
        || '(' || k.source_table || ', ' || k.source_column || ') on base ' || audit_quote(k.base_name) AS detail
 FROM described k
@@ -474,7 +457,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "small-base",
         WARNING,
-        "A citation's base.n is below the minimum base (--min-base, default 30).",
+        f"A citation's base.n is below the minimum base (--min-base, default {MIN_BASE}).",
         SMALL_BASE,
         CITED_PARTS,
     ),

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from ..defaults import MIN_BASE
 from ..query.selection import Selection
 from .report import FINDING_FIELDS, AuditReport, Finding, fails
 from .rules import Rule
@@ -18,7 +19,7 @@ from .wording import define as define_wording
 if TYPE_CHECKING:
     import duckdb
 
-DEFAULT_MIN_BASE = 30
+DEFAULT_MIN_BASE = MIN_BASE
 _TEMPORARY = (
     "audit_findings",
     "audit_cited_parts",

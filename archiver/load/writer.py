@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from ..errors import ArchiveError
 from ..read.version import SourceVersion
-from ..store.connection import rollback
+from ..store.connection import transaction
 from ..store.params import STRINGS, strings
 from ..store.refusals import out_of_memory, storage_failure
 from ..store.tables import CHUNKED_COLUMNS, CHUNKS_TABLE, INDEX_TABLES
@@ -121,13 +121,8 @@ def _retried(con: duckdb.DuckDBPyConnection, write: Callable[[], T], paths: list
 
 
 def _transaction(con: duckdb.DuckDBPyConnection, write: Callable[[], T]) -> T:
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         done = write()
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
     reached("commit")
     return done
 

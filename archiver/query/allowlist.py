@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import duckdb
 
 from ..errors import QueryError
+from ..store.connection import transaction
 
 SIDE_EFFECTS = frozenset({"nextval", "setseed", "write_log", "json_serialize_plan", "pg_sleep", "sleep_ms"})
 """Built-in functions left off: they advance a sequence, reseed, write DuckDB's log, sleep, or bind another
@@ -101,20 +102,15 @@ class Scope:
 def check_allowed(con: duckdb.DuckDBPyConnection, query: str) -> None:
     """Refuse `query` (one SELECT, `DESCRIBE` or `SHOW`, as DuckDB rewrites a reading pragma) unless every
     function it calls and every table it reads is on the allow-list."""
-    with con.cursor() as cursor:
-        cursor.execute("BEGIN TRANSACTION")  # on a lake, one catalog snapshot for every look-up (20 ms each)
-        try:
-            serialized, database = cursor.execute(
-                "SELECT json_serialize_sql(?), current_database()", [query]
-            ).fetchone()
-            tree = json.loads(serialized)
-            if tree.get("error"):
-                raise NotReadOnlyError(
-                    f"refused: `archiver sql` runs SELECT, WITH, DESCRIBE and SHOW only ({tree.get('error_message')})"
-                )
-            _walk(tree, Scope(cursor, database, frozenset(_cte_names(tree))))
-        finally:
-            cursor.execute("ROLLBACK")
+    # on a lake, one catalog snapshot for every look-up (20 ms each)
+    with con.cursor() as cursor, transaction(cursor, commit=False):
+        serialized, database = cursor.execute("SELECT json_serialize_sql(?), current_database()", [query]).fetchone()
+        tree = json.loads(serialized)
+        if tree.get("error"):
+            raise NotReadOnlyError(
+                f"refused: `archiver sql` runs SELECT, WITH, DESCRIBE and SHOW only ({tree.get('error_message')})"
+            )
+        _walk(tree, Scope(cursor, database, frozenset(_cte_names(tree))))
 
 
 @functools.cache

@@ -27,9 +27,24 @@ _VERDICT_COLUMNS = """
                                  '$.rerun') AS DOUBLE) AS rerun_value,
     v.reason AS verdict_reason, v.verified_at"""
 _VERDICT_JOIN = "LEFT JOIN latest_verdicts v ON v.result_key = k.result_key AND v.citation_hash = k.citation_hash"
+
+
+def status_sql(verdict: str | None = "verdict") -> str:
+    """What is wrong with a citation, in a word or two, for the tables people read: `uncited`, `invalid:`
+    and its first problem, `type lost` (recognised by its fields, its media type lost), or `valid`; and
+    after a comma the latest verdict of its re-run (`verdict`: the column holding it; None: none)."""
+    said = f" || coalesce(', ' || {verdict}, '')" if verdict else ""
+    return f"""(CASE WHEN citation_hash IS NULL THEN 'uncited'
+            WHEN NOT valid THEN 'invalid: ' || coalesce(problems[1], 'invalid')
+            WHEN inferred THEN 'type lost' ELSE 'valid' END{said})"""
+
+
 CLAIM_FIELDS = (
     "value",
+    "unit",
+    "stated",
     "pointer",
+    "cell",
     "part_index",
     "task_id",
     "message_id",
@@ -41,6 +56,7 @@ CLAIM_FIELDS = (
     *CITATION_FIELDS,
     "citation_hash",
     *VERDICT_FIELDS,
+    "status",
 )
 IMPACT_FIELDS = ("kind", "id", "claims", "results", "citations")
 IMPACT_KINDS = (("task", "task_id"), ("context", "context_id"), ("agent", "agent"), ("source_file", "source_path"))
@@ -76,9 +92,9 @@ def _order(order_by: str | None, fields: tuple[str, ...], default: str, columns:
 
 # The columns a person sees in `--format table` on a terminal.
 CLAIM_TABLE_FIELDS = (
-    *("value", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings", "verdict"),
+    *("value", "unit", "pointer", "task_id", "study", "period", "source_column", "base_n", "warnings", "status"),
 )
-CITATION_TABLE_FIELDS = ("study", "period", "source_column", "base_n", "valid", "claims", "results", "tasks", "agents")
+CITATION_TABLE_FIELDS = ("study", "period", "source_column", "base_n", "status", "claims", "results", "tasks", "agents")
 
 
 def _query(sql: str, params: list, limit: int | None, fields: tuple[str, ...], table_fields: tuple[str, ...]) -> Query:
@@ -125,7 +141,8 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
     condition, params = narrowed(filters)
     where, outer_params = filters.where()
     params = params * views.CLAIM_CITATIONS_NARROWINGS + outer_params
-    columns = ", ".join("literal AS value" if f == "value" else f'"{f}"' for f in CLAIM_FIELDS)
+    computed = {"value": "literal AS value", "status": f"{status_sql()} AS status"}
+    columns = ", ".join(computed.get(f, f'"{f}"') for f in CLAIM_FIELDS)
     order = _order(
         order_by,
         CLAIM_FIELDS,
@@ -144,8 +161,8 @@ def citations(filters: Selection, order_by: str | None = None, limit: int | None
     """The `citation_index` view's rows whose citation Parts pass the filters."""
     where, params = filters.where("u.")
     order = _order(order_by, CITATION_INDEX_FIELDS, "study, period, source_column, citation_hash")
-    sql = f"SELECT * FROM ({views.citation_index(where)}) ORDER BY {order}"
-    return _query(sql, params, limit, CITATION_INDEX_FIELDS, CITATION_TABLE_FIELDS)
+    sql = f"SELECT *, {status_sql(None)} AS status FROM ({views.citation_index(where)}) ORDER BY {order}"
+    return _query(sql, params, limit, (*CITATION_INDEX_FIELDS, "status"), CITATION_TABLE_FIELDS)
 
 
 def impact(filters: Selection, order_by: str | None = None, limit: int | None = None) -> Query:

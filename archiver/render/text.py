@@ -5,34 +5,44 @@ from __future__ import annotations
 from ..query.transcript import ResultView
 from .layout import Field, Item, Line, Table, citation_status, header, runs, sections
 from .paths import display_text
-from .terminal import printable
+from .terminal import painted, printable
 
 INDENT = "   "
+Toned = tuple[str, str]
+"""A line with the tone it is coloured in on a terminal (`terminal.TONES`)."""
+_TONES = {"bad": "bad", "head-bad": "bad", "warning": "warning"}
 
 
-def render_text(results: list[ResultView]) -> str:
-    return printable("\n\n".join(_result(r) for r in results) + "\n")
+def render_text(results: list[ResultView], colour: bool = False) -> str:
+    """The results as text; with `colour`, what is wrong in red, warnings in yellow, what reproduced in green."""
+    return "\n\n".join("\n".join(_written(line, colour) for line in _result(r)) for r in results) + "\n"
 
 
-def _result(result: ResultView) -> str:
+def _written(line: str | Toned, colour: bool) -> str:
+    text, tone = line if isinstance(line, tuple) else (line, "")
+    return painted(printable(text), tone) if colour else printable(text)
+
+
+def _result(result: ResultView) -> list[str | Toned]:
     title, *where = header(result)
     lines = [f"══ {title}", *(INDENT + line for line in where)]
-    lines += [f"{INDENT}⚠ {display_text(gap)}" for gap in result.copy_gaps]
+    lines += [(f"{INDENT}⚠ {display_text(gap)}", "warning") for gap in result.copy_gaps]
     for section in sections(result):
         lines.append(f"── {section.title}")
         for item in section.items:
             lines += _item(item)
-    return "\n".join(lines)
+    return lines
 
 
-def _item(item: Item) -> list[str]:
+def _item(item: Item) -> list[str | Toned]:
     if item.kind == "text":
         return [INDENT + line for line in item.text.splitlines() or [""]]
     if item.kind == "citation":
         if item.citation is None:
             return [f"{INDENT}[citation Part]"]
         c = item.citation
-        return [f"{INDENT}[{citation_status(c)} Part: {c.study or '?'} · {c.period or '?'}]"]
+        line = f"{INDENT}[{citation_status(c)} Part: {c.study or '?'} · {c.period or '?'}]"
+        return [(line, "bad" if not c.valid or c.inferred else "")]
     if item.kind != "data":
         return [f"{INDENT}[{item.text}]"]
     lines = []
@@ -65,6 +75,12 @@ def _fields(fields: list[Field]) -> list[str]:
     ]
 
 
-def _citation(lines: list[Line]) -> list[str]:
+def _citation(lines: list[Line]) -> list[Toned]:
     head, *rest = lines
-    return [f"{INDENT}↳ {head.text}", *(f"{INDENT}  {line.text}" for line in rest)]
+    return [(f"{INDENT}↳ {head.text}", _tone(head)), *((f"{INDENT}  {line.text}", _tone(line)) for line in rest)]
+
+
+def _tone(line: Line) -> str:
+    if line.style == "verdict":
+        return "good" if line.text.startswith("re-run: reproduced") else ""
+    return _TONES.get(line.style, "")

@@ -32,6 +32,7 @@ from ..store.connection import ArchiveBusyError
 from . import data, pages
 from .cells import fmt, heading, link, stat_words
 from .connections import ACCEPT_BURST, Limits, bounded_protocol
+from .form import answers
 from .guard import Guard
 from .pages import Shown
 from .renderers import respond
@@ -70,6 +71,7 @@ class Server:
             heading=heading,
             stat_words=stat_words,
             whole_words=whole_words,
+            answers=answers,
         )
 
     @contextmanager

@@ -7,8 +7,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ..render.layout import name_of
 from ..render.paths import display_path
-from .quantities import cell_of
 from .urls import href
 
 LINKED = {
@@ -97,10 +97,10 @@ def source(row: dict) -> str:
     return f"{row.get('source_function') or '?'}({inside})" if inside or row.get("source_function") else ""
 
 
-def measures(row: dict, labels: dict[tuple, str]) -> str:
-    """What a claim measures: its cell as a reader finds it in its Part ("share of 18-34", else the
-    pointer read as a name), and the column it cites."""
-    cell = cell_of(row, labels)
+def measures(row: dict) -> str:
+    """What a claim measures: the cell it fills as the core names it ("18-34: share", else its pointer
+    read as a name), and the column it cites."""
+    cell = row.get("cell") or name_of(row.get("pointer") or "")
     return f"{cell}, {row['source_column']}" if row.get("source_column") else cell
 
 

@@ -31,7 +31,6 @@ from ..query import lineage
 from ..query.output import stream
 from ..query.selection import Selection
 from ..store import views
-from ..store.chunks import wholes_sql
 from ..verify.run import CitationVerdict
 
 PAGE_SIZE = 50
@@ -470,64 +469,30 @@ def small_bases(con, selection: Selection, page: int = 1, size: int = PAGE_SIZE)
     return paged(con, sql, query.params, query.fields, page, size)
 
 
-# The cells a page's claims stand in, for their labels ("share of 18-34").
-
-
-def part_keys(rows: list[dict]) -> set[tuple]:
-    """(file, result key, Part index) of the Parts the rows of `query claims` stand in: a row may be its
-    task's, message's or context's, so each result key it could be is asked."""
-    return {
-        (row["source_path"], f"{kind}:{row[f'{kind}_id']}", row["part_index"])
-        for row in rows
-        for kind in ("task", "message", "context")
-        if row.get(f"{kind}_id") and row.get("part_index") is not None and row.get("source_path")
-    }
-
-
-def part_data(con, keys: set[tuple] | set[str]) -> dict[Any, Any]:
-    """The data of the Parts named by `keys`: their (file, result key, Part index), or their `part_id`s."""
-    if not keys:
-        return {}
-    by_id = isinstance(next(iter(keys)), str)
-    columns = ("part_id",) if by_id else ("source_path", "result_key", "part_index")
-    wanted = pa.table({c: [k if by_id else k[i] for k in keys] for i, c in enumerate(columns)})
-    on = " AND ".join(f"w.{c} = p.{c}" for c in columns)
-    con.register("serve_wanted", wanted)
-    try:
-        chunked = f"SELECT p.data_chunked FROM parts p JOIN serve_wanted w ON {on} WHERE p.data_chunked IS NOT NULL"
-        sql = f"""SELECT DISTINCT {", ".join(f"p.{c}" for c in columns)},
-                         CAST(coalesce(p.data, CAST(decode(wd.value) AS JSON)) AS VARCHAR)
-                  FROM parts p JOIN serve_wanted w ON {on}
-                  LEFT JOIN {wholes_sql(chunked)} wd ON wd.value_sha256 = p.data_chunked
-                  WHERE p.kind = 'data'"""
-        found = con.execute(sql).fetchall()
-    finally:
-        con.unregister("serve_wanted")
-    return {(row[0] if by_id else tuple(row[:3])): orjson.loads(row[-1]) for row in found if row[-1]}
-
-
 CHART_CELLS = 5_000
 """Cited cells (a period's column, function and pointer) a subject's charts read at most, in order."""
 
 
 def cited_values(con, selection: Selection) -> tuple[list[dict], bool]:
     """What the results resting on the selection's citations state, per period, column, function and
-    pointer (a cited cell): the least, mean and greatest value, the same of the citations' bases, and
-    one Part stating it (whose data names the cell); `CHART_CELLS` at most, and whether there are more.
-    Claims are joined to citations as `by_period` joins them: each stored copy's, in one aggregation
-    (a mean, not a median: a median is a sort per cell, twice the time of `by_period` at 1M claims)."""
+    cell (the core's name of the cell a claim fills, "18-34: share", else its pointer) and unit: the
+    least, mean and greatest value and the same of the citations' bases; `CHART_CELLS` at most, and
+    whether there are more. Claims are joined to citations as `by_period` joins them (each stored
+    copy's), in one aggregation (a mean, not a median: a median is a sort per cell, twice the time of
+    `by_period` at 1M claims)."""
     condition, params = lineage.narrowed(selection)
     cited, cited_params = selection.where(scope="citation")
     sql = f"""
-        SELECT c.period, any_value(c.fielded) AS fielded, c.source_column, c.source_function, k.pointer,
-               any_value(k.part_id) AS part_id, min(k.value) AS low, avg(k.value) AS mean, max(k.value) AS high,
+        SELECT c.period, any_value(c.fielded) AS fielded, c.source_column, c.source_function,
+               coalesce(k.cell, k.pointer) AS cell, k.unit,
+               min(k.value) AS low, avg(k.value) AS mean, max(k.value) AS high,
                min(c.base_n) AS base_low, avg(c.base_n) AS base_mean, max(c.base_n) AS base_high
         FROM (SELECT DISTINCT result_key, citation_hash, period, fielded, source_column, source_function, base_n
               FROM citations WHERE {cited} AND {condition}) c
         JOIN claims k ON k.result_key = c.result_key
         WHERE k.value IS NOT NULL
-        GROUP BY c.period, c.source_column, c.source_function, k.pointer
-        ORDER BY c.period, c.source_column, c.source_function, k.pointer
+        GROUP BY ALL
+        ORDER BY c.period, c.source_column, c.source_function, cell, k.unit NULLS FIRST
         LIMIT {CHART_CELLS + 1}"""
     rows = list(stream(con.execute(sql, cited_params + params)))
     return rows[:CHART_CELLS], len(rows) > CHART_CELLS

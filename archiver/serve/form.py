@@ -1,74 +1,27 @@
-"""The search form: exactly the filters of `Selection`, as `selection_options` declares them for the
-command line (their names, help and kinds are read from there), and back from a query string."""
+"""The search form: exactly the filters of `Selection`, as `archiver.query.filters.FILTERS` declares them
+for the command line too, and back from a query string."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
-
-import click
-
 from ..errors import UsageError
+from ..query.filters import FILTERS, Filter
 from ..query.selection import Selection
 
 
-@dataclass(frozen=True)
-class Filter:
-    name: str  # the Selection field
-    label: str  # the option as typed on the command line
-    help: str
-    kind: str  # text (repeatable) | time | number | choice (a --flag/--other-flag pair)
-    choices: tuple[str, str] = ("", "")  # a choice's two flags
-
-    @property
-    def words(self) -> str:
-        """The filter's label on the web form, in words."""
-        return WORDS.get(self.name, self.name.replace("_", " "))
-
-    @property
-    def choice_words(self) -> tuple[str, str]:
-        """A choice's two answers, in words."""
-        return CHOICE_WORDS.get(self.name, self.choices)
+def filters() -> tuple[Filter, ...]:
+    return FILTERS
 
 
-WORDS = {
-    "since": "from (date or time)",
-    "until": "to (date or time)",
-    "has_warnings": "warnings",
-    "min_n": "base n at least",
-    "max_n": "base n at most",
-    "valid": "citation",
-    "inferred": "media type",
-    "source": "source file",
-}
-"""Each filter's label on the form where its name is not already a word."""
-CHOICE_WORDS = {
+ANSWERS = {
     "has_warnings": ("with warnings", "without warnings"),
     "valid": ("valid", "invalid"),
     "inferred": ("type lost (inferred)", "typed"),
 }
+"""A choice's two answers on the form, in words (its flags are the command line's)."""
 
 
-@cache
-def filters() -> tuple[Filter, ...]:
-    from ..cli import selection_options
-
-    command = selection_options(click.Command("serve-form", callback=lambda **_: None))
-    out = []
-    for option in reversed(command.params):  # decorating a Command appends each option, last declared first
-        if not isinstance(option, click.Option):
-            continue
-        if option.secondary_opts:
-            kind = "choice"
-        elif option.multiple:
-            kind = "text"
-        elif isinstance(option.type, click.types.FloatParamType):
-            kind = "number"
-        else:
-            kind = "time"
-        pair = (option.opts[0], option.secondary_opts[0]) if option.secondary_opts else ("", "")
-        out.append(Filter(option.name, option.opts[0], option.help or "", kind, pair))
-    return tuple(out)
+def answers(item: Filter) -> tuple[str, str]:
+    return ANSWERS.get(item.name, item.choices)
 
 
 def selection(params, only: tuple[str, ...] | None = None) -> Selection:
@@ -81,7 +34,7 @@ def selection(params, only: tuple[str, ...] | None = None) -> Selection:
         values = [v for v in params.getlist(item.name) if v.strip()]
         if not values:
             continue
-        if item.kind == "text":
+        if item.kind in ("text", "source"):
             given[item.name] = values
         elif item.kind == "choice":
             if values[0] not in ("yes", "no"):

@@ -82,7 +82,6 @@ def search(server, request) -> Shown:
     order_by = request.query_params.get("order_by") or None
     page, size = _page(request)
     unfiltered = selection == Selection()  # the whole archive is the overview's; a list of it reads every claim
-    labels: dict = {}
     if unfiltered:
         found = data.Page(QUERIES[kind](selection).fields, [], 0, False, 1, size)
     else:
@@ -93,13 +92,6 @@ def search(server, request) -> Shown:
                 ("rows", kind, repr(selection), order_by, page, size),
                 lambda: data.lineage_page(archive.con, kind, selection, order_by, page, size, tables.FACETS[kind]),
             )
-            if kind == "claims":
-                labels = ask(
-                    server,
-                    archive,
-                    ("labels", repr(selection), order_by, page, size),
-                    lambda: quantities.labels_of(data.part_data(archive.con, data.part_keys(found.rows))),
-                )
     twin = {
         "kind": kind,
         "filters": selection.as_dict(),
@@ -115,7 +107,7 @@ def search(server, request) -> Shown:
         "found": found,
         "unfiltered": unfiltered,
         "pager": _pager(request, found),
-        "grid": tables.grid(request, kind, found.fields, found.rows, labels, sortable=True),
+        "grid": tables.grid(request, kind, found.fields, found.rows, sortable=True),
         "facets": tables.facet_list(request, found),
         "downloads": [
             (f, changed(request, drop=("page", "size", "kind", "_col"), path=f"/download/{kind}.{f}"))
@@ -204,8 +196,7 @@ def subject(server, request) -> Shown:
 def claimed_charts(con, kind: str, name: str, selection: Selection) -> list[str]:
     """A subject's charts of what was claimed, by period (`charts.quantity_panels`)."""
     cells, partial = data.cited_values(con, selection)
-    labels = quantities.labels_of(data.part_data(con, {row["part_id"] for row in cells}))
-    series, bases = quantities.series_of(cells, labels)
+    series, bases = quantities.series_of(cells)
     title = "What was claimed, by period" + (f" (its first {data.CHART_CELLS:,} cells)" if partial else "")
     return charts.quantity_panels(
         series,

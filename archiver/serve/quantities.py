@@ -5,36 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from ..render.layout import blocks, cell_labels, name_of
 from .charts import Period, Series
-
-
-def labels_of(parts: dict) -> dict[tuple, str]:
-    """(the Part's key, pointer) -> the cell as a reader finds it ("share of 18-34"); a Part's key is
-    its `part_id` or its (file, result key, Part index), as `data.part_data` was asked."""
-    out = {}
-    for key, data in parts.items():
-        for pointer, cell in cell_labels(blocks(data, {}, True)).items():
-            out[(key, pointer)] = cell.label
-    return out
-
-
-def cell_of(row: dict, labels: dict[tuple, str]) -> str:
-    """The label of a claim's cell, else its pointer read as a name."""
-    keys = (
-        [row["part_id"]]
-        if row.get("part_id")
-        else [
-            (row.get("source_path"), f"{kind}:{row[f'{kind}_id']}", row.get("part_index"))
-            for kind in ("task", "message", "context")
-            if row.get(f"{kind}_id")
-        ]
-    )
-    for key in keys:
-        found = labels.get((key, row.get("pointer")))
-        if found:
-            return found
-    return name_of(row.get("pointer") or "")
 
 
 def fielded_middle(fielded: str | None) -> date | None:
@@ -66,15 +37,18 @@ def natural(text: str) -> list:
     return [(0, int(piece), "") if piece.isdigit() else (1, 0, piece) for piece in re.split(r"(\d+)", text) if piece]
 
 
-def series_of(rows: list[dict], labels: dict[tuple, str]) -> tuple[list[Series], list[Series]]:
-    """One series per cited quantity (column, function, cell), and one of the bases (n) per column,
-    from the cited cells of `data.cited_values`."""
+def series_of(rows: list[dict]) -> tuple[list[Series], list[Series]]:
+    """One series per cited quantity (column, function, cell, unit), and one of the bases (n) per column,
+    from the cited cells of `data.cited_values`. A value stated with `%` ("35%": 35) is a share (0.35)."""
     found: dict[tuple, Series] = {}
     bases: dict[str, Series] = {}
     for row in rows:
         period = row.get("period") or "(none)"
-        key = (row.get("source_column") or "", row.get("source_function") or "", cell_of(row, labels))
-        found.setdefault(key, Series(*key)).add(period, row["low"], row["mean"], row["high"])
+        unit = row.get("unit")
+        cell = row["cell"] + (f" ({unit})" if unit and unit != "%" else "")
+        key = (row.get("source_column") or "", row.get("source_function") or "", cell)
+        scale = 100 if unit == "%" else 1
+        found.setdefault(key, Series(*key)).add(period, row["low"] / scale, row["mean"] / scale, row["high"] / scale)
         if row.get("base_mean") is not None:
             base = bases.setdefault(key[0], Series(key[0], "", "base n"))
             base.add(period, row["base_low"], row["base_mean"], row["base_high"])

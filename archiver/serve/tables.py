@@ -17,7 +17,7 @@ from .cells import fmt, heading, link, measures, shown_path, source
 from .urls import changed, narrowed
 
 DEFAULTS = {
-    "claims": ("value", "measures", "study", "period", "source", "base_n", "warnings", "verdict", "result"),
+    "claims": ("value", "measures", "study", "period", "source", "base_n", "warnings", "status", "result"),
     "citations": ("study", "period", "source", "base_n", "warnings", "valid", "claims", "results", "agents"),
     "impact": ("kind", "id", "claims", "results", "citations"),
     "findings": ("severity", "rule", "detail", "result", "agent", "source_path", "locator"),
@@ -26,13 +26,13 @@ DEFAULTS = {
 """The columns each list shows unless `?_col=` chooses others."""
 
 COMPUTED = {
-    "measures": ("pointer", "source_column"),
+    "measures": ("cell", "pointer", "source_column"),
     "source": ("source_function", "source_table", "source_column"),
     "result": ("task_id", "message_id"),
 }
 """Columns made of others (and the fields they need): what a claim measures, a citation's source, the
 task or (where there is none) the message a row is about."""
-SORTS_BY = {"measures": "pointer", "source": "source_column", "result": "task_id"}
+SORTS_BY = {"measures": "cell", "source": "source_column", "result": "task_id"}
 
 FACETS = {
     "claims": ("study", "period", "source_column", "agent"),
@@ -45,7 +45,7 @@ FACET_PARAMETERS = {"source_column": "column"}
 """A facet's filter where it is not named as its field."""
 
 HASHES = frozenset({"citation_hash", "result_key", "source_sha256"})
-PROSE = frozenset({"warnings", "problems", "detail", "base_name", "verdict_reason"})
+PROSE = frozenset({"warnings", "problems", "detail", "base_name", "verdict_reason", "status"})
 """Fields of sentences: their cells wrap between words (never inside one), the others stay on one line."""
 HASH_SHOWN = 12
 
@@ -87,9 +87,7 @@ def chosen(request, kind: str, fields: tuple[str, ...]) -> list[str]:
     return [c for c in DEFAULTS.get(kind, fields) if c in can]
 
 
-def grid(
-    request, kind: str, fields: tuple[str, ...], rows: list[dict], labels: dict | None = None, sortable: bool = False
-) -> Grid:
+def grid(request, kind: str, fields: tuple[str, ...], rows: list[dict], sortable: bool = False) -> Grid:
     names = chosen(request, kind, fields)
     order_by = request.query_params.get("order_by") or ""
     columns = []
@@ -100,7 +98,7 @@ def grid(
             sort = changed(request, drop=("page",), order_by=f"-{key}" if order_by == key else key)
         numeric = bool(rows) and all(_is_number(row.get(name)) for row in rows if row.get(name) is not None)
         columns.append(Column(name, heading(name), sort, numeric and any(row.get(name) is not None for row in rows)))
-    cells = [[_cell(column, row, labels or {}) for column in columns] for row in rows]
+    cells = [[_cell(column, row) for column in columns] for row in rows]
     kept = [(k, v) for k, v in request.query_params.multi_items() if k not in ("_col", "page") and v != ""]
     menu = [(name, heading(name), name in names) for name in offered(kind, fields)]
     return Grid(columns, cells, menu, kept)
@@ -110,10 +108,10 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _cell(column: Column, row: dict, labels: dict) -> tuple[str, Markup]:
+def _cell(column: Column, row: dict) -> tuple[str, Markup]:
     name, value = column.name, row.get(column.name)
     if name == "measures":
-        return "str", Markup(escape(measures(row, labels)))
+        return "str", Markup(escape(measures(row)))
     if name == "source":
         return "str", Markup(escape(source(row)))
     if name == "result":

@@ -5,16 +5,18 @@ from __future__ import annotations
 import contextlib
 import re
 import time
+from collections.abc import Iterator
 
 import duckdb
 
+from ..defaults import WAIT_SECONDS
 from ..errors import ArchiveError
 from .backend import DEFAULT_DB, BackendError, Location, create_lake, exists, install, installed, locate, open_database
 from .refusals import NoArchiveError, explain, refuse_non_archive
 
-__all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusyError", "BackendError", "connect"]
+__all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusyError", "BackendError", "connect", "transaction"]
 
-DEFAULT_WAIT_SECONDS = 5.0
+DEFAULT_WAIT_SECONDS = WAIT_SECONDS
 _LOCK = re.compile(r"Could not set lock on file|Conflicting lock|database is locked")
 _PID = re.compile(r"\(PID (\d+)\)")
 _NO_LAKE = re.compile(
@@ -116,6 +118,19 @@ def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusyErro
     return ArchiveBusyError(
         f"{location.url}: the archive is busy: {holder} holds it; waited {wait:g}s (use --wait to wait longer){why}"
     )
+
+
+@contextlib.contextmanager
+def transaction(con: duckdb.DuckDBPyConnection, commit: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The block in one transaction: committed when it ends (rolled back instead when not `commit`: a
+    snapshot that changes nothing), rolled back when it raises, or is interrupted."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+        con.execute("COMMIT" if commit else "ROLLBACK")
+    except BaseException:
+        rollback(con)
+        raise
 
 
 def rollback(con: duckdb.DuckDBPyConnection) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import duckdb
 
 from .backend import Location
-from .connection import ArchiveBusyError, rollback
+from .connection import ArchiveBusyError, transaction
 from .leases import leases_for
 from .tables import INDEX_TABLES, UNANCHORED, UNCOMMITTED
 
@@ -57,29 +57,21 @@ def orphans(con: duckdb.DuckDBPyConnection) -> list[Healed]:
     `sources` row, then parts, citations and claims whose copy or Part is not indexed once those are gone.
     Counted in one transaction that removes as it goes and is rolled back, so that what removing the first
     kind leaves unanchored is counted too, and nothing changes."""
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con, commit=False):
         return _remove(con, unanchored=True)
-    finally:
-        rollback(con)
 
 
 def heal(con: duckdb.DuckDBPyConnection, unanchored: bool = False) -> list[Healed]:
     """Remove the rows of uncommitted versions (and, when `unanchored`, the parts, citations and claims
     whose copy or Part is not indexed: a scan as costly as `db check`'s) in one transaction, and record
     them in `healed`; what was removed, by table and version (nothing when nothing was found)."""
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         found = _remove(con, unanchored)
         if found:
             con.executemany(
                 "INSERT INTO healed VALUES (now(), ?, ?, ?, ?)",
                 [[item.table, item.source_path, item.source_sha256, item.rows] for item in found],
             )
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
     return found
 
 

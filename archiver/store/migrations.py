@@ -12,7 +12,8 @@ import duckdb
 from .._core import migrations as built_in
 from ..errors import ArchiveError
 from . import views
-from .connection import rollback
+from .connection import transaction
+from .reread import claims_read_again
 
 _NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
 _BOOKKEEPING = """
@@ -132,13 +133,14 @@ def _raced(step, done) -> bool:
 _RACE_ATTEMPTS = 5
 
 
+AFTER = {14: claims_read_again}
+"""What a migration's SQL cannot do, done after it in its transaction: by version (`store.reread`)."""
+
+
 def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute(_BOOKKEEPING)
         con.execute(migration.sql())
+        if migration.version in AFTER:
+            AFTER[migration.version](con)
         con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [migration.version, migration.name])
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise

@@ -197,6 +197,12 @@ class ClaimRow(_CopyRow, table=True):
     literal: str
     content_hash: str | None = None
     """The content hash of the claim's Part: with result_key and pointer, the claim's key."""
+    unit: str | None = None
+    """The unit of a number stated in a string ("%", "€", "kg"); None for a number leaf."""
+    stated: str | None = None
+    """The string a number was stated in ("35%"); None for a number leaf."""
+    cell: str | None = None
+    """The cell of the table the claim fills: its row's labels and its key ("18-34: share")."""
 
 
 class AgentCardRow(_IndexRow, table=True):

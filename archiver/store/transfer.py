@@ -11,7 +11,7 @@ import duckdb
 
 from ..errors import ArchiveError
 from . import migrations
-from .connection import rollback
+from .connection import transaction
 
 BATCH_ROWS = 100_000
 
@@ -47,8 +47,7 @@ def transfer_archive(source: duckdb.DuckDBPyConnection, target: duckdb.DuckDBPyC
     if held:
         raise TransferError(f"the target holds {held} source file versions already; transfer into a new archive")
     counts = {}
-    target.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(target):
         for name in names:
             reader = source.execute(f"SELECT * FROM {name}").to_arrow_reader(BATCH_ROWS)
             target.register("_copied", reader)
@@ -60,8 +59,4 @@ def transfer_archive(source: duckdb.DuckDBPyConnection, target: duckdb.DuckDBPyC
             expected = source.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
             if counts[name] != expected:
                 raise TransferError(f"{name}: copied {counts[name]} rows of {expected}")
-        target.execute("COMMIT")
-    except BaseException:
-        rollback(target)
-        raise
     return counts

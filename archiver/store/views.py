@@ -14,7 +14,8 @@ import hashlib
 import duckdb
 
 from .chunks import wholes_sql
-from .connection import rollback
+from .connection import transaction
+from .tables import RECORD_YIELDS
 
 EVERYTHING = "TRUE"
 
@@ -146,7 +147,7 @@ def claim_citations(narrowed: str = EVERYTHING) -> str:
         return ", ".join(f"{alias}.{f}" for f in ("citation_hash", *CITATION_FIELDS))
 
     claim = """
-        cl.value, cl.literal, cl.pointer, p.part_index, cl.content_hash, p.artifact_id,
+        cl.value, cl.literal, cl.unit, cl.stated, cl.cell, cl.pointer, p.part_index, cl.content_hash, p.artifact_id,
         coalesce(p.message_id, r.message_id) AS message_id, r.task_id, r.context_id, r.agent, r.timestamp,
         r.source_path, r.source_sha256, cl.result_key, r.copy_id, cl.part_id"""
     return f"""
@@ -273,15 +274,38 @@ def stale(con: duckdb.DuckDBPyConnection) -> bool:
 
 def create(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)make every view as defined here, in one transaction, and record which definitions they are."""
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for name in reversed(VIEWS):
             con.execute(f"DROP VIEW IF EXISTS {name}")
         for name, sql in VIEWS.items():
             con.execute(f"CREATE VIEW {name} AS {sql}")
         con.execute("DELETE FROM schema_views")
         con.execute("INSERT INTO schema_views VALUES (?, now())", [FINGERPRINT])
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
+
+
+STAT_QUERIES = {
+    "sources": "SELECT count(DISTINCT path) FROM sources WHERE alias_of IS NULL",
+    "records": "SELECT count(*) FROM records WHERE kind <> 'filler'",
+    "quarantined": "SELECT count(*) FROM records WHERE status = 'quarantined'",
+    "tasks": "SELECT count(DISTINCT task_id) FROM results WHERE kind = 'task'",
+    "results": "SELECT count(DISTINCT result_key) FROM results",
+    "copies": counted_copies(),
+    "origin_copies": "SELECT count(*) FROM origin_copies",
+    "results_with_origin": "SELECT count(DISTINCT result_key) FROM origin_copies",
+    "parts": counted_parts(),
+    "parts_undecoded": counted_parts("p.kind = 'unknown'"),
+    "citations": counted_parts(citations=True),
+    "citations_inferred": counted_parts("c.inferred", citations=True),
+    "citations_invalid": counted_parts("NOT c.valid", citations=True),
+    "claims": counted_claims(),
+    "agent_cards": "SELECT count(*) FROM agent_cards",
+    "error_responses": "SELECT count(*) FROM rpc_errors",
+    "paths_aliased": "SELECT count(*) FROM sources WHERE alias_of IS NOT NULL",
+    "healed_rows": "SELECT coalesce(sum(rows), 0) FROM healed",
+    **{
+        f"records_{kind.replace('-', '_')}": f"SELECT count(*) FROM records WHERE status = 'ok' AND yields = '{kind}'"
+        for kind in RECORD_YIELDS
+    },
+}
+"""`records_<kind>`: the records read that yielded each kind (`RECORD_YIELDS`); records ingested before the
+archive knew it (schema 11 and earlier) are in none."""

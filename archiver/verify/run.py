@@ -25,10 +25,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from ..cite.stated import stated
 from ..query.selection import Selection
-from ..render.layout import scalar_leaves
-from ..store.chunks import whole
 from ..store.params import STRINGS, strings
 from .compare import ClaimValue, Comparison, differences
 from .coverage import Coverage
@@ -58,8 +55,8 @@ ORDER BY study NULLS LAST, period NULLS LAST, u.result_key, u.citation_hash
 """
 
 CLAIMS = f"""
-SELECT DISTINCT result_key, pointer, literal, value FROM claims
-WHERE list_contains({STRINGS}, result_key) ORDER BY result_key, pointer, literal
+SELECT DISTINCT result_key, pointer, literal, value, stated, unit FROM claims
+WHERE list_contains({STRINGS}, result_key) ORDER BY result_key, pointer, literal, stated
 """
 
 # Whether the latest run that started has no finish (no row: no run yet).
@@ -69,12 +66,6 @@ FROM (SELECT run_id FROM verify_runs WHERE event = 'started' ORDER BY logged_at 
 """
 
 # The agent's data Parts of each result (every stored copy's), whose strings may state numbers.
-DATA_PARTS = f"""
-SELECT DISTINCT result_key, data, data_chunked FROM parts
-WHERE list_contains({STRINGS}, result_key) AND kind = 'data' AND role = 'agent' AND NOT is_citation
-  AND (data IS NOT NULL OR data_chunked IS NOT NULL)
-"""
-
 LATEST = f"""
 SELECT result_key, citation_hash, verdict, reason, differences, claims, verified_at, fingerprint, extractor,
        data_layer, rows_used, comparison, coverage, inputs
@@ -356,26 +347,13 @@ def _citations(con, layer: DataLayer | None, filters: Selection) -> tuple[list[d
 
 
 def _claims(con, citations: list[dict]) -> dict[str, list[ClaimValue]]:
-    """Each result's claims: the numeric leaves of its data Parts (the `claims` table), and the numbers
-    its data Parts state as strings ("35%", "1,210", "€1,250")."""
+    """Each result's claims (the `claims` table): the numeric leaves of its data Parts, and the numbers
+    they state as strings ("35%", "1,210", "€1,250")."""
     found: dict[str, list[ClaimValue]] = defaultdict(list)
     keys = sorted({row["result_key"] for row in citations})
-    for result_key, pointer, literal, value in con.execute(CLAIMS, [strings(keys)]).fetchall():
-        found[result_key].append(ClaimValue(pointer, literal, value))
-    for result_key, claims in _stated_claims(con, keys).items():
-        found[result_key] += claims
+    for result_key, pointer, literal, value, written, unit in con.execute(CLAIMS, [strings(keys)]).fetchall():
+        found[result_key].append(ClaimValue(pointer, literal, value, written, unit))
     return found
-
-
-def _stated_claims(con, keys: list[str]) -> dict[str, list[ClaimValue]]:
-    found: dict[str, dict[str, ClaimValue]] = defaultdict(dict)
-    for result_key, data, data_chunked in con.execute(DATA_PARTS, [strings(keys)]).fetchall():
-        document = orjson.loads(whole(con, data, data_chunked))
-        for pointer, text in scalar_leaves(document):
-            number = stated(text) if isinstance(text, str) else None
-            if number is not None:
-                found[result_key][pointer] = ClaimValue(pointer, number.literal, number.value, text, number.unit)
-    return {key: [claims[p] for p in sorted(claims)] for key, claims in found.items()}
 
 
 def _latest(con, citations: list[dict]) -> dict[tuple[str, str], dict]:

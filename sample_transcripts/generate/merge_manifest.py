@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import FRAG_DIR, OUT
 
-ORDER = ["sdk13", "sdk03", "legacy", "verify", "js", "fasta2a", "python_a2a"]
+ORDER = ["sdk13", "sdk03", "legacy", "verify", "js", "fasta2a", "python_a2a", "go"]
 
 
 def main():

@@ -18,6 +18,7 @@ export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION="${PROTOCOL_BUFFERS_PYTHON_IMPLEME
 export SAMPLES_FRAGMENTS="${SAMPLES_FRAGMENTS:-$(mktemp -d)}"
 
 command -v node >/dev/null || { echo "regenerate.sh: node (>= 20) and npm are needed for the JavaScript SDK samples" >&2; exit 1; }
+command -v go >/dev/null || { echo "regenerate.sh: go (>= 1.25) is needed for the Go SDK samples" >&2; exit 1; }
 [ -x "$VENV03/bin/python" ] || "$PY" -m venv "$VENV03"
 [ -x "$VENV13/bin/python" ] || "$PY" -m venv "$VENV13"
 "$VENV03/bin/pip" install -q 'a2a-sdk[http-server,sqlite]==0.3.26' httpx aiosqlite
@@ -36,5 +37,6 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; 
 (cd js && npm ci --no-audit --no-fund && node make_samples_js.mjs)  # kestrel-mobility/: the JavaScript SDK's samples
 "$VENVFASTA2A/bin/python" make_samples_fasta2a.py   # fasta2a-pulse/, fasta2a-pydantic-ai/
 "$VENVPYA2A/bin/python" make_samples_python_a2a.py  # python-a2a-harbour/
+(cd go && go run .)  # go-osprey-energy/: the Go SDK's samples (a2a-go, pinned by go/go.sum)
 "$PY" merge_manifest.py
 echo "samples regenerated under $(dirname "$HERE")"

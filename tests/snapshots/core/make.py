@@ -5,8 +5,8 @@ normaliser the compiled core replaced.
     python tests/snapshots/core/make.py /path/to/checkout-of-python-normaliser-last [json read ...]
 
 Run it from any directory, with an interpreter that has the project's dependencies (the test venv), after
-copying a built core into that checkout (`cp archiver/_core.abi3.so /that/checkout/archiver/`: some of its
-modules import `_core`). The checkout is the git tag `python-normaliser-last`, the last revision holding the
+copying a built core into that checkout (`cp archiver/_core/_core.abi3.so /that/checkout/archiver/_core.abi3.so`:
+some of its modules import `_core`). The checkout is the git tag `python-normaliser-last`, the last revision holding the
 Python code (`archiver/read/`, `archiver/understand/`, `archiver/canonical.py`, `archiver/cite/`, and its
 differential tests, whose reference functions and hypothesis strategies are used here as they were).
 
@@ -14,6 +14,10 @@ When: after a sample or test-corpus file changes (the read and index tests check
 against the one the snapshot was made from and name the stale ones), or after a deliberate change of
 behaviour that the reference shares (then change that checkout, not the tag's, and review the diff of the
 outputs). Never to make a failing comparison pass: a difference is a difference from the Python code.
+
+The reference learns what the core was deliberately taught after the tag and the generated inputs reach:
+`since-the-tag.patch` beside this file (gRPC's `{"id"}` request and the Go SDK's slog lines, issue 27) is
+applied to the checkout first, once.
 
 What it writes: one `<name>.jsonl.gz` a test file, one case a line: the test that compares it, its input
 (drawn once by the reference tests' strategies, derandomised, and kept, so the cases stay the same whatever
@@ -82,6 +86,7 @@ AFTER_THE_NORMALISER = (
     "sample_transcripts/fasta2a-pulse/",
     "sample_transcripts/fasta2a-pydantic-ai/",
     "sample_transcripts/python-a2a-harbour/",
+    "sample_transcripts/go-osprey-energy/",
 )
 
 
@@ -97,6 +102,18 @@ def corpus(skip=(".py", ".pyc")) -> list[Path]:
         and "node_modules" not in path.parts
         and not path.relative_to(ROOT).as_posix().startswith(("tests/snapshots/", *AFTER_THE_NORMALISER))
     ]
+
+
+def taught_since_the_tag(reference: Path) -> None:
+    """`since-the-tag.patch` applied to the reference checkout, unless it already is."""
+    patch = HERE / "since-the-tag.patch"
+
+    def applies(*options: str) -> bool:
+        command = ["git", "-C", str(reference), "apply", *options, str(patch)]
+        return subprocess.run(command, capture_output=True, check=False).returncode == 0
+
+    if not applies("--reverse", "--check") and not applies():
+        raise SystemExit(f"{patch.name} does not apply to {reference}")
 
 
 def relative(path: Path) -> str:
@@ -852,6 +869,7 @@ def main(argv: list[str]) -> None:
     if not argv or argv[0].startswith("-"):
         raise SystemExit(__doc__)
     reference = Path(argv[0]).resolve()
+    taught_since_the_tag(reference)
     groups = argv[1:] or list(GROUPS)
     if len(groups) > 1 or os.environ.get("PYTHONHASHSEED") != "0":
         # each group in a fresh interpreter: hypothesis draws the same examples only from the same state

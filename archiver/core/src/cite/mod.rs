@@ -6,3 +6,4 @@ pub mod citations;
 pub mod claims;
 pub mod dates;
 pub mod parts;
+pub mod stated;

@@ -2,8 +2,8 @@
 //! definition the index's rows and the recording proxy's live check share.
 
 use super::citations::{citation_of, Citation};
-use super::claims::numeric_leaves;
-use crate::json::{Number, Value};
+use super::claims::{claims_of, Claim};
+use crate::json::Value;
 use crate::understand::model::{PartKind, Role};
 
 /// A Part's `data` when it has none: Python's None.
@@ -15,13 +15,13 @@ pub fn judged<'a>(
     data: Option<&'a Value>,
     media_type: Option<&str>,
     role: Role,
-) -> (Option<Citation>, Vec<(String, &'a Number)>) {
+) -> (Option<Citation>, Vec<Claim<'a>>) {
     if kind != PartKind::Data || role != Role::Agent {
         return (None, Vec::new());
     }
     let data = data.unwrap_or(&NO_DATA);
     match citation_of(data, media_type) {
         Some(citation) => (Some(citation), Vec::new()),
-        None => (None, numeric_leaves(data)),
+        None => (None, claims_of(data)),
     }
 }

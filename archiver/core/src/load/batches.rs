@@ -326,6 +326,9 @@ fn claim_columns(r: ClaimRows) -> Result<Vec<(&'static str, Column)>, BatchError
         pointer,
         value,
         literal,
+        unit,
+        stated,
+        cell,
         part,
         parts,
     } = r;
@@ -339,6 +342,9 @@ fn claim_columns(r: ClaimRows) -> Result<Vec<(&'static str, Column)>, BatchError
         ("pointer", Column::Bytes(pointer)),
         ("value", Column::Floats(value)),
         ("literal", Column::Bytes(literal)),
+        ("unit", Column::Bytes(unit)),
+        ("stated", Column::Bytes(stated)),
+        ("cell", Column::Bytes(cell)),
         dictionary("part_id", parts.part_id)?,
         dictionary("copy_id", parts.copy_id)?,
         dictionary("result_key", parts.result_key)?,
@@ -478,7 +484,14 @@ mod tests {
         citations.extend(text(&["source_sha256"]));
         let mut claims = text(&["part_id", "pointer", "copy_id", "result_key", "source_path"]);
         claims.push(field("value", DataType::Float64));
-        claims.extend(text(&["literal", "content_hash", "source_sha256"]));
+        claims.extend(text(&[
+            "literal",
+            "content_hash",
+            "source_sha256",
+            "unit",
+            "stated",
+            "cell",
+        ]));
         let mut cards = text(&[
             "card_id",
             "source_path",

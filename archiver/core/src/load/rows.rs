@@ -6,6 +6,7 @@ use std::collections::{HashSet, VecDeque};
 
 use super::columns::{Bytes, Flags, Floats, Ints, Moments, TextLists};
 use crate::cite::citations::{Citation, EXTENSION_URI, MEDIA_TYPE};
+use crate::cite::claims::{Claim, Stating};
 use crate::cite::parts::judged;
 use crate::json::canonical::{key_hash, write_canonical, Digesting};
 use crate::json::write::{compact_json, python_str, write_compact, write_string, Sink};
@@ -147,6 +148,12 @@ pub struct ClaimRows {
     pub pointer: Bytes,
     pub value: Floats,
     pub literal: Bytes,
+    /// The unit of a number stated in a string ("%", "€", "kg"); null for a number leaf.
+    pub unit: Bytes,
+    /// The string a number was stated in ("35%"); null for a number leaf.
+    pub stated: Bytes,
+    /// The cell of the table the claim fills (`cite::claims::cell_of`).
+    pub cell: Bytes,
     /// Each claim's Part: an index into `parts`.
     pub part: Vec<i32>,
     pub parts: ClaimParts,
@@ -409,7 +416,7 @@ impl FileRows {
     ) {
         let part = located.part;
         let part_id = key_hash(&[Some(copy_id), Some(&ordinal.to_string())]);
-        let (citation, leaves) = judged(
+        let (citation, claims) = judged(
             part.kind,
             part.data.as_ref(),
             part.media_type.as_deref(),
@@ -447,8 +454,8 @@ impl FileRows {
         self.tables.counts[PARTS] += 1;
         if let Some(citation) = citation {
             self.add_citation(copy, copy_id, &part_id, &citation);
-        } else if !leaves.is_empty() {
-            self.add_claims(copy, copy_id, &part_id, &part_hash, &leaves, claim_keys);
+        } else if !claims.is_empty() {
+            self.add_claims(copy, copy_id, &part_id, &part_hash, &claims, claim_keys);
         }
     }
 
@@ -483,7 +490,7 @@ impl FileRows {
         copy_id: &str,
         part_id: &str,
         part_hash: &str,
-        leaves: &[(String, &Number)],
+        found: &[Claim<'_>],
         claim_keys: &mut HashSet<String>,
     ) {
         let claims = &mut self.tables.claims;
@@ -492,14 +499,19 @@ impl FileRows {
         claims.parts.copy_id.push_str(copy_id);
         claims.parts.result_key.push_str(&copy.key);
         claims.parts.content_hash.push_str(part_hash);
-        for (pointer, number) in leaves {
+        for claim in found {
             claims.part.push(part);
-            claims.pointer.push_str(pointer);
-            claims.value.push_opt(claim_value(number));
-            claims.literal.push_str(&python_str(number));
-            claim_keys.insert(format!("{part_hash}{pointer}")); // a part hash is 32 characters: no two keys meet
+            claims.pointer.push_str(&claim.pointer);
+            let (value, literal, unit, stated) = claim_columns(&claim.stating);
+            claims.value.push_opt(value);
+            claims.literal.push_str(&literal);
+            claims.unit.push_opt(unit);
+            claims.stated.push_opt(stated);
+            claims.cell.push_opt(claim.cell.as_deref());
+            // a part hash is 32 characters: no two keys meet
+            claim_keys.insert(format!("{part_hash}{}", claim.pointer));
         }
-        self.tables.counts[CLAIMS] += leaves.len();
+        self.tables.counts[CLAIMS] += found.len();
     }
 
     pub fn add_card(&mut self, record_id: &str, card: &Map) {
@@ -660,6 +672,9 @@ impl ClaimRows {
         self.pointer.append(o.pointer);
         self.value.append(o.value);
         self.literal.append(o.literal);
+        self.unit.append(o.unit);
+        self.stated.append(o.stated);
+        self.cell.append(o.cell);
         self.part.extend(o.part.iter().map(|part| part + offset));
         self.parts.part_id.append(o.parts.part_id);
         self.parts.copy_id.append(o.parts.copy_id);
@@ -686,6 +701,21 @@ impl ErrorRows {
         self.rpc_id.append(o.rpc_id);
         self.code.append(o.code);
         self.message.append(o.message);
+    }
+}
+
+/// A claim's `value`, `literal`, `unit` and `stated` columns.
+pub fn claim_columns<'a>(
+    stating: &'a Stating<'_>,
+) -> (Option<f64>, String, Option<&'a str>, Option<&'a str>) {
+    match stating {
+        Stating::Number(number) => (claim_value(number), python_str(number), None, None),
+        Stating::Text(text, number) => (
+            number.value.is_finite().then_some(number.value),
+            number.literal.clone(),
+            number.unit.as_deref(),
+            Some(text),
+        ),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The `cite` stage's functions in `archiver._core` (Citations v1, and the assembly of stored copies it
-//! reads): for the differential tests only (`tests/test_core_cite.py`), which hand them what the Python
-//! code they replace is handed and compare the answers. Nothing else calls them.
+//! reads). `stated_number` is what `archiver.cite.stated` reads a string with; the others are for the
+//! differential tests only (`tests/test_core_cite.py`), which hand them what the Python code they
+//! replace is handed and compare the answers. Nothing else calls them.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -8,9 +9,11 @@ use pyo3::types::{PyDict, PyList};
 
 use super::convert::{to_py, to_value};
 use crate::cite::citations::{citation_of, Citation, Date};
-use crate::cite::claims::numeric_leaves;
+use crate::cite::claims::{claims_of, numeric_leaves, Claim, Stating};
 use crate::cite::parts::judged;
+use crate::cite::stated::stated;
 use crate::json::{Map, Number, Text, Value};
+use crate::load::rows::claim_columns;
 use crate::understand::assemble::{Assembled, FileAssembly, StoredCopy};
 use crate::understand::model::{
     Artifact, ArtifactUpdate, ErrorResponse, Event, Message, Part, PartKind, Request, Role, Status,
@@ -18,12 +21,48 @@ use crate::understand::model::{
 };
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(stated_number, m)?)?;
+    m.add_function(wrap_pyfunction!(claim_rows, m)?)?;
     m.add_function(wrap_pyfunction!(citation_of_value, m)?)?;
     m.add_function(wrap_pyfunction!(numeric_leaves_of_value, m)?)?;
     m.add_function(wrap_pyfunction!(judged_value, m)?)?;
     m.add_function(wrap_pyfunction!(assemble_values, m)?)?;
     m.add_function(wrap_pyfunction!(assemble_decoded, m)?)?;
     Ok(())
+}
+
+/// The number a whole string states (`cite::stated`): (literal, value, unit), or None.
+#[pyfunction]
+fn stated_number(text: &str) -> Option<(String, f64, Option<String>)> {
+    stated(text).map(|number| (number.literal, number.value, number.unit))
+}
+
+/// (pointer, value, literal, unit, stated, cell) of each claim of an agent's data Part that is not a
+/// citation, given as JSON text: the claims' columns as ingest writes them, for `archiver db upgrade` to
+/// re-read the Parts of an archive made before a column was added.
+#[pyfunction]
+fn claim_rows(
+    data: &str,
+) -> PyResult<
+    Vec<(
+        String,
+        Option<f64>,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    )>,
+> {
+    let data = crate::json::decode::decode(data.as_bytes())
+        .map_err(|error| PyValueError::new_err(format!("not JSON: {}", error.0)))?;
+    Ok(claims_of(&data)
+        .into_iter()
+        .map(|claim| {
+            let (value, literal, unit, stated) = claim_columns(&claim.stating);
+            let (unit, stated) = (unit.map(str::to_string), stated.map(str::to_string));
+            (claim.pointer, value, literal, unit, stated, claim.cell)
+        })
+        .collect())
 }
 
 /// `archiver.cite.citations.citation_of(data, media_type)` through the core: the `Citation`'s fields as a
@@ -71,7 +110,7 @@ fn judged_value(
         Some(citation) => citation_dict(py, &citation)?,
         None => py.None(),
     };
-    Ok((citation, leaves_list(py, &leaves)?)
+    Ok((citation, claims_list(py, &leaves)?)
         .into_pyobject(py)?
         .into_any()
         .unbind())
@@ -225,6 +264,19 @@ fn leaves_list(py: Python<'_>, leaves: &[(String, &Number)]) -> PyResult<Py<PyAn
     let list = PyList::empty(py);
     for (pointer, number) in leaves {
         list.append((pointer, to_py(py, &Value::Number((*number).clone()))?))?;
+    }
+    Ok(list.into_any().unbind())
+}
+
+/// A Part's claims as [(pointer, number), ...], a number stated in a string as its string.
+fn claims_list(py: Python<'_>, claims: &[Claim<'_>]) -> PyResult<Py<PyAny>> {
+    let list = PyList::empty(py);
+    for claim in claims {
+        let stating = match &claim.stating {
+            Stating::Number(number) => to_py(py, &Value::Number((*number).clone()))?,
+            Stating::Text(text, _) => text.into_pyobject(py)?.into_any().unbind(),
+        };
+        list.append((&claim.pointer, stating))?;
     }
     Ok(list.into_any().unbind())
 }

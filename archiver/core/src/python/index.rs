@@ -76,7 +76,7 @@ fn index_files(
 /// its first batches, or the chunk's shared batches could not be made) and what follows replaces
 /// them. Reading releases the GIL; `bytes_read` and `records_read` may be read from another thread
 /// meanwhile; `outcomes()` once the pairs are all taken.
-#[pyclass(frozen, module = "archiver._core")]
+#[pyclass(frozen, module = "archiver._core._core")]
 pub struct FileIndex {
     indexer: Mutex<Indexer>,
     progress: Arc<Progress>,
@@ -146,7 +146,7 @@ fn outcome_dict<'py>(py: Python<'py>, outcome: &Outcome) -> PyResult<Bound<'py, 
 }
 
 /// One Arrow record batch, exported through the Arrow PyCapsule interface without a copy.
-#[pyclass(frozen, module = "archiver._core")]
+#[pyclass(frozen, module = "archiver._core._core")]
 pub struct ArrowBatch {
     batch: RecordBatch,
 }

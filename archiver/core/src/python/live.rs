@@ -14,7 +14,7 @@ use crate::understand::events::events_of;
 const CITATION_KEYS: [&str; 4] = ["study", "period", "base", "source"];
 
 /// One exchange's or one stream's results as the proxy saw them.
-#[pyclass(module = "archiver._core")]
+#[pyclass(module = "archiver._core._core")]
 pub struct LiveAssembly {
     assembly: Option<FileAssembly>,
 }
@@ -82,7 +82,7 @@ fn described<'py>(py: Python<'py>, copy: &StoredCopy) -> PyResult<Bound<'py, PyD
     let parts = PyList::empty(py);
     for located in copy.located_parts() {
         let part = located.part;
-        let (citation, leaves) = judged(
+        let (citation, claims) = judged(
             part.kind,
             part.data.as_ref(),
             part.media_type.as_deref(),
@@ -100,7 +100,7 @@ fn described<'py>(py: Python<'py>, copy: &StoredCopy) -> PyResult<Bound<'py, PyD
             located.message.and_then(|m| m.message_id.clone()),
         )?;
         item.set_item("media_type", &part.media_type)?;
-        item.set_item("claims", leaves.len())?;
+        item.set_item("claims", claims.len())?;
         let keys: Vec<&str> = match &part.data {
             Some(Value::Object(map)) => CITATION_KEYS
                 .into_iter()

@@ -2,7 +2,8 @@
 //!
 //! Beside the ingest's surface (`index`) and the recording proxy's (`live`), each stage exposes the few
 //! functions its contract tests call (`json`, `read`, `understand`, `cite`), held to the snapshots of
-//! the Python code they replaced (`tests/snapshots/core/`); nothing else in Python calls them.
+//! the Python code they replaced (`tests/snapshots/core/`); nothing else in Python calls them. Python also
+//! reads the files built in (`migrations`, `docs`) and strings stating numbers (`cite`'s `stated_number`).
 
 use pyo3::prelude::*;
 
@@ -15,7 +16,7 @@ mod read;
 mod understand;
 
 mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+    include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 }
 
 /// The archive's migrations as (file name, SQL) pairs, in order: `migrations/*.sql` as built in.
@@ -24,9 +25,16 @@ fn migrations() -> Vec<(&'static str, &'static str)> {
     embedded::MIGRATIONS.to_vec()
 }
 
+/// The user documentation, `docs/*.md` as built in: [(file name, text), ...] in name order.
+#[pyfunction]
+fn docs() -> Vec<(&'static str, &'static str)> {
+    embedded::DOCS.to_vec()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(migrations, m)?)?;
+    m.add_function(wrap_pyfunction!(docs, m)?)?;
     cite::register(m)?;
     json::register(m)?;
     live::register(m)?;

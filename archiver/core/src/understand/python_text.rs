@@ -120,7 +120,7 @@ pub fn is_digit(text: &str) -> bool {
 }
 
 /// The value of a decimal digit of any script (`unicodedata.decimal`).
-fn decimal_of(c: char) -> Option<u8> {
+pub fn decimal_of(c: char) -> Option<u8> {
     if c.is_ascii_digit() {
         return Some(c as u8 - b'0');
     }

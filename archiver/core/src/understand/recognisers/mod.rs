@@ -9,6 +9,7 @@
 mod agent_card;
 mod bare_object;
 mod bare_update;
+mod go_stored_task;
 mod js_client_object;
 mod keyed_by_id;
 mod kind_tagged;
@@ -17,6 +18,7 @@ mod push_config;
 mod python_a2a_native;
 mod store_row;
 mod task_list;
+mod task_request;
 
 pub use js_client_object::proto_json_of;
 
@@ -38,7 +40,7 @@ const fn recogniser(name: &'static str, recognise: Recognise) -> Recogniser {
 /// From the most explicit mark of a shape to the loosest guess by fields: a recogniser is tried only
 /// when every one above it has passed the object by, so a shape some later one would also accept goes
 /// to the one that knows it for sure.
-pub const RECOGNISERS: [Recogniser; 11] = [
+pub const RECOGNISERS: [Recogniser; 13] = [
     // a `status` held as JSON text: no wire object has one (it also carries `kind`: "task")
     recogniser("store_row", store_row::store_row),
     // the JavaScript SDK's in-memory objects, by marks no wire object has ($case oneofs, integer enums):
@@ -51,6 +53,8 @@ pub const RECOGNISERS: [Recogniser; 11] = [
     recogniser("one_of", one_of::one_of),
     // {"tasks": [...]}
     recogniser("task_list", task_list::task_list),
+    // the Go SDK's StoredTask by json.Marshal: {"Task", "Version"}, Go's untagged field names
+    recogniser(go_stored_task::NAME, go_stored_task::go_stored_task),
     // `name` and a card's own fields, before the guesses below (a card has no `status`)
     recogniser("agent_card", agent_card::agent_card),
     // a push-notification configuration: a `url` beside a task id, or a `pushNotificationConfig`; never
@@ -66,6 +70,9 @@ pub const RECOGNISERS: [Recogniser; 11] = [
     recogniser("bare_update", bare_update::bare_update),
     // untagged Task ("status" + "id") or Message ("messageId", or "role" + parts): the loosest
     recogniser("bare_object", bare_object::bare_object),
+    // `{"id"}` and a request's own fields, nothing else: gRPC's GetTaskRequest and its kin in ProtoJSON;
+    // before keyed_by_id, which reads members as ids
+    recogniser("task_request", task_request::task_request),
     // an object keyed by the ids of its values (a storage dump): the only one that reads every member,
     // so last; its values go back to the registry
     recogniser(keyed_by_id::NAME, keyed_by_id::keyed_by_id),
@@ -138,11 +145,13 @@ mod tests {
                 "kind_tagged",
                 "one_of",
                 "task_list",
+                "go_stored_task",
                 "agent_card",
                 "push_config",
                 "python_a2a_native",
                 "bare_update",
                 "bare_object",
+                "task_request",
                 "keyed_by_id"
             ]
         );
