@@ -76,3 +76,11 @@ def test_periods_with_their_own_dates_stand_on_a_time_axis():
 def test_a_period_is_labelled_whole_on_lines_of_its_own():
     text = charts.wrapped("Wave 1 (November 2025)", 100, 200)
     assert re.findall(r">([^<]+)</tspan>", text) == ["Wave 1 (November", "2025)"]
+
+
+def test_other_has_a_colour_of_its_own():
+    """Nine agents: eight kept and "other" drew "other" in the first agent's colour."""
+    svg = bars([{"day": "2026-04-21", "agent": f"agent {i}", "results": 10 - i} for i in range(9)])
+    keys = re.findall(r'<span class="swatch (s\d)"></span>([^<]+)</span>', svg)
+    assert [name for _, name in keys] == [*(f"agent {i}" for i in range(7)), "other"]
+    assert len({cls for cls, _ in keys}) == 8

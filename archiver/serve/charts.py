@@ -135,11 +135,12 @@ def label_lines(texts: list[str]) -> int:
 
 def stacked_bars(rows: list[dict], x: str, series: str, y: str, link: Callable[[str, str], str], title: str) -> str:
     """Bars per `x` (a day) on a time axis, stacked by `series` (an agent, a rule), each segment a link;
-    the last `MAX_BARS` days and the `MAX_SERIES` largest series (the rest as "other")."""
+    the last `MAX_BARS` days and at most `MAX_SERIES` series (past that, the largest and "other")."""
     totals: dict[str, int] = {}
     for row in rows:
         totals[str(row[series])] = totals.get(str(row[series]), 0) + row[y]
-    kept = sorted(totals, key=lambda name: (-totals[name], name))[:MAX_SERIES]
+    ranked = sorted(totals, key=lambda name: (-totals[name], name))
+    kept = ranked if len(ranked) <= MAX_SERIES else ranked[: MAX_SERIES - 1]  # "other" takes the last colour
     days = sorted({_day(row[x]) for row in rows})[-MAX_BARS:]
     if not days:
         return f'<p class="empty">{escape(title)}: nothing to chart.</p>'
