@@ -29,12 +29,12 @@ from ..query.transcript import NotFoundError
 from ..render.html import STYLE
 from ..render.paths import display_path
 from ..store.connection import ArchiveBusyError
-from . import data, pages
 from .cells import fmt, heading, link, stat_words
 from .connections import ACCEPT_BURST, Limits, bounded_protocol
+from .data import Snapshots
 from .form import answers
 from .guard import Guard
-from .pages import Shown
+from .pages import PAGES, Shown, downloaded
 from .renderers import respond
 from .tables import whole_words
 from .urls import href
@@ -53,7 +53,7 @@ class Server:
 
     def __init__(self, db: str | None, token: str | None) -> None:
         self.db, self.token = db, token
-        self.snapshots = data.Snapshots()
+        self.snapshots = Snapshots()
         self._turn = threading.Condition()
         self._shared = None  # the read-only Archive the requests under way share
         self._users = 0
@@ -203,10 +203,8 @@ def create_app(db: str | None = None, token: str | None = None) -> Guard:
     """The application serving the archive `db` (default $ARCHIVER_DB, else ./archive.duckdb); every
     request must carry `token` when one is given."""
     server = Server(db, token)
-    routes = [
-        Route(route_of(path), handled(server, page), methods=["GET", "HEAD"]) for path, page in pages.PAGES.items()
-    ]
-    routes.append(Route("/download/{file}", handled(server, pages.downloaded), methods=["GET", "HEAD"]))
+    routes = [Route(route_of(path), handled(server, page), methods=["GET", "HEAD"]) for path, page in PAGES.items()]
+    routes.append(Route("/download/{file}", handled(server, downloaded), methods=["GET", "HEAD"]))
     routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
     routes.append(Route("/static/serve.css", stylesheet))
     guard = Guard(Starlette(routes=routes), token)

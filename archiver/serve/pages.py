@@ -15,8 +15,30 @@ from ..query.selection import Selection
 from ..query.transcript import NotFoundError
 from ..render.html import result_html
 from ..verify.run import VERDICTS
-from . import charts, data, form, quantities, tables
+from .charts import quantity_panels, stacked_bars
+from .data import (
+    CHART_CELLS,
+    FINDING_FILTERS,
+    PAGE_SIZE,
+    SUBJECTS,
+    Page,
+    by_period,
+    cited_values,
+    conflicts,
+    findings_page,
+    findings_per_day,
+    lineage_page,
+    page_bounds,
+    small_bases,
+    verdict_counts,
+    verdicts_page,
+    verdicts_per_day,
+)
 from .downloads import DOWNLOADS, download
+from .form import fields as form_fields
+from .form import selection as selection_from
+from .quantities import periods_of, series_of
+from .tables import FACETS, facet_list, grid
 from .urls import changed, day_query, encoded
 
 
@@ -42,8 +64,8 @@ def ask(server, archive, question: tuple, make):
 def overview(server, request) -> Shown:
     with server.archive() as archive:
         snap = server.snapshots.get(archive)
-        verdicts = data.verdict_counts(archive.con)
-        per_day = ask(server, archive, ("per_day",), lambda: data.findings_per_day(archive.con, snap))
+        verdicts = verdict_counts(archive.con)
+        per_day = ask(server, archive, ("per_day",), lambda: findings_per_day(archive.con, snap))
     summary = snap.summary
     twin = {
         "stats": snap.stats,
@@ -55,7 +77,7 @@ def overview(server, request) -> Shown:
         "findings_per_day": per_day,
         "audit_summary": summary,
     }
-    results_chart = charts.stacked_bars(
+    results_chart = stacked_bars(
         snap.results_per_day,
         "day",
         "agent",
@@ -63,7 +85,7 @@ def overview(server, request) -> Shown:
         lambda day, agent: "/search" + encoded(day_query(day, agent=agent if agent != "(no agent)" else "")),
         "Results per day, by agent",
     )
-    findings_chart = charts.stacked_bars(
+    findings_chart = stacked_bars(
         per_day,
         "day",
         "rule",
@@ -78,19 +100,19 @@ def search(server, request) -> Shown:
     kind = request.query_params.get("kind") or "claims"
     if kind not in QUERIES:
         raise UsageError(f"kind is one of {', '.join(QUERIES)}", "kind")
-    selection = form.selection(request.query_params)
+    selection = selection_from(request.query_params)
     order_by = request.query_params.get("order_by") or None
     page, size = _page(request)
     unfiltered = selection == Selection()  # the whole archive is the overview's; a list of it reads every claim
     if unfiltered:
-        found = data.Page(QUERIES[kind](selection).fields, [], 0, False, 1, size)
+        found = Page(QUERIES[kind](selection).fields, [], 0, False, 1, size)
     else:
         with server.archive() as archive:
             found = ask(
                 server,
                 archive,
                 ("rows", kind, repr(selection), order_by, page, size),
-                lambda: data.lineage_page(archive.con, kind, selection, order_by, page, size, tables.FACETS[kind]),
+                lambda: lineage_page(archive.con, kind, selection, order_by, page, size, FACETS[kind]),
             )
     twin = {
         "kind": kind,
@@ -102,13 +124,13 @@ def search(server, request) -> Shown:
     context = {
         "kind": kind,
         "kinds": list(QUERIES),
-        "fields": form.fields(request.query_params),
+        "fields": form_fields(request.query_params),
         "order_by": order_by or "",
         "found": found,
         "unfiltered": unfiltered,
         "pager": _pager(request, found),
-        "grid": tables.grid(request, kind, found.fields, found.rows, sortable=True),
-        "facets": tables.facet_list(request, found),
+        "grid": grid(request, kind, found.fields, found.rows, sortable=True),
+        "facets": facet_list(request, found),
         "downloads": [
             (f, changed(request, drop=("page", "size", "kind", "_col"), path=f"/download/{kind}.{f}"))
             for f in DOWNLOADS
@@ -136,30 +158,28 @@ def result(server, request) -> Shown:
 def subject(server, request) -> Shown:
     kind = request.url.path.split("/")[1]
     name = _name(request, "name")
-    selection = Selection.of(**{data.SUBJECTS[kind]: [name]})
+    selection = Selection.of(**{SUBJECTS[kind]: [name]})
     with server.archive() as archive:
-        periods = ask(server, archive, ("periods", kind, name), lambda: data.by_period(archive.con, selection))
-        small = ask(server, archive, ("small", kind, name), lambda: data.small_bases(archive.con, selection))
+        periods = ask(server, archive, ("periods", kind, name), lambda: by_period(archive.con, selection))
+        small = ask(server, archive, ("small", kind, name), lambda: small_bases(archive.con, selection))
         shown = list(
             ask(server, archive, ("claimed", kind, name), lambda: claimed_charts(archive.con, kind, name, selection))
         )
         per_day = verdicts = disagreeing = None
         if kind == "column":
             snap = server.snapshots.get(archive)
-            disagreeing = ask(server, archive, ("conflicts", name), lambda: data.conflicts(archive.con, snap, name))
+            disagreeing = ask(server, archive, ("conflicts", name), lambda: conflicts(archive.con, snap, name))
         if kind == "agent":
             snap = server.snapshots.get(archive)
-            per_day = ask(server, archive, ("per_day", name), lambda: data.findings_per_day(archive.con, snap, name))
-            verdicts = ask(
-                server, archive, ("verdicts_per_day", name), lambda: data.verdicts_per_day(archive.con, name)
-            )
+            per_day = ask(server, archive, ("per_day", name), lambda: findings_per_day(archive.con, snap, name))
+            verdicts = ask(server, archive, ("verdicts_per_day", name), lambda: verdicts_per_day(archive.con, name))
     twin = {"kind": kind, "name": name, "by_period": periods, "small_bases": small.as_dict()}
     if disagreeing is not None:
         twin["conflicts"] = disagreeing
     if per_day is not None:
         twin |= {"findings_per_day": per_day, "verdicts_per_day": verdicts}
         shown.append(
-            charts.stacked_bars(
+            stacked_bars(
                 per_day,
                 "day",
                 "rule",
@@ -169,7 +189,7 @@ def subject(server, request) -> Shown:
             )
         )
         shown.append(
-            charts.stacked_bars(
+            stacked_bars(
                 verdicts,
                 "day",
                 "verdict",
@@ -184,9 +204,9 @@ def subject(server, request) -> Shown:
         "periods": periods,
         "charts": [Markup(chart) for chart in shown],
         "small": small,
-        "small_grid": tables.grid(request, "small", small.fields, small.rows),
+        "small_grid": grid(request, "small", small.fields, small.rows),
         "conflicts": disagreeing,
-        "search": "/search" + encoded({data.SUBJECTS[kind]: name}),
+        "search": "/search" + encoded({SUBJECTS[kind]: name}),
         "audit": "/audit" + encoded({"agent": name}) if kind == "agent" else None,
         "verify": "/verify" + encoded({"agent": name}) if kind == "agent" else None,
     }
@@ -194,15 +214,15 @@ def subject(server, request) -> Shown:
 
 
 def claimed_charts(con, kind: str, name: str, selection: Selection) -> list[str]:
-    """A subject's charts of what was claimed, by period (`charts.quantity_panels`)."""
-    cells, partial = data.cited_values(con, selection)
-    series, bases = quantities.series_of(cells)
-    title = "What was claimed, by period" + (f" (its first {data.CHART_CELLS:,} cells)" if partial else "")
-    return charts.quantity_panels(
+    """A subject's charts of what was claimed, by period (`quantity_panels`)."""
+    cells, partial = cited_values(con, selection)
+    series, bases = series_of(cells)
+    title = "What was claimed, by period" + (f" (its first {CHART_CELLS:,} cells)" if partial else "")
+    return quantity_panels(
         series,
-        quantities.periods_of(cells),
+        periods_of(cells),
         bases,
-        lambda period: "/search" + encoded({data.SUBJECTS[kind]: name, "period": period}),
+        lambda period: "/search" + encoded({SUBJECTS[kind]: name, "period": period}),
         title,
     )
 
@@ -215,7 +235,7 @@ def audit(server, request) -> Shown:
     severity = params.get("severity") or None
     if severity is not None:
         _known(severity, (ERROR, WARNING), "severity")
-    selection = form.selection(params, only=data.FINDING_FILTERS)
+    selection = selection_from(params, only=FINDING_FILTERS)
     page, size = _page(request)
     with server.archive() as archive:
         snap = server.snapshots.get(archive)
@@ -223,9 +243,7 @@ def audit(server, request) -> Shown:
             server,
             archive,
             ("findings", tuple(rules), severity, repr(selection), page, size),
-            lambda: data.findings_page(
-                archive.con, snap, rules, severity, selection, page, size, tables.FACETS["findings"]
-            ),
+            lambda: findings_page(archive.con, snap, rules, severity, selection, page, size, FACETS["findings"]),
         )
     twin = {"filters": {"rule": rules, "severity": severity, **selection.as_dict()}, **found.as_dict()}
     context = {
@@ -234,10 +252,10 @@ def audit(server, request) -> Shown:
         "rules": list(snap.summary["findings"]),
         "chosen": rules,
         "severity": severity,
-        "fields": form.fields(params, only=data.FINDING_FILTERS),
+        "fields": form_fields(params, only=FINDING_FILTERS),
         "summary": snap.summary,
-        "grid": tables.grid(request, "findings", found.fields, found.rows),
-        "facets": tables.facet_list(request, found),
+        "grid": grid(request, "findings", found.fields, found.rows),
+        "facets": facet_list(request, found),
     }
     return Shown("audit.html", "Audit findings", twin, context)
 
@@ -247,16 +265,16 @@ def verify(server, request) -> Shown:
     verdict = params.get("verdict") or None
     if verdict is not None:
         _known(verdict, VERDICTS, "verdict")
-    selection = form.selection(params)
+    selection = selection_from(params)
     page, size = _page(request)
     with server.archive() as archive:
         found = ask(
             server,
             archive,
             ("verdicts", repr(selection), verdict, page, size),
-            lambda: data.verdicts_page(archive.con, selection, verdict, page, size),
+            lambda: verdicts_page(archive.con, selection, verdict, page, size),
         )
-        counts = data.verdict_counts(archive.con)
+        counts = verdict_counts(archive.con)
     twin = {"filters": {"verdict": verdict, **selection.as_dict()}, "verdicts_by_status": counts, **found.as_dict()}
     context = {
         "found": found,
@@ -264,7 +282,7 @@ def verify(server, request) -> Shown:
         "counts": counts,
         "verdicts": VERDICTS,
         "verdict": verdict,
-        "fields": form.fields(params),
+        "fields": form_fields(params),
     }
     return Shown("verify.html", "Verdicts", twin, context)
 
@@ -276,7 +294,7 @@ def downloaded(server, request):
         raise NotFoundError(
             f"no list {request.path_params['file']}: claims, citations or impact as {', '.join(DOWNLOADS)}"
         )
-    selection = form.selection(request.query_params)
+    selection = selection_from(request.query_params)
     order_by = request.query_params.get("order_by") or None
     with server.archive() as archive:
         return download(archive, kind, fmt_, selection, order_by)
@@ -288,7 +306,7 @@ PAGES = {
     "/audit": audit,
     "/verify": verify,
     "/result/{ident:path}": result,
-    **{f"/{kind}/{{name:path}}": subject for kind in data.SUBJECTS},
+    **{f"/{kind}/{{name:path}}": subject for kind in SUBJECTS},
 }
 """Each page's address (with `.json`, its twin)."""
 
@@ -302,9 +320,9 @@ def _name(request, key: str) -> str:
 
 
 def _page(request) -> tuple[int, int]:
-    """The page and its size asked for, brought within their bounds (`data.page_bounds`)."""
-    page, size = (_whole(request, name, default) for name, default in (("page", 1), ("size", data.PAGE_SIZE)))
-    return data.page_bounds(page, size)
+    """The page and its size asked for, brought within their bounds (`page_bounds`)."""
+    page, size = (_whole(request, name, default) for name, default in (("page", 1), ("size", PAGE_SIZE)))
+    return page_bounds(page, size)
 
 
 def _whole(request, name: str, default: int) -> int:
@@ -322,7 +340,7 @@ def _known(value: str, known, parameter: str) -> None:
         raise UsageError(f"{shown!r} is not one of {', '.join(known)}", parameter)
 
 
-def _pager(request, found: data.Page) -> dict:
+def _pager(request, found: Page) -> dict:
     return {
         "previous": changed(request, page=found.page - 1) if found.page > 1 else None,
         "next": changed(request, page=found.page + 1) if found.page < found.pages or found.capped else None,

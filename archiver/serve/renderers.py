@@ -10,8 +10,8 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from . import urls
 from .pages import Shown
+from .urls import TWIN, twin
 
 
 def plain_json(value) -> bytes:
@@ -28,7 +28,7 @@ def as_html(server, request: Request, shown: Shown, status: int = 200) -> Respon
         request=request,
         title=shown.title,
         twin=shown.twin,
-        json_href=urls.twin(request.url.path, query) if shown.linked else None,
+        json_href=twin(request.url.path, query) if shown.linked else None,
         **shown.context,
     )
     return HTMLResponse(page, status_code=status)
@@ -39,7 +39,7 @@ RENDERERS: dict[str, Callable[..., Response]] = {"html": as_html, "json": as_jso
 
 def wanted(request: Request) -> str:
     """The renderer a request asks for."""
-    if request.url.path.endswith(urls.TWIN):
+    if request.url.path.endswith(TWIN):
         return "json"
     accept = request.headers.get("accept", "")
     return "json" if "application/json" in accept and "text/html" not in accept else "html"
