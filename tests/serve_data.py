@@ -3,9 +3,14 @@ citation field (and agent name, and data) is an XSS payload."""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .lineage_data import build, card, cite, task
+from .servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 XSS = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
@@ -44,3 +49,25 @@ def serve_archive(archive, write, samples: bool = True) -> list[str]:
         paths.append(str(ROOT / "sample_transcripts"))
     archive.ingest(paths, workers=1)
     return paths
+
+
+@contextmanager
+def serving(db: str) -> Iterator[str]:
+    """`archiver serve`'s application on `db` in a real uvicorn server on a free loopback port: its URL."""
+    import uvicorn
+
+    from archiver.serve import create_app
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

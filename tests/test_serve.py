@@ -21,6 +21,7 @@ from starlette.testclient import TestClient
 
 from archiver.archive import Archive
 from archiver.cli import main
+from archiver.query.lineage import CLAIM_FIELDS
 from archiver.query.selection import Selection
 from archiver.serve import create_app
 from archiver.serve.form import filters
@@ -191,6 +192,19 @@ def test_downloads_are_the_cli_outputs(client, served):
     assert next(iter(csv.reader(io.StringIO(got.text))))[:5] == ["value", "unit", "stated", "pointer", "cell"]
 
 
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "tsv", "markdown"])
+def test_every_format_of_query_but_its_terminal_table_downloads_as_the_cli_writes_it(client, served, fmt):
+    """The web's downloads were listed apart from the CLI's formats (CSV, JSON Lines); now they are
+    the CLI's registry's (`render.formats`), with Parquet."""
+    got = client.get(f"/download/claims.{fmt}?column=s14r5")
+    assert got.status_code == 200
+    run = CliRunner().invoke(main, ["query", "claims", "--column", "s14r5", "--db", served, "--format", fmt])
+    assert got.text == run.output
+    page = client.get("/search?column=s14r5").text
+    listed = re.search(r'<p class="downloads">(.*?)</p>', page, re.S).group(1)
+    assert re.findall(r">(\w+)</a>", listed) == ["json", "jsonl", "csv", "tsv", "markdown", "parquet"]
+
+
 def test_the_result_page_is_the_show_layout_with_links(client, served):
     page = client.get("/result/t1").text
     with Archive.open(served, read_only=True) as archive:
@@ -230,13 +244,56 @@ def test_verdicts_show_the_rederived_value_beside_the_claimed(client):
     assert f"{difference['claimed']} → " in page
 
 
-def test_a_column_page_charts_its_values_by_period(client):
+def test_a_column_page_lists_its_periods_and_small_bases(client):
     twin = client.get("/column/aware_b1.json").json()
     assert [row["period"] for row in twin["by_period"]] == ["W1 (June 2026)", "W2 (July 2026)", "W3 (August 2026)"]
-    page = client.get("/column/aware_b1").text
-    assert page.count('<circle class="median"') == 3
     small = client.get("/column/s14r5.json").json()["small_bases"]["rows"]
     assert all(row["base_n"] < 30 for row in small)
+
+
+def charted(page: str) -> dict[str, list[str]]:
+    """Each chart panel of a page (by its unit) and the hover texts of its points."""
+    panels = re.findall(r'<figure class="chart" data-unit="(\w+)">(.*?)</figure>', page, re.S)
+    return {unit: re.findall(r"<circle[^>]*><title>([^<]*)</title>", inner) for unit, inner in panels}
+
+
+def test_a_column_chart_draws_each_cited_quantity_on_an_axis_of_its_unit(client):
+    """s14r5 cites shares of 0.21-0.42 and counts of 1,210-4,210: once pooled on one axis and one median
+    ("median 1,210"), now a series per cell in a panel per unit, and the bases in one of their own."""
+    panels = charted(client.get("/column/s14r5").text)
+    assert list(panels) == ["share", "count", "value", "base"]  # the lineage files' s14r5 also states a mean
+    assert {
+        "18-34: share · s14r5 (extractFunnel), W6 (April 2026): 42%",
+        "35-54: share · s14r5 (extractFunnel), W6 (April 2026): 37%",
+        "55-74: share · s14r5 (extractFunnel), W6 (April 2026): 21%",
+    } <= set(panels["share"])
+    assert {
+        "18-34: n · s14r5 (extractFunnel), W6 (April 2026): 1,210",
+        "35-54: n · s14r5 (extractFunnel), W6 (April 2026): 1,655",
+        "55-74: n · s14r5 (extractFunnel), W6 (April 2026): 1,345",
+        "total · s14r5 (extractFunnel), W6 (April 2026): 4,210",
+    } <= set(panels["count"])
+    shares = [float(t.rsplit(": ", 1)[1].rstrip("%")) for t in panels["share"]]
+    counts = [float(t.rsplit(": ", 1)[1].replace(",", "")) for t in panels["count"]]
+    assert all(t.endswith("%") for t in panels["share"])
+    assert max(shares) <= 100
+    assert all(c == int(c) for c in counts)
+    assert panels["value"] == ["z · s14r5 (extractFunnel), W6 (April 2026): 2.5"]
+    assert panels["base"] == ["base n · s14r5, W6 (April 2026): 4,210 (50 to 4,210)"]
+
+
+def test_a_period_label_is_drawn_whole_and_periods_in_their_order(client):
+    """Kestrel's periods were cut to 18 characters ("Wave 1 (November 2"); W1, W2, W3 stay in order
+    when only one of them has fielded dates."""
+    page = client.get("/study/" + quote("Kestrel Commuter Panel", safe="")).text
+    label = re.search(r'<text class="tick"[^>]*>((?:<tspan[^>]*>[^<]*</tspan>)+)</text>', page).group(1)
+    assert " ".join(re.findall(r">([^<]+)</tspan>", label)) == "Wave 1 (November 2025)"
+    shares = charted(client.get("/column/aware_b1").text)["share"]
+    assert [t.split(", ")[1].split(":")[0] for t in shares if t.startswith("18-34: share")] == [
+        "W1 (June 2026)",
+        "W2 (July 2026)",
+        "W3 (August 2026)",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -728,3 +785,124 @@ def test_the_servers_own_answers_carry_the_csp(limited_server):
         assert head[0].split()[1] == status.decode(), head
         assert f"content-security-policy: {CSP}".lower() in head
         assert "x-frame-options: deny" in head
+
+
+# The shape of the application: one route per page, the data built once.
+
+
+def test_each_page_is_one_route_with_its_json_twin_optional(served):
+    """Every route was listed twice (`/search` and `/search.json`); now one route answers both."""
+    from archiver.serve.pages import PAGES
+
+    app = create_app(served).app
+    paths = [route.path for route in app.routes]
+    assert not [path for path in paths if path.endswith(".json")]
+    assert (
+        len([route for route in app.routes if route.endpoint.__name__ == "endpoint"]) == len(PAGES) + 1
+    )  # + downloads
+
+
+def test_the_html_page_and_its_twin_are_made_of_one_answer(client):
+    """The page's table is drawn from the rows its twin carries (the data is built once)."""
+    twin = client.get("/search.json?column=s14r5&_col=value&_col=task_id").json()
+    page = client.get("/search?column=s14r5&_col=value&_col=task_id").text
+    cells = re.findall(r'<td class="(?:num|str)">(?:<a [^>]*>)?([^<]*)', page)
+    assert cells == [text for row in twin["rows"] for text in (f"{row['value']:,.6g}", row["task_id"])]
+
+
+# Tables people read (after Datasette's): default columns, ?_col=, facets, labels in words.
+
+
+def headings(page: str) -> list[str]:
+    head = re.search(r"<thead><tr>(.*?)</tr></thead>", page, re.S).group(1)
+    return [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<th[^>]*>(.*?)</th>", head)]
+
+
+def test_a_list_shows_its_default_columns_in_words(client):
+    """The search showed every one of 28 fields, headed by their names; now nine, in words."""
+    page = client.get("/search?column=s14r5").text
+    assert headings(page) == [
+        "value",
+        "what it measures",
+        "study",
+        "period",
+        "source",
+        "base n",
+        "warnings",
+        "status",
+        "task or message",
+    ]
+    assert '<td class="str">18-34: share, s14r5</td>' in page
+    assert '<td class="str">extractFunnel(versant_flat, s14r5)</td>' in page
+    citations = client.get("/search?kind=citations&column=s14r5").text
+    assert headings(citations) == [
+        "study",
+        "period",
+        "source",
+        "base n",
+        "warnings",
+        "valid",
+        "claims",
+        "results",
+        "agents",
+    ]
+    audit = client.get("/audit?rule=small-base").text
+    assert headings(audit) == ["severity", "rule", "what is wrong", "task or message", "agent", "file", "place in file"]
+    message = re.search(r"<tr><td[^>]*>warning</td><td[^>]*>small-base</td>.*?</tr>", audit, re.S).group(0)
+    assert '<a href="/result/msg-' in message or '<a href="/result/t' in message
+
+
+def test_columns_are_chosen_with_col_and_offered_in_a_menu(client):
+    page = client.get("/search?column=s14r5&_col=base_n&_col=value&_col=citation_hash").text
+    assert headings(page) == ["value", "base n", "citation"]  # in the list's own order
+    menu = re.search(r'<details class="columns">(.*?)</details>', page, re.S).group(1)
+    offered = re.findall(r'name="_col" value="([^"]+)"( checked)?', menu)
+    assert len(offered) == 3 + len(CLAIM_FIELDS)  # what it measures, its source, its result, and every field
+    assert [name for name, checked in offered if checked] == ["value", "base_n", "citation_hash"]
+    assert '<input type="hidden" name="column" value="s14r5">' in menu
+    refused = client.get("/search.json?column=s14r5&_col=nope")
+    assert refused.status_code == 400
+    assert refused.json()["error"].startswith(
+        "_col: 'nope' is not a column of this list; one of measures, source, result, value"
+    )
+
+
+def test_facets_count_the_rows_beside_the_list_and_narrow_it(client, served):
+    page = client.get("/search?study=Versant*").text
+    facets = re.search(r'<aside class="facets">(.*?)</aside>', page, re.S).group(1)
+    assert re.findall(r"<h2>([^<]+)</h2>", facets) == ["study", "period", "column", "agent"]
+    rows = cli_json(served, "query", "claims", "--study", "Versant*")
+    for heading, field in (("study", "study"), ("column", "source_column"), ("agent", "agent")):
+        listed = re.search(rf"<h2>{heading}</h2><ul>(.*?)</ul>", facets, re.S).group(1)
+        counted = {name: int(n) for name, n in re.findall(r'>([^<]+)</a> <span class="n">([^<]+)</span>', listed)}
+        assert counted == {v: sum(r[field] == v for r in rows) for v in {r[field] for r in rows} if v is not None}
+    assert '<a href="/search?study=Versant+Mega+Tracker">Versant Mega Tracker</a>' in facets
+    audit = client.get("/audit").text
+    rules = re.search(r"<h2>rule</h2><ul>(.*?)</ul>", audit, re.S).group(1)
+    assert '<a href="/audit?rule=small-base">small-base</a>' in rules
+
+
+def test_the_forms_and_the_overview_speak_in_words(client):
+    """The form's labels were the CLI's flags (`--min-n`), the overview's tiles raw keys (`healed_rows`)."""
+    page = client.get("/search").text
+    labels = re.findall(r"<label[^>]*><span>([^<]+)</span>", page)
+    assert not [label for label in labels if label.startswith("-") or "_" in label]
+    assert "<span>Smallest base n</span>" in page
+    assert ">with warnings</option>" in page
+    overview = client.get("/").text
+    tiles = re.findall(r"<dt>([^<]+)</dt>", overview)
+    assert not [tile for tile in tiles if "_" in tile]
+    assert "claims in stored copies" in tiles
+    assert "rows healed after an interrupted write" in tiles
+
+
+def test_facets_read_no_more_rows_than_the_count(served, monkeypatch):
+    """A list's facets are counted over the rows its count reads: past `COUNT_CAP`, the first of them."""
+    from archiver.serve import data
+
+    monkeypatch.setattr(data, "COUNT_CAP", 5)
+    with TestClient(create_app(served)) as capped:
+        page = capped.get("/search?study=*").text
+    assert '<p class="count">5+ rows' in page
+    studies = re.search(r"<h2>study</h2><ul>(.*?)</ul>", page, re.S).group(1)
+    assert sum(int(n) for n in re.findall(r'<span class="n">(\d+)</span>', studies)) == 5

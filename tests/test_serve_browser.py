@@ -8,17 +8,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from archiver.archive import Archive
-from archiver.serve import create_app
 
-from .serve_data import ROOT, XSS, serve_archive
+from .serve_data import ROOT, XSS, serve_archive, serving
 
 pytestmark = pytest.mark.browser
 
@@ -30,16 +26,8 @@ if CHROMIUM is None:
 LAYER = ROOT / "sample_transcripts" / "data-layer" / "archiver-data-layer.toml"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory):
-    import uvicorn
-
     folder = tmp_path_factory.mktemp("served")
 
     def write(name, content):
@@ -54,17 +42,8 @@ def base_url(tmp_path_factory):
     with Archive.open(db) as archive:
         serve_archive(archive, write)
         archive.verify(str(LAYER))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serving(db) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -141,13 +120,14 @@ def test_fill_the_search_form_and_share_its_address(page, artifacts):
     assert "valid=yes" in page.url
     rows = page.locator("table.rows tbody tr")
     assert rows.count() >= 1
-    column = page.locator("table.rows thead th").all_inner_texts().index("source_column") + 1
-    assert set(page.locator(f"table.rows tbody td:nth-child({column})").all_inner_texts()) == {"s14r5"}
+    column = page.locator("table.rows thead th").all_inner_texts().index("source") + 1
+    sources = page.locator(f"table.rows tbody td:nth-child({column})").all_inner_texts()
+    assert {source.rsplit(", ", 1)[1] for source in sources} == {"s14r5)"}
     shot(page, artifacts, "search")
     again = page.context.new_page()
     again.goto(page.url)  # the address is the query
     assert again.locator("table.rows tbody tr").count() == rows.count()
-    assert again.locator("input[name=column]").input_value() == "s14r5"
+    assert again.locator("form.filters input[name=column]").input_value() == "s14r5"
     again.close()
 
 
@@ -158,7 +138,7 @@ def test_download_a_csv(page):
     download = info.value
     assert download.suggested_filename == "claims.csv"
     text = Path(download.path()).read_text()
-    assert text.splitlines()[0].startswith("value,pointer,part_index")
+    assert text.splitlines()[0].startswith("value,unit,stated,pointer,cell,part_index")
     assert len(text.splitlines()) == 1 + len(page.locator("table.rows tbody tr").all())
 
 
@@ -179,12 +159,13 @@ def test_from_a_column_to_its_chart(page, artifacts):
     page.goto("/result/task-vd-aware-w1")
     page.locator("nav.subjects a", has_text="column: aware_b1").click()
     assert page.locator("h1").inner_text() == "column aware_b1"
-    chart = page.locator("figure.chart svg")
-    assert chart.count() == 1
-    assert chart.locator("circle.median").count() == 3
-    assert chart.bounding_box()["height"] > 100
+    panels = page.locator("figure.chart")
+    assert [panels.nth(i).get_attribute("data-unit") for i in range(panels.count())] == ["share", "count", "base"]
+    shares = panels.nth(0).locator("svg")
+    assert shares.locator("circle.point").count() == 9  # three cells, three periods
+    assert shares.bounding_box()["height"] > 100
     shot(page, artifacts, "column")
-    chart.locator("a").first.click()  # a period's mark -> its claims
+    shares.locator("a").first.click()  # a period's point -> its claims
     assert "column=aware_b1" in page.url
     assert "period=" in page.url
 
@@ -220,3 +201,88 @@ def test_hostile_citation_fields_stay_inert(page):
     assert f"f{XSS}" in shown
     assert not page.dialogs
     assert not page.errors
+
+
+NARROWER_THAN_A_WORD = """() => {
+    const canvas = document.createElement("canvas").getContext("2d");
+    const out = [];
+    for (const cell of document.querySelectorAll("table.rows td, table.rows th")) {
+        const style = getComputedStyle(cell);
+        const inner = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        for (const word of cell.innerText.split(/\\s+/)) {
+            const holder = cell.querySelector("a, span") || cell;
+            canvas.font = getComputedStyle(holder).font;
+            const width = canvas.measureText(word).width;
+            if (word && width > inner + 1) out.push(`${word} (${width.toFixed(0)} px) in ${inner.toFixed(0)} px`);
+        }
+    }
+    return out;
+}"""
+
+LISTS = [
+    "/search?study=*",
+    "/search?study=*&size=20&_col="
+    + "&_col=".join(
+        (
+            "value",
+            "pointer",
+            "task_id",
+            "source_path",
+            "base_name",
+            "warnings",
+            "problems",
+            "citation_hash",
+            "verdict_reason",
+        )
+    ),
+    "/search?kind=citations&study=*",
+    "/search?kind=impact&study=*",
+    "/audit",
+    "/verify",
+    "/column/s14r5",
+    "/study/Kestrel%20Commuter%20Panel",
+]
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_no_cell_is_narrower_than_its_longest_word(browser, base_url, width):
+    """Values wrapped one character a line ("1,210" read downward, "erro r"); now a cell is at least as
+    wide as its longest word, and a list wider than the window scrolls sideways in its own box."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, base_url=base_url)
+    page = context.new_page()
+    for url in LISTS:
+        page.goto(url)
+        assert page.locator("table.rows").count() >= 1, url
+        assert page.evaluate(NARROWER_THAN_A_WORD) == [], url
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, url  # the page never scrolls sideways
+    context.close()
+
+
+def test_a_wide_list_scrolls_in_its_box_under_a_header_that_stays(page):
+    page.set_viewport_size({"width": 1280, "height": 700})
+    page.goto(
+        "/search?study=*&size=100&_col="
+        + "&_col=".join(
+            (
+                "value",
+                "pointer",
+                "task_id",
+                "source_path",
+                "timestamp",
+                "base_name",
+                "warnings",
+                "problems",
+                "citation_hash",
+                "verdict_reason",
+                "study",
+                "period",
+            )
+        )
+    )
+    box = page.locator("div.scroll").first
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth")  # wider than the window: it scrolls sideways
+    box.evaluate("b => { b.scrollTop = 600; }")
+    head, top = page.locator("table.rows thead th").first.bounding_box(), box.bounding_box()
+    assert abs(head["y"] - top["y"]) <= 2  # the header stays at the top of the box
+    title = page.locator("table.rows td span[title]").first
+    assert title.get_attribute("title").startswith("/")  # a file's whole path on hover

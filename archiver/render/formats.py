@@ -27,6 +27,18 @@ RENDERERS: dict[str, tuple[Renderer, frozenset[str]]] = {
 }
 
 
+MEDIA_TYPES = {
+    "table": "text/plain; charset=utf-8",
+    "json": "application/json",
+    "jsonl": "application/jsonl",
+    "csv": "text/csv; charset=utf-8",
+    "tsv": "text/tab-separated-values; charset=utf-8",
+    "markdown": "text/markdown; charset=utf-8",
+    "sarif": "application/sarif+json",
+}
+"""What each format's bytes are, as a web download names them."""
+
+
 def formats_for(kind: str) -> tuple[str, ...]:
     """The formats a listing of `kind` ("rows", "findings" or "verdicts") can be written in."""
     return tuple(name for name, (_, kinds) in RENDERERS.items() if kind in kinds)

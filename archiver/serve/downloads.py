@@ -1,4 +1,5 @@
-"""Every list of the search as a file: CSV and JSON Lines by the CLI's own renderers, Parquet by Arrow."""
+"""Every list of the search as a file: in each format `archiver query --format` writes a file in (its own
+renderers, `archiver.render.formats`), and Parquet by Arrow."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
 
 from ..query.selection import Selection
-from ..render.formats import write
+from ..render.formats import MEDIA_TYPES, OUTPUT_FORMATS, write
 
 DOWNLOADS = {
-    "csv": "text/csv; charset=utf-8",
-    "jsonl": "application/jsonl",
+    **{name: MEDIA_TYPES[name] for name in OUTPUT_FORMATS if name != "table"},  # a table is for a terminal
     "parquet": "application/vnd.apache.parquet",
 }
 CHUNK = 1 << 16

@@ -12,6 +12,18 @@ def filters() -> tuple[Filter, ...]:
     return FILTERS
 
 
+ANSWERS = {
+    "has_warnings": ("with warnings", "without warnings"),
+    "valid": ("valid", "invalid"),
+    "inferred": ("type lost (inferred)", "typed"),
+}
+"""A choice's two answers on the form, in words (its flags are the command line's)."""
+
+
+def answers(item: Filter) -> tuple[str, str]:
+    return ANSWERS.get(item.name, item.choices)
+
+
 def selection(params, only: tuple[str, ...] | None = None) -> Selection:
     """The `Selection` a query string asks for (a value empty means no filter; a text filter repeated
     means any of its values; a choice is `yes` or `no`)."""

@@ -1,0 +1,141 @@
+"""A value as a table cell shows it: formatted, linked to its own page where it has one, headed in words."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from markupsafe import Markup
+
+from ..render.layout import name_of
+from ..render.paths import display_path
+from .urls import href
+
+LINKED = {
+    "study": "study",
+    "period": "period",
+    "source_column": "column",
+    "source_table": "table",
+    "agent": "agent",
+    "task_id": "result",
+    "message_id": "result",
+    "context_id": "result",
+    "id": None,
+}
+
+HEADINGS = {
+    "value": "value",
+    "measures": "what it measures",
+    "source": "source",
+    "result": "task or message",
+    "pointer": "cell",
+    "part_index": "part",
+    "task_id": "task",
+    "message_id": "message",
+    "context_id": "context",
+    "artifact_id": "artifact",
+    "timestamp": "time",
+    "source_path": "file",
+    "fielded": "fielded",
+    "base_name": "base",
+    "base_n": "base n",
+    "source_table": "table",
+    "source_column": "column",
+    "source_function": "function",
+    "valid": "valid",
+    "problems": "problems",
+    "inferred": "type-lost",
+    "citation_hash": "citation",
+    "rerun_value": "re-derived value",
+    "verdict_reason": "why not re-derived",
+    "verified_at": "verified at",
+    "result_key": "result",
+    "locator": "place in file",
+    "detail": "what is wrong",
+    "kind": "kind",
+    "id": "name",
+}
+"""Each field's heading in words (a field not named here is headed by its own name)."""
+
+
+def heading(field: str) -> str:
+    return HEADINGS.get(field, field.replace("_", " "))
+
+
+def fmt(value: Any) -> str:
+    """A value as a table cell shows it (thousands separated)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.6g}" if abs(value) >= 1000 else f"{value:.6g}"
+    if isinstance(value, (list, tuple)):
+        return "; ".join(fmt(v) for v in value)
+    return str(value)
+
+
+def link(field_name: str, value: Any, row: dict | None = None) -> Markup:
+    """A cell's value, linked to its own page where it has one (escaped either way)."""
+    text = escape(fmt(value))
+    kind = LINKED.get(field_name)
+    if field_name == "id" and row is not None:
+        kind = {"task": "result", "context": "result", "agent": "agent", "source_file": None}.get(row.get("kind"))
+    if value is None or value == "" or kind is None:
+        return Markup(text)
+    anchor = ""
+    if kind == "result" and row is not None and row.get("part_index") is not None:
+        anchor = f"#part-{int(row['part_index'])}"
+    return Markup(f'<a href="{escape(href(kind, value))}{anchor}">{text}</a>')
+
+
+def source(row: dict) -> str:
+    """A citation's source as a reader names it: `extractShare(kcp_trips, mode_main)`."""
+    inside = ", ".join(str(row.get(f)) for f in ("source_table", "source_column") if row.get(f) is not None)
+    return f"{row.get('source_function') or '?'}({inside})" if inside or row.get("source_function") else ""
+
+
+def measures(row: dict) -> str:
+    """What a claim measures: the cell it fills as the core names it ("18-34: share", else its pointer
+    read as a name), and the column it cites."""
+    cell = row.get("cell") or name_of(row.get("pointer") or "")
+    return f"{cell}, {row['source_column']}" if row.get("source_column") else cell
+
+
+def shown_path(path: Any) -> str:
+    """A file as a cell shows it: its folder and name (the whole path on hover)."""
+    if not path:
+        return ""
+    shown = display_path(str(path))
+    parts = shown.replace("\\", "/").split("/")
+    return "/".join(parts[-2:]) if len(parts) > 2 else shown
+
+
+STAT_WORDS = {
+    "sources": "source files",
+    "records": "records read",
+    "quarantined": "records quarantined",
+    "results": "results (each counted once)",
+    "copies": "stored copies of results",
+    "origin_copies": "origin copies (recorded at the agent)",
+    "results_with_origin": "results with an origin copy",
+    "parts_undecoded": "parts not decoded",
+    "citations_inferred": "citations that lost their media type",
+    "citations_invalid": "invalid citations",
+    "claims": "claims in stored copies",
+    "agent_cards": "agent cards",
+    "error_responses": "error responses",
+    "paths_aliased": "paths holding bytes stored under another",
+    "healed_rows": "rows healed after an interrupted write",
+}
+"""The overview's counts in words (`archiver stats --json` names them as the JSON twin does)."""
+
+
+def stat_words(name: str) -> str:
+    if name in STAT_WORDS:
+        return STAT_WORDS[name]
+    if name.startswith("records_"):
+        return f"{name.removeprefix('records_').replace('_', ' ')} records"
+    return name.replace("_", " ")

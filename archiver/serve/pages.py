@@ -1,0 +1,347 @@
+"""The pages: each asks the archive once and returns what it shows (`Shown`): the data, which is its
+JSON twin, and what the HTML page adds to it (the table as people read it, facets, charts, the form).
+Which of the two is sent is the renderers' business (`renderers`), errors the application's (`app`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from markupsafe import Markup
+
+from ..audit.rules import ERROR, RULES_BY_ID, WARNING
+from ..errors import UsageError
+from ..query.lineage import QUERIES
+from ..query.selection import Selection
+from ..query.transcript import NotFoundError
+from ..render.html import result_html
+from ..verify.run import VERDICTS
+from .charts import quantity_panels, stacked_bars
+from .data import (
+    CHART_CELLS,
+    FINDING_FILTERS,
+    PAGE_SIZE,
+    SUBJECTS,
+    Page,
+    by_period,
+    cited_values,
+    conflicts,
+    findings_page,
+    findings_per_day,
+    lineage_page,
+    page_bounds,
+    small_bases,
+    verdict_counts,
+    verdicts_page,
+    verdicts_per_day,
+)
+from .downloads import DOWNLOADS, download
+from .form import fields as form_fields
+from .form import selection as selection_from
+from .quantities import periods_of, series_of
+from .tables import FACETS, facet_list, grid
+from .urls import changed, day_query, encoded
+
+
+@dataclass
+class Shown:
+    """What a page shows: `twin`, its data (sent as is as JSON), and `context`, what its HTML adds."""
+
+    template: str
+    title: str
+    twin: dict
+    context: dict = field(default_factory=dict)
+    linked: bool = True  # the HTML page links to its JSON twin (an error's does not)
+
+
+def ask(server, archive, question: tuple, make):
+    """`make()`, the answer to `question`, asked once per state of the archive. The question holds the
+    values a page read from its address (the parameters it knows, parsed and bounded), never the query
+    string itself: parameters a page does not know change nothing, and a page and its `.json` twin
+    share the answer."""
+    return server.remembered(archive, question, make)
+
+
+def overview(server, request) -> Shown:
+    with server.archive() as archive:
+        snap = server.snapshots.get(archive)
+        verdicts = verdict_counts(archive.con)
+        per_day = ask(server, archive, ("per_day",), lambda: findings_per_day(archive.con, snap))
+    summary = snap.summary
+    twin = {
+        "stats": snap.stats,
+        "findings": summary["findings"],
+        "findings_by_severity": summary["findings_by_severity"],
+        "verdicts": verdicts,
+        "results_per_day": snap.results_per_day,
+        "most_cited": snap.subjects,
+        "findings_per_day": per_day,
+        "audit_summary": summary,
+    }
+    results_chart = stacked_bars(
+        snap.results_per_day,
+        "day",
+        "agent",
+        "results",
+        lambda day, agent: "/search" + encoded(day_query(day, agent=agent if agent != "(no agent)" else "")),
+        "Results per day, by agent",
+    )
+    findings_chart = stacked_bars(
+        per_day,
+        "day",
+        "rule",
+        "findings",
+        lambda day, rule: "/audit" + encoded(day_query(day, rule=rule)),
+        "Findings per day, by rule",
+    )
+    return Shown("overview.html", "Overview", twin, {"charts": [Markup(results_chart), Markup(findings_chart)]})
+
+
+def search(server, request) -> Shown:
+    kind = request.query_params.get("kind") or "claims"
+    if kind not in QUERIES:
+        raise UsageError(f"kind is one of {', '.join(QUERIES)}", "kind")
+    selection = selection_from(request.query_params)
+    order_by = request.query_params.get("order_by") or None
+    page, size = _page(request)
+    unfiltered = selection == Selection()  # the whole archive is the overview's; a list of it reads every claim
+    if unfiltered:
+        found = Page(QUERIES[kind](selection).fields, [], 0, False, 1, size)
+    else:
+        with server.archive() as archive:
+            found = ask(
+                server,
+                archive,
+                ("rows", kind, repr(selection), order_by, page, size),
+                lambda: lineage_page(archive.con, kind, selection, order_by, page, size, FACETS[kind]),
+            )
+    twin = {
+        "kind": kind,
+        "filters": selection.as_dict(),
+        "order_by": order_by,
+        "needs_filter": unfiltered,  # no rows: a search without a filter lists nothing
+        **found.as_dict(),
+    }
+    context = {
+        "kind": kind,
+        "kinds": list(QUERIES),
+        "fields": form_fields(request.query_params),
+        "order_by": order_by or "",
+        "found": found,
+        "unfiltered": unfiltered,
+        "pager": _pager(request, found),
+        "grid": grid(request, kind, found.fields, found.rows, sortable=True),
+        "facets": facet_list(request, found),
+        "downloads": [
+            (f, changed(request, drop=("page", "size", "kind", "_col"), path=f"/download/{kind}.{f}"))
+            for f in DOWNLOADS
+        ],
+    }
+    return Shown("search.html", f"Search {kind}", twin, context)
+
+
+def result(server, request) -> Shown:
+    ident = _name(request, "ident")
+    copy = request.query_params.get("copy") or None
+    with server.archive() as archive:
+        results = ask(server, archive, ("results", ident, copy), lambda: archive.results(ident, copy))
+    subjects = []
+    for view in results:
+        links = [("agent", view.agent)] if view.agent else []
+        for c in view.citations:
+            links += [("study", c.study), ("period", c.period), ("column", c.source_column), ("table", c.source_table)]
+        subjects.append([(kind, name) for kind, name in dict.fromkeys(links) if name])
+    twin = {"id": ident, "results": [asdict(view) for view in results]}
+    shown = [(Markup(result_html(view)), links, view) for view, links in zip(results, subjects, strict=True)]
+    return Shown("result.html", f"Result {ident}", twin, {"shown": shown})
+
+
+def subject(server, request) -> Shown:
+    kind = request.url.path.split("/")[1]
+    name = _name(request, "name")
+    selection = Selection.of(**{SUBJECTS[kind]: [name]})
+    with server.archive() as archive:
+        periods = ask(server, archive, ("periods", kind, name), lambda: by_period(archive.con, selection))
+        small = ask(server, archive, ("small", kind, name), lambda: small_bases(archive.con, selection))
+        shown = list(
+            ask(server, archive, ("claimed", kind, name), lambda: claimed_charts(archive.con, kind, name, selection))
+        )
+        per_day = verdicts = disagreeing = None
+        if kind == "column":
+            snap = server.snapshots.get(archive)
+            disagreeing = ask(server, archive, ("conflicts", name), lambda: conflicts(archive.con, snap, name))
+        if kind == "agent":
+            snap = server.snapshots.get(archive)
+            per_day = ask(server, archive, ("per_day", name), lambda: findings_per_day(archive.con, snap, name))
+            verdicts = ask(server, archive, ("verdicts_per_day", name), lambda: verdicts_per_day(archive.con, name))
+    twin = {"kind": kind, "name": name, "by_period": periods, "small_bases": small.as_dict()}
+    if disagreeing is not None:
+        twin["conflicts"] = disagreeing
+    if per_day is not None:
+        twin |= {"findings_per_day": per_day, "verdicts_per_day": verdicts}
+        shown.append(
+            stacked_bars(
+                per_day,
+                "day",
+                "rule",
+                "findings",
+                lambda day, rule: "/audit" + encoded(day_query(day, rule=rule, agent=name)),
+                "Findings per day, by rule",
+            )
+        )
+        shown.append(
+            stacked_bars(
+                verdicts,
+                "day",
+                "verdict",
+                "verdicts",
+                lambda day, verdict: "/verify" + encoded({"agent": name, "verdict": verdict}),
+                "Verdicts per day",
+            )
+        )
+    context = {
+        "kind": kind,
+        "name": name,
+        "periods": periods,
+        "charts": [Markup(chart) for chart in shown],
+        "small": small,
+        "small_grid": grid(request, "small", small.fields, small.rows),
+        "conflicts": disagreeing,
+        "search": "/search" + encoded({SUBJECTS[kind]: name}),
+        "audit": "/audit" + encoded({"agent": name}) if kind == "agent" else None,
+        "verify": "/verify" + encoded({"agent": name}) if kind == "agent" else None,
+    }
+    return Shown("subject.html", f"{kind} {name}", twin, context)
+
+
+def claimed_charts(con, kind: str, name: str, selection: Selection) -> list[str]:
+    """A subject's charts of what was claimed, by period (`quantity_panels`)."""
+    cells, partial = cited_values(con, selection)
+    series, bases = series_of(cells)
+    title = "What was claimed, by period" + (f" (its first {CHART_CELLS:,} cells)" if partial else "")
+    return quantity_panels(
+        series,
+        periods_of(cells),
+        bases,
+        lambda period: "/search" + encoded({SUBJECTS[kind]: name, "period": period}),
+        title,
+    )
+
+
+def audit(server, request) -> Shown:
+    params = request.query_params
+    rules = [r for r in params.getlist("rule") if r]
+    for rule in rules:
+        _known(rule, RULES_BY_ID, "rule")
+    severity = params.get("severity") or None
+    if severity is not None:
+        _known(severity, (ERROR, WARNING), "severity")
+    selection = selection_from(params, only=FINDING_FILTERS)
+    page, size = _page(request)
+    with server.archive() as archive:
+        snap = server.snapshots.get(archive)
+        found = ask(
+            server,
+            archive,
+            ("findings", tuple(rules), severity, repr(selection), page, size),
+            lambda: findings_page(archive.con, snap, rules, severity, selection, page, size, FACETS["findings"]),
+        )
+    twin = {"filters": {"rule": rules, "severity": severity, **selection.as_dict()}, **found.as_dict()}
+    context = {
+        "found": found,
+        "pager": _pager(request, found),
+        "rules": list(snap.summary["findings"]),
+        "chosen": rules,
+        "severity": severity,
+        "fields": form_fields(params, only=FINDING_FILTERS),
+        "summary": snap.summary,
+        "grid": grid(request, "findings", found.fields, found.rows),
+        "facets": facet_list(request, found),
+    }
+    return Shown("audit.html", "Audit findings", twin, context)
+
+
+def verify(server, request) -> Shown:
+    params = request.query_params
+    verdict = params.get("verdict") or None
+    if verdict is not None:
+        _known(verdict, VERDICTS, "verdict")
+    selection = selection_from(params)
+    page, size = _page(request)
+    with server.archive() as archive:
+        found = ask(
+            server,
+            archive,
+            ("verdicts", repr(selection), verdict, page, size),
+            lambda: verdicts_page(archive.con, selection, verdict, page, size),
+        )
+        counts = verdict_counts(archive.con)
+    twin = {"filters": {"verdict": verdict, **selection.as_dict()}, "verdicts_by_status": counts, **found.as_dict()}
+    context = {
+        "found": found,
+        "pager": _pager(request, found),
+        "counts": counts,
+        "verdicts": VERDICTS,
+        "verdict": verdict,
+        "fields": form_fields(params),
+    }
+    return Shown("verify.html", "Verdicts", twin, context)
+
+
+def downloaded(server, request):
+    """A search's whole list as a file (`downloads`): a response of its own, not a page."""
+    kind, _, fmt_ = request.path_params["file"].partition(".")
+    if kind not in QUERIES or fmt_ not in DOWNLOADS:
+        raise NotFoundError(
+            f"no list {request.path_params['file']}: claims, citations or impact as {', '.join(DOWNLOADS)}"
+        )
+    selection = selection_from(request.query_params)
+    order_by = request.query_params.get("order_by") or None
+    with server.archive() as archive:
+        return download(archive, kind, fmt_, selection, order_by)
+
+
+PAGES = {
+    "/": overview,
+    "/search": search,
+    "/audit": audit,
+    "/verify": verify,
+    "/result/{ident:path}": result,
+    **{f"/{kind}/{{name:path}}": subject for kind in SUBJECTS},
+}
+"""Each page's address (with `.json`, its twin)."""
+
+
+# What a page reads from its address.
+
+
+def _name(request, key: str) -> str:
+    name = request.path_params[key]
+    return name[: -len(".json")] if name.endswith(".json") else name
+
+
+def _page(request) -> tuple[int, int]:
+    """The page and its size asked for, brought within their bounds (`page_bounds`)."""
+    page, size = (_whole(request, name, default) for name, default in (("page", 1), ("size", PAGE_SIZE)))
+    return page_bounds(page, size)
+
+
+def _whole(request, name: str, default: int) -> int:
+    given = request.query_params.get(name) or default
+    try:
+        return int(given)
+    except ValueError:
+        shown = given if len(given) <= 40 else given[:40] + "…"
+        raise UsageError(f"{shown!r} is not a whole number", name) from None
+
+
+def _known(value: str, known, parameter: str) -> None:
+    if value not in known:
+        shown = value if len(value) <= 40 else value[:40] + "…"
+        raise UsageError(f"{shown!r} is not one of {', '.join(known)}", parameter)
+
+
+def _pager(request, found: Page) -> dict:
+    return {
+        "previous": changed(request, page=found.page - 1) if found.page > 1 else None,
+        "next": changed(request, page=found.page + 1) if found.page < found.pages or found.capped else None,
+    }

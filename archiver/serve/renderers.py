@@ -1,0 +1,49 @@
+"""The renderers a page's data is handed to, registered by name: HTML (the page's template) and JSON
+(its twin, the data as it is). A request asks for JSON with `.json` at the end of its path, or an
+`Accept` of JSON without HTML; a search's whole list as a file is `downloads`'."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from .pages import Shown
+from .urls import TWIN, twin
+
+
+def plain_json(value) -> bytes:
+    return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
+
+
+def as_json(server, request: Request, shown: Shown, status: int = 200) -> Response:
+    return Response(plain_json(shown.twin), status_code=status, media_type="application/json")
+
+
+def as_html(server, request: Request, shown: Shown, status: int = 200) -> Response:
+    query = request.url.query
+    page = server.templates.get_template(shown.template).render(
+        request=request,
+        title=shown.title,
+        twin=shown.twin,
+        json_href=twin(request.url.path, query) if shown.linked else None,
+        **shown.context,
+    )
+    return HTMLResponse(page, status_code=status)
+
+
+RENDERERS: dict[str, Callable[..., Response]] = {"html": as_html, "json": as_json}
+
+
+def wanted(request: Request) -> str:
+    """The renderer a request asks for."""
+    if request.url.path.endswith(TWIN):
+        return "json"
+    accept = request.headers.get("accept", "")
+    return "json" if "application/json" in accept and "text/html" not in accept else "html"
+
+
+def respond(server, request: Request, shown: Shown, status: int = 200) -> Response:
+    return RENDERERS[wanted(request)](server, request, shown, status)

@@ -1,0 +1,155 @@
+"""A list as a table people read (after Datasette's table view): a default set of columns per list, the
+others chosen by `?_col=` (repeated) and the column menu, headings in words, each cell formatted and
+linked, a long value whole on hover; and the facets beside it (how many rows per study, period...),
+each a link that narrows the list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from markupsafe import Markup
+
+from ..errors import UsageError
+from ..render.paths import display_text
+from .cells import fmt, heading, link, measures, shown_path, source
+from .urls import changed, narrowed
+
+DEFAULTS = {
+    "claims": ("value", "measures", "study", "period", "source", "base_n", "warnings", "status", "result"),
+    "citations": ("study", "period", "source", "base_n", "warnings", "valid", "claims", "results", "agents"),
+    "impact": ("kind", "id", "claims", "results", "citations"),
+    "findings": ("severity", "rule", "detail", "result", "agent", "source_path", "locator"),
+    "small": ("study", "period", "source_column", "base_name", "base_n", "warnings", "claims", "results", "agents"),
+}
+"""The columns each list shows unless `?_col=` chooses others."""
+
+COMPUTED = {
+    "measures": ("cell", "pointer", "source_column"),
+    "source": ("source_function", "source_table", "source_column"),
+    "result": ("task_id", "message_id"),
+}
+"""Columns made of others (and the fields they need): what a claim measures, a citation's source, the
+task or (where there is none) the message a row is about."""
+SORTS_BY = {"measures": "cell", "source": "source_column", "result": "task_id"}
+
+FACETS = {
+    "claims": ("study", "period", "source_column", "agent"),
+    "citations": ("study", "period", "source_column"),
+    "impact": (),
+    "findings": ("rule", "severity", "agent"),
+}
+"""The fields each list is faceted by."""
+FACET_PARAMETERS = {"source_column": "column"}
+"""A facet's filter where it is not named as its field."""
+
+HASHES = frozenset({"citation_hash", "result_key", "source_sha256"})
+PROSE = frozenset({"warnings", "problems", "detail", "base_name", "verdict_reason", "status"})
+"""Fields of sentences: their cells wrap between words (never inside one), the others stay on one line."""
+HASH_SHOWN = 12
+
+
+@dataclass
+class Column:
+    name: str
+    heading: str
+    sort: str | None  # the address that sorts the list by it
+    numeric: bool
+
+
+@dataclass
+class Grid:
+    """A page of a list as its table shows it."""
+
+    columns: list[Column]
+    rows: list[list[tuple[str, Markup]]]  # per row, each cell's class and HTML
+    offered: list[tuple[str, str, bool]]  # every column the menu offers: name, heading, shown
+    kept: list[tuple[str, str]]  # the query's other parameters, kept by the column menu's form
+
+
+def offered(kind: str, fields: tuple[str, ...]) -> list[str]:
+    """The columns a list can show: its computed ones whose fields it has, then its fields."""
+    extra = [name for name, needs in COMPUTED.items() if all(f in fields for f in needs)]
+    return [*extra, *fields]
+
+
+def chosen(request, kind: str, fields: tuple[str, ...]) -> list[str]:
+    """The columns asked for with `?_col=` (in the list's order), else the list's defaults."""
+    can = offered(kind, fields)
+    asked = [c for c in request.query_params.getlist("_col") if c]
+    for name in asked:
+        if name not in can:
+            shown = name if len(name) <= 40 else name[:40] + "…"
+            raise UsageError(f"{shown!r} is not a column of this list; one of {', '.join(can)}", "_col")
+    if asked:
+        return [c for c in can if c in asked]
+    return [c for c in DEFAULTS.get(kind, fields) if c in can]
+
+
+def grid(request, kind: str, fields: tuple[str, ...], rows: list[dict], sortable: bool = False) -> Grid:
+    names = chosen(request, kind, fields)
+    order_by = request.query_params.get("order_by") or ""
+    columns = []
+    for name in names:
+        key = SORTS_BY.get(name, name)
+        sort = None
+        if sortable:
+            sort = changed(request, drop=("page",), order_by=f"-{key}" if order_by == key else key)
+        numeric = bool(rows) and all(_is_number(row.get(name)) for row in rows if row.get(name) is not None)
+        columns.append(Column(name, heading(name), sort, numeric and any(row.get(name) is not None for row in rows)))
+    cells = [[_cell(column, row) for column in columns] for row in rows]
+    kept = [(k, v) for k, v in request.query_params.multi_items() if k not in ("_col", "page") and v != ""]
+    menu = [(name, heading(name), name in names) for name in offered(kind, fields)]
+    return Grid(columns, cells, menu, kept)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _cell(column: Column, row: dict) -> tuple[str, Markup]:
+    name, value = column.name, row.get(column.name)
+    if name == "measures":
+        return "str", Markup(escape(measures(row)))
+    if name == "source":
+        return "str", Markup(escape(source(row)))
+    if name == "result":
+        field = "task_id" if row.get("task_id") else "message_id"
+        return "str", link(field, row.get(field), row)
+    if name == "source_path" and value:
+        return "str", Markup(f'<span title="{escape(str(value))}">{escape(shown_path(value))}</span>')
+    if name in HASHES and isinstance(value, str) and len(value) > HASH_SHOWN:
+        return "str", Markup(f'<span title="{escape(value)}">{escape(value[:HASH_SHOWN])}…</span>')
+    if name in PROSE and value:
+        return "long", whole_words(display_text(fmt(value)))
+    return "num" if column.numeric else "str", link(name, value, row)
+
+
+def whole_words(text: str) -> Markup:
+    """`text` that wraps between words only: a word a browser would break at a hyphen or a slash
+    ("80be-e385", "/work/wt-web/...") is kept on one line."""
+    words = [
+        f'<span class="word">{escape(word)}</span>' if any(c in word for c in "-/") else escape(word)
+        for word in text.split(" ")
+    ]
+    return Markup(" ".join(words))
+
+
+@dataclass
+class Facet:
+    name: str
+    heading: str
+    values: list[tuple[str, int, str, bool]]  # value, rows, the address narrowed to it, already chosen
+
+
+def facet_list(request, found) -> list[Facet]:
+    """The facets of a page of a list (`data.Page.facets`), each value a link narrowing the list to it."""
+    out = []
+    for name, counted in found.facets.items():
+        parameter = FACET_PARAMETERS.get(name, name)
+        given = request.query_params.getlist(parameter)
+        values = [(value, n, narrowed(request, parameter, value), value in given) for value, n in counted]
+        if values:
+            out.append(Facet(name, heading(name), values))
+    return out
