@@ -513,7 +513,7 @@ def test_answers_are_bounded_in_bytes_the_least_recent_dropped_first(client):
     answers = client.app.server.snapshots.answers
     budget = answers.budget
     answers.clear()  # what the other tests asked was kept within the whole budget
-    answers.budget = 24 * 1024
+    answers.budget = 96 * 1024  # a few answers: a page of claims with its facets is about 20 KiB
     try:
         asked = [f"/search.json?min_n=0&size=5&page={n}" for n in range(1, 40)]
         for url in asked:
@@ -522,7 +522,7 @@ def test_answers_are_bounded_in_bytes_the_least_recent_dropped_first(client):
         assert 0 < len(answers) < len(asked)
         latest = client.get(asked[-1]).json()
         assert latest["page"] == 39
-        assert latest["rows"] == []
+        assert len(latest["rows"]) <= 5
         assert client.get(asked[0]).json() == client.get("/search.json?min_n=0&size=5").json()
     finally:
         answers.budget = budget

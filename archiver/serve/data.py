@@ -27,6 +27,7 @@ import pyarrow as pa
 from ..audit.report import PUBLISHED_FIELDS
 from ..audit.rules import RULES
 from ..audit.run import audited
+from ..defaults import MIN_BASE
 from ..query import lineage
 from ..query.output import stream
 from ..query.selection import Selection
@@ -39,7 +40,7 @@ LAST_PAGE = 2**31
 """The highest page asked for that is read as asked (an offset DuckDB can take); a higher one is read as it."""
 COUNT_CAP = 10_000
 """Lists count their rows up to this many ("10,000+"): a count never reads more than that many out."""
-SMALL_BASE = 30
+SMALL_BASE = MIN_BASE
 """A citation whose base n is below this is listed as small (as the audit's `small-base` default)."""
 SELECTION_FIELDS = tuple(f.name for f in fields(Selection))
 LISTS = ("claims", "citations", "impact")

@@ -4,7 +4,7 @@ Which of the two is sent is the renderers' business (`renderers`), errors the ap
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
@@ -14,6 +14,7 @@ from ..query.lineage import QUERIES
 from ..query.selection import Selection
 from ..query.transcript import NotFoundError
 from ..render.html import result_html
+from ..render.jsontext import results_document
 from ..verify.run import VERDICTS
 from .charts import quantity_panels, stacked_bars
 from .data import (
@@ -150,7 +151,7 @@ def result(server, request) -> Shown:
         for c in view.citations:
             links += [("study", c.study), ("period", c.period), ("column", c.source_column), ("table", c.source_table)]
         subjects.append([(kind, name) for kind, name in dict.fromkeys(links) if name])
-    twin = {"id": ident, "results": [asdict(view) for view in results]}
+    twin = results_document(ident, results)
     shown = [(Markup(result_html(view)), links, view) for view, links in zip(results, subjects, strict=True)]
     return Shown("result.html", f"Result {ident}", twin, {"shown": shown})
 

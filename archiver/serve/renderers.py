@@ -6,20 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import orjson
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from ..render.jsontext import plain
 from .pages import Shown
 from .urls import TWIN, twin
 
 
-def plain_json(value) -> bytes:
-    return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
-
-
 def as_json(server, request: Request, shown: Shown, status: int = 200) -> Response:
-    return Response(plain_json(shown.twin), status_code=status, media_type="application/json")
+    return Response(plain(shown.twin), status_code=status, media_type="application/json")
 
 
 def as_html(server, request: Request, shown: Shown, status: int = 200) -> Response:
