@@ -497,14 +497,14 @@ def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
     """Print the archive's counts: a row (name, value, what it counts) each; as JSON, one object of
     name and value, as `Archive.stats()` gives them (`archiver stats --json | jq .claims`)."""
     from .query.listing import Listing
-    from .store.views import STAT_WORDS
+    from .store.views import described
 
     with open_archive(db, wait, read_only=True) as archive:
         counts = archive.stats()
     if fmt == "json":
         emit_json(counts)
         return
-    rows = [{"name": name, "value": value, "counts": STAT_WORDS[name]} for name, value in counts.items()]
+    rows = [{"name": name, "value": value, "counts": described(name)} for name, value in counts.items()]
     write_listing(Listing(("name", "value", "counts"), rows), fmt, headers)
 
 

@@ -62,14 +62,14 @@ def test_every_command_that_prints_rows_takes_every_format_and_its_shortcut(db, 
 def test_stats_takes_the_output_formats(db):
     """As JSON, one object of counts (scripts read `stats --json | jq .claims`); in every other format, a
     row (name, value, what it counts) per count."""
-    from archiver.store.views import STAT_WORDS
+    from archiver.store.views import described
 
     counts = json.loads(run(db, "stats", "--format", "json").stdout)
     assert counts == json.loads(run(db, "stats", "--json").stdout)
     assert {"records", "claims", "citations"} <= set(counts)
     rows = [json.loads(line) for line in run(db, "stats", "--nl").stdout.splitlines()]
-    assert rows == [{"name": name, "value": value, "counts": STAT_WORDS[name]} for name, value in counts.items()]
-    sources = f"sources,{counts['sources']},{STAT_WORDS['sources']}"
+    assert rows == [{"name": name, "value": value, "counts": described(name)} for name, value in counts.items()]
+    sources = f"sources,{counts['sources']},{described('sources')}"
     assert run(db, "stats", "--csv").stdout.splitlines()[:2] == ["name,value,counts", sources]
 
 

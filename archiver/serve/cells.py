@@ -9,6 +9,7 @@ from markupsafe import Markup
 
 from ..render.layout import name_of
 from ..render.paths import display_path
+from ..store.views import STAT_WORDS
 from .urls import href
 
 LINKED = {
@@ -113,29 +114,6 @@ def shown_path(path: Any) -> str:
     return "/".join(parts[-2:]) if len(parts) > 2 else shown
 
 
-STAT_WORDS = {
-    "sources": "source files",
-    "records": "records read",
-    "quarantined": "records quarantined",
-    "results": "results (each counted once)",
-    "copies": "stored copies of results",
-    "origin_copies": "origin copies (recorded at the agent)",
-    "results_with_origin": "results with an origin copy",
-    "parts_undecoded": "parts not decoded",
-    "citations_inferred": "citations that lost their media type",
-    "citations_invalid": "invalid citations",
-    "claims": "claims in stored copies",
-    "agent_cards": "agent cards",
-    "error_responses": "error responses",
-    "paths_aliased": "paths holding bytes stored under another",
-    "healed_rows": "rows healed after an interrupted write",
-}
-"""The overview's counts in words (`archiver stats --json` names them as the JSON twin does)."""
-
-
 def stat_words(name: str) -> str:
-    if name in STAT_WORDS:
-        return STAT_WORDS[name]
-    if name.startswith("records_"):
-        return f"{name.removeprefix('records_').replace('_', ' ')} records"
-    return name.replace("_", " ")
+    """A count's label on the overview (`store.views.STAT_WORDS`, which `archiver stats` shows too)."""
+    return STAT_WORDS[name][0] if name in STAT_WORDS else name.replace("_", " ")

@@ -311,36 +311,43 @@ STAT_QUERIES = {
 archive knew it (schema 11 and earlier) are in none."""
 
 _YIELD_WORDS = {
-    "result": "records that joined a stored copy of a result",
-    "status": "records that were a status-only event",
-    "user-message": "records that were a user's own message",
-    "request": "records that were a request with no message",
-    "agent-card": "records that were an agent card",
-    "push-config": "records that were a push configuration",
-    "error": "records that were an error response",
-    "empty": "records that were an empty answer (null, an empty list)",
-    "nothing": "records that yield nothing understood (the audit names each: unrecognised-record)",
+    "result": ("records yielding a result", "they joined a stored copy"),
+    "status": ("status-only events", ""),
+    "user-message": ("user's own messages", ""),
+    "request": ("requests with no message", ""),
+    "agent-card": ("agent card records", ""),
+    "push-config": ("push configurations", ""),
+    "error": ("error response records", ""),
+    "empty": ("empty answers", "null, an empty list"),
+    "nothing": ("records yielding nothing understood", "the audit names each: unrecognised-record"),
 }
 
-STAT_WORDS = {
-    "sources": "source files (a file stored under another path too counts once)",
-    "records": "records read (runs of blank lines and keep-alives apart)",
-    "quarantined": "records that could not be read, kept with why",
-    "tasks": "distinct tasks",
-    "results": "distinct results (tasks, and messages outside tasks), each once",
-    "copies": "stored copies of results (one in three files counts three; an origin copy once)",
-    "origin_copies": "copies as the agent sent them (the recording proxy's spool)",
-    "results_with_origin": "results with an origin copy",
-    "parts": "Parts in stored copies",
-    "parts_undecoded": "Parts in stored copies of no kind A2A defines",
-    "citations": "citation Parts in stored copies",
-    "citations_inferred": "citation Parts in stored copies recognised by their fields (media type lost)",
-    "citations_invalid": "invalid citation Parts in stored copies",
-    "claims": "claims in stored copies (one in two copies counts twice; audit and query count it once)",
-    "agent_cards": "agent cards",
-    "error_responses": "error responses",
-    "paths_aliased": "paths whose bytes were stored under another path",
-    "healed_rows": "index rows removed because no committed ingest recorded them",
+STAT_WORDS: dict[str, tuple[str, str]] = {
+    "sources": ("source files", "a file stored under another path too counts once"),
+    "records": ("records read", "runs of blank lines and keep-alives apart"),
+    "quarantined": ("records quarantined", "they could not be read, and are kept with why"),
+    "tasks": ("tasks", ""),
+    "results": ("results, each counted once", "tasks, and messages outside tasks"),
+    "copies": ("stored copies of results", "one in three files counts three; an origin copy once"),
+    "origin_copies": ("origin copies, recorded at the agent", "by the recording proxy, as the agent sent them"),
+    "results_with_origin": ("results with an origin copy", ""),
+    "parts": ("Parts in stored copies", ""),
+    "parts_undecoded": ("Parts not decoded", "of no kind A2A defines"),
+    "citations": ("citation Parts in stored copies", ""),
+    "citations_inferred": ("citations that lost their media type", "recognised by their fields"),
+    "citations_invalid": ("invalid citations", "citation Parts in stored copies"),
+    "claims": ("claims in stored copies", "one in two copies counts twice; audit and query count it once"),
+    "agent_cards": ("agent cards", ""),
+    "error_responses": ("error responses", ""),
+    "paths_aliased": ("paths holding bytes stored under another", ""),
+    "healed_rows": ("rows healed after an interrupted write", "index rows no committed ingest recorded, removed"),
     **{f"records_{kind.replace('-', '_')}": words for kind, words in _YIELD_WORDS.items()},
 }
-"""What each of `STAT_QUERIES` counts, in the words of docs/ingest.md: the third column of `archiver stats`."""
+"""What each of `STAT_QUERIES` counts: a label (the web view's overview) and what to know of it, in the
+words of docs/ingest.md (`described`: the third column of `archiver stats`)."""
+
+
+def described(name: str) -> str:
+    """What the count `name` counts, in words: its label, and what to know of it in brackets."""
+    label, detail = STAT_WORDS[name]
+    return f"{label} ({detail})" if detail else label
