@@ -108,4 +108,4 @@ def test_every_count_of_stats_names_what_it_counts(statuses):
     statuses.close()
     shown = CliRunner().invoke(main, ["stats", "--db", path, "--csv"]).output.splitlines()
     assert shown[0] == "name,value,counts"
-    assert "claims,4,claims in stored copies (one in two copies counts twice; audit and query count it once)" in shown
+    assert "claims,6,claims in stored copies (one in two copies counts twice; audit and query count it once)" in shown
