@@ -292,6 +292,7 @@ def test_claims_fields_in_machine_formats(lineage, tmp_path):
         "rerun_value",
         "verdict_reason",
         "verified_at",
+        "status",
     ]
 
 

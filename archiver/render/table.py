@@ -8,6 +8,7 @@ from itertools import chain, islice
 from typing import IO, Any, BinaryIO
 
 from ..query.listing import Listing, as_text
+from .cells import cell_text
 from .terminal import painted, printable, wants_colour
 
 TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
@@ -118,12 +119,5 @@ def tone_of(said: str) -> str | None:
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list):
-        return "; ".join(map(str, value))
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return printable(" ".join(str(value).split()))
+    """A cell as the terminal shows it: on one line, its control characters written as escapes."""
+    return printable(" ".join(cell_text(value).split()))

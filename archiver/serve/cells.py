@@ -7,6 +7,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ..render.cells import cell_text
 from ..render.layout import name_of
 from ..render.paths import display_path
 from ..store.views import STAT_WORDS
@@ -64,18 +65,8 @@ def heading(field: str) -> str:
 
 
 def fmt(value: Any) -> str:
-    """A value as a table cell shows it (thousands separated)."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.6g}" if abs(value) >= 1000 else f"{value:.6g}"
-    if isinstance(value, (list, tuple)):
-        return "; ".join(fmt(v) for v in value)
-    return str(value)
+    """A value as a table cell shows it on the web: thousands separated (`render.cells`)."""
+    return cell_text(value, grouped=True)
 
 
 def link(field_name: str, value: Any, row: dict | None = None) -> Markup:
