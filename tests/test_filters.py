@@ -8,6 +8,7 @@ from dataclasses import fields
 
 import click
 from click.shell_completion import BashComplete
+from starlette.datastructures import QueryParams
 
 from archiver.cli import main
 from archiver.query.filters import FILTERS
@@ -26,7 +27,11 @@ def test_the_command_line_the_form_and_the_api_take_the_same_filters():
         assert option.help == item.help
         assert option.multiple == (item.kind in ("text", "source"))
         assert bool(option.secondary_opts) == (item.kind == "choice")
-    assert form.filters() == FILTERS
+    asked = QueryParams("study=A&study=B&since=2026-01-01&min_n=5&valid=no&source=x.jsonl&task=")
+    assert form.selection(asked) == Selection.of(
+        study=["A", "B"], since="2026-01-01", min_n=5.0, valid=False, source=["x.jsonl"]
+    )
+    assert [item.name for item, _ in form.fields(QueryParams(""))] == [item.name for item in FILTERS]
     assert Selection.of(**{item.name: None for item in FILTERS}) == Selection()
 
 
