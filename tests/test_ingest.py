@@ -386,7 +386,7 @@ def test_quarantined_line_amid_good_ones(archive, write):
 def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, write, monkeypatch):
     import pyarrow as pa
 
-    from archiver import ingest as ingest_module
+    from archiver.ingest import pipeline as ingest_module
     from archiver.load.spool import Spool
 
     ok = write("ok.jsonl", [jsonrpc_result({"task": v1_task("ok", v1_cited_parts())})])

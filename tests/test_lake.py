@@ -489,7 +489,7 @@ def _lake_ingest(db: str, data: str, paths: list[Path]) -> subprocess.Popen:
             sys.executable,
             "-c",
             (  # one file per chunk and per commit group, so a kill lands between commits
-                "import archiver.ingest as i; i.GROUP_RECORDS = i.CHUNK_FILES = 1; "
+                "import archiver.ingest.run as r, archiver.ingest.pipeline as p; r.GROUP_RECORDS = p.CHUNK_FILES = 1; "
                 "from archiver.cli import main; main(prog_name='archiver')"
             ),
             "ingest",

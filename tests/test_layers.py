@@ -24,7 +24,20 @@ def lint(root: Path) -> subprocess.CompletedProcess:
 def test_the_layers_hold():
     result = lint(ROOT)
     assert result.returncode == 0, result.stdout[-3000:]
-    assert "Contracts: 1 kept, 0 broken." in result.stdout
+    assert "Contracts: 2 kept, 0 broken." in result.stdout
+
+
+def test_inside_ingest_the_follower_sits_on_the_run(tmp_path):
+    """`archiver.ingest` has layers of its own: a summary that imported the follower breaks them."""
+    shutil.copytree(
+        ROOT / "archiver", tmp_path / "archiver", ignore=shutil.ignore_patterns("core", "*.so", "__pycache__")
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    summary = tmp_path / "archiver" / "ingest" / "summary.py"
+    summary.write_text(summary.read_text() + "\n\nfrom .follow import Follower  # noqa: E402\n")
+    result = lint(tmp_path)
+    assert result.returncode == 1
+    assert "archiver.ingest.summary is not allowed to import archiver.ingest.follow" in result.stdout
 
 
 def test_an_upward_import_breaks_them(tmp_path):

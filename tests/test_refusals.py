@@ -399,7 +399,7 @@ def test_a_writer_out_of_memory_says_so_in_one_line_and_keeps_what_it_committed(
     its memory limit fails: that is no commit conflict to retry, but one line naming the limit to raise; what
     was committed before stays, and a run with more memory stores the rest. (Such values are stored in
     chunks: kept whole here, they stand for anything else a commit holds in memory.)"""
-    import archiver.ingest
+    import archiver.ingest.run
     import archiver.load.chunks
 
     folder = tmp_path / "in"
@@ -411,8 +411,8 @@ def test_a_writer_out_of_memory_says_so_in_one_line_and_keeps_what_it_committed(
         (folder / f"{n:03d}.jsonl").write_text(json.dumps({"jsonrpc": "2.0", "id": n, "result": {"task": task}}) + "\n")
     db = str(tmp_path / "a.duckdb")
     monkeypatch.setattr(archiver.load.chunks, "CHUNK_BYTES", 2**30)  # whole cells, as before schema 11
-    monkeypatch.setattr(archiver.ingest, "INGEST_MEMORY_MB", 16)
-    monkeypatch.setattr(archiver.ingest, "GROUP_RECORDS", 10)
+    monkeypatch.setattr(archiver.ingest.run, "INGEST_MEMORY_MB", 16)
+    monkeypatch.setattr(archiver.ingest.run, "GROUP_RECORDS", 10)
     failed = run("ingest", str(folder), "--db", db, "--workers", "1")
     assert failed.exit_code == 1
     line = one_line_error(failed)
@@ -422,7 +422,7 @@ def test_a_writer_out_of_memory_says_so_in_one_line_and_keeps_what_it_committed(
     with Archive.open(db) as archive:
         kept = archive.con.execute("SELECT count(*) FROM sources").fetchone()[0]
     assert 0 < kept < 600
-    monkeypatch.setattr(archiver.ingest, "INGEST_MEMORY_MB", 256)
+    monkeypatch.setattr(archiver.ingest.run, "INGEST_MEMORY_MB", 256)
     rerun = run("ingest", str(folder), "--db", db, "--workers", "1", "--json")
     assert rerun.exit_code == 0, rerun.output
     assert json.loads(rerun.stdout)["files_unchanged"] == kept

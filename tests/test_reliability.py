@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 INGEST = [
     sys.executable,
     "-c",
-    ("import archiver.ingest as i; i.GROUP_RECORDS = 1; from archiver.cli import main; main(prog_name='archiver')"),
+    ("import archiver.ingest.run as r; r.GROUP_RECORDS = 1; from archiver.cli import main; main(prog_name='archiver')"),
     "ingest",
 ]
 

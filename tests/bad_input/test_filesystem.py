@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from archiver import ingest as ingest_module
 from archiver.archive import Archive
 from archiver.cli import main
+from archiver.ingest import run as ingest_module
 from tests.transcripts import rows
 
 from .cases import assert_quarantine, good, ingest, tasks
