@@ -2,7 +2,8 @@
 
 Each message is one line that names the file (or the input, or the option) and says what to do. The
 command line has one handler for them all (`cli.ArchiverGroup`): it prints the line and exits with the
-error's `exit_code`, never with a traceback. Each stage's errors are defined where they are raised and
+error's `exit_code`, never with a traceback; the web view answers a request that met one with its
+`http_status` (`serve.app.failure`). Each stage's errors are defined where they are raised and
 derive from one kind here, so a caller can catch a whole stage, or every refusal, with one clause.
 """
 
@@ -13,6 +14,8 @@ class ArchiverError(Exception):
     """An error a user can cause: a path, an archive, a disk or an option that cannot be used as given."""
 
     exit_code = 1
+    http_status = 400
+    """A request that met it cannot be answered as asked."""
 
 
 class UsageError(ArchiverError):

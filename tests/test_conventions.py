@@ -337,3 +337,29 @@ def test_ingest_summary_as_format_json_or_json(tmp_path):
     args = ["ingest", str(SAMPLES / "versant-insights"), "--db", str(tmp_path / "a.duckdb")]
     assert json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)["files"] > 0
     assert json.loads(CliRunner().invoke(main, [*args, "--json"]).stdout)["files_unchanged"] > 0
+
+
+def test_each_error_carries_its_exit_code_and_http_status():
+    """Every error a user can cause says how it ends a command and a web request, declared on the error
+    itself (the CLI's handler and the web view's `failure` read it there, no table of their own)."""
+    import pkgutil
+
+    import archiver
+    from archiver.errors import ArchiverError
+
+    for module in pkgutil.walk_packages(archiver.__path__, "archiver."):
+        if not module.name.startswith("archiver._core") and not module.name.endswith("__main__"):
+            __import__(module.name)
+
+    def kinds(root):
+        for kind in root.__subclasses__():
+            yield kind
+            yield from kinds(kind)
+
+    declared = {kind.__name__: (kind.exit_code, kind.http_status) for kind in kinds(ArchiverError)}
+    assert declared["UsageError"] == (2, 400)
+    assert declared["NotFoundError"] == (1, 404)
+    assert declared["ArchiveBusyError"] == (1, 503)
+    assert declared["InputError"] == declared["VerifyError"] == (1, 400)
+    assert {status for _, status in declared.values()} == {400, 404, 503}
+    assert {code for code, _ in declared.values()} == {1, 2}

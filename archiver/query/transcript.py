@@ -74,6 +74,8 @@ class ResultView:
 class NotFoundError(QueryError):
     """No task, message or context of that id in the archive."""
 
+    http_status = 404
+
 
 _RESULTS = """
     SELECT DISTINCT result_key FROM results

@@ -25,10 +25,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..errors import ArchiverError, UsageError
-from ..query.transcript import NotFoundError
 from ..render.html import STYLE
 from ..render.paths import display_path
-from ..store.connection import ArchiveBusyError
 from .cells import fmt, heading, link, stat_words
 from .connections import ACCEPT_BURST, Limits, bounded_protocol
 from .data import Snapshots
@@ -161,13 +159,9 @@ def route_of(path: str) -> str:
     return path if path.endswith(":path}") else path + "{twin:twin}"
 
 
-STATUS = ((ArchiveBusyError, 503), (NotFoundError, 404), (ArchiverError, 400))
-"""The answer's status for each error a request can meet (the first that matches)."""
-
-
 def failure(server: Server, request: Request, exc: ArchiverError) -> Response:
     """An error a request met as its answer: one line, as HTML or JSON as the request asked, with its status."""
-    status = next(code for kind, code in STATUS if isinstance(exc, kind))
+    status = exc.http_status
     hint = f"{exc.option}: " if isinstance(exc, UsageError) and exc.option else ""
     shown = Shown(
         "error.html", "Error", {"error": hint + str(exc)}, {"message": hint + str(exc), "status": status}, False

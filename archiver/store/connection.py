@@ -28,6 +28,9 @@ _NO_LAKE = re.compile(
 class ArchiveBusyError(ArchiveError):
     """Another process holds the archive for longer than we were allowed to wait."""
 
+    http_status = 503
+    """The web view answers it with `retry-after`: the writer is gone in a moment, as a rule."""
+
 
 RETRY_PAUSE = 0.1
 """Seconds at most between two tries at a busy archive: a reader that steps aside briefly (`archiver serve`)
