@@ -1,0 +1,1 @@
+CREATE OR REPLACE TEMP MACRO audit_offset(s) AS CASE WHEN s < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(s) // 3600 AS VARCHAR), 2, '0') || ':' || lpad(CAST(abs(s) % 3600 // 60 AS VARCHAR), 2, '0') || CASE WHEN abs(s) % 60 = 0 THEN '' ELSE ':' || lpad(CAST(abs(s) % 60 AS VARCHAR), 2, '0') END

@@ -1,0 +1,1 @@
+CREATE OR REPLACE TEMP MACRO audit_part_place(location, part_index, artifact, message_id) AS 'Part ' || coalesce(CAST(part_index AS VARCHAR), 'None') || ' of ' || CASE WHEN location = 'artifact' THEN 'artifact ' || audit_quote(artifact) ELSE audit_message(message_id) END

@@ -1,0 +1,1 @@
+SELECT coalesce(sum(rows), 0) FROM healed

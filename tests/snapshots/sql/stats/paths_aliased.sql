@@ -1,0 +1,1 @@
+SELECT count(*) FROM sources WHERE alias_of IS NOT NULL

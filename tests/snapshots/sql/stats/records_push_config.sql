@@ -1,0 +1,1 @@
+SELECT count(*) FROM records WHERE status = 'ok' AND yields = 'push-config'

@@ -1,0 +1,1 @@
+SELECT count(DISTINCT result_key) FROM results

@@ -1,0 +1,1 @@
+SELECT count(DISTINCT path) FROM sources WHERE alias_of IS NULL

@@ -1,0 +1,1 @@
+SELECT count(DISTINCT task_id) FROM results WHERE kind = 'task'

@@ -1,0 +1,2 @@
+    SELECT result_key, citation_hash, any_value(study) AS study, any_value(period) AS period, any_value(fielded) AS fielded, any_value(base_name) AS base_name, any_value(base_n) AS base_n, any_value(weight) AS weight, any_value(source_table) AS source_table, any_value(source_column) AS source_column, any_value(source_function) AS source_function, any_value(warnings) AS warnings, bool_and(valid) AS valid, any_value(problems) AS problems, bool_or(inferred) AS inferred, count(*) AS copies
+    FROM citations WHERE TRUE GROUP BY result_key, citation_hash
