@@ -397,6 +397,22 @@ class Archive:
         with binary_out(target, fmt) as out:
             return jsonl(self.con, sql, params, out)
 
+    def write(self, listing: Listing, fmt: str, target: str | os.PathLike | BinaryIO, headers: bool = True) -> int:
+        """Write a listing (`claims`, `citations`, `impact` or `sql`'s rows, the audit's findings or
+        verify's verdicts) in one of the formats the CLI's `--format` and the web view's downloads offer
+        (`archiver.render.formats`) to `target`: a path (made or replaced) or a file object open for
+        writing; how many items it wrote. `headers=False` leaves out a table's, CSV's or TSV's line of
+        field names. A format the listing cannot be written in is a `UsageError` naming those it can."""
+        from .export.target import binary_out
+        from .render.formats import formats_for, write
+
+        kind = listing.name or "rows"
+        offered = formats_for(kind)
+        if fmt not in offered:
+            raise UsageError(f"{kind} cannot be written as {fmt!r}: one of {', '.join(offered)}", "fmt")
+        with binary_out(target, fmt) as out:
+            return write(listing, fmt, out, headers)
+
     def sql(self, statement: str, params: list | dict | None = None) -> Listing:
         """Rows of one read-only SELECT, run each time they are read (an EXPLAIN's or a pragma's, once, now); anything
         that writes, attaches, copies, installs or changes a setting, and any function or table not on the

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import orjson
 
+from .common import ROOT, tree_rss
 from .generate import Corpus
-from .run import ROOT, tree_rss
 
 BLOCK_TASKS = 2_000
 LINE_KINDS = ("v1-rpc", "v03-rpc", "v03-rest")

@@ -4,7 +4,7 @@
     python -m benchmarks.small_files --tasks 20000 --workers 1
 
 A dump written one file per task should ingest about as fast as the same records in one file (issue 19's
-target: at most 2x). `measure` takes the side measured (`benchmarks.run.Side`), so that a baseline
+target: at most 2x). `measure` takes the side measured (`benchmarks.common.Side`), so that a baseline
 revision's archiver (its own virtual environment) is measured beside this one by `benchmarks/run`.
 """
 
@@ -14,7 +14,7 @@ import argparse
 import shutil
 from pathlib import Path
 
-from .run import HERE, ROOT, Side, corpus_for, ingest_time
+from .common import HERE, ROOT, Side, corpus_for, ingest_time
 
 
 def split(corpus: Path, out: Path, count: int = 10_000) -> tuple[Path, Path]:

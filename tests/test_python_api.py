@@ -222,3 +222,29 @@ def test_the_cli_says_in_one_line_when_it_cannot_write_a_raw_export(tmp_path, wr
     assert result.output.count("\n") == 1
     assert "cannot write the jsonl export to" in result.output
     assert "No such file or directory" in result.output
+
+
+def test_a_listing_is_written_in_the_clis_formats(lineage, tmp_path):
+    """`Archive.write` writes what `--format` writes, to a path or a file object, from the one registry."""
+    from click.testing import CliRunner
+
+    from archiver.cli import main
+
+    lineage.close()
+    db = lineage.path
+    with Archive.open(db) as archive:
+        assert archive.write(archive.claims(), "csv", tmp_path / "claims.csv") == len(archive.claims())
+        stream = io.BytesIO()
+        archive.write(archive.citations(), "tsv", stream, headers=False)
+        with archive.audited() as audit:
+            sarif = io.BytesIO()
+            assert archive.write(findings_listing(audit), "sarif", sarif) > 0
+        with pytest.raises(ArchiverError, match=r"^rows cannot be written as 'sarif': one of table, json, jsonl, csv"):
+            archive.write(archive.claims(), "sarif", io.BytesIO())
+    cli = CliRunner()
+    assert (tmp_path / "claims.csv").read_bytes() == cli.invoke(
+        main, ["query", "claims", "--db", db, "--csv"]
+    ).stdout_bytes
+    tsv = cli.invoke(main, ["query", "citations", "--db", db, "--tsv", "--no-headers"]).stdout_bytes
+    assert stream.getvalue() == tsv
+    assert b'"$schema"' in sarif.getvalue()
