@@ -81,31 +81,42 @@ def out_of_memory(exc: Exception) -> bool:
     return bool(_OUT_OF_MEMORY.search(str(exc)))
 
 
+REFUSALS: tuple[tuple[re.Pattern, type[ArchiveError], str], ...] = (
+    (
+        _FULL,
+        ArchiveUnusableError,
+        "the disk is full ({reason}); free some space and run again "
+        "(what was committed before stays; nothing of the failed commit was stored)",
+    ),
+    (
+        _UNWRITABLE,
+        ArchiveUnwritableError,
+        "cannot write to the archive ({reason}); use a copy you may write to, or change its permissions",
+    ),
+    (
+        _DAMAGED,
+        ArchiveUnusableError,
+        "the archive is damaged ({reason}); restore it from a backup, or ingest its sources again into a new archive",
+    ),
+    (
+        _OUT_OF_MEMORY,
+        ArchiveUnusableError,
+        "the ingest's writer ran out of memory ({brief}); DuckDB keeps values of about 64 kB and more in memory, "
+        "so many of them need more: run again with ARCHIVER_INGEST_MEMORY_MB set higher (what was committed "
+        "before stays; nothing of the failed commit was stored)",
+    ),
+)
+"""The known troubles of an archive file: what DuckDB says of each, the error it is, and the one line that
+says it (`reason`: DuckDB's words on one line; `brief`: without its "Possible solutions")."""
+
+
 def explain(exc: Exception, path: str) -> ArchiveUnusableError | None:
     """The one-line refusal for a DuckDB error on the archive file `path`, or None when it is none of
     the known troubles of a file."""
     reason = " ".join(str(exc).split())
-    if _FULL.search(reason):
-        return ArchiveUnusableError(
-            f"{path}: the disk is full ({reason}); free some space and run again "
-            "(what was committed before stays; nothing of the failed commit was stored)"
-        )
-    if _UNWRITABLE.search(reason):
-        return ArchiveUnwritableError(
-            f"{path}: cannot write to the archive ({reason}); use a copy you may write to, or change its permissions"
-        )
-    if _DAMAGED.search(reason):
-        return ArchiveUnusableError(
-            f"{path}: the archive is damaged ({reason}); restore it from a backup, or "
-            "ingest its sources again into a new archive"
-        )
-    if _OUT_OF_MEMORY.search(reason):
-        return ArchiveUnusableError(
-            f"{path}: the ingest's writer ran out of memory ({reason.split(' Possible solutions')[0]}); "
-            "DuckDB keeps values of about 64 kB and more in memory, so many of them need more: run again with "
-            "ARCHIVER_INGEST_MEMORY_MB set higher (what was committed before stays; nothing of the failed "
-            "commit was stored)"
-        )
+    for said, kind, line in REFUSALS:
+        if said.search(reason):
+            return kind(f"{path}: " + line.format(reason=reason, brief=reason.split(" Possible solutions")[0]))
     if _NO_FOLDER.search(reason) and not Path(path).parent.exists():
         return ArchiveUnusableError(f"{path}: its folder does not exist; create it, or pass --db another path")
     return None
