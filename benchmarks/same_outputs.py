@@ -103,8 +103,11 @@ def run(side: Side, db: Path, out: Path, name: str, *args: str) -> None:
     (out / f"{name}.status").write_text(f"{done.returncode}\n")
 
 
-def outputs(side: Side, work: Path) -> Path:
-    """Every output of `side` on the samples, under `work/outputs-<side>`."""
+def outputs(measured: Side, work: Path) -> Path:
+    """Every output of `measured` on the samples, under `work/outputs-<side>`, each command run in the same
+    folder whichever side runs it (paths are shown relative to it)."""
+    side = Side(measured.name, measured.python, work / "cwd")
+    side.cwd.mkdir(exist_ok=True)
     out = work / f"outputs-{side.name}"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -119,8 +122,10 @@ def outputs(side: Side, work: Path) -> Path:
     for task in ids:
         for fmt in ("text", "json", "html"):
             run(side, db, out, f"show-{task[:40]}-{fmt}", "show", task, "--format", fmt)
-    files = out / "export-files"
+    files = work / "export-files"  # one path for both sides, as the line saying where they went names it
+    shutil.rmtree(files, ignore_errors=True)
     run(side, db, out, "export-files", "export", "--raw", "--files", str(files))
+    shutil.move(files, out / "export-files")
     pages(side, db, out)
     return out
 
