@@ -1,8 +1,10 @@
-"""Shared fixtures: a fresh archive file per test, and a writer of input files."""
+"""Shared fixtures: a fresh archive file per test, a writer of input files, and the samples' archive
+(ingested once a run, each test file taking a copy of its own)."""
 
 from __future__ import annotations
 
 import gzip
+import shutil
 from pathlib import Path
 
 import orjson
@@ -15,6 +17,28 @@ from archiver.archive import Archive
 def archive(tmp_path: Path):
     with Archive.open(str(tmp_path / "archive.duckdb")) as opened:
         yield opened
+
+
+@pytest.fixture(scope="session")
+def samples_archive(tmp_path_factory) -> Path:
+    """`sample_transcripts/` ingested once for the whole run (one worker); not to be written: take a copy
+    (`samples_copy`)."""
+    from tests.transcripts import SAMPLES
+
+    db = tmp_path_factory.mktemp("samples-once") / "samples.duckdb"
+    with Archive.open(str(db)) as archive:
+        summary = archive.ingest([str(SAMPLES)], workers=1)
+    assert summary.quarantined == 0, summary.problems
+    assert not Path(f"{db}.wal").exists()
+    return db
+
+
+@pytest.fixture(scope="module")
+def samples_copy(samples_archive: Path, tmp_path_factory) -> str:
+    """A copy of the samples' archive for one test file, to read or write as it likes."""
+    copy = tmp_path_factory.mktemp("samples") / "archive.duckdb"
+    shutil.copyfile(samples_archive, copy)
+    return str(copy)
 
 
 @pytest.fixture

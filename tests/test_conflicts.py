@@ -75,11 +75,8 @@ def test_numbers_stated_in_strings_conflict_as_their_numbers(archive, write):
     ]
 
 
-def test_the_samples_hold_no_conflict(tmp_path):
-    from tests.transcripts import SAMPLES
-
-    with Archive.open(str(tmp_path / "a.duckdb")) as archive:
-        archive.ingest([str(SAMPLES)])
+def test_the_samples_hold_no_conflict(samples_copy):
+    with Archive.open(samples_copy, read_only=True) as archive:
         assert conflicts(archive) == []
 
 

@@ -26,11 +26,8 @@ from .transcripts import SAMPLES
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory) -> str:
-    path = str(tmp_path_factory.mktemp("conventions") / "a.duckdb")
-    with Archive.open(path) as archive:
-        archive.ingest([str(SAMPLES)], workers=1)
-    return path
+def db(samples_copy) -> str:
+    return samples_copy
 
 
 def run(db: str, *args: str, code: int | None = 0, **kwargs):

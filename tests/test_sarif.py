@@ -16,7 +16,6 @@ import pytest
 from click.testing import CliRunner
 
 import archiver
-from archiver.archive import Archive
 from archiver.cli import main
 from tests.transcripts import SAMPLES
 
@@ -27,11 +26,8 @@ pytestmark = pytest.mark.skipif(not (SAMPLES / "manifest.json").exists(), reason
 
 
 @pytest.fixture(scope="module")
-def samples_db(tmp_path_factory) -> str:
-    db = str(tmp_path_factory.mktemp("sarif") / "archive.duckdb")
-    with Archive.open(db) as archive:
-        archive.ingest([str(SAMPLES)])  # not verified: a verdict's sentence holds the moment it was made
-    return db
+def samples_db(samples_copy) -> str:
+    return samples_copy  # not verified: a verdict's sentence holds the moment it was made
 
 
 def sarif(db: str, *options: str) -> bytes:

@@ -373,11 +373,8 @@ MANIFEST = orjson.loads((SAMPLES / "manifest.json").read_bytes())
 
 
 @pytest.fixture(scope="module")
-def sample_db(tmp_path_factory) -> str:
-    db = str(tmp_path_factory.mktemp("verify-samples") / "samples.duckdb")
-    with Archive.open(db) as archive:
-        assert archive.ingest([str(SAMPLES)]).quarantined == 0
-    return db
+def sample_db(samples_copy) -> str:
+    return samples_copy
 
 
 def test_verify_over_the_samples_reports_exactly_the_planted_outcomes(sample_db):

@@ -23,11 +23,8 @@ CLAIM_COLUMNS = [f for f in CLAIM_FIELDS if f not in (*VERDICT_FIELDS, "status")
 
 
 @pytest.fixture(scope="module")
-def samples(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("views") / "samples.duckdb")
-    with Archive.open(path) as archive:
-        archive.ingest([str(SAMPLES)], workers=1)
-    with Archive.open(path, read_only=True) as archive:
+def samples(samples_copy):
+    with Archive.open(samples_copy, read_only=True) as archive:
         yield archive
 
 
