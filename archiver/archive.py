@@ -15,7 +15,7 @@ from .defaults import MIN_BASE
 from .errors import ArchiveError, QueryError, UsageError
 from .store import migrations, views
 from .store.backend import Location, exists, locate
-from .store.connection import DEFAULT_WAIT_SECONDS, connect, retry_busy
+from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
 from .store.refusals import ArchiveUnusableError, ArchiveUnwritableError, explain
 
@@ -220,7 +220,7 @@ class Archive:
         try:
             yield leases
         except duckdb.Error as exc:
-            refusal = None if self.location.is_lake else explain(exc, self.path)
+            refusal = catalog_locked(exc, self.location) if self.location.is_lake else explain(exc, self.path)
             if refusal is not None:
                 raise refusal from exc
             raise

@@ -109,6 +109,18 @@ def _explain(exc: duckdb.Error, location: Location, read_only: bool) -> None:
     raise explain(exc, location.url) or exc
 
 
+def catalog_locked(exc: duckdb.Error, location: Location) -> ArchiveBusyError | None:
+    """A lake's SQLite catalog that another writer kept locked past SQLite's own wait, met by a statement
+    after the lake was opened (DuckLake reads its catalog for every statement), as one line; None for any
+    other error."""
+    if location.catalog != "sqlite" or "database is locked" not in str(exc):
+        return None
+    return ArchiveBusyError(
+        f"{location.url}: the lake's SQLite catalog stayed locked by another writer; what was committed "
+        "stays: run the same command again (a PostgreSQL catalog serves many writers at once)"
+    )
+
+
 def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusyError:
     pid = _PID.search(str(exc))
     holder = f"process {pid.group(1)}" if pid else "another process"
