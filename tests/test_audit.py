@@ -84,6 +84,7 @@ def test_uncited_result_fires_for_numbers_without_citation(archive, write):
     assert finding.detail == 'task t-uncited states 2 numbers in artifact "answer" and carries no citation Part'
 
 
+@pytest.mark.slow
 def test_uncited_standalone_message_names_the_message(archive, write):
     message = {"messageId": "m-1", "role": "ROLE_AGENT", "contextId": "ctx-9", "parts": [{"data": {"n": 3}}]}
     report = audit(archive, [write("m.jsonl", [jsonrpc_result({"message": message})])])
@@ -375,6 +376,7 @@ def test_decoded_parts_beside_an_undecoded_one_are_still_evidence(archive, write
     assert "lacks the text Part" in dropped.detail
 
 
+@pytest.mark.slow
 def test_an_event_of_unknown_shape_is_no_evidence_of_a_drop(archive, write):
     """A stream whose artifact came in a shape no recogniser knows (a logger's own envelope):
     the record is quarantined, and the copy it leaves is not said to lack what the record may hold."""
@@ -450,6 +452,7 @@ def test_consistent_card_is_fine(archive, write, declares, lists, skill_modes):
 # ---- small-base -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("n", "min_base", "fires"), [(24, 30, True), (24.0, 30, True), (30, 30, False), (24, 20, False), (4210, 30, False)]
 )
@@ -517,6 +520,7 @@ def test_no_filter_reports_everything(two_agents):
     ]
 
 
+@pytest.mark.slow
 def test_agent_filter(two_agents):
     assert keys(two_agents.audit(agent="Santé Panel Agent")) == [
         ("card-mode-undeclared", None),
@@ -527,12 +531,14 @@ def test_agent_filter(two_agents):
     assert keys(two_agents.audit(agent="Nobody' OR 1=1 --")) == []
 
 
+@pytest.mark.slow
 def test_study_filter_keeps_only_results_citing_it(two_agents):
     report = two_agents.audit(study="Versant Mega Tracker")
     assert keys(report) == []
     assert report.summary["results"] == 1
 
 
+@pytest.mark.slow
 def test_time_filters(two_agents):
     assert keys(two_agents.audit(since="2026-05-01")) == []
     assert keys(two_agents.audit(until="2026-04-20")) == [
@@ -544,6 +550,7 @@ def test_time_filters(two_agents):
     assert keys(two_agents.audit(until="2026-04-20T09:59:59Z")) == []
 
 
+@pytest.mark.slow
 def test_source_filter_takes_directories_and_globs(two_agents, tmp_path):
     root = tmp_path / "in"
     assert keys(two_agents.audit(source=str(root / "versant"))) == [("uncited-result", "task:t-v-uncited")]
@@ -560,6 +567,7 @@ def test_rule_selection(two_agents):
         two_agents.audit(rules=["no-such-rule"])
 
 
+@pytest.mark.slow
 def test_scope_does_not_hide_the_other_copy(archive, write):
     full = write("a/full.jsonl", [jsonrpc_result(v1_task("t-drop", v1_cited_parts()))])
     lost = write("b/lost.jsonl", [jsonrpc_result(v1_task("t-drop", [{"data": NUMBERS}]))])
@@ -620,6 +628,7 @@ def run(*args: str):
     return CliRunner().invoke(main, ["audit", *args])
 
 
+@pytest.mark.slow
 def test_cli_json(cli_db):
     result = run("--db", cli_db, "--format", "json")
     assert result.exit_code == 1
@@ -642,6 +651,7 @@ def test_cli_json(cli_db):
     assert document["summary"]["quantitative_results"] == 2
 
 
+@pytest.mark.slow
 def test_cli_exit_codes(cli_db):
     assert run("--db", cli_db).exit_code == 1
     assert run("--db", cli_db, "--fail-on", "never").exit_code == 0
@@ -653,6 +663,7 @@ def test_cli_exit_codes(cli_db):
     assert run("--db", cli_db, "--min-base", "0").exit_code == 2
 
 
+@pytest.mark.slow
 def test_cli_jsonl_and_table(cli_db):
     lines = run("--db", cli_db, "--format", "jsonl").output.splitlines()
     assert [orjson.loads(line)["rule"] for line in lines] == ["uncited-result", "small-base"]

@@ -38,6 +38,7 @@ def _relative(path: str) -> str:
     return path.removeprefix(str(SAMPLES) + "/")
 
 
+@pytest.mark.slow
 def test_audit_reports_exactly_the_planted_problems(manifest, report):
     planted = {(p["rule"], p["key"], p["path"]) for p in manifest["planted"]}
     found = {(f.rule, f.result_key, _relative(f.source_path)) for f in report.findings}

@@ -41,6 +41,7 @@ def test_the_corpus_mixes_every_dialect_and_plants_every_problem(corpus):
     assert 1 * truth["tasks"] <= truth["claims"] <= 20 * truth["tasks"]
 
 
+@pytest.mark.slow
 def test_ingest_and_audit_find_exactly_the_ground_truth(corpus, archive):
     folder, truth = corpus
     summary = archive.ingest([str(folder)])

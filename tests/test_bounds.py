@@ -59,6 +59,7 @@ def test_a_file_of_blank_lines_is_a_few_records_and_exports_as_it_was(tmp_path):
     assert (tmp_path / "out" / "blank.jsonl").read_bytes() == data
 
 
+@pytest.mark.slow
 def test_a_lineage_stored_a_record_a_blank_line_grows_and_exports_as_it_is(tmp_path):
     """An archive written before runs of blank lines were one record holds a filler record a line; the file
     grown and ingested again (its runs now read as one record each) still exports byte for byte."""
@@ -94,6 +95,7 @@ def test_a_lineage_stored_a_record_a_blank_line_grows_and_exports_as_it_is(tmp_p
     assert (tmp_path / "out" / "grown.jsonl").read_bytes() == grown
 
 
+@pytest.mark.slow
 def test_an_sse_event_past_the_record_limit_is_quarantined_with_its_place_and_the_rest_kept(tmp_path, monkeypatch):
     """An SSE event with endless `data:` lines and no blank line was held whole: 500 MB of it peaked at
     2,672 MiB; the record limit did not apply to a multi-line event."""
@@ -117,6 +119,7 @@ def test_an_sse_event_past_the_record_limit_is_quarantined_with_its_place_and_th
     ]
 
 
+@pytest.mark.slow
 def test_a_gzip_member_of_newlines_past_the_ratio_is_refused_as_it_streams(tmp_path):
     """A 1 MB gzip member holding 1 GiB of newlines was still running after 26 minutes (8.6 billion filler
     rows extrapolated). Now it is refused once it expands past the ratio, the records before it kept."""
@@ -158,6 +161,7 @@ def test_a_sqlite_store_row_not_in_utf8_is_quarantined_with_its_table_and_rowid_
     assert "an\\xff" in exported.execute("SELECT artifacts FROM tasks WHERE id = 't2'").fetchone()[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [1, 3, 1000])
 def test_filler_runs_never_pass_the_record_limit(tmp_path, monkeypatch, limit):
     monkeypatch.setattr(containers, "RECORD_LIMIT", limit)

@@ -54,6 +54,7 @@ def archives(tmp_path_factory) -> tuple[Path, Path]:
     return whole, chunked_db
 
 
+@pytest.mark.slow
 def test_every_chunked_column_kind_is_split_and_no_cell_holds_more(archives):
     _, db = archives
     con = duckdb.connect(str(db), read_only=True)
@@ -79,6 +80,7 @@ def test_every_chunked_column_kind_is_split_and_no_cell_holds_more(archives):
     assert con.execute(mismatched).fetchone()[0] == 0
 
 
+@pytest.mark.slow
 def test_readers_get_what_an_archive_of_whole_cells_gives(archives, tmp_path):
     whole_db, chunked_db = archives
     with Archive.open(str(whole_db), read_only=True) as whole, Archive.open(str(chunked_db), read_only=True) as split:
@@ -133,6 +135,7 @@ def test_parquet_export_carries_the_chunks_of_its_tables(archives, tmp_path):
     assert missing == 0
 
 
+@pytest.mark.slow
 def test_a_damaged_chunk_is_named_by_the_check(archives, tmp_path):
     _, db = archives
     copy = tmp_path / "damaged.duckdb"
@@ -149,6 +152,7 @@ def test_a_damaged_chunk_is_named_by_the_check(archives, tmp_path):
     assert other in str(problems["chunked-value"])
 
 
+@pytest.mark.slow
 def test_the_same_large_value_is_stored_once(tmp_path, write):
     blob = "x" * 100_000
     task = {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}

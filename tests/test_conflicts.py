@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from archiver.archive import Archive
 from tests.transcripts import CITATIONS_MT, citation, jsonrpc_result, v1_task
 
@@ -28,6 +30,7 @@ def conflicts(archive: Archive) -> list[tuple[str, str | None, str]]:
     )
 
 
+@pytest.mark.slow
 def test_planted_conflicts_are_found_and_nothing_else(archive, write):
     other_base = citation(base={"name": "Women 18-74", "n": 2100})
     other_source = citation(source={"table": "versant_flat", "column": "s9", "function": "extractShare"})
@@ -55,6 +58,7 @@ def test_planted_conflicts_are_found_and_nothing_else(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_numbers_stated_in_strings_conflict_as_their_numbers(archive, write):
     """A string stating a number is a claim in its cell ("35%" beside 0.52), rounded as written ("$3.5m"
     agrees with 3,512,000, "$3.6m" does not), a percent the fraction it is ("35%" beside "0.35"), and is no
@@ -75,11 +79,13 @@ def test_numbers_stated_in_strings_conflict_as_their_numbers(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_the_samples_hold_no_conflict(samples_copy):
     with Archive.open(samples_copy, read_only=True) as archive:
         assert conflicts(archive) == []
 
 
+@pytest.mark.slow
 def test_the_column_page_shows_where_agents_disagree(archive, write):
     from starlette.testclient import TestClient
 

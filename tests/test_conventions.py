@@ -45,6 +45,7 @@ ROW_COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ROW_COMMANDS, ids=lambda c: " ".join(c[:2]))
 @pytest.mark.parametrize(
     ("flag", "fmt"),
@@ -130,6 +131,7 @@ def test_data_path_only_where_a_lake_is_made():
         assert not has_data_path(*command), command
 
 
+@pytest.mark.slow
 def test_colour_only_when_wanted_and_no_color_respected(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -185,6 +187,7 @@ def test_exit_130_when_a_query_is_interrupted(db, monkeypatch):
     assert run(db, "sql", "SELECT 1", code=130).stderr == "interrupted by SIGINT\n"
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_ends_quietly_with_0(db):
     archiver = shlex.join([sys.executable, "-m", "archiver"])
     script = (
@@ -215,6 +218,7 @@ def test_a_wrong_case_and_a_misspelling_suggest_the_stored_value(db):
     assert "no citations match" in result.stderr
 
 
+@pytest.mark.slow
 def test_export_and_audit_name_an_unmatched_filter(db):
     assert "no records match; --study 'versant*'" in run(db, "export", "--raw", "--study", "versant*").stderr
     assert "no findings; --study 'versant*': did you mean" in run(db, "audit", "--study", "versant*").stderr
@@ -257,6 +261,7 @@ def slow_core(monkeypatch, seconds: float, **limits: int) -> None:
     monkeypatch.setattr(archiver.prepare, "index_files", slowly)
 
 
+@pytest.mark.slow
 def test_progress_moves_as_files_are_read_not_only_as_they_commit(tmp_path, monkeypatch):
     slow_core(monkeypatch, 0.5)
     files = sorted(SAMPLES.glob("versant-insights/*"))
@@ -277,6 +282,7 @@ class TerminalStderr(io.StringIO):
         return True
 
 
+@pytest.mark.slow
 def test_progress_by_default_only_on_a_terminal(tmp_path, monkeypatch):
     args = ["ingest", str(SAMPLES / "versant-insights"), "--db", str(tmp_path / "a.duckdb")]
     assert "ingesting:" not in CliRunner().invoke(main, args).stderr
@@ -297,6 +303,7 @@ def test_progress_line_says_bytes_records_total_and_eta(monkeypatch):
     )
 
 
+@pytest.mark.slow
 def test_progress_moves_within_a_file_as_its_records_are_read(tmp_path, monkeypatch):
     slow_core(monkeypatch, 0.15, batch_rows=1)  # a batch a record or so
     lines = (SAMPLES / "versant-insights" / "rpc-v1.jsonl").read_bytes().splitlines(keepends=True)
@@ -330,6 +337,7 @@ def test_shell_completion_as_documented():
     assert "_archiver_completion" in result.output
 
 
+@pytest.mark.slow
 def test_ingest_summary_as_format_json_or_json(tmp_path):
     args = ["ingest", str(SAMPLES / "versant-insights"), "--db", str(tmp_path / "a.duckdb")]
     assert json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)["files"] > 0

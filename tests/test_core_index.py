@@ -259,6 +259,7 @@ def written_files(tmp_path: Path, items: list) -> list:
     return files
 
 
+@pytest.mark.slow
 def test_generated_transcripts_give_the_same_batches(schemas, tmp_path):
     cases = SNAPSHOT["generated"]
     assert len(cases) >= 100

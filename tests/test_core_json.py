@@ -72,6 +72,7 @@ def test_numbers_decode_write_and_print_as_python_did():
     assert_frozen("numbers", at_least=150)
 
 
+@pytest.mark.slow
 @FAST
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_floats_print_as_python_and_orjson_print_them(number):

@@ -18,6 +18,8 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from archiver import _core
 from tests.snapshots.core import frozen
 
@@ -167,6 +169,7 @@ LARGE = _lines_of(12000, 1)  # ~2 MiB, ~1 MiB compressed
 LARGE_STORED = gzip.compress(LARGE, compresslevel=6, mtime=0)
 
 
+@pytest.mark.slow
 def test_large_damaged_gzip():
     def read(given: dict):
         at = int(len(LARGE_STORED) * given["fraction"])
@@ -179,10 +182,12 @@ def test_large_damaged_gzip():
     assert_frozen("large_damaged", read, 20)
 
 
+@pytest.mark.slow
 def test_large_gzip_past_the_limit_and_a_document_past_its_limit():
     assert_frozen("large_gzip_limits", lambda given: core_read(None, LARGE_STORED, given["name"], given["limits"]), 3)
 
 
+@pytest.mark.slow
 def test_large_files_on_disk_span_blocks(tmp_path):
     (tmp_path / "big").write_bytes(LARGE)
     sse = b"".join(b": ping\r\ndata: " + line.rstrip(b"\n") + b"\r\n\r\n" for line in LARGE.splitlines(keepends=True))

@@ -95,6 +95,7 @@ def index_counts(archive: Archive) -> dict:
     return counts
 
 
+@pytest.mark.slow
 def test_raw_files_round_trip(archive, inputs, tmp_path):
     archive.ingest(inputs, workers=1)
     out = tmp_path / "out"
@@ -153,6 +154,7 @@ def test_cli_export(archive, inputs, tmp_path):
     assert "--raw or --format parquet" in result.output
 
 
+@pytest.mark.slow
 def test_parquet_partitioned_by_study_key(archive, inputs, tmp_path):
     archive.ingest(inputs, workers=1)
     archive.close()
@@ -195,6 +197,7 @@ def rows_of_study(rows: list[dict]) -> list[tuple]:
     )
 
 
+@pytest.mark.slow
 def test_parquet_readers_agree_on_a_non_ascii_study(exported):
     import polars
     import pyarrow.dataset
@@ -243,6 +246,7 @@ def test_spark_reads_the_parquet_export_alike(exported):
     assert nulls == {None}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (SAMPLES / "manifest.json").exists(), reason="sample_transcripts/manifest.json not generated")
 def test_samples_round_trip(tmp_path):
     manifest = orjson.loads((SAMPLES / "manifest.json").read_bytes())

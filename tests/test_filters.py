@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 import click
+import pytest
 from click.shell_completion import BashComplete
 from starlette.datastructures import QueryParams
 
@@ -40,6 +41,7 @@ def completions(args: list[str], incomplete: str) -> list[tuple[str, str]]:
     return [(item.value, item.type) for item in found]
 
 
+@pytest.mark.slow
 def test_a_shell_completes_values_from_the_archive(archive, write, tmp_path, monkeypatch):
     tasks = [jsonrpc_result({"task": v1_task(f"task-{i}", v1_cited_parts())}) for i in (1, 2)]
     archive.ingest([write("t.jsonl", tasks)])

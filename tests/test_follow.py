@@ -130,6 +130,7 @@ def test_readers_get_in_between_passes_and_a_pass_finding_readers_waits_for_the_
         assert archive.con.execute("SELECT count(*) FROM sources").fetchone()[0] == 2
 
 
+@pytest.mark.slow
 def test_follow_as_a_library_stops_when_asked_and_stores_each_segment_once(tmp_path):
     spool, db = tmp_path / "spool", tmp_path / "a.duckdb"
     spool.mkdir()

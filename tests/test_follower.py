@@ -48,6 +48,7 @@ def test_the_proxy_finds_segments_as_ingest_walks_the_spool(tmp_path):
         assert rows(archive, "SELECT DISTINCT path FROM sources") == [(str(kept),)]
 
 
+@pytest.mark.slow
 def test_the_proxy_stops_at_an_archive_it_must_not_write_and_says_so_once(tmp_path, caplog):
     spool, _, _ = spool_with_an_ignored_segment(tmp_path)
     db = tmp_path / "a.duckdb"

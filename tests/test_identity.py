@@ -34,6 +34,7 @@ def task_ids(archive: Archive) -> list[str]:
     return [t for (t,) in rows(archive, "SELECT DISTINCT task_id FROM results ORDER BY 1")]
 
 
+@pytest.mark.slow
 def test_stdin_runs_are_each_their_own_source(tmp_path):
     db = str(tmp_path / "a.duckdb")
     sse = b"".join(
@@ -52,6 +53,7 @@ def test_stdin_runs_are_each_their_own_source(tmp_path):
     assert "j1" in shown.output
 
 
+@pytest.mark.slow
 def test_a_log_rewritten_under_its_name_keeps_the_earlier_versions_results(archive, write, tmp_path):
     path = write("rotating.jsonl", lines("old1", "old2", cited=False))
     archive.ingest([path])
@@ -84,6 +86,7 @@ def test_a_growing_log_still_replaces_its_earlier_version(archive, write):
     assert archive.check() == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rotated_name", ["app.log.1", "app.log-20261201", "app.log.old"])
 def test_a_log_rotated_after_it_grew_continues_its_lineage(archive, write, tmp_path, rotated_name):
     """app.log ingested, then grown and renamed (logrotate) with a new app.log begun, then ingested again:
@@ -133,6 +136,7 @@ def samples_copy(tmp_path) -> Path:
     return copy
 
 
+@pytest.mark.slow
 def test_the_same_bytes_at_other_paths_are_counted_once(tmp_path, samples_copy):
     db = str(tmp_path / "a.duckdb")
     linked = tmp_path / "linked"
@@ -237,6 +241,7 @@ with Archive.open(sys.argv[1]) as archive:
 """
 
 
+@pytest.mark.slow
 def test_rows_of_an_uncommitted_version_are_healed_and_reported(tmp_path, write):
     """What a storage engine that replays a killed transaction's large appends leaves: claims rows of a
     version whose `sources` row never committed, in a WAL that the next open replays. That open removes
@@ -270,6 +275,7 @@ def test_db_check_finds_rows_of_uncommitted_versions(tmp_path, write):
         assert sorted(p.check for p in archive.check()) == ["duplicate-claim", "uncommitted-claims"]
 
 
+@pytest.mark.slow
 def test_the_audit_of_a_copied_folder_finds_what_its_files_hold(tmp_path, samples_copy):
     moved = tmp_path / "moved"
     shutil.copytree(samples_copy, moved)

@@ -352,6 +352,7 @@ def test_raw_records_are_stored_byte_exact_and_cover_the_file(archive, write):
     )
 
 
+@pytest.mark.slow
 def test_reingest_adds_nothing_and_growth_adds_only_new_records(archive, write, tmp_path):
     lines = [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(3)]
     path = write("grow.jsonl", lines)
@@ -383,6 +384,7 @@ def test_quarantined_line_amid_good_ones(archive, write):
     assert reasons[1][1].startswith("no A2A object recognised")
 
 
+@pytest.mark.slow
 def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, write, monkeypatch):
     import pyarrow as pa
 
@@ -414,6 +416,7 @@ def test_each_file_commits_atomically_a_failed_file_leaves_nothing(archive, writ
     assert archive.stats()["tasks"] == 2
 
 
+@pytest.mark.slow
 def test_small_files_prepared_together_are_written_together_or_each_alone_the_same(tmp_path, write):
     """Small files share their batches; the writer stores them all at once, or some files of the batches
     (the rest given up or written later), and the archive holds the same rows either way."""

@@ -150,6 +150,7 @@ def test_the_jpa_table_reads_live_as_its_export_reads(made, kind, dump, tmp_path
     assert sorted(locators) == [f"a2a_tasks task_id={task_id}" for task_id, *_ in tasks]
 
 
+@pytest.mark.slow
 def test_a_java_store_row_is_read_from_its_task_data_and_a_broken_one_is_quarantined(tmp_path):
     """Rows as the JPA store's export holds them (no Java needed): the committed PostgreSQL export, and two rows
     whose task_data is not a task."""

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import archiver.version
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,6 +23,7 @@ def lint(root: Path) -> subprocess.CompletedProcess:
     return subprocess.run(LINT, cwd=root, env=environment, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_the_layers_hold():
     result = lint(ROOT)
     assert result.returncode == 0, result.stdout[-3000:]
@@ -40,6 +43,7 @@ def test_inside_ingest_the_follower_sits_on_the_run(tmp_path):
     assert "archiver.ingest.summary is not allowed to import archiver.ingest.follow" in result.stdout
 
 
+@pytest.mark.slow
 def test_an_upward_import_breaks_them(tmp_path):
     """The Python files of the package, copied, with a reader that imports the API inside a function."""
     shutil.copytree(

@@ -79,6 +79,7 @@ def sample_files() -> list[str]:
     )
 
 
+@pytest.mark.slow
 def test_streamed_rows_equal_whole_file_rows_on_every_sample(schemas):
     """With batches of 5 rows (2 kB at most), every sample yields the same rows as whole."""
     batches = []
@@ -90,6 +91,7 @@ def test_streamed_rows_equal_whole_file_rows_on_every_sample(schemas):
     assert sum(count >= 5 for count in batches) >= 10, batches
 
 
+@pytest.mark.slow
 def test_prepare_hands_rows_over_in_bounded_batches(schemas, tmp_path, monkeypatch):
     core_batches(monkeypatch, batch_rows=100)
     monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
@@ -139,6 +141,7 @@ def test_writer_lets_each_batch_go_before_the_commit(archive, write, tiny, monke
     assert rows(archive, "SELECT count(*) FROM results") == [(300,)]
 
 
+@pytest.mark.slow
 def test_a_task_put_aside_is_taken_back_when_a_later_record_changes_it(archive, write, tiny):
     """A stream whose completion comes after many other tasks' records: the task went aside (1 kB of tasks
     held), came back; what the assembly hands over is what it hands over holding every task."""

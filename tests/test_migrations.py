@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from archiver.archive import Archive
 from archiver.store import migrations
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
 
 
+@pytest.mark.slow
 def test_bulk_tables_declare_no_keys_or_indexes(archive):
     assert (
         rows(
@@ -21,6 +24,7 @@ def test_bulk_tables_declare_no_keys_or_indexes(archive):
     assert rows(archive, "SELECT index_name FROM duckdb_indexes()") == []
 
 
+@pytest.mark.slow
 def test_versions_are_recorded_in_order(archive):
     versions = [m.version for m in migrations.available()]
     assert versions == sorted(versions)
@@ -59,6 +63,7 @@ def first_version_archive(path: str, source: str, tmp_path, version: int = 1) ->
     return {**expected, **unknown}
 
 
+@pytest.mark.slow
 def test_an_archive_of_the_first_version_upgrades_in_place_with_its_data(tmp_path, write):
     path = str(tmp_path / "old.duckdb")
     source = write("old.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(3)])
@@ -74,6 +79,7 @@ def test_an_archive_of_the_first_version_upgrades_in_place_with_its_data(tmp_pat
         assert again.stats() == expected
 
 
+@pytest.mark.slow
 def test_an_old_archive_that_stored_a_copy_twice_keeps_it_once(tmp_path, write):
     path = str(tmp_path / "old.duckdb")
     source = write("a/old.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(3)])
@@ -95,6 +101,7 @@ def test_an_old_archive_that_stored_a_copy_twice_keeps_it_once(tmp_path, write):
         assert upgraded.ingest([copy]).files_unchanged == 1
 
 
+@pytest.mark.slow
 def test_an_archive_torn_before_the_commit_marker_is_repaired_on_upgrade_and_says_so(tmp_path, write):
     """The SIGKILL of an earlier round, in an archive of schema 6: one file's claims replayed without its
     records, copies, parts or sources row, and claims of Parts never indexed under a file that was committed
@@ -128,6 +135,7 @@ def test_an_archive_torn_before_the_commit_marker_is_repaired_on_upgrade_and_say
         assert upgraded.stats() == {**expected, "healed_rows": orphans, "records_result": 1}
 
 
+@pytest.mark.slow
 def test_cli_db_current_and_upgrade(tmp_path):
     from click.testing import CliRunner
 

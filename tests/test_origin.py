@@ -50,6 +50,7 @@ def stream_of(name: str, exchange_id: str, method: str = "SendStreamingMessage",
     return Stream(exchange_id, stream_request(events, method), events, **fields)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sample", "protocol"),
     [
@@ -72,6 +73,7 @@ def test_a_unary_segment_reads_as_the_same_traffic_in_a_plain_log(tmp_path, samp
     assert plain["origins"] == [(None,)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sample", "method"),
     [
@@ -113,6 +115,7 @@ def rest_stream(spool: Path, seq: int = 1) -> Path:
     return stream_segment(segment(spool, seq, "sse"), [stream])
 
 
+@pytest.mark.slow
 def test_a_consumer_lacking_a_part_the_agent_sent_names_the_origin_copy(tmp_path):
     origin = rest_stream(tmp_path / "spool")
     consumer = SAMPLES / "versant-insights/rest-list-tasks.json"  # ListTasks without artifacts
@@ -130,6 +133,7 @@ def test_a_consumer_lacking_a_part_the_agent_sent_names_the_origin_copy(tmp_path
     assert all(f.reference == str(origin) for f in found)
 
 
+@pytest.mark.slow
 def test_an_origin_copy_is_never_said_to_lack_a_part(tmp_path):
     """The origin copy is the agent's words: a consumer holding more is no drop by the agent's copy."""
     origin = rest_stream(tmp_path / "spool")
@@ -148,6 +152,7 @@ def strip_citation(task_line: dict) -> dict:
     return stripped
 
 
+@pytest.mark.slow
 def test_a_partial_origin_copy_makes_no_claim_about_what_it_did_not_record(tmp_path):
     """The proxy saw only the start of the stream (the client went away): the citation that came later is
     not in the origin copy. A consumer lacking it is compared with the other consumer that holds it, in the
@@ -171,6 +176,7 @@ def test_a_partial_origin_copy_makes_no_claim_about_what_it_did_not_record(tmp_p
     assert share[0].reference is None
 
 
+@pytest.mark.slow
 def test_a_stripped_media_type_is_type_lost_not_dropped(tmp_path):
     """A consumer that kept the citation's data but lost its media type (the 1.x server answering a 0.3
     client) holds the Part: citation-type-lost, no dropped-part."""
@@ -188,6 +194,7 @@ def test_a_stripped_media_type_is_type_lost_not_dropped(tmp_path):
     assert [f.source_path for f in findings(db, "citation-type-lost")] == [str(consumer)]
 
 
+@pytest.mark.slow
 def test_a_result_with_only_consumer_copies_gets_no_origin_claim(tmp_path):
     db = tmp_path / "a.duckdb"
     ingest(db, SAMPLES / "versant-insights/rest-stream-v1.sse", SAMPLES / "versant-insights/rest-list-tasks.json")
@@ -232,6 +239,7 @@ def outputs(db: Path) -> dict:
     return said
 
 
+@pytest.mark.slow
 def test_one_result_over_several_segments_is_one_origin_copy(tmp_path):
     segments = spool_of_split_traffic(tmp_path / "spool")
     db = tmp_path / "a.duckdb"
@@ -255,6 +263,7 @@ def test_one_result_over_several_segments_is_one_origin_copy(tmp_path):
     assert copies == [(1,)]
 
 
+@pytest.mark.slow
 def test_segments_ingested_one_by_one_in_any_order_give_the_same_archive(tmp_path):
     segments = spool_of_split_traffic(tmp_path / "spool")
     consumer = SAMPLES / "versant-insights/rpc-v1.jsonl"
@@ -270,6 +279,7 @@ def test_segments_ingested_one_by_one_in_any_order_give_the_same_archive(tmp_pat
     assert outputs(one_by_one) == expected == again
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "html"])
 def test_show_marks_the_origin_copy(tmp_path, fmt):
     origin = rest_stream(tmp_path / "spool")
@@ -287,6 +297,7 @@ def test_show_marks_the_origin_copy(tmp_path, fmt):
     assert consumer_only.count("origin copy: recorded at the agent") == 1  # the list of copies still says it
 
 
+@pytest.mark.slow
 def test_stats_counts_origin_copies(tmp_path):
     from click.testing import CliRunner
 
@@ -375,6 +386,7 @@ def test_an_uncited_origin_copy_over_two_segments_is_one_finding(tmp_path):
     assert [(f.task_id, f.source_path) for f in uncited] == [("task-vrs-rpc-trend", str(segments[0]))]
 
 
+@pytest.mark.slow
 def test_the_parts_of_an_origin_copy_over_two_segments_are_found_and_counted_once(tmp_path):
     """The agent's answers recorded as they were sent and again as later calls returned them: one origin copy
     each, so the audit finds what it finds in the first segment alone, once (invalid citations, small bases),
@@ -405,6 +417,7 @@ def test_the_parts_of_an_origin_copy_over_two_segments_are_found_and_counted_onc
     assert min(counted["parts"], counted["citations"], counted["citations_invalid"], counted["claims"]) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stripped_first", [False, True])
 def test_a_media_type_lost_in_any_segment_of_an_origin_copy_is_found_whichever_sorts_first(tmp_path, stripped_first):
     """The agent's answers recorded as sent, and again as later calls returned them without the citations' media

@@ -9,6 +9,7 @@ import itertools
 import json
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -169,6 +170,7 @@ def concatenated(data: bytes) -> tuple[str, bytes]:
     return container, b"".join(raw for _seq, _locator, raw, *_ in records)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(prefixes, content)
 def test_records_cover_the_bytes_of_any_jsonl_or_sse_content(prefix, body):
@@ -185,6 +187,7 @@ def test_records_cover_the_bytes_of_any_jsonl_or_sse_content(prefix, body):
 COUNTER = itertools.count()
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(prefixes, content)
 def test_raw_records_round_trip_byte_exact_through_ingest(archive, tmp_path, prefix, body):
@@ -233,6 +236,7 @@ numeric_documents = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(numeric_documents)
 def test_claims_are_exactly_the_numeric_leaves(document):

@@ -43,6 +43,7 @@ def listings(archive: Archive) -> dict:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["claims", "citations", "impact", "sql"])
 def test_a_result_reads_again_and_counts(lineage, name):
     rows = listings(lineage)[name]
@@ -53,6 +54,7 @@ def test_a_result_reads_again_and_counts(lineage, name):
     assert rows.first() == first[0]
 
 
+@pytest.mark.slow
 def test_an_empty_result(lineage):
     rows = lineage.claims(study="nothing such")
     assert len(rows) == 0
@@ -60,6 +62,7 @@ def test_an_empty_result(lineage):
     assert rows.arrow().num_rows == 0
 
 
+@pytest.mark.slow
 def test_arrow_holds_the_rows_in_the_archives_types(lineage):
     rows = lineage.claims(order_by="-value")
     table = rows.arrow()
@@ -70,6 +73,7 @@ def test_arrow_holds_the_rows_in_the_archives_types(lineage):
     assert pa.types.is_timestamp(table.schema.field("timestamp").type)
 
 
+@pytest.mark.slow
 def test_df_is_pandas_else_polars(lineage, monkeypatch):
     rows = lineage.citations()
     frame = rows.df()
@@ -85,6 +89,7 @@ def test_df_is_pandas_else_polars(lineage, monkeypatch):
         rows.df()
 
 
+@pytest.mark.slow
 def test_findings_and_verdict_listings_read_again(lineage):
     with lineage.audited() as audit:
         findings = findings_listing(audit)
@@ -93,6 +98,7 @@ def test_findings_and_verdict_listings_read_again(lineage):
         assert findings.arrow().num_rows == len(findings)
 
 
+@pytest.mark.slow
 def test_rows_read_after_the_archive_is_closed_say_so(tmp_path, write):
     with Archive.open(str(tmp_path / "a.duckdb")) as archive:
         archive.ingest(build(write), workers=1)
@@ -102,6 +108,7 @@ def test_rows_read_after_the_archive_is_closed_say_so(tmp_path, write):
         list(rows)
 
 
+@pytest.mark.slow
 def test_sql_errors_are_raised_when_asked_and_explain_and_pragmas_still_read(lineage):
     with pytest.raises(QueryError):
         lineage.sql("SELECT nothing_such FROM claims")
@@ -116,6 +123,7 @@ def test_sql_errors_are_raised_when_asked_and_explain_and_pragmas_still_read(lin
 # Exports: JSON Lines to a path or a binary file object; files and Parquet to a directory path.
 
 
+@pytest.mark.slow
 def test_jsonl_export_to_a_path_equals_the_export_to_a_file_object(lineage, tmp_path):
     buffer = io.BytesIO()
     count = lineage.export(buffer)
@@ -128,6 +136,7 @@ def test_jsonl_export_to_a_path_equals_the_export_to_a_file_object(lineage, tmp_
     assert (tmp_path / "text.jsonl").read_bytes() == buffer.getvalue()
 
 
+@pytest.mark.slow
 def test_directory_exports_take_a_path_like(lineage, tmp_path):
     written = lineage.export(tmp_path / "pq", fmt="parquet")
     assert Path(written["claims"]).is_file()
@@ -136,6 +145,7 @@ def test_directory_exports_take_a_path_like(lineage, tmp_path):
     assert all(Path(m.path).is_file() for m in made)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("target", "fmt", "message"),
     [
@@ -199,6 +209,7 @@ def test_rows_of_a_table_are_its_sqlmodel_class(lineage):
 # The API's page: its example runs over sample_transcripts/.
 
 
+@pytest.mark.slow
 def test_the_python_api_page_runs(monkeypatch, capsys):
     page = (ROOT / "docs" / "python-api.md").read_text(encoding="utf-8")
     (code,) = re.findall(r"```python\n(.*?)```", page, re.DOTALL)

@@ -53,6 +53,7 @@ def test_claims_unfiltered_one_row_per_claim_and_citation(lineage):
     assert len(rows) == len(ALL_CLAIMS)  # t1 is stored twice but its claims count once
 
 
+@pytest.mark.slow
 def test_claim_row_fields(lineage):
     (row,) = [r for r in lineage.claims(task="t1") if r["pointer"] == "/n"]
     assert row["value"] == 1210
@@ -73,6 +74,7 @@ def test_claim_row_fields(lineage):
     assert row["source_path"].endswith(("versant/a.jsonl", "versant/c.jsonl"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("filters", "expected"),
     [
@@ -109,6 +111,7 @@ def test_each_filter_exact_rows(lineage, filters, expected):
     assert {(r["task_id"], r["pointer"]) for r in lineage.claims(**filters)} == expected
 
 
+@pytest.mark.slow
 def test_valid_filter_and_uncited_claims(lineage):
     valid = {(r["task_id"], r["pointer"]) for r in lineage.claims(valid=True)}
     assert ("t5", "/w") not in valid
@@ -227,6 +230,7 @@ def run(args: list[str], db: str):
     return result.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["claims", "citations", "impact"])
 def test_formats_parse_with_stdlib(lineage, command, tmp_path):
     lineage.close()
@@ -296,6 +300,7 @@ def test_claims_fields_in_machine_formats(lineage, tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_cli_filters_and_errors(lineage, tmp_path):
     lineage.close()
     db = str(tmp_path / "archive.duckdb")
@@ -373,6 +378,7 @@ def test_json_of_no_rows(lineage):
     assert rendered(lineage.claims(study="nothing"), "jsonl") == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_the_command_and_its_workers_go_without_pandas(tmp_path, workers):
     """DuckDB imports pandas (where installed, as in this test environment) on the first statement with

@@ -47,6 +47,7 @@ def citing(manifest) -> dict[tuple, set[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_citations_match_manifest(samples):
     archive, manifest = samples
     got, inferred = defaultdict(int), set()

@@ -90,6 +90,7 @@ async def converse(base: str, binding: str, version: str, streaming: bool, tee: 
         return results
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("binding", "version", "streaming"), CASES)
 def test_sdk_client_through_the_proxy_gets_what_it_gets_directly_and_the_spool_holds_it(
     stack, tmp_path, binding, version, streaming
@@ -130,6 +131,7 @@ def test_sdk_client_through_the_proxy_gets_what_it_gets_directly_and_the_spool_h
         assert stream["end"]["events"] == len(stream["events"])
 
 
+@pytest.mark.slow
 def test_live_conformance_counts_each_violation_per_agent_and_writes_one_alert_line(stack, tmp_path):
     upstream = start_agent(stack, name="Northwind quant")
     proxy = start_proxy(stack, upstream.url, tmp_path / "spool", alerts=tmp_path / "alerts.jsonl")
@@ -156,6 +158,7 @@ def test_live_conformance_counts_each_violation_per_agent_and_writes_one_alert_l
         assert f'archiver_record_violations_total{{agent="Northwind quant",rule="{rule}"}} 1.0' in metrics
 
 
+@pytest.mark.slow
 def test_the_card_passes_unchanged_unless_asked_to_point_at_the_proxy(stack, tmp_path):
     upstream = start_agent(stack)
     plain = start_proxy(stack, upstream.url, tmp_path / "plain")

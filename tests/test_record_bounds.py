@@ -198,6 +198,7 @@ def test_the_sse_splitter_takes_time_linear_in_a_lines_length():
     assert large < 3.0
 
 
+@pytest.mark.slow
 def test_a_line_is_held_only_within_the_event_cap_and_its_rest_is_passed_over():
     splitter = EventSplitter(cap=100)
     tracemalloc.start()
@@ -305,6 +306,7 @@ def spooled_requests(spool: Path) -> list:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("durable", [True, False], ids=["durable", "default"])
 def test_durable_mode_writes_and_fsyncs_an_exchange_before_its_response_ends(
     stack, tmp_path, upstream, slow_writer, durable
@@ -325,6 +327,7 @@ def test_durable_mode_writes_and_fsyncs_an_exchange_before_its_response_ends(
             time.sleep(0.4)
 
 
+@pytest.mark.slow
 def test_durable_mode_writes_and_fsyncs_a_streams_end_before_its_last_byte(stack, tmp_path, upstream, monkeypatch):
     ended = SegmentWriter.stream_end
 
@@ -341,6 +344,7 @@ def test_durable_mode_writes_and_fsyncs_a_streams_end_before_its_last_byte(stack
     assert b'"events":2' in lines[-1]
 
 
+@pytest.mark.slow
 def test_a_durable_proxy_killed_under_load_loses_no_completed_exchange(tmp_path, upstream):
     """kill -9 under load lost 1 completed exchange per kill in the default mode (3 of 3,579); with
     --durable every exchange a client completed is in the spool the killed proxy left."""
@@ -412,6 +416,7 @@ def health_once_recorded(base: str) -> dict:
     return httpx.get(f"{base}/-/health").json()
 
 
+@pytest.mark.slow
 def test_health_is_ok_again_once_a_record_is_kept_after_the_disk_was_full(stack, upstream, request):
     disk = request.getfixturevalue("small_disk")  # mounted after the proxy's stack: unmounted before it
     filler = disk / "filler"
@@ -430,6 +435,7 @@ def test_health_is_ok_again_once_a_record_is_kept_after_the_disk_was_full(stack,
     assert health["unrecorded"]["disk-full"] >= 1  # the loss stays counted
 
 
+@pytest.mark.slow
 def test_health_is_ok_again_once_a_record_is_kept_after_the_queue_was_full(stack, tmp_path, upstream, monkeypatch):
     monkeypatch.setattr(background, "QUEUE_BYTES", 10_000)
     base, _ = start(stack, upstream.url, tmp_path / "spool")
@@ -443,6 +449,7 @@ def test_health_is_ok_again_once_a_record_is_kept_after_the_queue_was_full(stack
 # Compressed and unreadable bodies.
 
 
+@pytest.mark.slow
 def test_gzip_and_deflate_bodies_and_a_gzip_stream_are_decoded_for_the_index(stack, tmp_path, upstream):
     base, _ = start(stack, upstream.url, tmp_path / "spool")
     for route in ("gzip", "deflate", "raw-deflate"):
@@ -478,6 +485,7 @@ def test_gzip_and_deflate_bodies_and_a_gzip_stream_are_decoded_for_the_index(sta
     assert quarantined == (0,)
 
 
+@pytest.mark.slow
 def test_bodies_the_index_cannot_read_are_counted_logged_and_reported_as_findings(stack, tmp_path, upstream, caplog):
     alerts = tmp_path / "alerts.jsonl"
     base, _ = start(stack, upstream.url, tmp_path / "spool", alerts=alerts)
@@ -531,6 +539,7 @@ class _Status999(socketserver.BaseRequestHandler):
         self.request.sendall(b"HTTP/1.1 999 Weird\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}")
 
 
+@pytest.mark.slow
 def test_an_upstream_status_outside_100_to_599_is_a_502_that_says_so_logged_once(stack, tmp_path, caplog):
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Status999)
     stack.callback(server.server_close)

@@ -103,6 +103,7 @@ def metric(base: str, name: str) -> float:
     return 0.0
 
 
+@pytest.mark.slow
 def test_upstream_down_is_a_502_that_says_so_and_is_counted_and_logged_once(stack, tmp_path, caplog):
     base, _ = start(stack, f"http://127.0.0.1:{free_port()}", tmp_path / "spool")
     for _ in range(3):
@@ -117,6 +118,7 @@ def test_upstream_down_is_a_502_that_says_so_and_is_counted_and_logged_once(stac
     assert httpx.get(f"{base}/-/health").json()["status"] == "ok"
 
 
+@pytest.mark.slow
 def test_upstream_slower_than_the_read_timeout_is_a_504(stack, tmp_path, upstream):
     base, _ = start(stack, upstream.url, tmp_path / "spool", read_timeout=0.2)
     assert httpx.get(f"{base}/slow?seconds=0.01").json() == {"slept": True}
@@ -230,6 +232,7 @@ def small_disk(tmp_path):
     subprocess.run(["umount", str(folder)], check=True)
 
 
+@pytest.mark.slow
 def test_a_full_spool_disk_loses_records_not_traffic_and_says_so(stack, tmp_path, upstream, small_disk):
     base, _ = start(stack, upstream.url, small_disk / "spool")
     for _ in range(12):
@@ -282,6 +285,7 @@ def test_a_locked_archive_delays_the_ingest_not_the_traffic(stack, tmp_path, ups
     assert set(segments) <= stored
 
 
+@pytest.mark.slow
 def test_status_codes_head_and_other_methods_pass_as_they_are(stack, tmp_path, upstream):
     base, _ = start(stack, upstream.url, tmp_path / "spool")
     calls = [("HEAD", "/big"), ("GET", "/nothing-here"), ("DELETE", "/echo")]

@@ -98,6 +98,7 @@ def test_db_that_is_not_an_archive(tmp_path, inputs, kind, command):
     assert snapshot(tmp_path / "things") == before
 
 
+@pytest.mark.slow
 def test_sqlite_db_does_not_reach_for_an_extension(tmp_path, monkeypatch):
     """Before: DuckDB tried to download sqlite_scanner (and failed offline with a 40-line traceback)."""
     path, _says = not_archives(tmp_path / "things")["sqlite"]
@@ -123,6 +124,7 @@ def test_sqlite_db_does_not_reach_for_an_extension(tmp_path, monkeypatch):
     assert process.stderr.splitlines() == [expected]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "short", "corrupt"])
 @pytest.mark.parametrize("command", [["stats"], ["ingest", "IN"]])
 def test_damaged_archive(good, inputs, damage, command):
@@ -151,6 +153,7 @@ def opens(path: Path) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_damage_found_after_opening_is_one_line_too(good):
     """A corrupt block that the open does not read, met by a query later: one line as well."""
     data = good.read_bytes()
@@ -205,6 +208,7 @@ def tmpfs(mount: Path, size: str):
         subprocess.run(["umount", str(mount)], check=True)
 
 
+@pytest.mark.slow
 def test_read_only_archive(good, inputs):
     with read_only_folder(good.parent) as folder:
         path = folder / good.name
@@ -220,6 +224,7 @@ def test_read_only_archive(good, inputs):
         assert snapshot(folder) == before
 
 
+@pytest.mark.slow
 def test_a_read_only_archive_with_a_write_ahead_log_is_read_as_it_is(tmp_path, inputs):
     """A killed writer's WAL left beside an archive nobody may write: read commands read it (DuckDB replays the
     log in memory) and say in one line that its recovery was not finished; they used to refuse, telling the
@@ -277,6 +282,7 @@ def test_ingest_of_an_empty_folder_fails_with_a_warning(tmp_path):
     assert not db.exists()
 
 
+@pytest.mark.slow
 def test_ingest_recognising_nothing_fails_with_a_warning(good, write):
     before = good.read_bytes()
     path = write("junk/notes.json", {"not": "a2a"})
@@ -286,6 +292,7 @@ def test_ingest_recognising_nothing_fails_with_a_warning(good, write):
     assert good.read_bytes() != before  # its record is kept, quarantined, for the audit to report
 
 
+@pytest.mark.slow
 def test_ingest_of_an_empty_folder_into_an_existing_archive_keeps_it(good, tmp_path):
     (tmp_path / "empty").mkdir()
     before = snapshot(good.parent)
@@ -295,6 +302,7 @@ def test_ingest_of_an_empty_folder_into_an_existing_archive_keeps_it(good, tmp_p
     assert snapshot(good.parent) == before
 
 
+@pytest.mark.slow
 def test_newer_schema_is_refused(good, inputs):
     con = duckdb.connect(str(good))
     con.execute("INSERT INTO schema_migrations VALUES (?, 'from_the_future', now())", [NEWEST + 3])
@@ -321,6 +329,7 @@ def test_disk_full_is_not_a_commit_conflict():
     assert is_conflict(duckdb.TransactionException("TransactionContext Error: Catalog write-write conflict"))
 
 
+@pytest.mark.slow
 def test_disk_full_while_ingesting_into_a_new_archive(tmp_path, inputs):
     with tmpfs(tmp_path / "small-disk", "32k") as disk:
         db = disk / "a.duckdb"
@@ -340,6 +349,7 @@ def fill(disk: Path) -> None:
             ballast.write(b"\0" * 4096)
 
 
+@pytest.mark.slow
 def test_disk_full_while_ingesting_into_an_archive(tmp_path, inputs, write):
     with tmpfs(tmp_path / "small-disk", "4m") as disk:
         db = disk / "a.duckdb"
@@ -375,6 +385,7 @@ def test_verify_worker_connection_is_offline_and_locked():
         ).fetchone() == (False, False, True)
 
 
+@pytest.mark.slow
 def test_sql_refuses_what_needs_an_extension_and_reads_local_files(good, tmp_path):
     result = run("sql", "SELECT * FROM read_csv('https://example.invalid/x.csv')", "--db", str(good))
     assert result.exit_code == 2
@@ -394,6 +405,7 @@ def test_sql_refuses_what_needs_an_extension_and_reads_local_files(good, tmp_pat
     assert json.loads(result.output) == [{"total": 6}]
 
 
+@pytest.mark.slow
 def test_a_writer_out_of_memory_says_so_in_one_line_and_keeps_what_it_committed(tmp_path, monkeypatch):
     """DuckDB keeps values of about 64 kB and more in memory until they are written out, and a commit past
     its memory limit fails: that is no commit conflict to retry, but one line naming the limit to raise; what

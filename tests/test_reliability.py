@@ -73,6 +73,7 @@ def uninterrupted(corpus, tmp_path_factory) -> tuple[tuple, float]:
 # --- archiver db check -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_db_check_passes_on_a_clean_archive_and_names_every_kind_of_damage(tmp_path, write):
     db = str(tmp_path / "a.duckdb")
     files = [write(f"f{i}.jsonl", [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())})]) for i in range(3)]

@@ -52,6 +52,7 @@ def db(*args: str):
     return CliRunner().invoke(main, ["db", *args])
 
 
+@pytest.mark.slow
 def test_a_torn_archive_is_told_to_repair_is_repaired_and_reingests_as_a_clean_one(tmp_path):
     clean, torn = str(tmp_path / "clean.duckdb"), str(tmp_path / "torn.duckdb")
     with Archive.open(clean) as archive:
@@ -96,6 +97,7 @@ def test_a_torn_archive_is_told_to_repair_is_repaired_and_reingests_as_a_clean_o
     assert differences(Path(clean), Path(torn)) == ["healed: 3 rows only in the second archive"]
 
 
+@pytest.mark.slow
 def test_repair_names_the_parts_citations_and_claims_of_a_committed_version_whose_copy_is_gone(tmp_path):
     """Rows that name a committed version but hang on nothing indexed (what migration 0007 made of a torn
     replay in an archive kept from before the commit marker): removed, table by table."""
@@ -113,6 +115,7 @@ def test_repair_names_the_parts_citations_and_claims_of_a_committed_version_whos
         assert archive.check() == []
 
 
+@pytest.mark.slow
 def test_repair_waits_for_another_writer_or_says_the_archive_is_busy(tmp_path):
     path = str(tmp_path / "a.duckdb")
     with Archive.open(path) as archive:

@@ -30,6 +30,7 @@ def samples(tmp_path_factory):
         yield archive, json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_every_sample_file_ingests_with_no_quarantine(samples):
     archive, summary = samples
     assert summary["quarantined"] == 0
@@ -130,6 +131,7 @@ def test_agents_resolve_from_the_card_beside_the_transcripts(samples):
     assert agents == {r["key"]: r["agent"] for r in MANIFEST["results"]}
 
 
+@pytest.mark.slow
 def test_reingesting_the_samples_adds_nothing(samples, tmp_path):
     _, summary = samples
     db = str(tmp_path / "twice.duckdb")

@@ -40,6 +40,7 @@ def sarif(db: str, *options: str) -> bytes:
     return written.replace(f"{Path.cwd()}/".encode(), b"CWD/")
 
 
+@pytest.mark.slow
 def test_sarif_of_the_samples_equals_the_snapshot(samples_db, monkeypatch):
     monkeypatch.chdir(SAMPLES.parent)
     monkeypatch.setattr(archiver.version, "__version__", "0.0.0")  # a release does not change the snapshot

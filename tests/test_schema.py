@@ -49,6 +49,7 @@ def test_every_table_has_a_model_and_every_model_a_table(archive):
     assert sorted(migrated_tables(archive)) == sorted(ROWS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", sorted(ROWS))
 def test_a_model_has_its_tables_columns(archive, table):
     columns = {

@@ -50,6 +50,7 @@ def stored_under(db: str, folder: str) -> set[str]:
     return {path for (path,) in rows}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "given",
     [f"samples/{FOLDER}/", f"samples/{FOLDER}", f"*/{FOLDER}/*", "moved"],
@@ -93,6 +94,7 @@ def test_selection_is_one_value_for_the_api():
     assert not Selection.of(source=()).chooses_copies()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["run[1].jsonl", "run*.jsonl", "run?.jsonl"])
 def test_a_source_named_with_glob_characters_is_found_by_its_name(tmp_path, name):
     folder = tmp_path / "logs"

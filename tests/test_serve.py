@@ -90,6 +90,7 @@ def twin_of(url: str) -> str:
     return path + (f"?{query}" if query else "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("url", PAGES)
 def test_every_page_and_its_json_twin_answer(client, url):
     page = client.get(url)
@@ -105,6 +106,7 @@ def test_every_page_and_its_json_twin_answer(client, url):
     assert negotiated.json() == twin.json()
 
 
+@pytest.mark.slow
 def test_the_overview_counts_are_the_archives(client, served):
     twin = client.get("/index.json").json()
     with Archive.open(served, read_only=True) as archive:
@@ -135,6 +137,7 @@ def test_the_snapshot_is_made_before_the_first_request(served, tmp_path):
     create_app(str(tmp_path / "none.duckdb")).server.warm()  # no archive: left to the requests to say
 
 
+@pytest.mark.slow
 def test_search_rows_are_the_cli_rows_with_its_field_names(client, served):
     twin = client.get("/search.json?column=s14r5&column=s12r2&order_by=-value").json()
     rows = cli_json(served, "query", "claims", "--column", "s14r5", "--column", "s12r2", "--order-by", "-value")
@@ -340,6 +343,7 @@ def test_bad_input_is_one_line_not_a_traceback(client):
     assert client.get("/nowhere").headers["content-security-policy"] == CSP
 
 
+@pytest.mark.slow
 def test_serve_is_read_only_and_leaves_the_archive_to_writers(client, served):
     before = hashlib.sha256(Path(served).read_bytes()).hexdigest()
     for url in PAGES:
@@ -493,6 +497,7 @@ def big_result_archive(folder: Path) -> str:
     return db
 
 
+@pytest.mark.slow
 def test_answers_are_kept_by_the_question_not_the_query_string(tmp_path):
     """Parameters a page does not know change nothing: `?junk=N` on a large result keeps one answer, not one
     per N (before: one per distinct query string, 512 of them, ~14 MB each for a 2 MB Part)."""
@@ -509,6 +514,7 @@ def test_answers_are_kept_by_the_question_not_the_query_string(tmp_path):
     assert 2**20 < one < answers.bytes  # the footprint counts the rows' objects, not just their JSON
 
 
+@pytest.mark.slow
 def test_answers_are_bounded_in_bytes_the_least_recent_dropped_first(client):
     answers = client.app.server.snapshots.answers
     budget = answers.budget
@@ -555,6 +561,7 @@ def test_answers_budget_counts_what_an_answer_holds():
 LAST_DAY = "9999-12-31"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["query", "claims"], ["audit"], ["query", "citations"]])
 def test_until_the_last_day_is_every_time_not_a_traceback(served, command):
     """--until 9999-12-31 selects what has a time, as --since 0001-01-01 does (before: OverflowError)."""
@@ -723,6 +730,7 @@ def limited_server(served):
         server.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_slow_clients_cannot_keep_a_normal_request_out(limited_server):
     """400 connections that never finish their headers (more than the file limit leaves room for): a normal
     request meanwhile is answered 200, and each slow one is closed once its 2 s are up (before: the file
@@ -774,6 +782,7 @@ def _raw(port: int, request: bytes) -> bytes:
     return answer
 
 
+@pytest.mark.slow
 def test_the_servers_own_answers_carry_the_csp(limited_server):
     """A request line the server cannot parse, and a head larger than it reads, are answered by uvicorn
     before the application: with the same headers (before: no CSP)."""

@@ -41,6 +41,7 @@ def lines_under(text: str, head: str) -> list[str]:
 VERSANT_W6 = "citation: Versant Mega Tracker · W6 (April 2026)"
 
 
+@pytest.mark.slow
 def test_show_cited(lineage):
     text = lineage.render("t1")
     assert "   share  0.42\n   n      1210\n" in text
@@ -55,6 +56,7 @@ def test_show_cited(lineage):
     assert text.count("══ task t1") == 1
 
 
+@pytest.mark.slow
 def test_show_claim_on_two_citations(lineage):
     text = lineage.render("t2")
     assert "   x  5\n" in text
@@ -63,24 +65,28 @@ def test_show_claim_on_two_citations(lineage):
     assert "source: extractDistribution(sante_panel, q7)" in under
 
 
+@pytest.mark.slow
 def test_show_uncited(lineage):
     assert lines_under(lineage.render("t3"), "UNCITED: no citation in any stored copy of this result") == [
         "1 number: y"
     ]
 
 
+@pytest.mark.slow
 def test_show_invalid(lineage):
     text = lineage.render("t5")
     under = lines_under(text, "INVALID citation: Versant Mega Tracker · W6 (April 2026)")
     assert "INVALID: base.n is missing" in under
 
 
+@pytest.mark.slow
 def test_show_type_lost(lineage):
     under = lines_under(lineage.render("t4"), f"TYPE-LOST citation: {MALICIOUS} · W6 (April 2026)")
     assert under[:3] == ["covers 1 number: z", "fielded 2026-04-02/2026-04-19", "base: Tiny · n=50"]
     assert "TYPE-LOST: recognised by its fields; its media type was lost on the way" in under
 
 
+@pytest.mark.slow
 def test_show_by_context_and_unknown(lineage, tmp_path):
     assert "══ task t2" in lineage.render("ctx-2")
     lineage.close()
@@ -92,6 +98,7 @@ def test_show_by_context_and_unknown(lineage, tmp_path):
     assert "   share  0.42" in result.output
 
 
+@pytest.mark.slow
 def test_html_escapes_every_string(lineage):
     page = lineage.render("t6", "html")
     assert "<script>alert" not in page
@@ -125,12 +132,14 @@ def segments(archive, write):
     return archive, files
 
 
+@pytest.mark.slow
 def test_one_citation_block_per_part_saying_which_cells_it_covers(segments):
     text = segments[0].render("t7")
     assert text.count("Versant Mega Tracker") == 2  # the citation Part itself, and one block beside the table
     assert lines_under(text, VERSANT_W6)[0] == "covers 7 numbers: share, n in segments (3 rows); total"
 
 
+@pytest.mark.slow
 def test_an_array_of_objects_is_a_table_with_numbers_as_written_and_aligned(segments):
     text = segments[0].render("t7")
     assert "/segments" not in text
@@ -158,6 +167,7 @@ def test_a_rerun_difference_is_shown_to_the_agents_precision_not_as_a_float():
     assert "0.41510322261717025" not in text
 
 
+@pytest.mark.slow
 def test_citation_is_neutral_when_valid_and_marked_when_not(lineage):
     valid = lineage.render("t1", "html")
     assert f'<div class="head">{VERSANT_W6}</div>' in valid
@@ -168,6 +178,7 @@ def test_citation_is_neutral_when_valid_and_marked_when_not(lineage):
     assert '<div class="bad">INVALID: base.n is missing</div>' in invalid
 
 
+@pytest.mark.slow
 def test_a_copy_that_lacks_a_part_says_so_and_copy_shows_it(segments):
     archive, files = segments
     full, listed = files[1], files[2]
@@ -316,6 +327,7 @@ def test_screenshot_of_the_busiest_sample_task(archive, tmp_path):
     assert SCREENSHOT.exists(), "docs/show.png: run with ARCHIVER_UPDATE_SNAPSHOTS=1 to write it"
 
 
+@pytest.mark.slow
 def test_show_as_json_is_the_web_views_twin(lineage):
     """`show --format json` (issue 28, item 6) prints what `/result/ID.json` answers, byte for byte."""
     from starlette.testclient import TestClient

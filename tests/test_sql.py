@@ -24,6 +24,7 @@ def db(archive, write, tmp_path):
     return str(tmp_path / "archive.duckdb")
 
 
+@pytest.mark.slow
 def test_select_in_every_format(db):
     sql = "SELECT study, count(*) AS n FROM claim_citations WHERE study LIKE 'Versant%' GROUP BY 1 ORDER BY 1"
     out = CliRunner().invoke(main, ["sql", sql, "--format", "json", "--db", db])
@@ -36,6 +37,7 @@ def test_select_in_every_format(db):
     assert json.loads(out.output) == {"study": "<script>alert(1)</script>"}
 
 
+@pytest.mark.slow
 def test_named_parameters_and_markdown(db):
     sql = "SELECT study, count(*) AS n FROM claim_citations WHERE study LIKE $like GROUP BY 1 HAVING n >= $least"
     args = ["sql", sql, "-p", "like=Versant%", "--param", "least=4", "--format", "markdown", "--db", db]
@@ -46,6 +48,7 @@ def test_named_parameters_and_markdown(db):
     assert out.output == "| x |\n| --- |\n| b\\|<br> |\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "said"),
     [
@@ -61,6 +64,7 @@ def test_parameters_misgiven_are_usage_errors(db, args, said):
     assert said in out.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("statement", "reason"),
     [
@@ -140,6 +144,7 @@ def test_only_what_is_allowed_reaches_duckdb(db, statement, named):
     assert Path(db).read_bytes() == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("statement", "rows"),
     [

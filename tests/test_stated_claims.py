@@ -4,6 +4,8 @@ a result whose only numbers are strings is quantitative, and a claim's cell is f
 
 from __future__ import annotations
 
+import pytest
+
 from archiver.archive import Archive
 from archiver.cite.stated import StatedNumber, stated
 from tests.test_migrations import first_version_archive
@@ -30,6 +32,7 @@ def test_strings_stating_numbers_are_claims_with_their_unit_and_cell(archive, wr
     assert rows(archive, "SELECT claims FROM results") == [(4,)]
 
 
+@pytest.mark.slow
 def test_a_result_whose_only_numbers_are_strings_is_quantitative(archive, write):
     uncited = {"share": "35%", "label": "Wave 1"}
     archive.ingest([write("t.jsonl", [jsonrpc_result({"task": v1_task("t1", [{"data": uncited}])})])])
@@ -45,6 +48,7 @@ def test_multipliers_read_after_a_currency_or_as_words():
     assert stated("2026") is None
 
 
+@pytest.mark.slow
 def test_an_archive_made_before_has_its_claims_read_again(tmp_path, write):
     source = write("t.jsonl", [jsonrpc_result({"task": v1_task("t1", v1_cited_parts(DATA))})])
     path = str(tmp_path / "old.duckdb")

@@ -84,6 +84,7 @@ def test_a_narrow_terminal_cuts_other_columns_before_the_status(statuses, monkey
     assert "Versan…" in shown
 
 
+@pytest.mark.slow
 def test_audit_errors_and_show_labels_are_coloured(statuses, monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     out = Terminal()

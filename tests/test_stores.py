@@ -211,6 +211,7 @@ def _archived(db: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
     return sources, records, results
 
 
+@pytest.mark.slow
 @pytest.mark.store
 @pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # the SDK declares its table model again per store
 def test_a_live_store_is_read_in_snapshots_and_a_later_run_stores_only_changed_rows(live_store, tmp_path):
@@ -294,6 +295,7 @@ def _read_only_statements(store: LiveStore) -> None:
     assert not [s for s in statements if re.search(r"\bFOR (UPDATE|SHARE)\b|\bLOCK\b", s, re.IGNORECASE)]
 
 
+@pytest.mark.slow
 @pytest.mark.store
 @pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 def test_what_cannot_be_read_is_one_line_naming_the_store_without_its_password(live_store, tmp_path):
@@ -369,6 +371,7 @@ def _sample_task_rows() -> tuple[list[str], list[tuple]]:
         con.close()
 
 
+@pytest.mark.slow
 @pytest.mark.store
 def test_a_row_not_in_utf8_in_a_sql_ascii_store_is_quarantined_with_its_key_and_the_rest_kept(
     postgresql_server, tmp_path

@@ -101,6 +101,7 @@ def with_share(payload: dict, share: float) -> dict:
     return changed
 
 
+@pytest.mark.slow
 def test_claims_compare_as_rounded_by_default_and_within_a_tolerance_when_asked(archive, write, layer):
     ingest(
         archive,
@@ -119,6 +120,7 @@ def test_claims_compare_as_rounded_by_default_and_within_a_tolerance_when_asked(
     assert verdicts(archive.verify(tolerance=1e-5, task="far"))["far"] == ("reproduced", None)
 
 
+@pytest.mark.slow
 def test_differs_records_the_pointers_and_both_values(archive, write, layer):
     ingest(archive, write, {"t1": (with_share(WEIGHTED, 0.35), cite())})
     (verdict,) = archive.verify().verdicts
@@ -129,6 +131,7 @@ def test_differs_records_the_pointers_and_both_values(archive, write, layer):
     assert [(v, orjson.loads(d), n) for v, d, n, _ in stored] == [("differs", verdict.differences, 5)]
 
 
+@pytest.mark.slow
 def test_integer_literals_follow_the_same_rule(archive, write, layer):
     near_count = json.loads(json.dumps(WEIGHTED))
     near_count["total"] = 4 + 1e-7  # a JavaScript agent's 4 for 4.0000001 reproduces at tolerance 0.01
@@ -179,6 +182,7 @@ def test_a_scale_mismatch_is_named():
     assert "note" not in found
 
 
+@pytest.mark.slow
 def test_weight_handling(archive, write, layer):
     ingest(
         archive,
@@ -197,6 +201,7 @@ def test_weight_handling(archive, write, layer):
     assert found["missing-weight"] == ("not-rerunnable", "the table has no weight column 'nope'")
 
 
+@pytest.mark.slow
 def test_missing_table_column_and_unknown_function(archive, write, layer):
     ingest(
         archive,
@@ -223,6 +228,7 @@ def test_missing_table_column_and_unknown_function(archive, write, layer):
     assert found["no-function"] == ("not-rerunnable", "the citation names no source.function")
 
 
+@pytest.mark.slow
 def test_an_extractor_that_raises_or_crashes_is_reported_and_the_run_goes_on(archive, write, layer):
     ingest(
         archive,
@@ -240,6 +246,7 @@ def test_an_extractor_that_raises_or_crashes_is_reported_and_the_run_goes_on(arc
     assert found["c-fine"] == ("reproduced", None)
 
 
+@pytest.mark.slow
 def test_an_extractor_that_hangs_is_stopped_at_the_timeout(archive, write, layer):
     layer.write_text(LAYER.format(timeout=1))
     ingest(archive, write, {"a-hang": (WEIGHTED, cite(function="hang")), "b-fine": (WEIGHTED, cite())})
@@ -248,6 +255,7 @@ def test_an_extractor_that_hangs_is_stopped_at_the_timeout(archive, write, layer
     assert found["b-fine"] == ("reproduced", None)
 
 
+@pytest.mark.slow
 def test_a_changed_data_layer_makes_earlier_verdicts_visibly_stale(archive, write, layer, tmp_path):
     ingest(archive, write, {"t1": (WEIGHTED, cite()), "t2": (WEIGHTED, cite(function="extractElse"))})
     first = archive.verify()
@@ -278,6 +286,7 @@ def test_a_changed_data_layer_makes_earlier_verdicts_visibly_stale(archive, writ
         assert reopened.con.execute("SELECT count(DISTINCT run_id), count(*) FROM verdicts").fetchone() == (2, 4)
 
 
+@pytest.mark.slow
 def test_verdicts_show_in_query_claims_show_and_audit(archive, write, layer):
     ingest(archive, write, {"t1": (with_share(WEIGHTED, 0.35), cite()), "t2": (WEIGHTED, cite(column="q9"))})
     archive.verify()
@@ -294,6 +303,7 @@ def test_verdicts_show_in_query_claims_show_and_audit(archive, write, layer):
     assert found == {("rerun-differs", "t1", "error"), ("not-rerunnable", "t2", "warning")}
 
 
+@pytest.mark.slow
 def test_filters_choose_the_citations_and_studies_outside_the_layer_are_skipped(archive, write, layer):
     layer.write_text(LAYER.format(timeout=20).replace("[verify]", 'studies = ["Test Study"]\n[verify]'))
     ingest(
@@ -358,6 +368,7 @@ def test_the_data_layer_file(tmp_path, layer):
         DataLayer.load(tmp_path / "absent.toml")
 
 
+@pytest.mark.slow
 def test_no_data_layer_is_a_clear_error(tmp_path):
     db = str(tmp_path / "lonely.duckdb")
     Archive.open(db).close()
@@ -377,6 +388,7 @@ def sample_db(samples_copy) -> str:
     return samples_copy
 
 
+@pytest.mark.slow
 def test_verify_over_the_samples_reports_exactly_the_planted_outcomes(sample_db):
     result = CliRunner().invoke(
         main, ["verify", "--db", sample_db, "--data-layer", str(SAMPLE_LAYER), "--format", "json"]
@@ -412,6 +424,7 @@ def test_verify_over_the_samples_reports_exactly_the_planted_outcomes(sample_db)
     assert by_task["task-vd-consider-w2"]["comparison"].startswith("as rounded")
 
 
+@pytest.mark.slow
 def test_the_samples_audit_shows_the_verdicts(sample_db):
     with Archive.open(sample_db) as archive:
         archive.verify(str(SAMPLE_LAYER))
@@ -558,6 +571,7 @@ def outcomes(report) -> dict[str, tuple]:
     return {v.task_id: (v.verdict, v.reason, v.rows_used) for v in report.verdicts}
 
 
+@pytest.mark.slow
 def test_rows_are_narrowed_to_the_fielded_window(archive, write, analyst):
     ingest(
         archive,
@@ -586,6 +600,7 @@ def test_rows_are_narrowed_to_the_fielded_window(archive, write, analyst):
     ]
 
 
+@pytest.mark.slow
 def test_periods_match_by_glob_or_by_a_period_column(archive, write, analyst):
     ingest(
         archive,
@@ -614,6 +629,7 @@ def test_periods_match_by_glob_or_by_a_period_column(archive, write, analyst):
     )
 
 
+@pytest.mark.slow
 def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
     # 15 of the 30 fielded rows answer 1: a share of 0.5; of all 70 rows, 55/70 = 0.7857...
     ingest(
@@ -644,6 +660,7 @@ def test_rounded_claims_tolerances_per_table_and_scale(archive, write, analyst):
     assert "RE-RUN DIFFERS, over all rows: 70 (verified" in shown
 
 
+@pytest.mark.slow
 def test_a_change_to_a_module_the_extractor_imports_makes_verdicts_stale(archive, write, analyst, tmp_path):
     ingest(archive, write, {"t1": ({"share": 0.79}, analyst_cite("unfiltered", "share"))})
     archive.verify()
@@ -652,6 +669,7 @@ def test_a_change_to_a_module_the_extractor_imports_makes_verdicts_stale(archive
     assert [v.stale for v in archive.verdicts().verdicts] == [True]
 
 
+@pytest.mark.slow
 def test_extractors_keyed_by_study_and_table(archive, write, analyst):
     ingest(
         archive,
@@ -669,6 +687,7 @@ def test_extractors_keyed_by_study_and_table(archive, write, analyst):
     assert found["default"][0] == found["other"][0] == found["other-quarters"][0] == "reproduced"
 
 
+@pytest.mark.slow
 def test_a_hanging_extractor_costs_one_timeout_per_table(archive, write, analyst):
     analyst.write_text(ANALYST_LAYER.format(timeout=1))
     ingest(
@@ -690,6 +709,7 @@ def test_a_hanging_extractor_costs_one_timeout_per_table(archive, write, analyst
     assert found["c"][0] == "reproduced"
 
 
+@pytest.mark.slow
 def test_each_verdict_is_stored_as_it_is_made(archive, write, analyst, monkeypatch):
     from archiver.verify import worker
 
@@ -715,6 +735,7 @@ def test_each_verdict_is_stored_as_it_is_made(archive, write, analyst, monkeypat
     assert archive.con.execute("SELECT count(*), any_value(verdict) FROM verdicts").fetchone() == (1, "reproduced")
 
 
+@pytest.mark.slow
 def test_status_exits_0_unless_asked_to_gate_and_the_summary_reads_as_english(archive, write, analyst, tmp_path):
     ingest(
         archive,

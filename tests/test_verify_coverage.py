@@ -46,6 +46,7 @@ def cite(fielded: str, n: int | None, weight: str = "unweighted") -> dict:
     return plain_cite("count", "daily", "April", fielded=fielded, weight=weight, base=base)
 
 
+@pytest.mark.slow
 def test_a_window_the_rows_cover_partly_is_partial_never_reproduced(archive, write, daily):
     ingest(
         archive,
@@ -75,6 +76,7 @@ def test_a_window_the_rows_cover_partly_is_partial_never_reproduced(archive, wri
     ]
 
 
+@pytest.mark.slow
 def test_a_base_n_the_rows_cannot_reach_is_partial(archive, write, daily):
     ingest(
         archive,
@@ -99,6 +101,7 @@ def test_a_base_n_the_rows_cannot_reach_is_partial(archive, write, daily):
     )
 
 
+@pytest.mark.slow
 def test_partial_is_shown_audited_and_fails_only_at_not_rerunnable(archive, write, daily):
     ingest(archive, write, {"half": ({"n": 300}, cite("2026-04-01/2026-04-30", 300))})
     report = archive.verify()
@@ -119,6 +122,7 @@ def test_coverage_without_a_window_states_the_rows_against_the_base():
     assert coverage.shortfall(121) == ("the citation's base n=121 is more than the 120 rows re-run")
 
 
+@pytest.mark.slow
 def test_serve_filters_and_shows_partial_and_unscoped_verdicts(archive, write, daily, tmp_path):
     from starlette.testclient import TestClient
 

@@ -61,6 +61,7 @@ def running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_a_timed_out_extractor_is_killed_with_the_processes_it_started(archive, write, hygiene, monkeypatch):
     marker = hygiene.parent / "child.pid"
     monkeypatch.setenv("ARCHIVER_TEST_CHILD", str(marker))
@@ -77,6 +78,7 @@ def test_a_timed_out_extractor_is_killed_with_the_processes_it_started(archive, 
     assert not alive, "the sleep the extractor started outlived its timeout"
 
 
+@pytest.mark.slow
 def test_exit_codes_are_reported_as_they_were(archive, write, hygiene):
     ingest(
         archive,
@@ -91,6 +93,7 @@ def test_exit_codes_are_reported_as_they_were(archive, write, hygiene):
     assert found["b"][:2] == ("not-rerunnable", "the extractor's process exited with code 0")
 
 
+@pytest.mark.slow
 def test_a_run_after_an_interrupted_one_reruns_only_citations_without_a_current_verdict(
     archive, write, analyst, monkeypatch, tmp_path
 ):

@@ -69,6 +69,7 @@ def stale(archive) -> dict[str, tuple[bool, str | None]]:
     return {v.task_id: (v.stale, v.stale_because) for v in archive.verdicts().verdicts}
 
 
+@pytest.mark.slow
 def test_a_change_to_a_declared_input_makes_the_verdict_stale_and_is_named(archive, write, layer):
     ingest(archive, write, {"json": ({"n": 4}, cite("from_json")), "module": ({"n": 4}, cite("from_module"))})
     assert {task: verdict[0] for task, verdict in outcomes(archive.verify()).items()} == {
@@ -82,6 +83,7 @@ def test_a_change_to_a_declared_input_makes_the_verdict_stale_and_is_named(archi
     assert stale(archive)["json"] == (True, "lookups/scale.json changed; lookups/other.json is new")
 
 
+@pytest.mark.slow
 def test_a_change_to_a_module_imported_at_run_time_makes_the_verdict_stale(archive, write, layer, tmp_path):
     ingest(archive, write, {"json": ({"n": 4}, cite("from_json")), "module": ({"n": 4}, cite("from_module"))})
     archive.verify()

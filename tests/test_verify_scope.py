@@ -66,6 +66,7 @@ def cite(table: str, period: str, fielded: str | None = None, n: int = 5) -> dic
     return plain_cite("count", table, period, n, fielded=fielded)
 
 
+@pytest.mark.slow
 def test_a_window_the_table_cannot_apply_is_unscoped_not_differs(archive, write, layer):
     # 30 answers were fielded in April; the table has no date column, so all 61 rows are counted
     ingest(archive, write, {"april": ({"n": 30}, cite("undated", "April", fielded="2026-04-01/2026-04-30"))})
@@ -82,6 +83,7 @@ def test_a_window_the_table_cannot_apply_is_unscoped_not_differs(archive, write,
     assert "RE-RUN UNSCOPED, over all rows: 61" in archive.render("april")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("table", "period", "n", "rows"),
     [
@@ -126,6 +128,7 @@ def test_calendar_periods_are_mapped_to_the_rows_of_a_period_column(archive, wri
     assert outcomes(archive.verify())["t"] == ("reproduced", None, rows)
 
 
+@pytest.mark.slow
 def test_a_period_no_row_falls_in_is_not_rerunnable(archive, write, layer):
     ingest(archive, write, {"q3": ({"n": 0}, cite("monthly", "2026-Q3"))})
     assert outcomes(archive.verify())["q3"][:2] == (

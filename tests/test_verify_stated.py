@@ -32,6 +32,7 @@ def cite() -> dict:
     return plain_cite("answer", n=92)
 
 
+@pytest.mark.slow
 def test_a_percent_string_is_compared_and_show_prints_its_verdict(archive, write, layer):
     ingest(archive, write, {"wrong": ({"share": "35%", "n": 92}, cite())})
     found = outcomes(archive.verify())
@@ -45,6 +46,7 @@ def test_a_percent_string_is_compared_and_show_prints_its_verdict(archive, write
     assert "\n       share: the agent wrote 35%, the data layer re-derives 48.9%\n" in shown
 
 
+@pytest.mark.slow
 def test_a_result_whose_only_number_is_a_string_is_compared(archive, write, layer):
     ingest(archive, write, {"only": ({"share": "48.9%"}, cite()), "fraction": ({"share": "0.489"}, cite())})
     found = outcomes(archive.verify())
@@ -53,6 +55,7 @@ def test_a_result_whose_only_number_is_a_string_is_compared(archive, write, laye
     assert "re-run: reproduced, over all rows: 92" in archive.render("only")
 
 
+@pytest.mark.slow
 def test_every_spelling_is_compared(archive, write, layer):
     right = {"share": "48,9 %", "n": "92 respondents", "spend": "€1,250.50", "weight": "12.5 kg", "label": "48,9 %"}
     wrong = {"share": "49.9 %", "n": "1,092", "spend": "1.251,50 €", "weight": "125 kg", "label": "4.89%"}

@@ -56,6 +56,7 @@ def moments(tmp_path: Path) -> Path:
 APRIL = {"april": ({"n": 5}, analyst_cite("moments", period="April", fielded="2026-04-01/2026-04-30", base_n=4))}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("machine", ["UTC", "Asia/Tokyo", "America/Los_Angeles"])
 def test_the_fielded_window_is_in_utc_dates_whatever_the_machines_time_zone(
     archive, write, moments, monkeypatch, machine
@@ -66,6 +67,7 @@ def test_the_fielded_window_is_in_utc_dates_whatever_the_machines_time_zone(
     assert found["april"] == ("reproduced", None, "rows fielded 2026-04-01..2026-04-30 (dates in UTC): 5 of 5")
 
 
+@pytest.mark.slow
 def test_a_declared_time_zone_is_used_and_is_part_of_the_fingerprint(archive, write, moments, monkeypatch):
     monkeypatch.setenv("TZ", "UTC")
     ingest(archive, write, APRIL)
@@ -89,6 +91,7 @@ def test_an_unknown_time_zone_is_a_clear_error(moments):
         DataLayer.load(moments)
 
 
+@pytest.mark.slow
 def test_a_tolerance_given_on_the_command_line_is_part_of_the_fingerprint(archive, write, moments, tmp_path):
     ingest(archive, write, {"near": ({"n": 4}, analyst_cite("rows", period="April", fielded=None, base_n=4))})
     archive.close()
@@ -104,6 +107,7 @@ def test_a_tolerance_given_on_the_command_line_is_part_of_the_fingerprint(archiv
     assert "resumed: 1 current verdict" in again.output  # the same tolerance: current
 
 
+@pytest.mark.slow
 def test_a_looser_tolerance_on_the_command_line_does_not_clear_the_audits_error(archive, write, moments, tmp_path):
     """Issue 29: a verdict made with `--tolerance 0.5` made the audit's rerun-differs error disappear."""
     ingest(archive, write, {"near": ({"n": 4}, analyst_cite("rows", period="April", fielded=None, base_n=4))})

@@ -68,6 +68,7 @@ def cite(function: str) -> dict:
     return plain_cite(function)
 
 
+@pytest.mark.slow
 def test_numpy_pandas_and_decimal_results_are_compared(archive, write, layer):
     ingest(
         archive,
@@ -85,6 +86,7 @@ def test_numpy_pandas_and_decimal_results_are_compared(archive, write, layer):
     assert {task: verdict[:2] for task, verdict in found.items()} == dict.fromkeys(tasks, ("reproduced", None))
 
 
+@pytest.mark.slow
 def test_nan_and_infinities_are_reported_as_such(archive, write, layer):
     ingest(
         archive,

@@ -10,6 +10,7 @@ from archiver.verify.compare import ClaimValue, differences
 from tests.test_verify import UNWEIGHTED, cite, ingest, layer, verdicts  # noqa: F401  (the fixture `layer`)
 
 
+@pytest.mark.slow
 def test_weight_none_is_an_unweighted_base(archive, write, layer):  # noqa: F811
     ingest(archive, write, {"none": (UNWEIGHTED, cite(weight="none")), "None": (UNWEIGHTED, cite(weight="None"))})
     assert verdicts(archive.verify()) == {"none": ("reproduced", None), "None": ("reproduced", None)}

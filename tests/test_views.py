@@ -57,6 +57,7 @@ def api_rows(rows, columns: list[str]) -> Counter:
 FILTERS = [{}, {"study": "*"}, {"agent": "*a*"}, {"since": "2026-01-01"}, {"valid": False}, {"min_n": 100}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("filters", FILTERS, ids=lambda f: ",".join(f) or "none")
 @pytest.mark.parametrize("which", ["samples", "generated"])
 def test_claims_equal_the_claim_citations_view(which, filters, request):
@@ -104,6 +105,7 @@ def test_every_view_is_made_and_recorded(samples):
     assert samples.con.execute("SELECT fingerprint FROM schema_views").fetchall() == [(views.FINGERPRINT,)]
 
 
+@pytest.mark.slow
 def test_changed_definitions_are_remade_on_open(tmp_path, monkeypatch):
     path = str(tmp_path / "a.duckdb")
     Archive.open(path).close()
@@ -116,6 +118,7 @@ def test_changed_definitions_are_remade_on_open(tmp_path, monkeypatch):
         assert archive.con.execute("SELECT count(*) FROM claim_lineage").fetchone() == (0,)
 
 
+@pytest.mark.slow
 def test_a_partial_upgrade_makes_no_views_and_the_last_step_makes_them(tmp_path):
     with Archive.open(str(tmp_path / "a.duckdb"), upgrade=False) as archive:
         archive.upgrade(upto=7)
@@ -124,6 +127,7 @@ def test_a_partial_upgrade_makes_no_views_and_the_last_step_makes_them(tmp_path)
         assert not views.stale(archive.con)
 
 
+@pytest.mark.slow
 def test_views_are_remade_after_a_migration_so_a_star_sees_new_columns(tmp_path, monkeypatch):
     """After a migration that adds columns (0009 adds three to `verdicts`), the views show them."""
     with Archive.open(str(tmp_path / "a.duckdb"), upgrade=False) as archive:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from archiver.archive import Archive
 from archiver.store.tables import RECORD_YIELDS
 from tests.snapshots.core import frozen
@@ -50,6 +52,7 @@ def ingested(archive: Archive, write, name: str, content) -> str:
     return path
 
 
+@pytest.mark.slow
 def test_an_object_keyed_by_task_ids_is_read_as_its_tasks(archive, write):
     path = ingested(archive, write, "storage-tasks.json", FASTA2A_TASKS)
     assert rows(archive, "SELECT count(*) FROM records WHERE status = 'quarantined'") == [(0,)]
@@ -63,6 +66,7 @@ def test_an_object_keyed_by_task_ids_is_read_as_its_tasks(archive, write):
     assert [(f.task_id, f.source_path) for f in uncited] == [("7c1d", path)]
 
 
+@pytest.mark.slow
 def test_messages_keyed_by_their_context_are_read_and_a_value_of_another_key_is_not(archive, write):
     message = {"role": "agent", "parts": [{"data": NUMBERS}], "message_id": "m-1", "context_id": "ctx-2"}
     ingested(archive, write, "contexts.json", {"ctx-2": [message]})
@@ -73,6 +77,7 @@ def test_messages_keyed_by_their_context_are_read_and_a_value_of_another_key_is_
     ]
 
 
+@pytest.mark.slow
 def test_an_agent_message_whose_only_id_is_in_metadata_is_a_result(archive, write):
     path = ingested(archive, write, "python-a2a.jsonl", [PYTHON_A2A_MESSAGE])
     assert rows(archive, "SELECT result_key, kind, message_id FROM results") == [("message:pa-1", "message", "pa-1")]
@@ -80,6 +85,7 @@ def test_an_agent_message_whose_only_id_is_in_metadata_is_a_result(archive, writ
     assert uncited == [("uncited-result", "pa-1", path)]
 
 
+@pytest.mark.slow
 def test_python_a2a_s_own_format_is_the_message_its_wire_form_is(archive, write):
     """`Message.to_dict()` (python-a2a's default) and `to_google_a2a()` of one message: one result, two copies
     holding the same Part, each reported uncited (the own format was quarantined: `content` is no array)."""
@@ -118,6 +124,7 @@ def test_ids_are_read_in_camel_case_snake_case_or_metadata_alike(archive, write)
     assert got == [("m-camel", "c"), ("m-meta", "c"), ("m-snake", "c")]
 
 
+@pytest.mark.slow
 def test_a_record_that_yields_nothing_is_named_by_a_warning(archive, write):
     path = ingested(
         archive,
@@ -160,6 +167,7 @@ def test_a_record_that_yields_nothing_is_named_by_a_warning(archive, write):
     assert archive.audit(agent="someone else").findings == []  # the scope judges them by agent, as it does cards
 
 
+@pytest.mark.slow
 def test_stats_count_each_kind_of_record(archive, write):
     task = {"kind": "task", "id": "t1", "contextId": "c", "status": {"state": "completed"}, "artifacts": []}
     user = {"kind": "message", "role": "user", "parts": [{"kind": "text", "text": "hi"}], "messageId": "u"}
@@ -213,6 +221,7 @@ def corpus(tmp_path: Path) -> list[str]:
     return [*paths, str(tmp_path / "generated"), str(tmp_path / "bench")]
 
 
+@pytest.mark.slow
 def test_no_record_of_any_sample_or_test_corpus_passes_without_a_word(tmp_path):
     with Archive.open(str(tmp_path / "walk.duckdb")) as archive:
         archive.ingest(corpus(tmp_path))
@@ -246,6 +255,7 @@ def said(record: tuple, named: set) -> bool:
     return yields in RECORD_YIELDS
 
 
+@pytest.mark.slow
 def test_the_core_and_the_archive_name_the_same_kinds():
     source = (ROOT / "archiver/core/src/understand/yields.rs").read_text()
     named = [line.split('"')[1] for line in source.splitlines() if '=> "' in line and "Yield::" in line]

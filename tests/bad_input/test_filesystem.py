@@ -126,6 +126,7 @@ def test_cli_over_a_directory_of_bad_files_reports_each_on_one_line(tmp_path):
     assert '"tasks": 3' in result.stdout
 
 
+@pytest.mark.slow
 def test_a_file_name_that_is_not_utf8_is_ingested_under_an_escaped_name(archive, tmp_path):
     """The real bytes are read; the name is archived with its undecodable bytes written as \\xNN."""
     top = folder(tmp_path)
@@ -263,6 +264,7 @@ def test_a_glob_matching_a_dangling_symlink_and_a_loop_quarantines_them(archive,
     assert tasks(archive, str(top / "c.jsonl")) == ["t2"]
 
 
+@pytest.mark.slow
 def test_hostile_inputs_prepared_by_worker_processes_store_everything(tmp_path):
     """Enough input for the worker pool: an undecodable name, a Part 1000 deep and a bare-CR capture,
     each prepared in a worker process, all stored."""

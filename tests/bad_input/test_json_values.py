@@ -97,6 +97,7 @@ def normal(value):
     return value
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(json_values)
 @example(2**63)

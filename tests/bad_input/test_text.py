@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.transcripts import rows, v1_cited_parts, v1_task
 
 from .cases import assert_quarantine, event, good, ingest, quarantined_raw, stored_bytes, tasks
@@ -266,6 +268,7 @@ ESCAPES = "\x1b]0;owned\x07\x1b[31m\r\u202e"
 """A window title, a colour, a bare carriage return and a right-to-left override."""
 
 
+@pytest.mark.slow
 def test_control_characters_in_names_and_values_are_shown_never_acted_on(tmp_path):
     """File names and transcript values reach the terminal as escapes (`\\x1b`, `\\r`, `\\u202e`): a hostile
     name or task id could otherwise retitle the window, recolour or overwrite lines, or reorder text."""
