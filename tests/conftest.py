@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import gzip
 import shutil
+import sys
 from pathlib import Path
 
 import orjson
 import pytest
 
 from archiver.archive import Archive
+
+# The test modules' rewritten bytecode is kept between runs even where PYTHONDONTWRITEBYTECODE is set (as it
+# is on this project's machines): rewriting their asserts again cost every run 10 s and more of collection.
+# Subprocesses the tests start keep the environment as it is.
+sys.dont_write_bytecode = False
 
 
 @pytest.fixture

@@ -72,6 +72,7 @@ def card(
 # ---- uncited-result ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_uncited_result_fires_for_numbers_without_citation(archive, write):
     path = write("v/rpc.jsonl", [jsonrpc_result({"task": v1_task("t-uncited", [{"data": NUMBERS}])})])
     report = audit(archive, [path])
@@ -93,6 +94,7 @@ def test_uncited_standalone_message_names_the_message(archive, write):
     assert finding.detail.startswith("message m-1 states 1 number")
 
 
+@pytest.mark.slow
 def test_citation_in_a_sibling_artifact_cites_the_task(archive, write):
     task = v1_task("t-sibling", [{"data": NUMBERS}])
     task["artifacts"].append(
@@ -101,6 +103,7 @@ def test_citation_in_a_sibling_artifact_cites_the_task(archive, write):
     assert fired(audit(archive, [write("v/rpc.jsonl", [jsonrpc_result(task)])])) == []
 
 
+@pytest.mark.slow
 def test_streamed_citation_in_a_later_appended_chunk_cites_the_task(archive, write):
     start = v1_task("t-stream", [], state="TASK_STATE_WORKING")
     del start["artifacts"]
@@ -131,6 +134,7 @@ def test_streamed_citation_in_a_later_appended_chunk_cites_the_task(archive, wri
     assert report.summary["validly_cited_results"] == 1
 
 
+@pytest.mark.slow
 def test_error_response_is_no_result(archive, write):
     error = {"jsonrpc": "2.0", "id": 7, "error": {"code": -32001, "message": "Task not found"}}
     report = audit(archive, [write("v/rpc.jsonl", [error])])
@@ -139,11 +143,13 @@ def test_error_response_is_no_result(archive, write):
     assert archive.stats()["error_responses"] == 1
 
 
+@pytest.mark.slow
 def test_non_terminal_snapshot_is_not_uncited(archive, write):
     task = v1_task("t-working", [{"data": NUMBERS}], state="TASK_STATE_WORKING")
     assert fired(audit(archive, [write("v/rpc.jsonl", [jsonrpc_result(task)])])) == []
 
 
+@pytest.mark.slow
 def test_partial_copy_of_a_finished_uncited_task_is_uncited(archive, write):
     partial = write("stream.jsonl", [jsonrpc_result(v1_task("t-cut", [{"data": NUMBERS}], state="TASK_STATE_WORKING"))])
     listed = v1_task("t-cut", [])
@@ -156,6 +162,7 @@ def test_partial_copy_of_a_finished_uncited_task_is_uncited(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_numbers_in_a_user_message_are_no_result(archive, write):
     request = {
         "jsonrpc": "2.0",
@@ -169,6 +176,7 @@ def test_numbers_in_a_user_message_are_no_result(archive, write):
     assert report.summary["quantitative_results"] == 0
 
 
+@pytest.mark.slow
 def test_probable_citation_cites_the_result_but_lost_its_type(archive, write):
     task = v03_task("t-probable", [v03_data(NUMBERS), v03_data(citation())])
     report = audit(archive, [write("v/v03.jsonl", [jsonrpc_result(task)])])
@@ -178,6 +186,7 @@ def test_probable_citation_cites_the_result_but_lost_its_type(archive, write):
 # ---- invalid-citation -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("overrides", "problem"),
     [
@@ -198,6 +207,7 @@ def test_invalid_citation_fires(archive, write, overrides, problem):
     assert fired(report, "uncited-result") == []
 
 
+@pytest.mark.slow
 def test_integral_float_base_n_is_valid(archive, write):
     task = v1_task("t-float", v1_cited_parts(base={"name": "Adults 18-74", "n": 4210.0}))
     report = audit(archive, [write("v/rpc.jsonl", [jsonrpc_result(task)])])
@@ -208,6 +218,7 @@ def test_integral_float_base_n_is_valid(archive, write):
 # ---- citation-type-lost ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_type_lost_fires_for_a_stripped_citation(archive, write):
     task = v03_task("t-stripped", [v03_data(NUMBERS), v03_data(citation(warnings=None))])
     report = audit(archive, [write("v/v03.jsonl", [jsonrpc_result(task)])])
@@ -216,6 +227,7 @@ def test_type_lost_fires_for_a_stripped_citation(archive, write):
     assert "(study, period, base, source) but no media type" in finding.detail
 
 
+@pytest.mark.slow
 def test_type_lost_names_a_wrong_media_type(archive, write):
     task = v03_task("t-json", [v03_data(NUMBERS), v03_data(citation(), media_type="application/json")])
     (finding,) = fired(audit(archive, [write("v/v03.jsonl", [jsonrpc_result(task)])]))
@@ -223,6 +235,7 @@ def test_type_lost_names_a_wrong_media_type(archive, write):
     assert "but media type application/json" in finding.detail
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["mediaType", "mimeType", "media_type"])
 def test_citation_typed_in_metadata_is_not_type_lost(archive, write, key):
     cited = {"kind": "data", "data": citation(), "metadata": {key: CITATIONS_MT}}
@@ -230,6 +243,7 @@ def test_citation_typed_in_metadata_is_not_type_lost(archive, write, key):
     assert fired(audit(archive, [write("v/v03.jsonl", [jsonrpc_result(task)])])) == []
 
 
+@pytest.mark.slow
 def test_two_citation_keys_are_no_citation(archive, write):
     task = v03_task("t-two", [v03_data({"study": "X", "period": "W1", "n": 3})])
     assert [f.rule for f in fired(audit(archive, [write("v/v03.jsonl", [jsonrpc_result(task)])]))] == ["uncited-result"]
@@ -238,6 +252,7 @@ def test_two_citation_keys_are_no_citation(archive, write):
 # ---- dropped-part ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_dropped_citation_is_an_error_for_the_copy_lacking_it(archive, write):
     full = write("v/stream.jsonl", [jsonrpc_result(v1_task("t-drop", v1_cited_parts()))])
     lost = write("v/list.json", {"tasks": [v1_task("t-drop", [{"data": NUMBERS}])]})
@@ -251,6 +266,7 @@ def test_dropped_citation_is_an_error_for_the_copy_lacking_it(archive, write):
     )
 
 
+@pytest.mark.slow
 def test_dropped_text_part_is_a_warning(archive, write):
     status = {
         "state": "TASK_STATE_COMPLETED",
@@ -271,6 +287,7 @@ def test_dropped_text_part_is_a_warning(archive, write):
     assert "lacks the text Part" in finding.detail
 
 
+@pytest.mark.slow
 def test_non_terminal_copy_lacking_a_part_is_partial(archive, write):
     full = write("done.jsonl", [jsonrpc_result(v1_task("t-partial", v1_cited_parts()))])
     partial = write(
@@ -279,6 +296,7 @@ def test_non_terminal_copy_lacking_a_part_is_partial(archive, write):
     assert fired(audit(archive, [full, partial])) == []
 
 
+@pytest.mark.slow
 def test_type_stripped_copy_is_not_dropped(archive, write):
     typed = write("v1.jsonl", [jsonrpc_result(v1_task("t-compat", v1_cited_parts()))])
     as_doubles = citation(base={"name": "Adults 18-74, aware of brand", "n": 4210.0})
@@ -291,6 +309,7 @@ def test_type_stripped_copy_is_not_dropped(archive, write):
     assert (finding.rule, finding.source_path) == ("citation-type-lost", stripped)
 
 
+@pytest.mark.slow
 def test_user_message_missing_from_a_copy_is_not_dropped(archive, write):
     question = {"messageId": "u-1", "role": "ROLE_USER", "parts": [{"text": "NPS?"}]}
     with_history = v1_task("t-history", v1_cited_parts())
@@ -327,6 +346,7 @@ def store_row(task: dict) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_undecoded_part_is_no_evidence_of_a_drop_either_way(archive, write):
     wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
     dumped = v1_task("t-js", [{"data": NUMBERS}, js_object_part(citation())])
@@ -350,6 +370,7 @@ def test_undecoded_part_is_no_evidence_of_a_drop_either_way(archive, write):
     assert orjson.loads(raw[0]) == js_object_part(citation())
 
 
+@pytest.mark.slow
 def test_a_real_drop_beside_an_undecoded_part_is_found(archive, write):
     wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
     dumped = write("dump.jsonl", [jsonrpc_result(v1_task("t-js", [{"data": NUMBERS}, js_object_part(citation())]))])
@@ -361,6 +382,7 @@ def test_a_real_drop_beside_an_undecoded_part_is_found(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_decoded_parts_beside_an_undecoded_one_are_still_evidence(archive, write):
     wire = write("wire.jsonl", [jsonrpc_result(v1_task("t-js", v1_cited_parts()))])
     note = {"text": "NPS is +31."}
@@ -396,6 +418,7 @@ def test_an_event_of_unknown_shape_is_no_evidence_of_a_drop(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_a_quarantined_record_naming_another_task_hides_no_drop(archive, write):
     full = write("a/full.jsonl", [jsonrpc_result(v1_task("t-drop", v1_cited_parts()))])
     other = {"envelope": {"type": "task", "body": {"id": "t-drop-2"}}}
@@ -407,6 +430,7 @@ def test_a_quarantined_record_naming_another_task_hides_no_drop(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_undecoded_part_in_a_single_copy_is_named(archive, write):
     path = write("dump.jsonl", [jsonrpc_result(v1_task("t-one", [{"kind": "image", "image": "x.png"}]))])
     (finding,) = fired(audit(archive, [path]))
@@ -417,6 +441,7 @@ def test_undecoded_part_in_a_single_copy_is_named(archive, write):
 # ---- card-mode-undeclared ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("declares", "lists", "says"),
     [
@@ -436,6 +461,7 @@ def test_card_mode_undeclared_fires(archive, write, declares, lists, says):
     assert says in finding.detail
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("declares", "lists", "skill_modes"),
     [
@@ -466,6 +492,7 @@ def test_small_base(archive, write, n, min_base, fires):
         assert found[0].detail.endswith(f'rests on base "GPs, Corsica" of n = 24, below the minimum base of {min_base}')
 
 
+@pytest.mark.slow
 def test_invalid_base_is_not_also_small(archive, write):
     task = v1_task("t-zero", v1_cited_parts(base={"name": "Adults", "n": 0}))
     assert [f.rule for f in fired(audit(archive, [write("rpc.jsonl", [jsonrpc_result(task)])]))] == ["invalid-citation"]
@@ -474,6 +501,7 @@ def test_invalid_base_is_not_also_small(archive, write):
 # ---- unreadable-record ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_quarantined_record_is_unreadable(archive, write):
     good = orjson.dumps(jsonrpc_result(v1_task("t-ok", v1_cited_parts()))).decode()
     path = write("rpc.jsonl", f'{good}\n{{"jsonrpc": "2.0", "result": \n{good}\n')
@@ -487,6 +515,7 @@ def test_quarantined_record_is_unreadable(archive, write):
     assert finding.detail.startswith("record at line 2 was quarantined at ingest (invalid JSON")
 
 
+@pytest.mark.slow
 def test_clean_file_has_no_unreadable_record(archive, write):
     path = write("rpc.jsonl", [jsonrpc_result(v1_task("t-ok", v1_cited_parts()))])
     assert fired(audit(archive, [path])) == []
@@ -512,6 +541,7 @@ def keys(report) -> list:
     return sorted((f.rule, f.result_key) for f in report.findings)
 
 
+@pytest.mark.slow
 def test_no_filter_reports_everything(two_agents):
     assert keys(two_agents.audit()) == [
         ("card-mode-undeclared", None),
@@ -558,6 +588,7 @@ def test_source_filter_takes_directories_and_globs(two_agents, tmp_path):
     assert keys(two_agents.audit(source="*/sante/rpc.jsonl")) == [("uncited-result", "task:t-s-uncited")]
 
 
+@pytest.mark.slow
 def test_rule_selection(two_agents):
     assert keys(two_agents.audit(rules=["card-mode-undeclared"])) == [("card-mode-undeclared", None)]
     report = two_agents.audit(exclude_rules=["uncited-result"])
@@ -576,6 +607,7 @@ def test_scope_does_not_hide_the_other_copy(archive, write):
     assert audit(archive, [], source=full).findings == []
 
 
+@pytest.mark.slow
 def test_summary_counts(two_agents):
     s = two_agents.audit().summary
     assert (
@@ -598,6 +630,7 @@ def test_summary_counts(two_agents):
     assert {g["study"]: g["validly_cited_share"] for g in s["per_study"]} == {"Versant Mega Tracker": 1.0, None: 0.0}
 
 
+@pytest.mark.slow
 def test_type_lost_citation_is_cited_but_not_validly(archive, write):
     task = v03_task("t-stripped", [v03_data(NUMBERS), v03_data(citation())])
     s = audit(archive, [write("v03.jsonl", [jsonrpc_result(task)])]).summary
@@ -673,6 +706,7 @@ def test_cli_jsonl_and_table(cli_db):
     assert "1 error, 0 warnings in 2 results" in table
 
 
+@pytest.mark.slow
 def test_cli_sarif(cli_db):
     result = run("--db", cli_db, "--format", "sarif", "--fail-on", "never")
     assert result.exit_code == 0
@@ -699,6 +733,7 @@ def test_cli_sarif(cli_db):
     assert first["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "task:t-uncited"
 
 
+@pytest.mark.slow
 def test_cli_filters_reach_the_audit(cli_db):
     result = run("--db", cli_db, "--format", "json", "--source", "*/nowhere/*")
     assert result.exit_code == 0

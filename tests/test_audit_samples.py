@@ -46,6 +46,7 @@ def test_audit_reports_exactly_the_planted_problems(manifest, report):
     assert planted - found == set(), "planted problems the audit missed"
 
 
+@pytest.mark.slow
 def test_summary_matches_the_samples(manifest, report):
     results = manifest["results"]
     summary = report.summary

@@ -24,6 +24,7 @@ def corpus(tmp_path_factory):
     return folder, generate(folder, 1200, seed=11, tasks_per_file=40)
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_other_seed_other_bytes(corpus, tmp_path):
     folder, truth = corpus
     again = generate(tmp_path / "again", 1200, seed=11, tasks_per_file=40)

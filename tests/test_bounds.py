@@ -45,6 +45,7 @@ def quarantined(db: Path) -> list[tuple]:
         return rows(archive, "SELECT locator, reason FROM records WHERE status = 'quarantined' ORDER BY seq")
 
 
+@pytest.mark.slow
 def test_a_file_of_blank_lines_is_a_few_records_and_exports_as_it_was(tmp_path):
     """5 MB of newlines took 105 s and left 5,242,880 records in a 123 MB archive."""
     data = b"\n" * (5 * MIB) + task_line("t1") + b" \t\r\n" * 1000 + task_line("t2") + b"\n\n"
@@ -137,6 +138,7 @@ def test_a_gzip_member_of_newlines_past_the_ratio_is_refused_as_it_streams(tmp_p
     assert sum(records_by_kind(db).values()) < 40
 
 
+@pytest.mark.slow
 def test_a_sqlite_store_row_not_in_utf8_is_quarantined_with_its_table_and_rowid_and_the_rest_kept(tmp_path):
     """One row with text that is not UTF-8 made the whole store "not a readable task store"."""
     path = tmp_path / "store.sqlite"

@@ -115,6 +115,7 @@ def test_readers_get_what_an_archive_of_whole_cells_gives(archives, tmp_path):
             assert again.read_bytes() == wanted, path
 
 
+@pytest.mark.slow
 def test_parquet_export_carries_the_chunks_of_its_tables(archives, tmp_path):
     _, db = archives
     with Archive.open(str(db), read_only=True) as archive:

@@ -57,6 +57,7 @@ def test_every_command_that_prints_rows_takes_every_format_and_its_shortcut(db, 
     assert by_name
 
 
+@pytest.mark.slow
 def test_stats_takes_the_output_formats(db):
     """As JSON, one object of counts (scripts read `stats --json | jq .claims`); in every other format, a
     row (name, value, what it counts) per count."""
@@ -75,6 +76,7 @@ def test_two_formats_are_a_usage_error(db):
     assert "choose one output format" in run(db, "query", "claims", "--json", "--format", "csv", code=2).output
 
 
+@pytest.mark.slow
 def test_tsv_and_no_headers(db):
     sql = ["sql", "SELECT 'a b' AS x, 2 AS n UNION ALL SELECT 'c\td', 3 ORDER BY n"]
     assert run(db, *sql, "--tsv").stdout == 'x\tn\na b\t2\n"c\td"\t3\n'
@@ -84,6 +86,7 @@ def test_tsv_and_no_headers(db):
     assert run(db, *sql, "-t").stdout.splitlines()[0].split() == ["x", "n"]
 
 
+@pytest.mark.slow
 def test_a_table_not_on_a_terminal_cuts_no_value(db):
     impact = [
         row for row in json.loads(run(db, "query", "impact", "--format", "json").stdout) if row["kind"] == "source_file"
@@ -144,11 +147,13 @@ def test_colour_only_when_wanted_and_no_color_respected(tmp_path):
 # The exit-code table (docs/cli.md): 0 success, 1 findings or failure, 2 usage error, 130/143 interrupted.
 
 
+@pytest.mark.slow
 def test_exit_0_on_success_and_on_an_empty_answer(db):
     run(db, "query", "claims", "--study", "no such study", code=0)
     run(db, "audit", "--fail-on", "never", code=0)
 
 
+@pytest.mark.slow
 def test_exit_1_on_findings_or_failure(db, tmp_path):
     run(db, "audit", "--fail-on", "warning", code=1)
     assert run(str(tmp_path / "missing"), "stats", code=1).output.startswith("Error:")
@@ -225,6 +230,7 @@ def test_export_and_audit_name_an_unmatched_filter(db):
     assert run(db, "audit", "--study", "Versant*", "--rule", "undecoded-part").stderr == ""
 
 
+@pytest.mark.slow
 def test_filters_that_match_but_not_together_say_only_that(db):
     result = run(db, "query", "claims", "--study", "Versant Mega Tracker", "--study", "Versant*", "--min-n", "1e9")
     assert result.stderr == "no claims match\n"

@@ -155,6 +155,7 @@ def test_the_corpus_is_every_file_the_tests_ingest():
     assert any(name.startswith("tests/") for name in CORPUS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CORPUS))
 def test_every_file_the_tests_ingest_gives_the_same_batches(name, schemas):
     case = CORPUS[name]
@@ -167,6 +168,7 @@ def test_small_files_prepared_together_give_the_same_batches(schemas):
     assert_frozen(files_of(case), schemas, case["out"])
 
 
+@pytest.mark.slow
 def test_batches_are_handed_over_at_the_same_rows(schemas):
     """Tiny hand-over limits: a file becomes many batches, at the same rows as Python's."""
     cases = SNAPSHOT["batches"]
@@ -268,6 +270,7 @@ def test_generated_transcripts_give_the_same_batches(schemas, tmp_path):
         assert_frozen(written_files(tmp_path, case["in"]), schemas, case["out"])
 
 
+@pytest.mark.slow
 def test_generated_small_files_together_give_the_same_batches(schemas, tmp_path):
     cases = SNAPSHOT["generated_together"]
     assert len(cases) >= 30

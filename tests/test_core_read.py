@@ -11,6 +11,7 @@ stored output, where the output is stored whole)."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 import random
@@ -165,18 +166,26 @@ def _lines_of(count: int, seed: int) -> bytes:
     )
 
 
-LARGE = _lines_of(12000, 1)  # ~2 MiB, ~1 MiB compressed
-LARGE_STORED = gzip.compress(LARGE, compresslevel=6, mtime=0)
+@functools.cache
+def large() -> bytes:
+    """~2 MiB of JSON Lines (made when a test asks: at import, every collection paid seconds for it)."""
+    return _lines_of(12000, 1)
+
+
+@functools.cache
+def large_stored() -> bytes:
+    """`large()` gzipped: ~1 MiB."""
+    return gzip.compress(large(), compresslevel=6, mtime=0)
 
 
 @pytest.mark.slow
 def test_large_damaged_gzip():
     def read(given: dict):
-        at = int(len(LARGE_STORED) * given["fraction"])
+        at = int(len(large_stored()) * given["fraction"])
         if given["damage"] == "flip":
-            stored = LARGE_STORED[:at] + bytes([LARGE_STORED[at] ^ 0x55]) + LARGE_STORED[at + 1 :]
+            stored = large_stored()[:at] + bytes([large_stored()[at] ^ 0x55]) + large_stored()[at + 1 :]
         else:
-            stored = LARGE_STORED[:at]
+            stored = large_stored()[:at]
         return core_read(None, stored, given["name"], DEFAULTS)
 
     assert_frozen("large_damaged", read, 20)
@@ -184,19 +193,20 @@ def test_large_damaged_gzip():
 
 @pytest.mark.slow
 def test_large_gzip_past_the_limit_and_a_document_past_its_limit():
-    assert_frozen("large_gzip_limits", lambda given: core_read(None, LARGE_STORED, given["name"], given["limits"]), 3)
+    assert_frozen("large_gzip_limits", lambda given: core_read(None, large_stored(), given["name"], given["limits"]), 3)
 
 
 @pytest.mark.slow
 def test_large_files_on_disk_span_blocks(tmp_path):
-    (tmp_path / "big").write_bytes(LARGE)
-    sse = b"".join(b": ping\r\ndata: " + line.rstrip(b"\n") + b"\r\n\r\n" for line in LARGE.splitlines(keepends=True))
+    (tmp_path / "big").write_bytes(large())
+    sse = b"".join(b": ping\r\ndata: " + line.rstrip(b"\n") + b"\r\n\r\n" for line in large().splitlines(keepends=True))
     (tmp_path / "big.sse").write_bytes(sse)
     assert_frozen(
         "large_on_disk", lambda given: core_read(str(tmp_path / given["file"]), None, given["name"], given["limits"]), 4
     )
 
 
+@pytest.mark.slow
 def test_highly_compressed_stream_with_a_flipped_byte():
     stored = gzip.compress((b'{"a": "' + b"z" * 5000 + b'"}\n') * 600, mtime=0)
 
@@ -296,6 +306,7 @@ def test_sources_read_elsewhere(tmp_path):
 # Every file the tests ingest ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sample_files():
     """Every sample and test-corpus file (as of the snapshot) on disk, in memory and gzip-compressed, named
     by its path from the repository's root."""

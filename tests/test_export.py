@@ -113,6 +113,7 @@ def test_raw_files_round_trip(archive, inputs, tmp_path):
         assert again.con.execute("SELECT container FROM sources WHERE path LIKE '%.sqlite'").fetchall() == [("sqlite",)]
 
 
+@pytest.mark.slow
 def test_raw_jsonl_in_ingest_order(archive, inputs):
     archive.ingest(inputs, workers=1)
     buffer = io.BytesIO()
@@ -129,6 +130,7 @@ def test_raw_jsonl_in_ingest_order(archive, inputs):
     assert all(a["seq"] < b["seq"] for a, b in pairwise(entries) if a["source_path"] == b["source_path"])
 
 
+@pytest.mark.slow
 def test_raw_export_selected_by_filters(archive, inputs, tmp_path):
     archive.ingest(inputs, workers=1)
     buffer = io.BytesIO()
@@ -139,6 +141,7 @@ def test_raw_export_selected_by_filters(archive, inputs, tmp_path):
     assert sorted(Path(m.path).name for m in made) == ["a.jsonl", "agent-card.json", "c.jsonl"]
 
 
+@pytest.mark.slow
 def test_cli_export(archive, inputs, tmp_path):
     archive.ingest(inputs, workers=1)
     archive.close()

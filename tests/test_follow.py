@@ -150,6 +150,7 @@ def test_follow_as_a_library_stops_when_asked_and_stores_each_segment_once(tmp_p
     assert (again.files, again.files_unchanged) == (2, 2)
 
 
+@pytest.mark.slow
 def test_follow_of_a_missing_directory_is_one_error(tmp_path):
     with Archive.open(str(tmp_path / "a.duckdb")) as archive, pytest.raises(InputError, match="no such directory"):
         archive.follow(str(tmp_path / "nope"))

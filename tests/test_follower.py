@@ -38,6 +38,7 @@ def spool_with_an_ignored_segment(tmp_path: Path) -> tuple[Path, Path, Path]:
     return spool, kept, ignored
 
 
+@pytest.mark.slow
 def test_the_proxy_finds_segments_as_ingest_walks_the_spool(tmp_path):
     spool, kept, _ = spool_with_an_ignored_segment(tmp_path)
     db = tmp_path / "a.duckdb"
@@ -70,6 +71,7 @@ def test_the_proxy_stops_at_an_archive_it_must_not_write_and_says_so_once(tmp_pa
     assert "recording goes on, and 1 segment(s) wait in the spool for `archiver ingest`" in stopped[0]
 
 
+@pytest.mark.slow
 def test_both_wait_while_the_archive_is_busy(tmp_path):
     spool, kept, _ = spool_with_an_ignored_segment(tmp_path)
     waits: list[Exception] = []
@@ -91,6 +93,7 @@ def test_both_wait_while_the_archive_is_busy(tmp_path):
     assert [str(w) for w in waits] == ["busy"]
 
 
+@pytest.mark.slow
 def test_ingest_follow_stops_at_an_archive_it_must_not_write(tmp_path):
     spool, _, _ = spool_with_an_ignored_segment(tmp_path)
     db = tmp_path / "a.duckdb"

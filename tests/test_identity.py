@@ -74,6 +74,7 @@ def test_a_log_rewritten_under_its_name_keeps_the_earlier_versions_results(archi
     }
 
 
+@pytest.mark.slow
 def test_a_growing_log_still_replaces_its_earlier_version(archive, write):
     path = write("growing.jsonl", lines("g1"))
     archive.ingest([path])
@@ -119,6 +120,7 @@ def test_a_log_rotated_after_it_grew_continues_its_lineage(archive, write, tmp_p
     }
 
 
+@pytest.mark.slow
 def test_a_file_beside_another_whose_bytes_it_does_not_begin_with_is_its_own_lineage(archive, write):
     """Only a file that begins with the bytes of a sibling's latest version continues it."""
     first = Path(write("app.log", lines("a1")))
@@ -163,6 +165,7 @@ def test_the_same_bytes_at_other_paths_are_counted_once(tmp_path, samples_copy):
         assert again.files_aliased == 0
 
 
+@pytest.mark.slow
 def test_the_same_bytes_listed_twice_in_one_run_are_stored_once(archive, write, tmp_path):
     path = write("a/log.jsonl", lines("t1"))
     twin = write("b/log.jsonl", lines("t1"))
@@ -172,6 +175,7 @@ def test_the_same_bytes_listed_twice_in_one_run_are_stored_once(archive, write, 
     assert archive.stats()["copies"] == 1
 
 
+@pytest.mark.slow
 def test_the_cli_says_how_many_paths_held_stored_bytes(tmp_path, write):
     path = write("a/log.jsonl", lines("t1"))
     twin = write("b/log.jsonl", lines("t1"))
@@ -265,6 +269,7 @@ def test_rows_of_an_uncommitted_version_are_healed_and_reported(tmp_path, write)
     assert orjson.loads(counted.stdout)["healed_rows"] == before["claims"]
 
 
+@pytest.mark.slow
 def test_db_check_finds_rows_of_uncommitted_versions(tmp_path, write):
     db = str(tmp_path / "a.duckdb")
     with Archive.open(db) as archive:
@@ -288,6 +293,7 @@ def test_the_audit_of_a_copied_folder_finds_what_its_files_hold(tmp_path, sample
         assert sorted((f.rule, f.result_key) for f in archive.audit().findings) == original
 
 
+@pytest.mark.slow
 def test_a_log_seen_at_two_mounts_is_counted_once_as_it_grows(archive, write):
     """One log on a share mounted at two paths: the second path is an alias while the bytes agree, and
     when it is read grown first, its new version takes over the aliased version's results."""

@@ -60,6 +60,7 @@ def counts(archive) -> dict:
     return archive.stats()
 
 
+@pytest.mark.slow
 def test_json_lines_log_with_request_response_and_error(archive, write):
     path = write(
         "log.jsonl",
@@ -87,6 +88,7 @@ def test_json_lines_log_with_request_response_and_error(archive, write):
     assert rows(archive, "SELECT role, text FROM parts WHERE kind = 'text'") == [("user", "What share?")]
 
 
+@pytest.mark.slow
 def test_json_document_array_and_unusual_extension(archive, write):
     doc = write("dump.json", json.dumps([v1_task("a", v1_cited_parts()), v1_task("b", v1_cited_parts())], indent=2))
     lines = write("calls.log", [jsonrpc_result({"task": v1_task("c", v1_cited_parts())})] * 2)
@@ -98,6 +100,7 @@ def test_json_document_array_and_unusual_extension(archive, write):
     assert counts(archive)["tasks"] == 3
 
 
+@pytest.mark.slow
 def test_sse_capture_reassembles_streamed_task_with_append(archive, write):
     path = write("stream.sse", sse(stream_events()))
     summary = archive.ingest([path])
@@ -111,6 +114,7 @@ def test_sse_capture_reassembles_streamed_task_with_append(archive, write):
     assert counts(archive)["claims"] == 2
 
 
+@pytest.mark.slow
 def test_sse_multiline_data_crlf_and_gzip(archive, write):
     pretty = write("rest.sse", sse([{"task": v1_task("p", v1_cited_parts())}], pretty=True))
     crlf = write("crlf.sse", sse(stream_events("t-crlf"), newline="\r\n"))
@@ -121,6 +125,7 @@ def test_sse_multiline_data_crlf_and_gzip(archive, write):
     assert rows(archive, "SELECT compression FROM sources WHERE path = ?", [zipped]) == [("gzip",)]
 
 
+@pytest.mark.slow
 def test_container_detected_by_content_not_extension(archive, write):
     sse_as_txt = write("capture.txt", sse(stream_events("t-txt")))
     jsonl_gz_as_dat = write(
@@ -192,6 +197,7 @@ def make_task_store(path: Path) -> None:
     con.close()
 
 
+@pytest.mark.slow
 def test_sqlite_task_store_rows_of_mixed_protocol_versions(archive, tmp_path):
     store = tmp_path / "tasks.db"
     make_task_store(store)
@@ -211,6 +217,7 @@ def test_sqlite_task_store_rows_of_mixed_protocol_versions(archive, tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_a_sqlite_file_that_is_not_a_task_store_is_quarantined(archive, tmp_path):
     other = tmp_path / "other.sqlite"
     con = sqlite3.connect(other)
@@ -222,6 +229,7 @@ def test_a_sqlite_file_that_is_not_a_task_store_is_quarantined(archive, tmp_path
     assert "not a readable task store" in rows(archive, "SELECT reason FROM quarantine")[0][0]
 
 
+@pytest.mark.slow
 def test_snapshot_and_stream_in_one_file_merge_into_one_copy(archive, write):
     events = [*stream_events("t-merge"), jsonrpc_result(v1_task("t-merge", v1_cited_parts()), rpc_id=7)]
     path = write("merged.jsonl", events)
@@ -231,6 +239,7 @@ def test_snapshot_and_stream_in_one_file_merge_into_one_copy(archive, write):
     assert rows(archive, "SELECT count(*) FROM citations") == [(1,)]
 
 
+@pytest.mark.slow
 def test_same_task_in_two_files_is_two_linked_copies(archive, write):
     first = write("a.jsonl", [jsonrpc_result({"task": v1_task("shared", v1_cited_parts())})])
     second = write("b.jsonl", [{"tasks": [v1_task("shared", [{"data": {"share": 0.42, "n": 1210}}])]}])
@@ -244,6 +253,7 @@ def test_same_task_in_two_files_is_two_linked_copies(archive, write):
     assert counts(archive)["copies"] == 2
 
 
+@pytest.mark.slow
 def test_standalone_agent_message_is_a_result(archive, write):
     path = write(
         "msg.jsonl",
@@ -287,6 +297,7 @@ def test_standalone_agent_message_is_a_result(archive, write):
     assert counts(archive)["claims"] == 1
 
 
+@pytest.mark.slow
 def test_probable_citation_is_indexed_as_inferred(archive, write):
     stripped = [
         {"kind": "data", "data": {"share": 0.42}},
@@ -313,6 +324,7 @@ def test_probable_citation_is_indexed_as_inferred(archive, write):
     assert rows(archive, "SELECT media_type, is_citation FROM parts ORDER BY ordinal") == [(None, False), (None, True)]
 
 
+@pytest.mark.slow
 def test_claims_exclude_bools_and_numeric_strings(archive, write):
     data = {"share": 0.42, "n": 1210, "flag": True, "label": "3", "rows": [1, "2", False, 3.5]}
     path = write("c.jsonl", [jsonrpc_result({"task": v1_task("t", v1_cited_parts(data))})])
@@ -325,6 +337,7 @@ def test_claims_exclude_bools_and_numeric_strings(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_raw_records_are_stored_byte_exact_and_cover_the_file(archive, write):
     content = (
         "\ufeff"
@@ -371,6 +384,7 @@ def test_reingest_adds_nothing_and_growth_adds_only_new_records(archive, write, 
     assert (after["tasks"], after["copies"], after["citations"]) == (4, 4, 4)
 
 
+@pytest.mark.slow
 def test_quarantined_line_amid_good_ones(archive, write):
     good = [orjson.dumps(jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())})) for i in range(2)]
     path = write(
@@ -453,6 +467,7 @@ def tables_rows(archive, table: str) -> list[tuple]:
     return rows(archive, f"SELECT COLUMNS(c -> c != 'ingested_at') FROM {table} ORDER BY ALL")
 
 
+@pytest.mark.slow
 def test_cli_ingest_summary_json_and_exit_status(tmp_path, write):
     good = write("good.jsonl", [jsonrpc_result({"task": v1_task("t", v1_cited_parts())})])
     db = str(tmp_path / "cli.duckdb")
@@ -470,6 +485,7 @@ def test_cli_ingest_summary_json_and_exit_status(tmp_path, write):
     assert (stats["records"], stats["quarantined"], stats["tasks"]) == (2, 1, 1)
 
 
+@pytest.mark.slow
 def test_cli_reads_stdin_and_globs(tmp_path, write):
     write("x/one.jsonl", [jsonrpc_result({"task": v1_task("one", v1_cited_parts())})])
     write("x/two.jsonl", [jsonrpc_result({"task": v1_task("two", v1_cited_parts())})])
@@ -485,6 +501,7 @@ def test_cli_reads_stdin_and_globs(tmp_path, write):
     assert "no such file or directory" in missing.output
 
 
+@pytest.mark.slow
 def test_gzip_bomb_and_corrupt_gzip_are_refused_with_a_reason(archive, write, monkeypatch):
     from archiver.read import containers
 
@@ -498,6 +515,7 @@ def test_gzip_bomb_and_corrupt_gzip_are_refused_with_a_reason(archive, write, mo
     assert "corrupt gzip" in reasons[1]
 
 
+@pytest.mark.slow
 def test_the_same_file_part_in_two_dialects_has_one_identity(archive, write):
     v03 = write(
         "v03.jsonl",
@@ -543,6 +561,7 @@ def test_the_same_file_part_in_two_dialects_has_one_identity(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_sources_come_back_as_typed_rows(archive, write):
     from archiver.store.models import SourceRow
 

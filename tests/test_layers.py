@@ -30,6 +30,7 @@ def test_the_layers_hold():
     assert "Contracts: 2 kept, 0 broken." in result.stdout
 
 
+@pytest.mark.slow
 def test_inside_ingest_the_follower_sits_on_the_run(tmp_path):
     """`archiver.ingest` has layers of its own: a summary that imported the follower breaks them."""
     shutil.copytree(

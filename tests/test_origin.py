@@ -311,6 +311,7 @@ def test_stats_counts_origin_copies(tmp_path):
     assert "origin_copies" in text.replace(" ", "_") or "origin copies" in text
 
 
+@pytest.mark.slow
 def test_a_malformed_envelope_is_quarantined_with_one_reason_naming_file_and_line(tmp_path):
     spool = tmp_path / "spool"
     good = rpc_exchanges("versant-insights/rpc-v1.jsonl", "x")
@@ -333,6 +334,7 @@ def test_a_malformed_envelope_is_quarantined_with_one_reason_naming_file_and_lin
     assert summary.problems[2].startswith(f"{stream}: line 2: a2a-record envelope: invalid JSON")
 
 
+@pytest.mark.slow
 def test_open_segments_are_never_read(tmp_path):
     spool = tmp_path / "spool"
     closed = unary_segment(segment(spool, 1), rpc_exchanges("versant-insights/rpc-v1.jsonl", "x"))
@@ -347,6 +349,7 @@ def test_open_segments_are_never_read(tmp_path):
     assert paths == [str(closed)]
 
 
+@pytest.mark.slow
 def test_sarif_names_the_origin_copy_as_a_related_location(tmp_path):
     from click.testing import CliRunner
 
@@ -369,6 +372,7 @@ def test_sarif_names_the_origin_copy_as_a_related_location(tmp_path):
         assert "reference" not in finding["properties"]
 
 
+@pytest.mark.slow
 def test_an_uncited_origin_copy_over_two_segments_is_one_finding(tmp_path):
     """The agent's uncited answer, recorded as it was sent and again as a later get returned it."""
     spool = tmp_path / "spool"

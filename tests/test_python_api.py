@@ -161,6 +161,7 @@ def test_a_target_that_cannot_be_used_is_one_line(lineage, target, fmt, message)
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.slow
 def test_paths_that_cannot_be_written_are_one_line(lineage, tmp_path):
     (tmp_path / "a-file").write_text("")
     with pytest.raises(ExportTargetError, match=r"cannot export parquet to the directory .*a-file"):
@@ -174,6 +175,7 @@ def test_paths_that_cannot_be_written_are_one_line(lineage, tmp_path):
 # Transcripts: objects from `results`, text from `render`.
 
 
+@pytest.mark.slow
 def test_results_are_objects_and_render_is_text(lineage):
     results = lineage.results("t1")
     assert [type(r) for r in results] == [ResultView]
@@ -189,6 +191,7 @@ def test_results_are_objects_and_render_is_text(lineage):
 # Typed rows: the SQLModel classes the schema is checked against.
 
 
+@pytest.mark.slow
 def test_rows_of_a_table_are_its_sqlmodel_class(lineage):
     claims = lineage.rows("claims")
     assert claims
@@ -220,6 +223,7 @@ def test_the_python_api_page_runs(monkeypatch, capsys):
     assert "'reproduced': 4, 'differs': 1, 'not-rerunnable': 1" in printed  # the sample data layer's six
 
 
+@pytest.mark.slow
 def test_the_cli_says_in_one_line_when_it_cannot_write_a_raw_export(tmp_path, write):
     from click.testing import CliRunner
 
@@ -235,6 +239,7 @@ def test_the_cli_says_in_one_line_when_it_cannot_write_a_raw_export(tmp_path, wr
     assert "No such file or directory" in result.output
 
 
+@pytest.mark.slow
 def test_a_listing_is_written_in_the_clis_formats(lineage, tmp_path):
     """`Archive.write` writes what `--format` writes, to a path or a file object, from the one registry."""
     from click.testing import CliRunner

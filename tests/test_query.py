@@ -47,6 +47,7 @@ ALL_CLAIMS = {
 }
 
 
+@pytest.mark.slow
 def test_claims_unfiltered_one_row_per_claim_and_citation(lineage):
     rows = list(lineage.claims())
     assert claim_set(rows) == ALL_CLAIMS
@@ -119,6 +120,7 @@ def test_valid_filter_and_uncited_claims(lineage):
     assert ("t1", "/n") in valid
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "value",
     [
@@ -140,12 +142,14 @@ def test_malicious_filter_values_match_literally(lineage, value):
     assert lineage.stats()["claims"] == 9  # nothing was dropped
 
 
+@pytest.mark.slow
 def test_glob_escapes_like_characters(lineage):
     assert like_pattern("50%_off*") == "50\\%\\_off%"
     assert like_pattern("a\\*b*") == "a*b%"
     assert {r["study"] for r in lineage.claims(study="O'Brien\"; DROP*")} == {MALICIOUS}
 
 
+@pytest.mark.slow
 def test_citations_counts(lineage):
     rows = {
         (r["study"], r["period"], r["source_column"], r["valid"], r["inferred"]): (
@@ -166,6 +170,7 @@ def test_citations_counts(lineage):
     }
 
 
+@pytest.mark.slow
 def test_citations_filtered(lineage):
     rows = list(lineage.citations(column="s14r5", valid=True, inferred=False))
     assert {r["study"] for r in rows} == {"Versant Mega Tracker", SCRIPT_STUDY}
@@ -173,6 +178,7 @@ def test_citations_filtered(lineage):
     assert {r["study"] for r in lineage.citations(agent="Versant*")} == {"Versant Mega Tracker"}
 
 
+@pytest.mark.slow
 def test_impact(lineage):
     rows = {
         (r["kind"], r["id"]): (r["claims"], r["results"], r["citations"])
@@ -199,12 +205,14 @@ def test_impact(lineage):
     assert list(lineage.impact(study="nothing such")) == []
 
 
+@pytest.mark.slow
 def test_impact_agent_filter_keeps_only_its_copies(lineage):
     kinds = {(r["kind"], r["id"]) for r in lineage.impact(agent="Agent Santé")}
     assert ("task", "t2") in kinds
     assert ("task", "t1") not in kinds
 
 
+@pytest.mark.slow
 def test_order_by_and_limit(lineage):
     rows = list(lineage.claims(order_by="-value", limit=3))
     assert [r["value"] for r in rows] == [1210, 7, 5]
@@ -261,6 +269,7 @@ def test_formats_parse_with_stdlib(lineage, command, tmp_path):
     assert table.splitlines()[-1] == f"({len(as_json)} row{'s' if len(as_json) != 1 else ''})"
 
 
+@pytest.mark.slow
 def test_claims_fields_in_machine_formats(lineage, tmp_path):
     lineage.close()
     rows = json.loads(run(["query", "claims", "--format", "json", "--task", "t1"], str(tmp_path / "archive.duckdb")))
@@ -330,6 +339,7 @@ def rendered(rows, fmt: str) -> str:
     return out.getvalue().decode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["claims", "citations", "impact"])
 def test_json_of_the_lineage_queries_is_written_by_duckdb(archive, write, command):
     """The lineage queries' JSON is made by DuckDB alone (no Python object per row): orjson's layout, a row
@@ -373,6 +383,7 @@ def test_json_of_the_lineage_queries_is_written_by_duckdb(archive, write, comman
         )
 
 
+@pytest.mark.slow
 def test_json_of_no_rows(lineage):
     assert rendered(lineage.claims(study="nothing"), "json") == "[]\n"
     assert rendered(lineage.claims(study="nothing"), "jsonl") == ""

@@ -72,6 +72,7 @@ def test_citations_match_manifest(samples):
     assert {k[:-1] for k in citing(manifest) if k[-1]} == inferred
 
 
+@pytest.mark.slow
 def test_claims_by_study_match_manifest(samples):
     archive, manifest = samples
     by_study = defaultdict(set)
@@ -100,6 +101,7 @@ def test_uncited_results_have_uncited_claims(samples):
     assert got == {k for k in uncited if k.startswith("task:")}
 
 
+@pytest.mark.slow
 def test_impact_agents_match_manifest(samples):
     archive, manifest = samples
     for agent in manifest["agents"]:

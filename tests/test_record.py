@@ -176,6 +176,7 @@ def test_the_card_passes_unchanged_unless_asked_to_point_at_the_proxy(stack, tmp
     }
 
 
+@pytest.mark.slow
 def test_segments_rotate_by_size_and_a_long_stream_continues_in_the_next(stack, tmp_path):
     upstream = start_agent(stack)
     proxy = start_proxy(stack, upstream.url, tmp_path / "spool", segment_bytes=4000)

@@ -190,6 +190,7 @@ def split_seconds(line_bytes: int) -> float:
     return spent
 
 
+@pytest.mark.slow
 def test_the_sse_splitter_takes_time_linear_in_a_lines_length():
     """It re-joined and re-split the whole unfinished line on every chunk: a 32 MB line cost 41.8 s of CPU
     (16 s here in 64 KiB chunks). Eight times the line is now about eight times the time, not sixty-four."""
@@ -232,6 +233,7 @@ def test_an_event_past_the_record_limit_is_left_out_counted_and_the_stream_goes_
 # --rewrite-card: streamed when it need not be rewritten, refused past a bound when it must be.
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunked", [False, True])
 def test_a_card_too_large_to_rewrite_is_a_502_that_says_so_counted_and_logged(
     stack, tmp_path, upstream, monkeypatch, caplog, chunked

@@ -97,6 +97,7 @@ def test_a_stream_spanning_segments_repeats_its_opening_and_an_empty_segment_is_
     assert list((tmp_path / "empty").glob("rec-*")) == []
 
 
+@pytest.mark.slow
 def test_one_proxy_per_spool_and_what_a_killed_one_left_open_is_closed_into_place(tmp_path):
     """A second proxy on a spool in use is refused; a proxy starting on a spool whose last proxy was killed
     closes the segments it left open (an empty one deleted), so that the ingest reads them: the whole records

@@ -369,6 +369,7 @@ def test_disk_full_while_ingesting_into_an_archive(tmp_path, inputs, write):
         assert run("db", "check", "--db", str(db)).exit_code == 0
 
 
+@pytest.mark.slow
 def test_connections_never_fetch_or_load_extensions_and_are_locked(good):
     with Archive.open(str(good), read_only=True) as archive:
         assert_offline_and_locked(archive.con)

@@ -45,6 +45,7 @@ def test_every_sample_file_ingests_with_no_quarantine(samples):
     assert stored == {f["path"]: (f["container"], f["records"], f["gzip"]) for f in ALL_FILES}
 
 
+@pytest.mark.slow
 def test_summary_counts_match_the_manifest(samples):
     _, summary = samples
     copies = [copy for result in MANIFEST["results"] for copy in result["copies"]]
@@ -57,6 +58,7 @@ def test_summary_counts_match_the_manifest(samples):
     assert summary["agent_cards"] == len(MANIFEST["agents"])
 
 
+@pytest.mark.slow
 def test_each_stored_copy_matches(samples):
     archive, _ = samples
     found = {}

@@ -50,6 +50,7 @@ def test_sarif_of_the_samples_equals_the_snapshot(samples_db, monkeypatch):
     assert written == SNAPSHOT.read_bytes(), "SARIF changed: see this module's docstring to update the snapshot"
 
 
+@pytest.mark.slow
 def test_sarif_is_sarif(samples_db, monkeypatch):
     monkeypatch.chdir(SAMPLES.parent)
     document = orjson.loads(sarif(samples_db))

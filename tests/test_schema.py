@@ -45,6 +45,7 @@ def migrated_tables(archive) -> dict[str, dict[str, tuple[str, bool]]]:
     return tables
 
 
+@pytest.mark.slow
 def test_every_table_has_a_model_and_every_model_a_table(archive):
     assert sorted(migrated_tables(archive)) == sorted(ROWS)
 

@@ -76,6 +76,7 @@ def test_every_command_selects_the_same_files(corpus, given):
     assert audit["findings"] == [f for f in every_finding["findings"] if f["source_path"] in files]
 
 
+@pytest.mark.slow
 def test_an_absolute_path_and_a_file(corpus):
     root, db = corpus
     one = sorted(stored_under(db, str(root / "samples" / FOLDER)))[0]

@@ -125,6 +125,7 @@ def test_the_overview_counts_are_the_archives(client, served):
     assert '<a href="/search?since=' in page
 
 
+@pytest.mark.slow
 def test_the_snapshot_is_made_before_the_first_request(served, tmp_path):
     app = create_app(served)
     assert app.server.snapshots._snapshot is None
@@ -156,6 +157,7 @@ def test_a_search_without_a_filter_lists_nothing(client):
     assert "Give at least one filter" in client.get("/search?kind=citations").text
 
 
+@pytest.mark.slow
 def test_search_pages_and_counts(client, served):
     every = cli_json(served, "query", "claims", "--min-n", "0")
     first = client.get("/search.json?min_n=0&size=7").json()
@@ -168,6 +170,7 @@ def test_search_pages_and_counts(client, served):
     assert "page=2" in page
 
 
+@pytest.mark.slow
 def test_the_form_is_the_selection(client):
     assert [f.name for f in filters()] == list(Selection.__dataclass_fields__)
     page = client.get("/search?column=s14r5&valid=yes&since=2026-01-01").text
@@ -180,6 +183,7 @@ def test_the_form_is_the_selection(client):
     assert {row["valid"] for row in invalid} == {False}
 
 
+@pytest.mark.slow
 def test_downloads_are_the_cli_outputs(client, served):
     got = client.get("/download/claims.csv?column=s14r5&kind=claims")
     assert got.status_code == 200
@@ -195,6 +199,7 @@ def test_downloads_are_the_cli_outputs(client, served):
     assert next(iter(csv.reader(io.StringIO(got.text))))[:5] == ["value", "unit", "stated", "pointer", "cell"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "csv", "tsv", "markdown"])
 def test_every_format_of_query_but_its_terminal_table_downloads_as_the_cli_writes_it(client, served, fmt):
     """The web's downloads were listed apart from the CLI's formats (CSV, JSON Lines); now they are
@@ -208,6 +213,7 @@ def test_every_format_of_query_but_its_terminal_table_downloads_as_the_cli_write
     assert re.findall(r">(\w+)</a>", listed) == ["json", "jsonl", "csv", "tsv", "markdown", "parquet"]
 
 
+@pytest.mark.slow
 def test_the_result_page_is_the_show_layout_with_links(client, served):
     page = client.get("/result/t1").text
     with Archive.open(served, read_only=True) as archive:
@@ -223,6 +229,7 @@ def test_the_result_page_is_the_show_layout_with_links(client, served):
     assert len(twin["results"][0]["source_paths"]) == 2
 
 
+@pytest.mark.slow
 def test_findings_link_to_their_part_in_the_transcript(client):
     twin = client.get("/audit.json?rule=small-base").json()
     assert twin["rows"]
@@ -247,6 +254,7 @@ def test_verdicts_show_the_rederived_value_beside_the_claimed(client):
     assert f"{difference['claimed']} → " in page
 
 
+@pytest.mark.slow
 def test_a_column_page_lists_its_periods_and_small_bases(client):
     twin = client.get("/column/aware_b1.json").json()
     assert [row["period"] for row in twin["by_period"]] == ["W1 (June 2026)", "W2 (July 2026)", "W3 (August 2026)"]
@@ -382,6 +390,7 @@ def test_an_archive_being_written_answers_503_until_the_commit(served):
         assert client.get("/index.json").status_code == 200
 
 
+@pytest.mark.slow
 def test_the_token_is_checked_on_every_request(served):
     with TestClient(create_app(served, token="s3cret-token")) as client:
         for url in (
@@ -590,6 +599,7 @@ def test_export_until_the_last_day_exports_every_record(served, tmp_path):
     assert (tmp_path / "b.jsonl").read_bytes() == (tmp_path / "a.jsonl").read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "url",
     [
@@ -647,6 +657,7 @@ def test_an_unknown_rule_verdict_or_severity_is_a_400_naming_it(client, url, par
     assert answer.json()["error"].startswith(f"{parameter}: "), answer.text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", ["size=0", "size=-3", "page=0", "size=0&page=0"])
 def test_a_page_or_size_out_of_range_is_the_nearest_one(client, query):
     for path in ("/search", "/search.json", "/search.json?column=s14r5&", "/audit.json", "/verify.json"):
@@ -673,11 +684,13 @@ def test_a_cli_value_that_cannot_be_used_is_a_usage_error(served, args, option):
     assert "Traceback" not in run.output
 
 
+@pytest.mark.slow
 def test_a_limit_past_what_any_table_holds_is_every_row(served):
     every = cli_json(served, "query", "claims")
     assert cli_json(served, "query", "claims", "--limit", "9" * 30) == every  # before: a ConversionException
 
 
+@pytest.mark.slow
 def test_the_python_api_takes_the_last_day_and_refuses_what_is_no_number(served):
     from archiver.errors import UsageError
 
@@ -876,6 +889,7 @@ def test_columns_are_chosen_with_col_and_offered_in_a_menu(client):
     )
 
 
+@pytest.mark.slow
 def test_facets_count_the_rows_beside_the_list_and_narrow_it(client, served):
     page = client.get("/search?study=Versant*").text
     facets = re.search(r'<aside class="facets">(.*?)</aside>', page, re.S).group(1)

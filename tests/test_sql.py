@@ -100,6 +100,7 @@ def test_refused(db, statement, reason):
         archive.sql(statement)
 
 
+@pytest.mark.slow
 def test_refusal_leaves_archive_intact(archive, write):
     archive.ingest(build(write), workers=1)
     with pytest.raises(NotReadOnlyError):
@@ -112,6 +113,7 @@ def test_refusal_leaves_archive_intact(archive, write):
 # --- the allow-list: every function and table a statement reaches (issue 26) -----------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("statement", "named"),
     [

@@ -26,6 +26,7 @@ CLAIMS = [
 SELECT = "SELECT pointer, value, literal, unit, stated, cell FROM claims ORDER BY pointer"
 
 
+@pytest.mark.slow
 def test_strings_stating_numbers_are_claims_with_their_unit_and_cell(archive, write):
     archive.ingest([write("t.jsonl", [jsonrpc_result({"task": v1_task("t1", v1_cited_parts(DATA))})])])
     assert rows(archive, SELECT) == CLAIMS

@@ -39,6 +39,7 @@ def statuses(archive, write):
     return archive
 
 
+@pytest.mark.slow
 def test_claims_and_citations_say_what_is_wrong(statuses):
     found = {(row["task_id"], row["pointer"]): row["status"] for row in statuses.claims()}
     assert found == {
@@ -57,6 +58,7 @@ def test_claims_and_citations_say_what_is_wrong(statuses):
     assert "status" in statuses.claims().table_fields
 
 
+@pytest.mark.slow
 def test_a_terminal_sees_the_status_in_colour_and_no_color_turns_it_off(statuses, monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     out = Terminal()
@@ -75,6 +77,7 @@ def test_a_terminal_sees_the_status_in_colour_and_no_color_turns_it_off(statuses
     assert "\x1b" not in piped.getvalue().decode()
 
 
+@pytest.mark.slow
 def test_a_narrow_terminal_cuts_other_columns_before_the_status(statuses, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     out = Terminal()
@@ -98,6 +101,7 @@ def test_audit_errors_and_show_labels_are_coloured(statuses, monkeypatch):
     assert "\x1b" not in statuses.render("bad")
 
 
+@pytest.mark.slow
 def test_every_count_of_stats_names_what_it_counts(statuses):
     from click.testing import CliRunner
 

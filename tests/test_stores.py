@@ -337,6 +337,7 @@ def test_store_urls_are_shown_without_password_or_query():
         assert "not a task-store URL" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_store_url_without_the_stores_extra_names_the_extra(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "pymysql", None)  # import pymysql now fails
     result = CliRunner().invoke(main, ["ingest", "--db", str(tmp_path / "a.duckdb"), "mysql://u:secret@127.0.0.1/db"])
@@ -346,6 +347,7 @@ def test_a_store_url_without_the_stores_extra_names_the_extra(monkeypatch, tmp_p
     )
 
 
+@pytest.mark.slow
 def test_tables_without_a_store_url_are_a_usage_error(tmp_path, write):
     path = write("one.jsonl", [{"jsonrpc": "2.0", "id": 1, "result": v1_task("t1", v1_cited_parts())}])
     result = CliRunner().invoke(main, ["ingest", "--db", str(tmp_path / "a.duckdb"), path, "--table", "tasks"])

@@ -68,6 +68,7 @@ def test_claims_equal_the_claim_citations_view(which, filters, request):
     assert api == view
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("filters", [{}, {"study": "*"}, {"valid": True}, {"max_n": 500}], ids=str)
 @pytest.mark.parametrize("which", ["samples", "generated"])
 def test_citations_equal_the_citation_index_view(which, filters, request):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import orjson
+import pytest
 
 from tests.transcripts import CITATIONS_MT, jsonrpc_result, rows, v1_task
 
 from .cases import assert_quarantine, good, ingest, quarantined_raw, tasks
 
 
+@pytest.mark.slow
 def test_jsonrpc_response_with_both_result_and_error(archive, write):
     both = orjson.dumps(
         {
@@ -26,6 +28,7 @@ def test_jsonrpc_response_with_both_result_and_error(archive, write):
     assert rows(archive, "SELECT count(*) FROM rpc_errors") == [(0,)]
 
 
+@pytest.mark.slow
 def test_jsonrpc_result_with_a_null_error_is_a_result(archive, write):
     line = orjson.dumps({**orjson.loads(good(2)), "error": None})
     path = write("null-error.jsonl", line + b"\n")
@@ -34,6 +37,7 @@ def test_jsonrpc_result_with_a_null_error_is_a_result(archive, write):
     assert tasks(archive, path) == ["t2"]
 
 
+@pytest.mark.slow
 def test_part_with_two_content_fields(archive, write):
     line = orjson.dumps(jsonrpc_result({"task": v1_task("t2", [{"text": "a share", "data": {"share": 0.4}}])}))
     path = write("two.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
@@ -42,6 +46,7 @@ def test_part_with_two_content_fields(archive, write):
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 def test_citation_with_wrong_types_everywhere_is_indexed_as_invalid(archive, write):
     """The record is understood (not quarantined); its citation is stored, invalid, with every problem named."""
     wrong = {
@@ -91,6 +96,7 @@ def test_citation_with_wrong_types_everywhere_is_indexed_as_invalid(archive, wri
     assert rows(archive, "SELECT count(*) FROM claims WHERE result_key = 'task:t2'") == [(1,)]
 
 
+@pytest.mark.slow
 def test_citation_whose_data_is_not_an_object(archive, write):
     line = orjson.dumps(
         jsonrpc_result(
@@ -105,6 +111,7 @@ def test_citation_whose_data_is_not_an_object(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_task_id_reused_by_a_different_context_in_one_file(archive, write):
     reused = good(1, context_id="ctx-other")
     path = write("reuse.jsonl", good(1) + b"\n" + reused + b"\n" + good(3) + b"\n")
@@ -122,6 +129,7 @@ def test_task_id_reused_by_a_different_context_in_one_file(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_task_id_reused_by_a_different_context_in_another_file_is_another_copy(archive, write):
     first = write("a.jsonl", good(1) + b"\n")
     second = write("b.jsonl", good(1, context_id="ctx-other") + b"\n")
@@ -133,6 +141,7 @@ def test_task_id_reused_by_a_different_context_in_another_file_is_another_copy(a
     ]  # two stored copies the audit can compare
 
 
+@pytest.mark.slow
 def test_jsonrpc_ids_that_are_objects_or_arrays(archive, write):
     request = {
         "jsonrpc": "2.0",
@@ -147,6 +156,7 @@ def test_jsonrpc_ids_that_are_objects_or_arrays(archive, write):
     assert tasks(archive, path) == ["t2"]
 
 
+@pytest.mark.slow
 def test_valid_json_that_is_no_a2a_object(archive, write):
     path = write("other.jsonl", good(1) + b"\n" + b'{"hello": "world"}\n' + b"[1, 2]\n")
     summary = ingest(archive, path)
@@ -159,6 +169,7 @@ def test_valid_json_that_is_no_a2a_object(archive, write):
     assert tasks(archive, path) == ["t1"]
 
 
+@pytest.mark.slow
 def test_agent_card_with_fields_of_the_wrong_shape(archive, write):
     card = {
         "name": "Hostile",

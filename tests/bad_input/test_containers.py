@@ -7,6 +7,8 @@ import sqlite3
 import struct
 import zlib
 
+import pytest
+
 from tests.transcripts import rows
 
 from .cases import assert_quarantine, event, good, ingest, quarantined_raw, stored_bytes, tasks
@@ -79,6 +81,7 @@ def test_truncated_gzip_keeps_what_decompressed_and_the_whole_file(archive, writ
     assert tasks(archive, path) == ["t1", "t2", "t3"]
 
 
+@pytest.mark.slow
 def test_gzip_magic_with_garbage_after_it_is_quarantined_whole(archive, write):
     content = b"\x1f\x8b" + bytes(range(200))
     path = write("fake.jsonl.gz", content)
@@ -139,6 +142,7 @@ def test_gzip_bomb_after_good_records_keeps_them(archive, write, monkeypatch):
     assert tasks(archive, path) == ["t1", "t2", "t3"]
 
 
+@pytest.mark.slow
 def test_sse_capture_cut_mid_event(archive, write):
     content = event(good(1)) + event(good(2)) + b": ping\nid: 3\ndata: " + good(3)[:40]
     path = write("cut.sse", content)
@@ -154,6 +158,7 @@ def test_sse_capture_cut_mid_event(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_sse_event_of_invalid_json_between_good_ones(archive, write):
     content = event(good(1)) + b"event: message\ndata: {not json\n\n" + event(good(3))
     path = write("noise.sse", content)
@@ -168,6 +173,7 @@ def test_sse_event_of_invalid_json_between_good_ones(archive, write):
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 def test_sqlite_file_that_is_not_a_task_store(archive, tmp_path, write):
     path = tmp_path / "notes.sqlite"
     con = sqlite3.connect(path)
@@ -195,6 +201,7 @@ def test_sqlite_file_that_is_not_a_task_store(archive, tmp_path, write):
     assert tasks(archive, neighbour) == ["t1", "t2", "t3"]
 
 
+@pytest.mark.slow
 def test_sqlite_header_over_garbage(archive, write):
     content = b"SQLite format 3\x00" + b"\x00garbage" * 100
     path = write("broken.db", content)

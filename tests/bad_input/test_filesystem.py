@@ -35,6 +35,7 @@ def folder(tmp_path, names=("a.jsonl", "c.jsonl")):
     return top
 
 
+@pytest.mark.slow
 def test_a_fifo_in_a_directory_is_quarantined_without_blocking(archive, tmp_path):
     top = folder(tmp_path)
     os.mkfifo(top / "b.pipe")
@@ -47,6 +48,7 @@ def test_a_fifo_in_a_directory_is_quarantined_without_blocking(archive, tmp_path
     assert tasks(archive, str(top / "c.jsonl")) == ["t2"]
 
 
+@pytest.mark.slow
 def test_a_dangling_symlink_in_a_directory(archive, tmp_path):
     top = folder(tmp_path)
     os.symlink(tmp_path / "gone.jsonl", top / "b.jsonl")
@@ -58,6 +60,7 @@ def test_a_dangling_symlink_in_a_directory(archive, tmp_path):
     assert rows(archive, "SELECT count(*) FROM results") == [(2,)]
 
 
+@pytest.mark.slow
 def test_a_file_removed_between_listing_and_reading(archive, tmp_path, monkeypatch):
     top = folder(tmp_path, ("a.jsonl", "b.jsonl", "c.jsonl"))
     listed = ingest_module.expand
@@ -77,6 +80,7 @@ def test_a_file_removed_between_listing_and_reading(archive, tmp_path, monkeypat
     assert tasks(archive, str(top / "c.jsonl")) == ["t3"]
 
 
+@pytest.mark.slow
 def test_symlink_loops(archive, tmp_path):
     """A file symlink to itself is quarantined; a directory symlink is not followed, so a loop ends."""
     top = folder(tmp_path)
@@ -93,6 +97,7 @@ def test_symlink_loops(archive, tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_unreadable_file_is_idempotent_and_read_once_it_is_fixed(archive, tmp_path):
     top = folder(tmp_path)
     os.symlink(tmp_path / "later.jsonl", top / "b.jsonl")
@@ -106,6 +111,7 @@ def test_unreadable_file_is_idempotent_and_read_once_it_is_fixed(archive, tmp_pa
     assert tasks(archive, str(top / "b.jsonl")) == ["t9"]
 
 
+@pytest.mark.slow
 def test_cli_over_a_directory_of_bad_files_reports_each_on_one_line(tmp_path):
     top = folder(tmp_path)
     os.mkfifo(top / "pipe")
@@ -149,6 +155,7 @@ def test_a_file_name_that_is_not_utf8_is_ingested_under_an_escaped_name(archive,
     assert (by_real["results"], by_real["filters"]["source"]) == (1, [escaped])
 
 
+@pytest.mark.slow
 def test_sqlite_stores_under_names_sqlite_uris_would_misread(archive, tmp_path):
     """An undecodable byte, "#", "?" and "%" in a task store's path: its rows are read all the same."""
     from tests.test_ingest import make_task_store
@@ -164,6 +171,7 @@ def test_sqlite_stores_under_names_sqlite_uris_would_misread(archive, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_cli_over_a_directory_with_an_undecodable_name(tmp_path):
     top = folder(tmp_path)
     (top / os.fsdecode(b"b\xff.jsonl")).write_bytes(good(2)[:40] + b"\n")
@@ -174,6 +182,7 @@ def test_cli_over_a_directory_with_an_undecodable_name(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_a_missing_undecodable_name_is_named_with_escapes(tmp_path):
     missing = os.fsdecode(os.fsencode(tmp_path) + b"/gone\xff.jsonl")
     result = CliRunner().invoke(main, ["ingest", missing, "--db", str(tmp_path / "a.duckdb")])
@@ -186,6 +195,7 @@ def sources_of(db: str) -> list[str]:
         return [path for (path,) in rows(opened, "SELECT DISTINCT path FROM sources ORDER BY path")]
 
 
+@pytest.mark.slow
 def test_an_archive_inside_the_ingested_folder_never_ingests_itself(tmp_path, monkeypatch):
     """`cd dumps && archiver ingest .` twice: the .duckdb and its .wal are not sources, nothing grows."""
     top = folder(tmp_path)
@@ -200,6 +210,7 @@ def test_an_archive_inside_the_ingested_folder_never_ingests_itself(tmp_path, mo
     assert "skipped 1 paths to the archive's own files" in plain.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_the_archive_is_not_ingested_through_links_globs_or_relative_paths(archive, tmp_path):
     top = folder(tmp_path)
     own = tmp_path / "archive.duckdb"
@@ -248,6 +259,7 @@ def test_a_lake_inside_the_ingested_folder_never_ingests_itself(tmp_path, monkey
     assert summary.archive_files_skipped >= 2
 
 
+@pytest.mark.slow
 def test_a_glob_matching_a_dangling_symlink_and_a_loop_quarantines_them(archive, tmp_path):
     """As in a directory walk: a glob's match that cannot be read is quarantined; the run goes on."""
     top = folder(tmp_path)
@@ -321,6 +333,7 @@ def locked(tmp_path):
     inside.chmod(0o755)
 
 
+@pytest.mark.slow
 def test_a_folder_that_cannot_be_listed_is_a_warning_naming_it_and_counted(locked, tmp_path):
     db = str(tmp_path / "a.duckdb")
     result = ingest_bound(str(locked), "--db", db)
@@ -336,6 +349,7 @@ def test_a_folder_that_cannot_be_listed_is_a_warning_naming_it_and_counted(locke
         ]
 
 
+@pytest.mark.slow
 def test_naming_a_folder_that_cannot_be_listed_or_a_file_in_it_says_permission_denied(locked, tmp_path):
     db = str(tmp_path / "a.duckdb")
     named = ingest_bound(str(locked / "locked"), "--db", db)
@@ -351,6 +365,7 @@ def test_naming_a_folder_that_cannot_be_listed_or_a_file_in_it_says_permission_d
     assert not os.path.exists(db)
 
 
+@pytest.mark.slow
 def test_a_file_read_after_it_could_not_be_read_retires_its_finding(archive, tmp_path):
     top = folder(tmp_path)
     os.symlink(tmp_path / "later.jsonl", top / "b.jsonl")

@@ -25,6 +25,7 @@ def with_data(number: int, data_json: bytes) -> bytes:
     return text.replace(orjson.dumps(marker), data_json)
 
 
+@pytest.mark.slow
 def test_arrays_nested_100000_deep(archive, write):
     deep = b"[" * 100_000 + b"]" * 100_000
     path = write("deep.jsonl", good(1) + b"\n" + deep + b"\n" + good(3) + b"\n")
@@ -36,6 +37,7 @@ def test_arrays_nested_100000_deep(archive, write):
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 def test_objects_nested_100000_deep_inside_a_part(archive, write):
     deep = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
     line = with_data(2, deep)
@@ -52,6 +54,7 @@ def test_objects_nested_100000_deep_inside_a_part(archive, write):
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [254, 1000])
 def test_a_part_nested_past_orjsons_writing_limit_is_stored(archive, write, depth):
     """orjson reads 1024 levels but writes 254: the Part's hash and JSON text are written without it."""
@@ -67,6 +70,7 @@ def test_a_part_nested_past_orjsons_writing_limit_is_stored(archive, write, dept
     assert f"   {'.'.join('a' * depth)}  1\n" in archive.render("t2")  # `show` walks the Part as deep as it is stored
 
 
+@pytest.mark.slow
 def test_an_agent_card_nested_1000_deep_is_stored(archive, write):
     card = {"name": "deep agent", "url": "http://agent", "capabilities": {"extensions": [], "x": 0}, "skills": []}
     deep = b"[" * 1000 + b"]" * 1000
@@ -116,6 +120,7 @@ def test_deep_json_is_written_as_orjson_writes_it_shallow(value):
     assert canonical_json({"b": deep, "a": 1.0}) == b'{"a":1,"b":' + b"[" * 300 + rewritten + b"]" * 300 + b"}"
 
 
+@pytest.mark.slow
 def test_nesting_too_deep_for_the_exact_reader_is_quarantined_with_its_depth(archive, write):
     """An integer beyond 64 bits is read by the standard library, which recurses: past Python's limit
     the record is refused by its depth, and the file's other records are stored."""
@@ -127,6 +132,7 @@ def test_nesting_too_deep_for_the_exact_reader_is_quarantined_with_its_depth(arc
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 def test_integers_beyond_64_bits_are_kept_exactly(archive, write):
     data = b'{"big": 18446744073709551616, "negative": -9223372036854775809, "huge": 1' + b"0" * 400 + b"}"
     path = write("big.jsonl", good(1) + b"\n" + with_data(2, data) + b"\n")
@@ -142,6 +148,7 @@ def test_integers_beyond_64_bits_are_kept_exactly(archive, write):
     ]
 
 
+@pytest.mark.slow
 def test_nan_is_quarantined_by_name(archive, write):
     line = with_data(2, b'{"share": NaN}')
     path = write("nan.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
@@ -150,6 +157,7 @@ def test_nan_is_quarantined_by_name(archive, write):
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 def test_infinity_and_minus_infinity_are_quarantined_by_name(archive, write):
     path = write(
         "inf.jsonl",
@@ -175,6 +183,7 @@ def test_infinity_and_minus_infinity_are_quarantined_by_name(archive, write):
     assert tasks(archive, path) == ["t1", "t4"]
 
 
+@pytest.mark.slow
 def test_a_float_beyond_a_double_is_quarantined(archive, write):
     line = with_data(2, b'{"a": 1e400}')
     path = write("overflow.jsonl", good(1) + b"\n" + line + b"\n")
@@ -194,6 +203,7 @@ def test_a_float_beyond_a_double_is_quarantined(archive, write):
     assert tasks(archive, path) == ["t1"]
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_escape_is_quarantined(archive, write):
     line = with_data(2, b'{"label": "\\ud800", "n": 1}')
     path = write("surrogate.jsonl", line + b"\n" + good(3) + b"\n")
@@ -208,6 +218,7 @@ def test_a_lone_surrogate_escape_is_quarantined(archive, write):
     assert tasks(archive, path) == ["t3"]
 
 
+@pytest.mark.slow
 def test_a_task_id_nested_1000_deep_is_read_as_its_text(archive, write):
     """An id is text: one nested 1000 deep is Python's `str()` of it, as any id that is not a string (the Python
     reader refused it only because its recursion ran out, at a depth that moved with its caller's stack)."""
@@ -218,6 +229,7 @@ def test_a_task_id_nested_1000_deep_is_read_as_its_text(archive, write):
     assert sorted(tasks(archive, path)) == sorted(["t1", "[" * 1000 + "'t2'" + "]" * 1000, "t3"])
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_read_by_the_exact_reader_is_quarantined(archive, write):
     """A number orjson refuses sends the line to the standard library, which accepts "\\ud800": refused there
     too, as the line alone (it cannot become UTF-8 text)."""
@@ -233,6 +245,7 @@ def test_a_lone_surrogate_read_by_the_exact_reader_is_quarantined(archive, write
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 def test_duplicate_keys_last_wins_and_raw_keeps_both(archive, write):
     line = with_data(2, b'{"share": 0.1, "share": 0.42}')
     path = write("dup.jsonl", good(1) + b"\n" + line + b"\n")

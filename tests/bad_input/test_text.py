@@ -13,6 +13,7 @@ from .cases import assert_quarantine, event, good, ingest, quarantined_raw, stor
 BOM = b"\xef\xbb\xbf"
 
 
+@pytest.mark.slow
 def test_truncated_json_line_between_good_lines(archive, write):
     cut = good(2)[:-20]
     path = write("cut.jsonl", good(1) + b"\n" + cut + b"\n" + good(3) + b"\n")
@@ -27,6 +28,7 @@ def test_truncated_json_line_between_good_lines(archive, write):
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 def test_json_lines_cut_at_end_of_file(archive, write):
     path = write("tail.jsonl", good(1) + b"\n" + good(2)[:100])
     summary = ingest(archive, path)
@@ -36,6 +38,7 @@ def test_json_lines_cut_at_end_of_file(archive, write):
     assert tasks(archive, path) == ["t1"]
 
 
+@pytest.mark.slow
 def test_truncated_json_document_next_to_a_good_file(archive, write):
     text = json.dumps([v1_task("a", v1_cited_parts())]).encode()
     path = write("cut.json", text[:-10])
@@ -49,6 +52,7 @@ def test_truncated_json_document_next_to_a_good_file(archive, write):
     assert tasks(archive, neighbour) == ["a"]
 
 
+@pytest.mark.slow
 def test_invalid_utf8_in_a_line(archive, write):
     bad = good(2).replace(b"W6", b"W\xff6")
     path = write("latin.jsonl", good(1) + b"\n" + bad + b"\n" + good(3) + b"\n")
@@ -59,6 +63,7 @@ def test_invalid_utf8_in_a_line(archive, write):
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 def test_invalid_utf8_in_an_sse_event(archive, write):
     bad = good(2).replace(b"W6", b"W\xc3(")
     path = write("latin.sse", event(good(1)) + event(bad) + event(good(3)))
@@ -70,6 +75,7 @@ def test_invalid_utf8_in_an_sse_event(archive, write):
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+@pytest.mark.slow
 def test_bom_on_json_lines_is_accepted_and_kept(archive, write):
     content = BOM + good(1) + b"\n" + good(2) + b"\n"
     path = write("bom.jsonl", content)
@@ -79,6 +85,7 @@ def test_bom_on_json_lines_is_accepted_and_kept(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_bom_on_json_document_is_accepted_and_kept(archive, write):
     content = BOM + json.dumps({"tasks": [v1_task("a", v1_cited_parts())]}).encode()
     path = write("bom.json", content)
@@ -88,6 +95,7 @@ def test_bom_on_json_document_is_accepted_and_kept(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_bom_on_sse_capture_is_accepted_and_kept(archive, write):
     content = BOM + event(good(1)) + event(good(2))
     path = write("bom.sse", content)
@@ -98,6 +106,7 @@ def test_bom_on_sse_capture_is_accepted_and_kept(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_crlf_json_lines(archive, write):
     content = good(1) + b"\r\n" + good(2) + b"\r\n"
     path = write("crlf.jsonl", content)
@@ -107,6 +116,7 @@ def test_crlf_json_lines(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_mixed_line_endings_in_json_lines(archive, write):
     content = good(1) + b"\r\n" + good(2) + b"\n\r\n" + good(3) + b"\r\r\n" + good(4)
     path = write("mixed.jsonl", content)
@@ -123,6 +133,7 @@ def test_mixed_line_endings_in_json_lines(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_mixed_line_endings_in_an_sse_capture(archive, write):
     content = event(good(1), b"\r\n") + event(good(2)) + b"data: " + good(3) + b"\r\n\n"
     path = write("mixed.sse", content)
@@ -132,6 +143,7 @@ def test_mixed_line_endings_in_an_sse_capture(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_empty_file_is_reported_not_quarantined(archive, write):
     path = write("empty.jsonl", b"")
     summary = ingest(archive, path)
@@ -140,6 +152,7 @@ def test_empty_file_is_reported_not_quarantined(archive, write):
     assert rows(archive, "SELECT container, records FROM sources") == [("empty", 0)]
 
 
+@pytest.mark.slow
 def test_whitespace_only_file_keeps_its_bytes_as_filler(archive, write):
     path = write("blank.jsonl", b"\n \r\n\t\n")
     summary = ingest(archive, path)
@@ -148,6 +161,7 @@ def test_whitespace_only_file_keeps_its_bytes_as_filler(archive, write):
     assert stored_bytes(archive, path) == b"\n \r\n\t\n"
 
 
+@pytest.mark.slow
 def test_binary_file_is_quarantined_whole_next_to_a_good_file(archive, write):
     content = bytes(range(256)) * 10
     path = write("blob.jsonl", content)
@@ -158,6 +172,7 @@ def test_binary_file_is_quarantined_whole_next_to_a_good_file(archive, write):
     assert tasks(archive, neighbour) == ["t1"]
 
 
+@pytest.mark.slow
 def test_a_nul_byte_in_a_json_line_quarantines_that_line_only(archive, write):
     bad = good(2).replace(b"W6", b"W\x006")
     content = good(1) + b"\n" + bad + b"\n" + good(3) + b"\n"
@@ -180,6 +195,7 @@ def test_a_nul_byte_in_a_json_line_quarantines_that_line_only(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_a_nul_byte_first_in_an_unnamed_json_lines_file(archive, write):
     """No .jsonl name, the first line the bad one: the JSON lines after it still make it JSON Lines."""
     content = b"\x00\x00" + good(1) + b"\n" + good(2) + b"\n"
@@ -216,6 +232,7 @@ def test_a_nul_byte_in_an_sse_event_quarantines_that_event_only(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_a_binary_file_with_a_number_on_a_line_is_still_binary(archive, write):
     content = bytes(range(256)) + b"\n1\n" + bytes(range(256))
     path = write("blob.jsonl", content)
@@ -223,6 +240,7 @@ def test_a_binary_file_with_a_number_on_a_line_is_still_binary(archive, write):
     assert_quarantine(archive, summary, path, [("file", "not JSON, JSON Lines, SSE or SQLite (binary)")])
 
 
+@pytest.mark.slow
 def test_bare_cr_sse_capture_is_read_event_by_event(archive, write):
     """The SSE spec ends a line with CRLF, LF or a bare CR; the raw bytes are kept exactly."""
     content = event(good(1), b"\r") + b": ping\r\r" + event(good(2), b"\r")
@@ -238,6 +256,7 @@ def test_bare_cr_sse_capture_is_read_event_by_event(archive, write):
     assert stored_bytes(archive, path) == content
 
 
+@pytest.mark.slow
 def test_sse_capture_mixing_cr_crlf_and_lf(archive, write):
     content = (
         b"event: message\r"
