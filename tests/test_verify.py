@@ -689,7 +689,7 @@ def test_extractors_keyed_by_study_and_table(archive, write, analyst):
 
 @pytest.mark.slow
 def test_a_hanging_extractor_costs_one_timeout_per_table(archive, write, analyst):
-    analyst.write_text(ANALYST_LAYER.format(timeout=1))
+    analyst.write_text(ANALYST_LAYER.format(timeout=3))
     ingest(
         archive,
         write,
@@ -700,10 +700,10 @@ def test_a_hanging_extractor_costs_one_timeout_per_table(archive, write, analyst
         },
     )
     found = outcomes(archive.verify())
-    assert found["a"][:2] == ("not-rerunnable", "the extractor did not finish within 1s and was stopped")
+    assert found["a"][:2] == ("not-rerunnable", "the extractor did not finish within 3s and was stopped")
     assert found["b"][:2] == (
         "not-rerunnable",
-        f"the extractor {analyst.parent / 'extractors.py'}:hang did not finish within 1s on table 'unfiltered' "
+        f"the extractor {analyst.parent / 'extractors.py'}:hang did not finish within 3s on table 'unfiltered' "
         "earlier in this run; not run on it again",
     )
     assert found["c"][0] == "reproduced"
