@@ -4,7 +4,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use super::columns::{Bytes, Flags, Floats, Ints, Moments, TextLists};
+use super::columns::{Bytes, Column, Flags, Floats, Ints, Moments, TextLists};
 use crate::cite::citations::{Citation, EXTENSION_URI, MEDIA_TYPE};
 use crate::cite::claims::{Claim, Stating};
 use crate::cite::parts::judged;
@@ -63,127 +63,165 @@ pub fn dirname(path: &str) -> &str {
     }
 }
 
-#[derive(Default)]
-pub struct RecordRows {
-    pub record_id: Bytes,
-    pub seq: Ints,
-    pub locator: Bytes,
-    pub line: Ints,
-    pub byte_offset: Ints,
-    pub kind: Bytes,
-    pub sha256: Bytes,
-    pub raw: Bytes,
-    pub status: Bytes,
-    pub reason: Bytes,
-    pub yields: Bytes,
+/// A table's rows held column by column, each column declared once (name: column builder): the struct,
+/// `append` (another's rows after these) and `columns` (each column by name, for `batches`).
+macro_rules! table_rows {
+    ($(#[$doc:meta])* $rows:ident { $($(#[$column_doc:meta])* $column:ident: $kind:ident,)* }) => {
+        $(#[$doc])*
+        #[derive(Default)]
+        pub struct $rows {
+            $($(#[$column_doc])* pub $column: $kind,)*
+        }
+
+        impl $rows {
+            /// Take every row of `other`, after these.
+            fn append(&mut self, other: $rows) {
+                $(self.$column.append(other.$column);)*
+            }
+
+            /// Each column by name, in the order declared.
+            pub fn columns(self) -> Vec<(&'static str, Column)> {
+                vec![$((stringify!($column), Column::$kind(self.$column)),)*]
+            }
+        }
+    };
 }
 
-#[derive(Default)]
-pub struct ResultRows {
-    pub copy_id: Bytes,
-    pub result_key: Bytes,
-    pub kind: Bytes,
-    pub task_id: Bytes,
-    pub context_id: Bytes,
-    pub message_id: Bytes,
-    pub state: Bytes,
-    pub terminal: Flags,
-    pub timestamp: Moments,
-    pub locator: Bytes,
-    pub record_ids: TextLists,
-    pub claims: Ints,
-    pub origin: Bytes,
+table_rows! {
+    RecordRows {
+        record_id: Bytes,
+        seq: Ints,
+        locator: Bytes,
+        line: Ints,
+        byte_offset: Ints,
+        kind: Bytes,
+        sha256: Bytes,
+        raw: Bytes,
+        status: Bytes,
+        reason: Bytes,
+        yields: Bytes,
+    }
 }
 
-#[derive(Default)]
-pub struct PartRows {
-    pub part_id: Bytes,
-    pub copy_id: Bytes,
-    pub result_key: Bytes,
-    pub role: Bytes,
-    pub location: Bytes,
-    pub artifact_id: Bytes,
-    pub artifact_name: Bytes,
-    pub message_id: Bytes,
-    pub part_index: Ints,
-    pub ordinal: Ints,
-    pub kind: Bytes,
-    pub media_type: Bytes,
-    pub content_hash: Bytes,
-    pub text: Bytes,
-    pub data: Bytes,
-    pub file: Bytes,
-    pub metadata: Bytes,
-    pub is_citation: Flags,
+table_rows! {
+    ResultRows {
+        copy_id: Bytes,
+        result_key: Bytes,
+        kind: Bytes,
+        task_id: Bytes,
+        context_id: Bytes,
+        message_id: Bytes,
+        state: Bytes,
+        terminal: Flags,
+        timestamp: Moments,
+        locator: Bytes,
+        record_ids: TextLists,
+        claims: Ints,
+        origin: Bytes,
+    }
 }
 
-#[derive(Default)]
-pub struct CitationRows {
-    pub part_id: Bytes,
-    pub copy_id: Bytes,
-    pub result_key: Bytes,
-    pub citation_hash: Bytes,
-    pub study: Bytes,
-    pub period: Bytes,
-    pub fielded: Bytes,
-    pub fielded_start: Moments,
-    pub fielded_end: Moments,
-    pub base_name: Bytes,
-    pub base_n: Floats,
-    pub weight: Bytes,
-    pub source_table: Bytes,
-    pub source_column: Bytes,
-    pub source_function: Bytes,
-    pub warnings: TextLists,
-    pub extra: Bytes,
-    pub valid: Flags,
-    pub problems: TextLists,
-    pub inferred: Flags,
+table_rows! {
+    PartRows {
+        part_id: Bytes,
+        copy_id: Bytes,
+        result_key: Bytes,
+        role: Bytes,
+        location: Bytes,
+        artifact_id: Bytes,
+        artifact_name: Bytes,
+        message_id: Bytes,
+        part_index: Ints,
+        ordinal: Ints,
+        kind: Bytes,
+        media_type: Bytes,
+        content_hash: Bytes,
+        text: Bytes,
+        data: Bytes,
+        file: Bytes,
+        metadata: Bytes,
+        is_citation: Flags,
+    }
+}
+
+table_rows! {
+    CitationRows {
+        part_id: Bytes,
+        copy_id: Bytes,
+        result_key: Bytes,
+        citation_hash: Bytes,
+        study: Bytes,
+        period: Bytes,
+        fielded: Bytes,
+        fielded_start: Moments,
+        fielded_end: Moments,
+        base_name: Bytes,
+        base_n: Floats,
+        weight: Bytes,
+        source_table: Bytes,
+        source_column: Bytes,
+        source_function: Bytes,
+        warnings: TextLists,
+        extra: Bytes,
+        valid: Flags,
+        problems: TextLists,
+        inferred: Flags,
+    }
 }
 
 /// The claims: one row per numeric leaf; a claim's Part columns are sent once per Part (`parts`, the
 /// dictionary of the claims' `part_id`, `copy_id`, `result_key` and `content_hash` columns).
 #[derive(Default)]
 pub struct ClaimRows {
-    pub pointer: Bytes,
-    pub value: Floats,
-    pub literal: Bytes,
-    /// The unit of a number stated in a string ("%", "€", "kg"); null for a number leaf.
-    pub unit: Bytes,
-    /// The string a number was stated in ("35%"); null for a number leaf.
-    pub stated: Bytes,
-    /// The cell of the table the claim fills (`cite::claims::cell_of`).
-    pub cell: Bytes,
+    pub leaves: ClaimLeaves,
     /// Each claim's Part: an index into `parts`.
     pub part: Vec<i32>,
     pub parts: ClaimParts,
 }
 
-#[derive(Default)]
-pub struct ClaimParts {
-    pub part_id: Bytes,
-    pub copy_id: Bytes,
-    pub result_key: Bytes,
-    pub content_hash: Bytes,
+table_rows! {
+    /// A claim's own columns.
+    ClaimLeaves {
+        pointer: Bytes,
+        value: Floats,
+        literal: Bytes,
+        /// The unit of a number stated in a string ("%", "€", "kg"); null for a number leaf.
+        unit: Bytes,
+        /// The string a number was stated in ("35%"); null for a number leaf.
+        stated: Bytes,
+        /// The cell of the table the claim fills (`cite::claims::cell_of`).
+        cell: Bytes,
+    }
 }
 
-#[derive(Default)]
-pub struct CardRows {
-    pub card_id: Bytes,
-    pub record_id: Bytes,
-    pub name: Bytes,
-    pub url: Bytes,
-    pub declares_extension: Flags,
-    pub lists_media_type: Flags,
-    pub card: Bytes,
+table_rows! {
+    ClaimParts {
+        part_id: Bytes,
+        copy_id: Bytes,
+        result_key: Bytes,
+        content_hash: Bytes,
+    }
 }
 
-#[derive(Default)]
-pub struct ErrorRows {
-    pub record_id: Bytes,
-    pub rpc_id: Bytes,
-    pub code: Bytes,
-    pub message: Bytes,
+table_rows! {
+    CardRows {
+        card_id: Bytes,
+        record_id: Bytes,
+        name: Bytes,
+        url: Bytes,
+        declares_extension: Flags,
+        lists_media_type: Flags,
+        card: Bytes,
+    }
+}
+
+table_rows! {
+    ErrorRows {
+        record_id: Bytes,
+        rpc_id: Bytes,
+        code: Bytes,
+        message: Bytes,
+    }
 }
 
 /// Every table's rows held, column by column, with how many rows each table holds.
@@ -256,13 +294,7 @@ impl FileRows {
             files: vec![constants],
             together: false,
             streamed,
-            tables: Tables::default(),
-            owners: Default::default(),
-            held_bytes: 0,
-            held_rows: 0,
-            handed: VecDeque::new(),
-            batch_bytes: BATCH_BYTES,
-            batch_rows: BATCH_ROWS,
+            ..FileRows::together()
         }
     }
 
@@ -501,13 +533,14 @@ impl FileRows {
         claims.parts.content_hash.push_str(part_hash);
         for claim in found {
             claims.part.push(part);
-            claims.pointer.push_str(&claim.pointer);
+            let leaves = &mut claims.leaves;
+            leaves.pointer.push_str(&claim.pointer);
             let (value, literal, unit, stated) = claim_columns(&claim.stating);
-            claims.value.push_opt(value);
-            claims.literal.push_str(&literal);
-            claims.unit.push_opt(unit);
-            claims.stated.push_opt(stated);
-            claims.cell.push_opt(claim.cell.as_deref());
+            leaves.value.push_opt(value);
+            leaves.literal.push_str(&literal);
+            leaves.unit.push_opt(unit);
+            leaves.stated.push_opt(stated);
+            leaves.cell.push_opt(claim.cell.as_deref());
             // a part hash is 32 characters: no two keys meet
             claim_keys.insert(format!("{part_hash}{}", claim.pointer));
         }
@@ -584,123 +617,14 @@ impl Tables {
     }
 }
 
-impl RecordRows {
-    fn append(&mut self, o: RecordRows) {
-        self.record_id.append(o.record_id);
-        self.seq.append(o.seq);
-        self.locator.append(o.locator);
-        self.line.append(o.line);
-        self.byte_offset.append(o.byte_offset);
-        self.kind.append(o.kind);
-        self.sha256.append(o.sha256);
-        self.raw.append(o.raw);
-        self.status.append(o.status);
-        self.reason.append(o.reason);
-        self.yields.append(o.yields);
-    }
-}
-
-impl ResultRows {
-    fn append(&mut self, o: ResultRows) {
-        self.copy_id.append(o.copy_id);
-        self.result_key.append(o.result_key);
-        self.kind.append(o.kind);
-        self.task_id.append(o.task_id);
-        self.context_id.append(o.context_id);
-        self.message_id.append(o.message_id);
-        self.state.append(o.state);
-        self.terminal.append(o.terminal);
-        self.timestamp.append(o.timestamp);
-        self.locator.append(o.locator);
-        self.record_ids.append(o.record_ids);
-        self.claims.append(o.claims);
-        self.origin.append(o.origin);
-    }
-}
-
-impl PartRows {
-    fn append(&mut self, o: PartRows) {
-        self.part_id.append(o.part_id);
-        self.copy_id.append(o.copy_id);
-        self.result_key.append(o.result_key);
-        self.role.append(o.role);
-        self.location.append(o.location);
-        self.artifact_id.append(o.artifact_id);
-        self.artifact_name.append(o.artifact_name);
-        self.message_id.append(o.message_id);
-        self.part_index.append(o.part_index);
-        self.ordinal.append(o.ordinal);
-        self.kind.append(o.kind);
-        self.media_type.append(o.media_type);
-        self.content_hash.append(o.content_hash);
-        self.text.append(o.text);
-        self.data.append(o.data);
-        self.file.append(o.file);
-        self.metadata.append(o.metadata);
-        self.is_citation.append(o.is_citation);
-    }
-}
-
-impl CitationRows {
-    fn append(&mut self, o: CitationRows) {
-        self.part_id.append(o.part_id);
-        self.copy_id.append(o.copy_id);
-        self.result_key.append(o.result_key);
-        self.citation_hash.append(o.citation_hash);
-        self.study.append(o.study);
-        self.period.append(o.period);
-        self.fielded.append(o.fielded);
-        self.fielded_start.append(o.fielded_start);
-        self.fielded_end.append(o.fielded_end);
-        self.base_name.append(o.base_name);
-        self.base_n.append(o.base_n);
-        self.weight.append(o.weight);
-        self.source_table.append(o.source_table);
-        self.source_column.append(o.source_column);
-        self.source_function.append(o.source_function);
-        self.warnings.append(o.warnings);
-        self.extra.append(o.extra);
-        self.valid.append(o.valid);
-        self.problems.append(o.problems);
-        self.inferred.append(o.inferred);
-    }
-}
-
 impl ClaimRows {
-    fn append(&mut self, o: ClaimRows) {
+    /// Take every claim of `other`, after these, its Parts after these claims' Parts.
+    fn append(&mut self, other: ClaimRows) {
         let offset = self.parts.part_id.len() as i32;
-        self.pointer.append(o.pointer);
-        self.value.append(o.value);
-        self.literal.append(o.literal);
-        self.unit.append(o.unit);
-        self.stated.append(o.stated);
-        self.cell.append(o.cell);
-        self.part.extend(o.part.iter().map(|part| part + offset));
-        self.parts.part_id.append(o.parts.part_id);
-        self.parts.copy_id.append(o.parts.copy_id);
-        self.parts.result_key.append(o.parts.result_key);
-        self.parts.content_hash.append(o.parts.content_hash);
-    }
-}
-
-impl CardRows {
-    fn append(&mut self, o: CardRows) {
-        self.card_id.append(o.card_id);
-        self.record_id.append(o.record_id);
-        self.name.append(o.name);
-        self.url.append(o.url);
-        self.declares_extension.append(o.declares_extension);
-        self.lists_media_type.append(o.lists_media_type);
-        self.card.append(o.card);
-    }
-}
-
-impl ErrorRows {
-    fn append(&mut self, o: ErrorRows) {
-        self.record_id.append(o.record_id);
-        self.rpc_id.append(o.rpc_id);
-        self.code.append(o.code);
-        self.message.append(o.message);
+        self.leaves.append(other.leaves);
+        self.part
+            .extend(other.part.iter().map(|part| part + offset));
+        self.parts.append(other.parts);
     }
 }
 
