@@ -2,7 +2,7 @@
 //! and the text Python's `str` gives a number (a claim's literal). Text is written to a `Sink`: a buffer,
 //! or a digest that never holds it (`canonical::Digesting`).
 
-use super::{Number, Value};
+use super::{Number, Value, SPECIAL_IN_STRING};
 
 /// Where JSON text goes as it is written.
 pub trait Sink {
@@ -40,6 +40,23 @@ impl Sink for Vec<u8> {
 pub fn compact_json(value: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
     write_compact(value, &mut out);
+    out
+}
+
+/// Compact JSON of an object of `members`, written member by member (no copy of an object made to write
+/// it).
+pub fn compact_members<'a>(members: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
+    out.push(b'{');
+    for (index, (key, value)) in members.into_iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        write_string(key, &mut out);
+        out.push(b':');
+        write_compact(value, &mut out);
+    }
+    out.push(b'}');
     out
 }
 
@@ -228,7 +245,7 @@ pub fn write_string<S: Sink + ?Sized>(text: &str, out: &mut S) {
     let mut run = 0;
     while let Some(offset) = bytes[run..]
         .iter()
-        .position(|&b| NEEDS_ESCAPE[usize::from(b)])
+        .position(|&b| SPECIAL_IN_STRING[usize::from(b)])
     {
         let at = run + offset;
         out.bytes(&bytes[run..at]);
@@ -256,18 +273,6 @@ pub fn write_string<S: Sink + ?Sized>(text: &str, out: &mut S) {
     out.byte(b'"');
 }
 
-/// The bytes orjson escapes in a string: '"', '\\' and the control characters.
-static NEEDS_ESCAPE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 0x20 {
-        table[byte] = true;
-        byte += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 

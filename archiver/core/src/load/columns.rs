@@ -6,13 +6,16 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::builder::BooleanBufferBuilder;
-use arrow_array::types::{Date32Type, Float64Type, Int32Type, Int64Type, TimestampMicrosecondType};
+use arrow_array::types::{
+    BinaryType, ByteArrayType, Date32Type, Float64Type, Int32Type, Int64Type, LargeBinaryType,
+    LargeUtf8Type, TimestampMicrosecondType, Utf8Type,
+};
 use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, DictionaryArray, LargeBinaryArray, LargeListArray,
-    LargeStringArray, ListArray, PrimitiveArray, StringArray,
+    ArrayRef, BooleanArray, DictionaryArray, GenericByteArray, GenericListArray, OffsetSizeTrait,
+    PrimitiveArray,
 };
 use arrow_buffer::{Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, TimeUnit};
+use arrow_schema::{DataType, FieldRef, TimeUnit};
 
 /// A value this large is not copied into a column's shared buffer: it becomes an array of its own (a
 /// 300 MB record or file Part would otherwise be in memory twice). As `archiver/load/rows.py`.
@@ -192,32 +195,24 @@ fn byte_array(
     nulls: Option<NullBuffer>,
     data_type: &DataType,
 ) -> Built {
-    let error = |e: arrow_schema::ArrowError| BatchError(e.to_string());
-    Ok(match data_type {
-        DataType::Utf8 => {
-            Arc::new(StringArray::try_new(offsets32(lengths)?, values, nulls).map_err(error)?)
-        }
-        DataType::Binary => {
-            Arc::new(BinaryArray::try_new(offsets32(lengths)?, values, nulls).map_err(error)?)
-        }
-        DataType::LargeUtf8 => Arc::new(
-            LargeStringArray::try_new(
-                OffsetBuffer::from_lengths(lengths.iter().copied()),
-                values,
-                nulls,
-            )
-            .map_err(error)?,
-        ),
-        DataType::LargeBinary => Arc::new(
-            LargeBinaryArray::try_new(
-                OffsetBuffer::from_lengths(lengths.iter().copied()),
-                values,
-                nulls,
-            )
-            .map_err(error)?,
-        ),
-        other => return Err(mismatch("text", other)),
-    })
+    let large = || OffsetBuffer::from_lengths(lengths.iter().copied());
+    match data_type {
+        DataType::Utf8 => bytes_of::<Utf8Type>(offsets32(lengths)?, values, nulls),
+        DataType::Binary => bytes_of::<BinaryType>(offsets32(lengths)?, values, nulls),
+        DataType::LargeUtf8 => bytes_of::<LargeUtf8Type>(large(), values, nulls),
+        DataType::LargeBinary => bytes_of::<LargeBinaryType>(large(), values, nulls),
+        other => Err(mismatch("text", other)),
+    }
+}
+
+fn bytes_of<T: ByteArrayType>(
+    offsets: OffsetBuffer<T::Offset>,
+    values: Buffer,
+    nulls: Option<NullBuffer>,
+) -> Built {
+    GenericByteArray::<T>::try_new(offsets, values, nulls)
+        .map(|array| Arc::new(array) as ArrayRef)
+        .map_err(|e| BatchError(e.to_string()))
 }
 
 fn offsets32(lengths: &[usize]) -> Result<OffsetBuffer<i32>, BatchError> {
@@ -454,31 +449,21 @@ impl TextLists {
             .zip(items)
             .map(|(rows, items)| {
                 let lengths = lengths(&ends, rows);
-                let error = |e: arrow_schema::ArrowError| BatchError(e.to_string());
-                Ok(if large {
-                    Arc::new(
-                        LargeListArray::try_new(
-                            item_field.clone(),
-                            OffsetBuffer::from_lengths(lengths),
-                            items,
-                            None,
-                        )
-                        .map_err(error)?,
-                    ) as ArrayRef
+                if large {
+                    list_of::<i64>(item_field.clone(), &lengths, items)
                 } else {
-                    Arc::new(
-                        ListArray::try_new(
-                            item_field.clone(),
-                            OffsetBuffer::from_lengths(lengths),
-                            items,
-                            None,
-                        )
-                        .map_err(error)?,
-                    )
-                })
+                    list_of::<i32>(item_field.clone(), &lengths, items)
+                }
             })
             .collect()
     }
+}
+
+fn list_of<O: OffsetSizeTrait>(item: FieldRef, lengths: &[usize], items: ArrayRef) -> Built {
+    let offsets = OffsetBuffer::<O>::from_lengths(lengths.iter().copied());
+    GenericListArray::<O>::try_new(item, offsets, items, None)
+        .map(|array| Arc::new(array) as ArrayRef)
+        .map_err(|e| BatchError(e.to_string()))
 }
 
 /// One column of held rows, whatever its values: each variant named as the column builder it holds.
@@ -601,10 +586,10 @@ mod tests {
         let huge: Vec<usize> = column.huge_rows().collect();
         assert_eq!(huge, vec![2]);
         let arrays = column.arrays(&[0..2, 2..3, 3..4], &DataType::Utf8).unwrap();
-        let first = arrays[0].as_any().downcast_ref::<StringArray>().unwrap();
+        let first = arrays[0].as_any().downcast_ref::<arrow_array::StringArray>().unwrap();
         assert_eq!(first.iter().collect::<Vec<_>>(), vec![Some("a"), None]);
         assert_eq!(arrays[1].len(), 1);
-        let last = arrays[2].as_any().downcast_ref::<StringArray>().unwrap();
+        let last = arrays[2].as_any().downcast_ref::<arrow_array::StringArray>().unwrap();
         assert_eq!(last.value(0), "bc");
     }
 

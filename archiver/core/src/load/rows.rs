@@ -9,7 +9,7 @@ use crate::cite::citations::{Citation, EXTENSION_URI, MEDIA_TYPE};
 use crate::cite::claims::{Claim, Stating};
 use crate::cite::parts::judged;
 use crate::json::canonical::{key_hash, write_canonical, Digesting};
-use crate::json::write::{compact_json, python_str, write_compact, write_string, Sink};
+use crate::json::write::{compact_json, compact_members, python_str, write_string, Sink};
 use crate::json::{Map, Number, Value};
 use crate::read::{Record, RecordKind};
 use crate::understand::assemble::{Assembled, LocatedPart, StoredCopy};
@@ -705,20 +705,9 @@ fn id_text(value: Option<&Value>) -> Option<Vec<u8>> {
     }
 }
 
-/// Compact JSON of an object, written member by member (no copy of the object made to write it).
+/// Compact JSON of an object, written member by member.
 pub fn compact_object(map: &Map) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64);
-    out.push(b'{');
-    for (index, (key, value)) in map.iter().enumerate() {
-        if index > 0 {
-            out.push(b',');
-        }
-        write_string(key, &mut out);
-        out.push(b':');
-        write_compact(value, &mut out);
-    }
-    out.push(b'}');
-    out
+    compact_members(map.iter().map(|(key, value)| (&**key, value)))
 }
 
 /// The `data` column: a data Part's data, or an undecoded Part's whole object (kind unknown).
