@@ -15,6 +15,8 @@ use crate::cite::stated::stated;
 use crate::json::{Map, Number, Text, Value};
 use crate::load::rows::claim_columns;
 use crate::understand::assemble::{Assembled, FileAssembly, StoredCopy};
+use crate::understand::events::events_of;
+use crate::understand::Understood;
 use crate::understand::model::{
     Artifact, ArtifactUpdate, ErrorResponse, Event, Message, Part, PartKind, Request, Role, Status,
     StatusUpdate, Task,
@@ -133,19 +135,8 @@ fn assemble_values(
     held_bytes: usize,
     kept_bytes: usize,
 ) -> PyResult<Py<PyAny>> {
-    let mut assembly = FileAssembly::with_limits(held_bytes, kept_bytes);
-    let out = PyList::empty(py);
-    for (record_id, rpc_id, events, locator, size) in &records {
-        let rpc_id = to_value(rpc_id)?;
-        let events = events_of_description(&to_value(events)?)?;
-        if let Err(refusal) = assembly.add(record_id, Some(&rpc_id), events, locator, *size) {
-            out.append(PyList::new(
-                py,
-                ["refused", record_id.as_str(), refusal.0.as_str()],
-            )?)?;
-        }
-    }
-    finished(py, assembly, out)
+    let limits = (held_bytes, kept_bytes);
+    assembled(py, &records, limits, |events| events_of_description(events).map(Ok))
 }
 
 /// As `assemble_values`, each record given as its decoded JSON value, its events read by the core's
@@ -160,11 +151,23 @@ fn assemble_decoded(
     held_bytes: usize,
     kept_bytes: usize,
 ) -> PyResult<Py<PyAny>> {
+    let limits = (held_bytes, kept_bytes);
+    assembled(py, &records, limits, |value| Ok(events_of(value)))
+}
+
+/// One file's assembly of `records` within (held, kept) bytes, each record's events read from its third
+/// item by `events`: ["refused", record_id, reason] for each record refused, then what `finish` hands.
+fn assembled(
+    py: Python<'_>,
+    records: &[RecordDescription<'_>],
+    (held_bytes, kept_bytes): (usize, usize),
+    events: impl Fn(&Value) -> PyResult<Understood<Vec<Event>>>,
+) -> PyResult<Py<PyAny>> {
     let mut assembly = FileAssembly::with_limits(held_bytes, kept_bytes);
     let out = PyList::empty(py);
-    for (record_id, rpc_id, value, locator, size) in &records {
+    for (record_id, rpc_id, described, locator, size) in records {
         let rpc_id = to_value(rpc_id)?;
-        let added = crate::understand::events::events_of(&to_value(value)?)
+        let added = events(&to_value(described)?)?
             .and_then(|events| assembly.add(record_id, Some(&rpc_id), events, locator, *size));
         if let Err(refusal) = added {
             out.append(PyList::new(
