@@ -735,7 +735,6 @@ fn parse_small(literal: &str) -> i64 {
     }
 }
 
-
 fn is_container(byte: u8) -> bool {
     byte == b'[' || byte == b'{'
 }

@@ -273,7 +273,6 @@ pub fn write_string<S: Sink + ?Sized>(text: &str, out: &mut S) {
     out.byte(b'"');
 }
 
-
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Python's `str()` of a number: an integer's digits, a float's repr ("1e+16", "1.5e-07", "0.0001").

@@ -586,10 +586,16 @@ mod tests {
         let huge: Vec<usize> = column.huge_rows().collect();
         assert_eq!(huge, vec![2]);
         let arrays = column.arrays(&[0..2, 2..3, 3..4], &DataType::Utf8).unwrap();
-        let first = arrays[0].as_any().downcast_ref::<arrow_array::StringArray>().unwrap();
+        let first = arrays[0]
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
         assert_eq!(first.iter().collect::<Vec<_>>(), vec![Some("a"), None]);
         assert_eq!(arrays[1].len(), 1);
-        let last = arrays[2].as_any().downcast_ref::<arrow_array::StringArray>().unwrap();
+        let last = arrays[2]
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
         assert_eq!(last.value(0), "bc");
     }
 

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::convert::{to_py, to_value};
+use super::model::{artifact_dict, map_py, message_dict, part_dict, value_py};
 use crate::cite::citations::{citation_of, Citation, Date};
 use crate::cite::claims::{claims_of, numeric_leaves, Claim, Stating};
 use crate::cite::parts::judged;
@@ -16,21 +17,23 @@ use crate::json::{Map, Number, Text, Value};
 use crate::load::rows::claim_columns;
 use crate::understand::assemble::{Assembled, FileAssembly, StoredCopy};
 use crate::understand::events::events_of;
-use crate::understand::Understood;
 use crate::understand::model::{
     Artifact, ArtifactUpdate, ErrorResponse, Event, Message, Part, PartKind, Request, Role, Status,
     StatusUpdate, Task,
 };
+use crate::understand::Understood;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(stated_number, m)?)?;
-    m.add_function(wrap_pyfunction!(claim_rows, m)?)?;
-    m.add_function(wrap_pyfunction!(citation_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(numeric_leaves_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(judged_value, m)?)?;
-    m.add_function(wrap_pyfunction!(assemble_values, m)?)?;
-    m.add_function(wrap_pyfunction!(assemble_decoded, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        stated_number,
+        claim_rows,
+        citation_of_value,
+        numeric_leaves_of_value,
+        judged_value,
+        assemble_values,
+        assemble_decoded
+    )
 }
 
 /// The number a whole string states (`cite::stated`): (literal, value, unit), or None.
@@ -136,7 +139,9 @@ fn assemble_values(
     kept_bytes: usize,
 ) -> PyResult<Py<PyAny>> {
     let limits = (held_bytes, kept_bytes);
-    assembled(py, &records, limits, |events| events_of_description(events).map(Ok))
+    assembled(py, &records, limits, |events| {
+        events_of_description(events).map(Ok)
+    })
 }
 
 /// As `assemble_values`, each record given as its decoded JSON value, its events read by the core's
@@ -205,28 +210,17 @@ fn assembled_item(py: Python<'_>, assembled: &Assembled) -> PyResult<Py<PyAny>> 
         Assembled::Card { record_id, card } => {
             item.append("card")?;
             item.append(record_id)?;
-            item.append(map_py(py, &Some(card.clone()))?)?;
+            item.append(map_py(py, Some(card))?)?;
         }
         Assembled::Error { record_id, error } => {
             item.append("error")?;
             item.append(record_id)?;
-            item.append(option_py(py, error.rpc_id.as_ref())?)?;
-            item.append(option_py(py, error.code.as_ref())?)?;
+            item.append(value_py(py, error.rpc_id.as_ref())?)?;
+            item.append(value_py(py, error.code.as_ref())?)?;
             item.append(&error.message)?;
         }
     }
     Ok(item.into_any().unbind())
-}
-
-fn option_py(py: Python<'_>, value: Option<&Value>) -> PyResult<Py<PyAny>> {
-    value.map_or_else(|| Ok(py.None()), |value| to_py(py, value))
-}
-
-fn map_py(py: Python<'_>, map: &Option<Map>) -> PyResult<Py<PyAny>> {
-    match map {
-        Some(map) => to_py(py, &Value::Object(map.clone())),
-        None => Ok(py.None()),
-    }
 }
 
 fn date_py(py: Python<'_>, days: Option<Date>) -> PyResult<Py<PyAny>> {
@@ -284,46 +278,6 @@ fn claims_list(py: Python<'_>, claims: &[Claim<'_>]) -> PyResult<Py<PyAny>> {
     Ok(list.into_any().unbind())
 }
 
-fn part_dict(py: Python<'_>, part: &Part) -> PyResult<Py<PyAny>> {
-    let dict = PyDict::new(py);
-    dict.set_item("kind", part.kind.name())?;
-    dict.set_item("text", part.text.as_deref())?;
-    dict.set_item("data", option_py(py, part.data.as_ref())?)?;
-    dict.set_item("file", option_py(py, part.file.as_ref())?)?;
-    dict.set_item("media_type", &part.media_type)?;
-    dict.set_item("metadata", map_py(py, &part.metadata)?)?;
-    dict.set_item("raw", map_py(py, &part.raw)?)?;
-    Ok(dict.into_any().unbind())
-}
-
-fn parts_list(py: Python<'_>, parts: &[Part]) -> PyResult<Py<PyAny>> {
-    let list = PyList::empty(py);
-    for part in parts {
-        list.append(part_dict(py, part)?)?;
-    }
-    Ok(list.into_any().unbind())
-}
-
-fn message_dict(py: Python<'_>, message: &Message) -> PyResult<Py<PyAny>> {
-    let dict = PyDict::new(py);
-    dict.set_item("message_id", &message.message_id)?;
-    dict.set_item("role", message.role.name())?;
-    dict.set_item("parts", parts_list(py, &message.parts)?)?;
-    dict.set_item("context_id", &message.context_id)?;
-    dict.set_item("task_id", &message.task_id)?;
-    dict.set_item("metadata", map_py(py, &message.metadata)?)?;
-    Ok(dict.into_any().unbind())
-}
-
-fn artifact_dict(py: Python<'_>, artifact: &Artifact) -> PyResult<Py<PyAny>> {
-    let dict = PyDict::new(py);
-    dict.set_item("artifact_id", &artifact.artifact_id)?;
-    dict.set_item("name", &artifact.name)?;
-    dict.set_item("parts", parts_list(py, &artifact.parts)?)?;
-    dict.set_item("metadata", map_py(py, &artifact.metadata)?)?;
-    Ok(dict.into_any().unbind())
-}
-
 fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
     let dict = PyDict::new(py);
     dict.set_item("key", &copy.key)?;
@@ -333,7 +287,7 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
     dict.set_item("message_id", &copy.message_id)?;
     dict.set_item("state", &copy.state)?;
     dict.set_item("timestamp", copy.timestamp)?;
-    dict.set_item("metadata", map_py(py, &copy.metadata)?)?;
+    dict.set_item("metadata", map_py(py, copy.metadata.as_ref())?)?;
     dict.set_item("terminal", copy.terminal())?;
     dict.set_item("record_ids", &copy.record_ids)?;
     dict.set_item("locator", &copy.locator)?;
@@ -341,7 +295,7 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
     for (key, artifact) in &copy.artifacts {
         artifacts.append(vec![
             key.into_pyobject(py)?.into_any().unbind(),
-            artifact_dict(py, artifact)?,
+            artifact_dict(py, artifact)?.into_any().unbind(),
         ])?;
     }
     dict.set_item("artifacts", artifacts)?;
@@ -349,7 +303,7 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
     for (key, message) in &copy.messages {
         messages.append(vec![
             key.into_pyobject(py)?.into_any().unbind(),
-            message_dict(py, message)?,
+            message_dict(py, message)?.into_any().unbind(),
         ])?;
     }
     dict.set_item("messages", messages)?;
@@ -358,7 +312,7 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
         located.append(vec![
             part.location.name().into_pyobject(py)?.into_any().unbind(),
             part.part_index.into_pyobject(py)?.into_any().unbind(),
-            part_dict(py, part.part)?,
+            part_dict(py, part.part)?.into_any().unbind(),
             part.role.name().into_pyobject(py)?.into_any().unbind(),
             part.artifact
                 .and_then(|a| a.artifact_id.clone())

@@ -13,18 +13,20 @@ use crate::json::write::{compact_json, python_str};
 use crate::json::Value;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(json_round_trip, m)?)?;
-    m.add_function(wrap_pyfunction!(decode_json, m)?)?;
-    m.add_function(wrap_pyfunction!(compact_json_of, m)?)?;
-    m.add_function(wrap_pyfunction!(canonical_json_of, m)?)?;
-    m.add_function(wrap_pyfunction!(content_hash_of, m)?)?;
-    m.add_function(wrap_pyfunction!(key_hash_of, m)?)?;
-    m.add_function(wrap_pyfunction!(python_str_of, m)?)?;
-    m.add_function(wrap_pyfunction!(nesting_depth_of, m)?)?;
-    m.add_function(wrap_pyfunction!(canonical_json_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(compact_json_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(canonical_rewritten, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        json_round_trip,
+        decode_json,
+        compact_json_of,
+        canonical_json_of,
+        content_hash_of,
+        key_hash_of,
+        python_str_of,
+        nesting_depth_of,
+        canonical_json_of_value,
+        compact_json_of_value,
+        canonical_rewritten
+    )
 }
 
 /// The value as the core holds it and back (a round trip through `convert`): for tests of the converters.
