@@ -124,41 +124,42 @@ fn judged_value(
 /// (record_id, rpc_id, events described in JSON, locator, size)
 type RecordDescription<'py> = (String, Bound<'py, PyAny>, Bound<'py, PyAny>, String, usize);
 
-/// One file's assembly through the core. `records`: [(record_id, rpc_id, events, locator, size), ...]
-/// with `events` described in JSON (the test's `describe` writes them from the Python model). Answers
-/// ["refused", record_id, reason] for each record refused, then ["copy", copy], ["card", record_id,
-/// card] and ["error", record_id, rpc_id, code, message] as `finish` hands them. For the differential
-/// tests only.
-#[pyfunction]
-#[pyo3(signature = (records, held_bytes=crate::understand::assemble::HELD_BYTES,
-                    kept_bytes=crate::understand::assemble::KEPT_BYTES))]
-fn assemble_values(
-    py: Python<'_>,
-    records: Vec<RecordDescription<'_>>,
-    held_bytes: usize,
-    kept_bytes: usize,
-) -> PyResult<Py<PyAny>> {
-    let limits = (held_bytes, kept_bytes);
-    assembled(py, &records, limits, |events| {
-        events_of_description(events).map(Ok)
-    })
+/// A test surface assembling one file's records: `records` [(record_id, rpc_id, events, locator, size),
+/// ...], within `held_bytes` and `kept_bytes`, each record's events read from its third item by
+/// `$events` (see `assembled`).
+macro_rules! assembly_surface {
+    ($(#[$doc:meta])* $name:ident, $events:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (records, held_bytes=crate::understand::assemble::HELD_BYTES,
+                            kept_bytes=crate::understand::assemble::KEPT_BYTES))]
+        fn $name(
+            py: Python<'_>,
+            records: Vec<RecordDescription<'_>>,
+            held_bytes: usize,
+            kept_bytes: usize,
+        ) -> PyResult<Py<PyAny>> {
+            assembled(py, &records, (held_bytes, kept_bytes), $events)
+        }
+    };
 }
 
-/// As `assemble_values`, each record given as its decoded JSON value, its events read by the core's
-/// `understand::events::events_of` (a record it refuses is ["refused", record_id, reason] too). For the
-/// differential tests only.
-#[pyfunction]
-#[pyo3(signature = (records, held_bytes=crate::understand::assemble::HELD_BYTES,
-                    kept_bytes=crate::understand::assemble::KEPT_BYTES))]
-fn assemble_decoded(
-    py: Python<'_>,
-    records: Vec<RecordDescription<'_>>,
-    held_bytes: usize,
-    kept_bytes: usize,
-) -> PyResult<Py<PyAny>> {
-    let limits = (held_bytes, kept_bytes);
-    assembled(py, &records, limits, |value| Ok(events_of(value)))
-}
+assembly_surface!(
+    /// One file's assembly through the core, each record's `events` described in JSON (the test's
+    /// `describe` writes them from the Python model). Answers ["refused", record_id, reason] for each
+    /// record refused, then ["copy", copy], ["card", record_id, card] and ["error", record_id, rpc_id,
+    /// code, message] as `finish` hands them. For the differential tests only.
+    assemble_values,
+    |events: &Value| events_of_description(events).map(Ok)
+);
+
+assembly_surface!(
+    /// As `assemble_values`, each record given as its decoded JSON value, its events read by the core's
+    /// `understand::events::events_of` (a record it refuses is ["refused", record_id, reason] too). For
+    /// the differential tests only.
+    assemble_decoded,
+    |value: &Value| Ok(events_of(value))
+);
 
 /// One file's assembly of `records` within (held, kept) bytes, each record's events read from its third
 /// item by `events`: ["refused", record_id, reason] for each record refused, then what `finish` hands.
@@ -278,6 +279,21 @@ fn claims_list(py: Python<'_>, claims: &[Claim<'_>]) -> PyResult<Py<PyAny>> {
     Ok(list.into_any().unbind())
 }
 
+/// Each (key, item) of `items` as a [key, dict] list, in order.
+fn keyed<'a, T: 'a>(
+    py: Python<'_>,
+    items: impl IntoIterator<Item = (&'a String, &'a T)>,
+    dict: impl for<'py> Fn(Python<'py>, &T) -> PyResult<Bound<'py, PyDict>>,
+) -> PyResult<Vec<Vec<Py<PyAny>>>> {
+    items
+        .into_iter()
+        .map(|(key, item)| {
+            let key = key.into_pyobject(py)?.into_any().unbind();
+            Ok(vec![key, dict(py, item)?.into_any().unbind()])
+        })
+        .collect()
+}
+
 fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
     let dict = PyDict::new(py);
     dict.set_item("key", &copy.key)?;
@@ -291,22 +307,8 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
     dict.set_item("terminal", copy.terminal())?;
     dict.set_item("record_ids", &copy.record_ids)?;
     dict.set_item("locator", &copy.locator)?;
-    let artifacts = PyList::empty(py);
-    for (key, artifact) in &copy.artifacts {
-        artifacts.append(vec![
-            key.into_pyobject(py)?.into_any().unbind(),
-            artifact_dict(py, artifact)?.into_any().unbind(),
-        ])?;
-    }
-    dict.set_item("artifacts", artifacts)?;
-    let messages = PyList::empty(py);
-    for (key, message) in &copy.messages {
-        messages.append(vec![
-            key.into_pyobject(py)?.into_any().unbind(),
-            message_dict(py, message)?.into_any().unbind(),
-        ])?;
-    }
-    dict.set_item("messages", messages)?;
+    dict.set_item("artifacts", keyed(py, &copy.artifacts, artifact_dict)?)?;
+    dict.set_item("messages", keyed(py, &copy.messages, message_dict)?)?;
     let located = PyList::empty(py);
     for part in copy.located_parts() {
         located.append(vec![

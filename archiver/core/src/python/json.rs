@@ -86,24 +86,30 @@ fn nesting_depth_of(payload: &[u8]) -> usize {
     nesting_depth(payload)
 }
 
-/// `canonical_json` of a Python value (ints beyond 64 bits, NaN, infinities and tuples included, which no
-/// JSON text holds). A test surface (tests/test_citations.py, tests/bad_input/test_json_values.py).
-#[pyfunction]
-fn canonical_json_of_value<'py>(
-    py: Python<'py>,
-    value: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(PyBytes::new(py, &canonical_json(&to_value(value)?)))
+/// A test surface writing a Python value as JSON text with `$write`.
+macro_rules! json_of_value {
+    ($(#[$doc:meta])* $name:ident, $write:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        fn $name<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+            Ok(PyBytes::new(py, &$write(&to_value(value)?)))
+        }
+    };
 }
 
-/// `compact_json` of a Python value. A test surface (tests/bad_input/test_json_values.py).
-#[pyfunction]
-fn compact_json_of_value<'py>(
-    py: Python<'py>,
-    value: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(PyBytes::new(py, &compact_json(&to_value(value)?)))
-}
+json_of_value!(
+    /// `canonical_json` of a Python value (ints beyond 64 bits, NaN, infinities and tuples included,
+    /// which no JSON text holds). A test surface (tests/test_citations.py,
+    /// tests/bad_input/test_json_values.py).
+    canonical_json_of_value,
+    canonical_json
+);
+
+json_of_value!(
+    /// `compact_json` of a Python value. A test surface (tests/bad_input/test_json_values.py).
+    compact_json_of_value,
+    compact_json
+);
 
 /// Whether canonical JSON's scan finds something to rewrite in sorted JSON text (an integral float's
 /// ".0", a run of 19 digits). A test surface (tests/test_citations.py), to hold the scan to the pattern it

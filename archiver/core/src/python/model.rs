@@ -2,7 +2,7 @@
 //! Parts, messages and artifacts, each written once.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 
 use super::convert::to_py;
 use crate::json::{Map, Value};
@@ -31,19 +31,19 @@ pub fn part_dict<'py>(py: Python<'py>, part: &Part) -> PyResult<Bound<'py, PyDic
     Ok(dict)
 }
 
-fn parts_list<'py>(py: Python<'py>, parts: &[Part]) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
-    for part in parts {
-        list.append(part_dict(py, part)?)?;
-    }
-    Ok(list)
+/// Each of `items` as a dict, in a list.
+pub fn dicts<'py, T>(
+    items: &[T],
+    dict: impl Fn(&T) -> PyResult<Bound<'py, PyDict>>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    items.iter().map(dict).collect()
 }
 
 pub fn message_dict<'py>(py: Python<'py>, message: &Message) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     dict.set_item("message_id", &message.message_id)?;
     dict.set_item("role", message.role.name())?;
-    dict.set_item("parts", parts_list(py, &message.parts)?)?;
+    dict.set_item("parts", dicts(&message.parts, |part| part_dict(py, part))?)?;
     dict.set_item("context_id", &message.context_id)?;
     dict.set_item("task_id", &message.task_id)?;
     dict.set_item("metadata", map_py(py, message.metadata.as_ref())?)?;
@@ -62,7 +62,7 @@ pub fn artifact_dict<'py>(py: Python<'py>, artifact: &Artifact) -> PyResult<Boun
     let dict = PyDict::new(py);
     dict.set_item("artifact_id", &artifact.artifact_id)?;
     dict.set_item("name", &artifact.name)?;
-    dict.set_item("parts", parts_list(py, &artifact.parts)?)?;
+    dict.set_item("parts", dicts(&artifact.parts, |part| part_dict(py, part))?)?;
     dict.set_item("metadata", map_py(py, artifact.metadata.as_ref())?)?;
     Ok(dict)
 }

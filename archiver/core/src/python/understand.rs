@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyList};
 
 use super::convert::{to_py, to_value};
 use super::model::{
-    artifact_dict, map_py, message_dict, optional_message_dict, part_dict, value_py,
+    artifact_dict, dicts, map_py, message_dict, optional_message_dict, part_dict, value_py,
 };
 use crate::json::Value;
 use crate::understand::dialects::{part_of, state_of, task_of_store_row, timestamp_of};
@@ -205,18 +205,11 @@ fn task_dict<'py>(py: Python<'py>, task: &Task) -> PyResult<Bound<'py, PyDict>> 
     dict.set_item("task_id", &task.task_id)?;
     dict.set_item("context_id", &task.context_id)?;
     dict.set_item("status", status_dict(py, &task.status)?)?;
-    let artifacts = task
-        .artifacts
-        .iter()
-        .map(|a| artifact_dict(py, a))
-        .collect::<PyResult<Vec<_>>>()?;
-    dict.set_item("artifacts", artifacts)?;
-    let history = task
-        .history
-        .iter()
-        .map(|m| message_dict(py, m))
-        .collect::<PyResult<Vec<_>>>()?;
-    dict.set_item("history", history)?;
+    dict.set_item(
+        "artifacts",
+        dicts(&task.artifacts, |a| artifact_dict(py, a))?,
+    )?;
+    dict.set_item("history", dicts(&task.history, |m| message_dict(py, m))?)?;
     dict.set_item("metadata", map_py(py, task.metadata.as_ref())?)?;
     Ok(dict)
 }
