@@ -373,11 +373,7 @@ impl<'a> Reader<'a> {
                     if self.items.len() == base {
                         return Ok(Value::Array(Vec::new()));
                     }
-                    let comma = self.bytes[..self.at]
-                        .iter()
-                        .rposition(|&b| b == b',')
-                        .unwrap_or(0);
-                    return Err(self.fail(comma, Code::Other, "trailing comma is not allowed"));
+                    return Err(self.trailing_comma());
                 }
                 _ if is_space(byte) => {
                     self.skip_spaces();
@@ -425,11 +421,7 @@ impl<'a> Reader<'a> {
                     if first {
                         return Ok(Value::Object(Map::default()));
                     }
-                    let comma = self.bytes[..self.at]
-                        .iter()
-                        .rposition(|&b| b == b',')
-                        .unwrap_or(0);
-                    return Err(self.fail(comma, Code::Other, "trailing comma is not allowed"));
+                    return Err(self.trailing_comma());
                 }
                 _ => {
                     return Err(self.fail(
@@ -674,6 +666,15 @@ impl<'a> Reader<'a> {
             return self.float(literal, start);
         }
         self.integer(literal, integral_end - start - negative as usize, start)
+    }
+
+    /// A container closed after a comma, refused at the comma.
+    fn trailing_comma(&self) -> Refusal {
+        let comma = self.bytes[..self.at]
+            .iter()
+            .rposition(|&b| b == b',')
+            .unwrap_or(0);
+        self.fail(comma, Code::Other, "trailing comma is not allowed")
     }
 
     /// Where the run of digits at `at` ends; refused as `missing` where there is no digit.

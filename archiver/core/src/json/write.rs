@@ -384,35 +384,27 @@ mod tests {
     }
 
     #[test]
-    fn floats_as_orjson_writes_them() {
+    fn floats_as_orjson_writes_them_and_python_prints_them() {
         let cases = [
-            (1e16, "1e+16"),
-            (1.5e-7, "1.5e-7"),
-            (1e-5, "0.00001"),
-            (100.0, "100.0"),
-            (5e-324, "5e-324"),
-            (1e15, "1000000000000000.0"),
-            (1.7976931348623157e308, "1.7976931348623157e+308"),
-            (-0.0, "-0.0"),
-            (2.5e-5, "0.000025"),
-            (12345.678, "12345.678"),
+            (1e16, "1e+16", "1e+16"),
+            (1.5e-7, "1.5e-7", "1.5e-07"),
+            (1e-4, "0.0001", "0.0001"),
+            (1e-5, "0.00001", "1e-05"),
+            (100.0, "100.0", "100.0"),
+            (5e-324, "5e-324", "5e-324"),
+            (1e15, "1000000000000000.0", "1000000000000000.0"),
+            (
+                1.7976931348623157e308,
+                "1.7976931348623157e+308",
+                "1.7976931348623157e+308",
+            ),
+            (-0.0, "-0.0", "-0.0"),
+            (2.5e-5, "0.000025", "2.5e-05"),
+            (12345.678, "12345.678", "12345.678"),
         ];
-        for (value, text) in cases {
-            assert_eq!(compact(value), text);
-        }
-    }
-
-    #[test]
-    fn floats_as_python_prints_them() {
-        let cases = [
-            (1e16, "1e+16"),
-            (1.5e-7, "1.5e-07"),
-            (1e-4, "0.0001"),
-            (1e-5, "1e-05"),
-            (-0.0, "-0.0"),
-        ];
-        for (value, text) in cases {
-            assert_eq!(python_str(&Number::Float(value)), text);
+        for (value, orjson, python) in cases {
+            assert_eq!(compact(value), orjson);
+            assert_eq!(python_str(&Number::Float(value)), python);
         }
     }
 
