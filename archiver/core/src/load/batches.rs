@@ -361,6 +361,10 @@ mod tests {
         )
     }
 
+    fn column<'a>(batch: &'a RecordBatch, name: &str) -> &'a ArrayRef {
+        batch.column_by_name(name).unwrap()
+    }
+
     fn made(mut rows: FileRows) -> Vec<(&'static str, RecordBatch)> {
         rows.hand_over();
         let schemas = schemas();
@@ -387,22 +391,12 @@ mod tests {
         let (name, batch) = &batches[0];
         assert_eq!(*name, "records");
         assert_eq!(batch.num_rows(), 2);
-        let path = batch
-            .column_by_name("source_path")
-            .unwrap()
-            .as_dictionary::<Int32Type>();
+        let path = column(batch, "source_path").as_dictionary::<Int32Type>();
         assert_eq!(path.keys().values().to_vec(), vec![0, 0]);
         assert_eq!(path.values().as_string::<i32>().value(0), "/d/f.jsonl");
-        assert_eq!(
-            batch
-                .column_by_name("raw")
-                .unwrap()
-                .as_binary::<i32>()
-                .value(1),
-            b"x"
-        );
-        assert_eq!(batch.column_by_name("reason").unwrap().null_count(), 1);
-        let moment = batch.column_by_name("ingested_at").unwrap();
+        assert_eq!(column(batch, "raw").as_binary::<i32>().value(1), b"x");
+        assert_eq!(column(batch, "reason").null_count(), 1);
+        let moment = column(batch, "ingested_at");
         assert_eq!(
             moment.data_type(),
             &DataType::Timestamp(TimeUnit::Microsecond, Some("Etc/UTC".into()))
@@ -446,27 +440,14 @@ mod tests {
         let names: Vec<&str> = batches.iter().map(|(name, _)| *name).collect();
         assert_eq!(names, vec!["records", "rpc_errors"]);
         let records = &batches[0].1;
-        let dirs = records
-            .column_by_name("source_path")
-            .unwrap()
-            .as_dictionary::<Int32Type>();
+        let dirs = column(records, "source_path").as_dictionary::<Int32Type>();
         assert_eq!(dirs.keys().values().to_vec(), vec![0, 1]);
         let errors = &batches[1].1;
-        let path = errors
-            .column_by_name("source_path")
-            .unwrap()
-            .as_dictionary::<Int32Type>();
+        let path = column(errors, "source_path").as_dictionary::<Int32Type>();
         assert_eq!(path.keys().values().to_vec(), vec![1]);
         assert_eq!(path.values().len(), 2);
-        assert_eq!(
-            errors
-                .column_by_name("rpc_id")
-                .unwrap()
-                .as_string::<i32>()
-                .value(0),
-            "3"
-        );
-        let moments = records.column_by_name("ingested_at").unwrap();
+        assert_eq!(column(errors, "rpc_id").as_string::<i32>().value(0), "3");
+        let moments = column(records, "ingested_at");
         assert_eq!(
             moments
                 .as_primitive::<arrow_array::types::TimestampMicrosecondType>()
@@ -490,28 +471,19 @@ mod tests {
         assert_eq!(names, vec!["results", "parts", "claims"]);
         let results = &batches[0].1;
         assert_eq!(
-            results
-                .column_by_name("claims")
-                .unwrap()
+            column(results, "claims")
                 .as_primitive::<Int32Type>()
                 .value(0),
             3
         );
         assert_eq!(
-            results
-                .column_by_name("origin")
-                .unwrap()
-                .as_string::<i32>()
-                .value(0),
+            column(results, "origin").as_string::<i32>().value(0),
             "/spool"
         );
-        let ids = results
-            .column_by_name("record_ids")
-            .unwrap()
-            .as_list::<i32>();
+        let ids = column(results, "record_ids").as_list::<i32>();
         assert_eq!(ids.value(0).len(), 2);
         let parts = &batches[1].1;
-        let data = parts.column_by_name("data").unwrap();
+        let data = column(parts, "data");
         assert_eq!(
             data.as_string::<i32>().value(0),
             format!("{{\"share\":0.42,\"n\":1210,\"huge\":{}}}", "1".repeat(400))
@@ -526,12 +498,9 @@ mod tests {
         );
         let claims = &batches[2].1;
         assert_eq!(claims.num_rows(), 6);
-        let values = claims.column_by_name("value").unwrap();
+        let values = column(claims, "value");
         assert_eq!(values.null_count(), 2);
-        let part_ids = claims
-            .column_by_name("part_id")
-            .unwrap()
-            .as_dictionary::<Int32Type>();
+        let part_ids = column(claims, "part_id").as_dictionary::<Int32Type>();
         assert_eq!(part_ids.keys().values().to_vec(), vec![0, 0, 0, 1, 1, 1]);
         assert_eq!(part_ids.values().len(), 2);
     }
@@ -567,31 +536,12 @@ mod tests {
         rows.add_card("r1", card.as_object().unwrap());
         let batches = made(rows);
         let cards = &batches[0].1;
+        assert_eq!(column(cards, "name").as_string::<i32>().value(0), "5");
         assert_eq!(
-            cards
-                .column_by_name("name")
-                .unwrap()
-                .as_string::<i32>()
-                .value(0),
-            "5"
-        );
-        assert_eq!(
-            cards
-                .column_by_name("url")
-                .unwrap()
-                .as_string::<i32>()
-                .value(0),
+            column(cards, "url").as_string::<i32>().value(0),
             "https://x"
         );
-        assert!(cards
-            .column_by_name("declares_extension")
-            .unwrap()
-            .as_boolean()
-            .value(0));
-        assert!(cards
-            .column_by_name("lists_media_type")
-            .unwrap()
-            .as_boolean()
-            .value(0));
+        assert!(column(cards, "declares_extension").as_boolean().value(0));
+        assert!(column(cards, "lists_media_type").as_boolean().value(0));
     }
 }

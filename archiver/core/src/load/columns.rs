@@ -26,6 +26,8 @@ pub const HUGE_VALUE: usize = 4 * (1 << 20);
 pub struct BatchError(pub String);
 
 type Built = Result<ArrayRef, BatchError>;
+/// A column's arrays, one per segment of its rows.
+pub type Arrays = Result<Vec<ArrayRef>, BatchError>;
 
 fn mismatch(kind: &str, data_type: &DataType) -> BatchError {
     BatchError(format!("a column of {kind} cannot be typed {data_type}"))
@@ -139,11 +141,7 @@ impl Bytes {
 
     /// The column as Arrow arrays of `data_type`, one per range of `segments` (which cover the rows in
     /// order; a huge value's row is a segment of its own).
-    pub fn arrays(
-        self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
+    pub fn arrays(self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
         let Bytes {
             data,
             ends,
@@ -322,11 +320,7 @@ impl<K: Kind> Nullable<K> {
         append_nulls(&mut self.nulls, other.nulls, len);
     }
 
-    pub fn arrays(
-        mut self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
+    pub fn arrays(mut self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
         let nulls = self.nulls.finish();
         segments
             .iter()
@@ -388,11 +382,7 @@ impl Flags {
         self.values.append_buffer(&other.values.finish());
     }
 
-    pub fn arrays(
-        mut self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
+    pub fn arrays(mut self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
         if *data_type != DataType::Boolean {
             return Err(mismatch("booleans", data_type));
         }
@@ -428,11 +418,7 @@ impl TextLists {
         self.ends.extend(other.ends.iter().map(|end| end + base));
     }
 
-    pub fn arrays(
-        self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
+    pub fn arrays(self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
         let (item_field, large) = match data_type {
             DataType::List(field) => (field.clone(), false),
             DataType::LargeList(field) => (field.clone(), true),
@@ -480,11 +466,7 @@ pub enum Column {
 
 impl Column {
     /// The column as Arrow arrays of `data_type`, one per range of `segments`.
-    pub fn arrays(
-        self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
+    pub fn arrays(self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
         match self {
             Column::Bytes(bytes) => bytes.arrays(segments, data_type),
             Column::Ints(ints) => ints.arrays(segments, data_type),
