@@ -12,7 +12,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use super::columns::{dictionary, moments_array, segments, BatchError, Bytes, Column};
-use super::rows::{ClaimRows, FileConstants, Held, INDEX_TABLES};
+use super::rows::{FileConstants, Held, INDEX_TABLES};
 
 /// The archive's Arrow schema of each index table, in the order of `INDEX_TABLES`.
 #[derive(Clone, Debug)]
@@ -50,15 +50,7 @@ pub fn batches(
         owners,
     } = held;
     let counts = tables.counts;
-    let columns: [Vec<(&str, Column)>; 7] = [
-        tables.records.columns(),
-        tables.results.columns(),
-        tables.parts.columns(),
-        tables.citations.columns(),
-        claim_columns(tables.claims)?,
-        tables.agent_cards.columns(),
-        tables.rpc_errors.columns(),
-    ];
+    let columns = tables.columns();
     let mut out = Vec::new();
     for (table, columns) in columns.into_iter().enumerate() {
         if counts[table] == 0 {
@@ -191,16 +183,6 @@ fn moments(
             moments_array(values, None, data_type)
         })
         .collect()
-}
-
-/// The claims' columns: the Part columns as dictionaries of the claims' Parts (strings, as Python's).
-fn claim_columns(claims: ClaimRows) -> Result<Vec<(&'static str, Column)>, BatchError> {
-    let keys: Arc<[i32]> = claims.part.into();
-    let mut columns = claims.leaves.columns();
-    for (name, values) in claims.parts.columns() {
-        columns.push((name, values.keyed(keys.clone())?));
-    }
-    Ok(columns)
 }
 
 #[cfg(test)]

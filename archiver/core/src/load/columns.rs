@@ -460,8 +460,8 @@ pub enum Column {
     Flags(Flags),
     Moments(Moments),
     TextLists(TextLists),
-    /// Indices into the values (a claim's Part column).
-    Dictionary(Arc<[i32]>, ArrayRef),
+    /// Text values, one per key, and each row's key (a claim's Part column): a dictionary.
+    Keyed(Arc<[i32]>, Bytes),
 }
 
 impl Column {
@@ -474,20 +474,13 @@ impl Column {
             Column::Flags(flags) => flags.arrays(segments, data_type),
             Column::Moments(moments) => moments.arrays(segments, data_type),
             Column::TextLists(lists) => lists.arrays(segments, data_type),
-            Column::Dictionary(keys, values) => segments
-                .iter()
-                .map(|rows| dictionary(&keys[rows.clone()], &values))
-                .collect(),
-        }
-    }
-
-    /// A text column as the values of a dictionary whose `keys` say each row's value.
-    pub fn keyed(self, keys: Arc<[i32]>) -> Result<Column, BatchError> {
-        match self {
-            Column::Bytes(values) => Ok(Column::Dictionary(keys, values.array(&DataType::Utf8)?)),
-            _ => Err(BatchError(
-                "only a text column is a dictionary's values".to_owned(),
-            )),
+            Column::Keyed(keys, values) => {
+                let values = values.array(&DataType::Utf8)?;
+                segments
+                    .iter()
+                    .map(|rows| dictionary(&keys[rows.clone()], &values))
+                    .collect()
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 //! the hand-over of every `BATCH_BYTES` or `BATCH_ROWS` of rows (`Held`, made Arrow by `batches`).
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
 
 use super::columns::{Bytes, Column, Flags, Floats, Ints, Moments, TextLists};
 use crate::cite::citations::{Citation, EXTENSION_URI, MEDIA_TYPE};
@@ -19,17 +20,6 @@ use crate::understand::model::{ErrorResponse, Part, PartKind};
 /// contents, or this many rows. One record larger than this is a batch of its own.
 pub const BATCH_BYTES: usize = 16 * (1 << 20);
 pub const BATCH_ROWS: usize = 20_000;
-
-/// What the index's tables are called, in the order their batches are handed over.
-pub const INDEX_TABLES: [&str; 7] = [
-    "records",
-    "results",
-    "parts",
-    "citations",
-    "claims",
-    "agent_cards",
-    "rpc_errors",
-];
 
 /// The columns every row of a file shares: added once per batch (dictionary-encoded), not per row.
 #[derive(Clone, Debug, PartialEq)]
@@ -224,27 +214,54 @@ table_rows! {
     }
 }
 
-/// Every table's rows held, column by column, with how many rows each table holds.
-#[derive(Default)]
-pub struct Tables {
-    pub records: RecordRows,
-    pub results: ResultRows,
-    pub parts: PartRows,
-    pub citations: CitationRows,
-    pub claims: ClaimRows,
-    pub agent_cards: CardRows,
-    pub rpc_errors: ErrorRows,
-    /// Rows per table, in the order of `INDEX_TABLES`.
-    pub counts: [usize; 7],
+/// The index's tables, each declared once (its place, name and rows), in the order their batches are
+/// handed over: `INDEX_TABLES` (their names), `Table` (their places) and `Tables` (every table's rows
+/// held, with how many rows each holds).
+macro_rules! index_tables {
+    ($($place:ident = $table:ident: $rows:ident,)*) => {
+        /// What the index's tables are called, in the order their batches are handed over.
+        pub const INDEX_TABLES: [&str; 7] = [$(stringify!($table),)*];
+
+        /// A table's place in `INDEX_TABLES`.
+        #[derive(Clone, Copy)]
+        enum Table {
+            $($place,)*
+        }
+
+        /// Every table's rows held, column by column, with how many rows each table holds.
+        #[derive(Default)]
+        pub struct Tables {
+            $(pub $table: $rows,)*
+            /// Rows per table, in the order of `INDEX_TABLES`.
+            pub counts: [usize; 7],
+        }
+
+        impl Tables {
+            /// Take every row of `other`, after these.
+            fn append(&mut self, other: Tables) {
+                $(self.$table.append(other.$table);)*
+                for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+                    *mine += theirs;
+                }
+            }
+
+            /// Each table's columns by name, in the order of `INDEX_TABLES`.
+            pub fn columns(self) -> [Vec<(&'static str, Column)>; 7] {
+                [$(self.$table.columns(),)*]
+            }
+        }
+    };
 }
 
-const RECORDS: usize = 0;
-const RESULTS: usize = 1;
-const PARTS: usize = 2;
-const CITATIONS: usize = 3;
-const CLAIMS: usize = 4;
-const CARDS: usize = 5;
-const ERRORS: usize = 6;
+index_tables! {
+    Records = records: RecordRows,
+    Results = results: ResultRows,
+    Parts = parts: PartRows,
+    Citations = citations: CitationRows,
+    Claims = claims: ClaimRows,
+    Cards = agent_cards: CardRows,
+    Errors = rpc_errors: ErrorRows,
+}
 
 /// Rows handed over: every table's, with the files they are of (`owners`: per table, how many rows in
 /// turn are of which of `files`; empty when every row is of the one file).
@@ -398,7 +415,7 @@ impl FileRows {
         rows.status.push_str(status);
         rows.reason.push_opt(reason);
         rows.yields.push_opt(yields);
-        self.tables.counts[RECORDS] += 1;
+        self.tables.counts[Table::Records as usize] += 1;
         self.held(size, 1);
     }
 
@@ -434,7 +451,7 @@ impl FileRows {
             .push(copy.record_ids.iter().map(String::as_str));
         rows.claims.push(claim_keys.len() as i64);
         rows.origin.push_opt(self.origin.as_deref());
-        self.tables.counts[RESULTS] += 1;
+        self.tables.counts[Table::Results as usize] += 1;
         self.held(0, 1 + ordinals + claim_keys.len());
     }
 
@@ -483,7 +500,7 @@ impl FileRows {
         rows.file.push_opt_owned(file);
         rows.metadata.push_opt_owned(metadata);
         rows.is_citation.push(citation.is_some());
-        self.tables.counts[PARTS] += 1;
+        self.tables.counts[Table::Parts as usize] += 1;
         if let Some(citation) = citation {
             self.add_citation(copy, copy_id, &part_id, &citation);
         } else if !claims.is_empty() {
@@ -513,7 +530,7 @@ impl FileRows {
         rows.valid.push(c.valid());
         rows.problems.push(c.problems.iter().map(String::as_str));
         rows.inferred.push(c.inferred);
-        self.tables.counts[CITATIONS] += 1;
+        self.tables.counts[Table::Citations as usize] += 1;
     }
 
     fn add_claims(
@@ -544,7 +561,7 @@ impl FileRows {
             // a part hash is 32 characters: no two keys meet
             claim_keys.insert(format!("{part_hash}{}", claim.pointer));
         }
-        self.tables.counts[CLAIMS] += found.len();
+        self.tables.counts[Table::Claims as usize] += found.len();
     }
 
     pub fn add_card(&mut self, record_id: &str, card: &Map) {
@@ -578,7 +595,7 @@ impl FileRows {
         rows.declares_extension.push(declares);
         rows.lists_media_type.push(lists);
         rows.card.push_owned(compact_object(card));
-        self.tables.counts[CARDS] += 1;
+        self.tables.counts[Table::Cards as usize] += 1;
     }
 
     pub fn add_error(&mut self, record_id: &str, error: &ErrorResponse) {
@@ -587,33 +604,7 @@ impl FileRows {
         rows.rpc_id.push_opt_owned(id_text(error.rpc_id.as_ref()));
         rows.code.push_opt_owned(id_text(error.code.as_ref()));
         rows.message.push_opt(error.message.as_deref());
-        self.tables.counts[ERRORS] += 1;
-    }
-}
-
-impl Tables {
-    /// Take every row of `other`, after these.
-    fn append(&mut self, other: Tables) {
-        let Tables {
-            records,
-            results,
-            parts,
-            citations,
-            claims,
-            agent_cards,
-            rpc_errors,
-            counts,
-        } = other;
-        self.records.append(records);
-        self.results.append(results);
-        self.parts.append(parts);
-        self.citations.append(citations);
-        self.claims.append(claims);
-        self.agent_cards.append(agent_cards);
-        self.rpc_errors.append(rpc_errors);
-        for (mine, theirs) in self.counts.iter_mut().zip(counts) {
-            *mine += theirs;
-        }
+        self.tables.counts[Table::Errors as usize] += 1;
     }
 }
 
@@ -625,6 +616,20 @@ impl ClaimRows {
         self.part
             .extend(other.part.iter().map(|part| part + offset));
         self.parts.append(other.parts);
+    }
+
+    /// The claims' columns: the Part columns as dictionaries of the claims' Parts (strings, as
+    /// Python's).
+    pub fn columns(self) -> Vec<(&'static str, Column)> {
+        let keys: Arc<[i32]> = self.part.into();
+        let mut columns = self.leaves.columns();
+        for (name, column) in self.parts.columns() {
+            let Column::Bytes(values) = column else {
+                unreachable!("a Part column is text")
+            };
+            columns.push((name, Column::Keyed(keys.clone(), values)));
+        }
+        columns
     }
 }
 
