@@ -98,6 +98,16 @@ impl Settings {
             batch_rows: BATCH_ROWS,
         }
     }
+
+    /// The rows of the file `version` (spool segments: with the spool directory as their `origin`),
+    /// handed over at these settings' limits.
+    fn file_rows(&self, version: &FileVersion, streamed: bool, origin: Option<String>) -> FileRows {
+        let ingested_at = version.ingested_at.unwrap_or(self.ingested_at);
+        let mut rows = FileRows::new(version, ingested_at, streamed, origin);
+        rows.batch_bytes = self.batch_bytes;
+        rows.batch_rows = self.batch_rows;
+        rows
+    }
 }
 
 /// Python's `str.split()` whitespace.
@@ -244,14 +254,7 @@ impl FileRun {
         let origin = [UNARY_SEGMENT, STREAM_SEGMENT]
             .contains(&read.container.as_str())
             .then(|| dirname(&left.version.path).to_owned());
-        let mut rows = FileRows::new(
-            &left.version,
-            left.version.ingested_at.unwrap_or(settings.ingested_at),
-            streamed,
-            origin,
-        );
-        rows.batch_bytes = settings.batch_bytes;
-        rows.batch_rows = settings.batch_rows;
+        let rows = settings.file_rows(&left.version, streamed, origin);
         let outcome = Outcome {
             path: left.version.path.clone(),
             container: Some(read.container),
@@ -375,14 +378,7 @@ fn quarantined_whole(
     streamed: bool,
 ) -> (FileRows, Outcome) {
     let reason = format!("the file could not be prepared: {reason}");
-    let mut rows = FileRows::new(
-        &left.version,
-        left.version.ingested_at.unwrap_or(settings.ingested_at),
-        streamed,
-        None,
-    );
-    rows.batch_bytes = settings.batch_bytes;
-    rows.batch_rows = settings.batch_rows;
+    let mut rows = settings.file_rows(&left.version, streamed, None);
     let mut outcome = Outcome {
         path: left.version.path.clone(),
         container: Some("unreadable".to_owned()),

@@ -2,7 +2,7 @@
 
 pub use super::dates::{fielded_dates, Date};
 use crate::json::canonical::content_hash;
-use crate::json::write::{compact_json, python_str, write_compact, write_string};
+use crate::json::write::{compact_json, compact_members, python_str};
 use crate::json::{Map, Number, Value};
 use crate::understand::assemble::integer_digits;
 use crate::understand::python_text::{float_of_number, is_space, strip};
@@ -260,16 +260,7 @@ fn extra(object: &Map) -> Option<String> {
         .filter(|(key, _)| !KNOWN_KEYS.contains(&&***key))
         .peekable();
     unknown.peek()?;
-    let mut out = vec![b'{'];
-    for (index, (key, value)) in unknown.enumerate() {
-        if index > 0 {
-            out.push(b',');
-        }
-        write_string(key, &mut out);
-        out.push(b':');
-        write_compact(value, &mut out);
-    }
-    out.push(b'}');
+    let out = compact_members(unknown.map(|(key, value)| (&**key, value)));
     Some(String::from_utf8_lossy(&out).into_owned())
 }
 

@@ -2,7 +2,7 @@
 //! its strings that state a number ("35%", "$3.5m": `stated`), each with the cell it fills.
 
 use super::stated::{stated, Stated};
-use crate::json::{Map, Number, Value};
+use crate::json::{Number, Value};
 
 /// Every number leaf (never a bool, never a numeric-looking string) with its pointer, in document order.
 pub fn numeric_leaves(data: &Value) -> Vec<(String, &Number)> {
@@ -111,10 +111,9 @@ fn label_of(row: &Value) -> Option<String> {
 /// one buffer, cut back to the pointer of the container on top of the stack before each entry.
 fn walk<'a>(data: &'a Value, leaf: &mut dyn FnMut(&str, &'a Value, Row<'a>)) {
     let mut pointer = String::new();
-    let mut stack: Vec<Open<'a>> = match data {
-        Value::Object(map) => vec![Open::new(0, Entries::of_object(map), data, false, 0)],
-        Value::Array(items) => vec![Open::new(0, Entries::of_array(items), data, false, 0)],
-        _ => return leaf("", data, Row::Elsewhere),
+    let mut stack: Vec<Open<'a>> = match Entries::of(data) {
+        Some(entries) => vec![Open::new(0, entries, data, false, 0)],
+        None => return leaf("", data, Row::Elsewhere),
     };
     while let Some(open) = stack.last_mut() {
         pointer.truncate(open.length);
@@ -127,22 +126,9 @@ fn walk<'a>(data: &'a Value, leaf: &mut dyn FnMut(&str, &'a Value, Row<'a>)) {
         token.write_to(&mut pointer);
         let digits = token.is_digits();
         let rows = rows_above + usize::from(row_token);
-        match value {
-            Value::Object(map) => stack.push(Open::new(
-                pointer.len(),
-                Entries::of_object(map),
-                value,
-                digits,
-                rows,
-            )),
-            Value::Array(items) => stack.push(Open::new(
-                pointer.len(),
-                Entries::of_array(items),
-                value,
-                digits,
-                rows,
-            )),
-            _ => {
+        match Entries::of(value) {
+            Some(entries) => stack.push(Open::new(pointer.len(), entries, value, digits, rows)),
+            None => {
                 let row = match (row_token, rows_above) {
                     (false, _) => Row::Elsewhere,
                     (true, 0) => Row::Of(container),
@@ -225,12 +211,13 @@ enum Entries<'a> {
 }
 
 impl<'a> Entries<'a> {
-    fn of_object(map: &'a Map) -> Self {
-        Entries::Object(map.iter())
-    }
-
-    fn of_array(items: &'a [Value]) -> Self {
-        Entries::Array(items.iter().enumerate())
+    /// The entries of an object or array; None for a leaf.
+    fn of(value: &'a Value) -> Option<Self> {
+        match value {
+            Value::Object(map) => Some(Entries::Object(map.iter())),
+            Value::Array(items) => Some(Entries::Array(items.iter().enumerate())),
+            _ => None,
+        }
     }
 
     fn next(&mut self) -> Option<(Token<'a>, &'a Value)> {

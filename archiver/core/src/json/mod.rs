@@ -143,3 +143,17 @@ mod tests {
         assert_eq!(format!("{small:?}"), "\"é\"");
     }
 }
+
+/// The bytes a JSON string cannot hold as they are: '"', '\\' and the control characters. A reader's
+/// plain run of a string ends at one; a writer (as orjson) escapes them.
+pub(crate) static SPECIAL_IN_STRING: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};

@@ -6,7 +6,7 @@
 //! makes a double of those beyond 64 bits or a negative one below -2**63. The Python code this replaces
 //! reads every payload with such an integer (19 digits or more) again with the standard library, exactly.
 
-use super::{Map, Number, Value};
+use super::{Map, Number, Value, SPECIAL_IN_STRING};
 
 /// Nesting orjson refuses: the 1024th container inside the root ("depth limit exceeded").
 const DEPTH_LIMIT: u32 = 1024;
@@ -373,11 +373,7 @@ impl<'a> Reader<'a> {
                     if self.items.len() == base {
                         return Ok(Value::Array(Vec::new()));
                     }
-                    let comma = self.bytes[..self.at]
-                        .iter()
-                        .rposition(|&b| b == b',')
-                        .unwrap_or(0);
-                    return Err(self.fail(comma, Code::Other, "trailing comma is not allowed"));
+                    return Err(self.trailing_comma());
                 }
                 _ if is_space(byte) => {
                     self.skip_spaces();
@@ -425,11 +421,7 @@ impl<'a> Reader<'a> {
                     if first {
                         return Ok(Value::Object(Map::default()));
                     }
-                    let comma = self.bytes[..self.at]
-                        .iter()
-                        .rposition(|&b| b == b',')
-                        .unwrap_or(0);
-                    return Err(self.fail(comma, Code::Other, "trailing comma is not allowed"));
+                    return Err(self.trailing_comma());
                 }
                 _ => {
                     return Err(self.fail(
@@ -576,7 +568,7 @@ impl<'a> Reader<'a> {
         let rest = self.bytes.get(from..).unwrap_or_default();
         from + rest
             .iter()
-            .position(|&b| STRING_STOP[usize::from(b)])
+            .position(|&b| SPECIAL_IN_STRING[usize::from(b)])
             .unwrap_or(rest.len())
     }
 
@@ -652,22 +644,12 @@ impl<'a> Reader<'a> {
                     "number with leading zero is not allowed",
                 ));
             }
-        } else if first.is_ascii_digit() {
-            while self.byte(at).is_ascii_digit() {
-                at += 1;
-            }
         } else {
-            return Err(self.fail(at, Code::Number, "no digit after sign"));
+            at = self.digits(at, "no digit after sign")?;
         }
         let integral_end = at;
         if self.byte(at) == b'.' {
-            at += 1;
-            if !self.byte(at).is_ascii_digit() {
-                return Err(self.fail(at, Code::Number, "no digit after decimal point"));
-            }
-            while self.byte(at).is_ascii_digit() {
-                at += 1;
-            }
+            at = self.digits(at + 1, "no digit after decimal point")?;
             is_float = true;
         }
         if matches!(self.byte(at), b'e' | b'E') {
@@ -675,12 +657,7 @@ impl<'a> Reader<'a> {
             if matches!(self.byte(at), b'+' | b'-') {
                 at += 1;
             }
-            if !self.byte(at).is_ascii_digit() {
-                return Err(self.fail(at, Code::Number, "no digit after exponent sign"));
-            }
-            while self.byte(at).is_ascii_digit() {
-                at += 1;
-            }
+            at = self.digits(at, "no digit after exponent sign")?;
             is_float = true;
         }
         self.at = at;
@@ -689,6 +666,26 @@ impl<'a> Reader<'a> {
             return self.float(literal, start);
         }
         self.integer(literal, integral_end - start - negative as usize, start)
+    }
+
+    /// A container closed after a comma, refused at the comma.
+    fn trailing_comma(&self) -> Refusal {
+        let comma = self.bytes[..self.at]
+            .iter()
+            .rposition(|&b| b == b',')
+            .unwrap_or(0);
+        self.fail(comma, Code::Other, "trailing comma is not allowed")
+    }
+
+    /// Where the run of digits at `at` ends; refused as `missing` where there is no digit.
+    fn digits(&self, mut at: usize, missing: &'static str) -> Result<usize, Refusal> {
+        if !self.byte(at).is_ascii_digit() {
+            return Err(self.fail(at, Code::Number, missing));
+        }
+        while self.byte(at).is_ascii_digit() {
+            at += 1;
+        }
+        Ok(at)
     }
 
     fn float(&self, literal: &str, start: usize) -> Result<Number, Refusal> {
@@ -738,19 +735,6 @@ fn parse_small(literal: &str) -> i64 {
         magnitude
     }
 }
-
-/// The bytes that end a string's plain run: '"', '\\' and the control characters.
-static STRING_STOP: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 0x20 {
-        table[byte] = true;
-        byte += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
 
 fn is_container(byte: u8) -> bool {
     byte == b'[' || byte == b'{'

@@ -2,7 +2,7 @@
 //! and the text Python's `str` gives a number (a claim's literal). Text is written to a `Sink`: a buffer,
 //! or a digest that never holds it (`canonical::Digesting`).
 
-use super::{Number, Value};
+use super::{Number, Value, SPECIAL_IN_STRING};
 
 /// Where JSON text goes as it is written.
 pub trait Sink {
@@ -40,6 +40,23 @@ impl Sink for Vec<u8> {
 pub fn compact_json(value: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(128);
     write_compact(value, &mut out);
+    out
+}
+
+/// Compact JSON of an object of `members`, written member by member (no copy of an object made to write
+/// it).
+pub fn compact_members<'a>(members: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
+    out.push(b'{');
+    for (index, (key, value)) in members.into_iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        write_string(key, &mut out);
+        out.push(b':');
+        write_compact(value, &mut out);
+    }
+    out.push(b'}');
     out
 }
 
@@ -228,7 +245,7 @@ pub fn write_string<S: Sink + ?Sized>(text: &str, out: &mut S) {
     let mut run = 0;
     while let Some(offset) = bytes[run..]
         .iter()
-        .position(|&b| NEEDS_ESCAPE[usize::from(b)])
+        .position(|&b| SPECIAL_IN_STRING[usize::from(b)])
     {
         let at = run + offset;
         out.bytes(&bytes[run..at]);
@@ -255,19 +272,6 @@ pub fn write_string<S: Sink + ?Sized>(text: &str, out: &mut S) {
     out.bytes(&bytes[run..]);
     out.byte(b'"');
 }
-
-/// The bytes orjson escapes in a string: '"', '\\' and the control characters.
-static NEEDS_ESCAPE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 0x20 {
-        table[byte] = true;
-        byte += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -380,35 +384,27 @@ mod tests {
     }
 
     #[test]
-    fn floats_as_orjson_writes_them() {
+    fn floats_as_orjson_writes_them_and_python_prints_them() {
         let cases = [
-            (1e16, "1e+16"),
-            (1.5e-7, "1.5e-7"),
-            (1e-5, "0.00001"),
-            (100.0, "100.0"),
-            (5e-324, "5e-324"),
-            (1e15, "1000000000000000.0"),
-            (1.7976931348623157e308, "1.7976931348623157e+308"),
-            (-0.0, "-0.0"),
-            (2.5e-5, "0.000025"),
-            (12345.678, "12345.678"),
+            (1e16, "1e+16", "1e+16"),
+            (1.5e-7, "1.5e-7", "1.5e-07"),
+            (1e-4, "0.0001", "0.0001"),
+            (1e-5, "0.00001", "1e-05"),
+            (100.0, "100.0", "100.0"),
+            (5e-324, "5e-324", "5e-324"),
+            (1e15, "1000000000000000.0", "1000000000000000.0"),
+            (
+                1.7976931348623157e308,
+                "1.7976931348623157e+308",
+                "1.7976931348623157e+308",
+            ),
+            (-0.0, "-0.0", "-0.0"),
+            (2.5e-5, "0.000025", "2.5e-05"),
+            (12345.678, "12345.678", "12345.678"),
         ];
-        for (value, text) in cases {
-            assert_eq!(compact(value), text);
-        }
-    }
-
-    #[test]
-    fn floats_as_python_prints_them() {
-        let cases = [
-            (1e16, "1e+16"),
-            (1.5e-7, "1.5e-07"),
-            (1e-4, "0.0001"),
-            (1e-5, "1e-05"),
-            (-0.0, "-0.0"),
-        ];
-        for (value, text) in cases {
-            assert_eq!(python_str(&Number::Float(value)), text);
+        for (value, orjson, python) in cases {
+            assert_eq!(compact(value), orjson);
+            assert_eq!(python_str(&Number::Float(value)), python);
         }
     }
 

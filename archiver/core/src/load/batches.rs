@@ -8,18 +8,11 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use arrow_array::types::Int32Type;
-use arrow_array::{ArrayRef, DictionaryArray, PrimitiveArray, RecordBatch};
-use arrow_buffer::ScalarBuffer;
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
-use super::columns::{
-    moments_array, segments, BatchError, Bytes, Flags, Floats, Ints, Moments, TextLists,
-};
-use super::rows::{
-    CardRows, CitationRows, ClaimRows, ErrorRows, FileConstants, Held, PartRows, RecordRows,
-    ResultRows, INDEX_TABLES,
-};
+use super::columns::{dictionary, moments_array, segments, BatchError, Bytes, Column};
+use super::rows::{FileConstants, Held, INDEX_TABLES};
 
 /// The archive's Arrow schema of each index table, in the order of `INDEX_TABLES`.
 #[derive(Clone, Debug)]
@@ -45,18 +38,6 @@ impl Schemas {
 /// The most bytes one column of one batch holds in its shared buffer (Arrow's 32-bit offsets).
 const MAX_SPAN: usize = i32::MAX as usize;
 
-/// One column of held rows, whatever its values.
-enum Column {
-    Bytes(Bytes),
-    Ints(Ints),
-    Floats(Floats),
-    Flags(Flags),
-    Moments(Moments),
-    Lists(TextLists),
-    /// Indices into the values (a claim's Part column).
-    Dictionary(Arc<[i32]>, ArrayRef),
-}
-
 /// The (table name, Arrow batch) pairs of held rows, tables in the order of `INDEX_TABLES`; a table is
 /// one batch, or several where a huge value is cut into a batch of its own.
 pub fn batches(
@@ -69,15 +50,7 @@ pub fn batches(
         owners,
     } = held;
     let counts = tables.counts;
-    let columns: [Vec<(&str, Column)>; 7] = [
-        record_columns(tables.records),
-        result_columns(tables.results),
-        part_columns(tables.parts),
-        citation_columns(tables.citations),
-        claim_columns(tables.claims)?,
-        card_columns(tables.agent_cards),
-        error_columns(tables.rpc_errors),
-    ];
+    let columns = tables.columns();
     let mut out = Vec::new();
     for (table, columns) in columns.into_iter().enumerate() {
         if counts[table] == 0 {
@@ -127,7 +100,7 @@ fn table_batches(
             "source_sha256" => constant(files, |file| &file.sha256, files_of_rows, &cuts)?,
             "ingested_at" => moments(files, files_of_rows, &cuts, field.data_type())?,
             name => match by_name.remove(name) {
-                Some(column) => arrays_of(column, &cuts, field.data_type())?,
+                Some(column) => column.arrays(&cuts, field.data_type())?,
                 None => {
                     return Err(BatchError(format!(
                         "the core has no values for the column {name}"
@@ -177,32 +150,6 @@ fn cut(columns: &[(&str, Column)], len: usize) -> Vec<Range<usize>> {
     segments(len, &huge, &span, MAX_SPAN)
 }
 
-fn arrays_of(
-    column: Column,
-    cuts: &[Range<usize>],
-    data_type: &DataType,
-) -> Result<Vec<ArrayRef>, BatchError> {
-    match column {
-        Column::Bytes(bytes) => bytes.arrays(cuts, data_type),
-        Column::Ints(ints) => ints.arrays(cuts, data_type),
-        Column::Floats(floats) => floats.arrays(cuts, data_type),
-        Column::Flags(flags) => flags.arrays(cuts, data_type),
-        Column::Moments(moments) => moments.arrays(cuts, data_type),
-        Column::Lists(lists) => lists.arrays(cuts, data_type),
-        Column::Dictionary(keys, values) => cuts
-            .iter()
-            .map(|rows| dictionary(&keys[rows.clone()], &values))
-            .collect(),
-    }
-}
-
-fn dictionary(keys: &[i32], values: &ArrayRef) -> Result<ArrayRef, BatchError> {
-    let keys = PrimitiveArray::<Int32Type>::new(ScalarBuffer::from(keys.to_vec()), None);
-    DictionaryArray::try_new(keys, values.clone())
-        .map(|array| Arc::new(array) as ArrayRef)
-        .map_err(|e| BatchError(e.to_string()))
-}
-
 /// A file's constant column: each row's file, as indices into the files' values (a dictionary).
 fn constant(
     files: &[FileConstants],
@@ -238,141 +185,6 @@ fn moments(
         .collect()
 }
 
-fn record_columns(r: RecordRows) -> Vec<(&'static str, Column)> {
-    vec![
-        ("record_id", Column::Bytes(r.record_id)),
-        ("seq", Column::Ints(r.seq)),
-        ("locator", Column::Bytes(r.locator)),
-        ("line", Column::Ints(r.line)),
-        ("byte_offset", Column::Ints(r.byte_offset)),
-        ("kind", Column::Bytes(r.kind)),
-        ("sha256", Column::Bytes(r.sha256)),
-        ("raw", Column::Bytes(r.raw)),
-        ("status", Column::Bytes(r.status)),
-        ("reason", Column::Bytes(r.reason)),
-        ("yields", Column::Bytes(r.yields)),
-    ]
-}
-
-fn result_columns(r: ResultRows) -> Vec<(&'static str, Column)> {
-    vec![
-        ("copy_id", Column::Bytes(r.copy_id)),
-        ("result_key", Column::Bytes(r.result_key)),
-        ("kind", Column::Bytes(r.kind)),
-        ("task_id", Column::Bytes(r.task_id)),
-        ("context_id", Column::Bytes(r.context_id)),
-        ("message_id", Column::Bytes(r.message_id)),
-        ("state", Column::Bytes(r.state)),
-        ("terminal", Column::Flags(r.terminal)),
-        ("timestamp", Column::Moments(r.timestamp)),
-        ("locator", Column::Bytes(r.locator)),
-        ("record_ids", Column::Lists(r.record_ids)),
-        ("claims", Column::Ints(r.claims)),
-        ("origin", Column::Bytes(r.origin)),
-    ]
-}
-
-fn part_columns(r: PartRows) -> Vec<(&'static str, Column)> {
-    vec![
-        ("part_id", Column::Bytes(r.part_id)),
-        ("copy_id", Column::Bytes(r.copy_id)),
-        ("result_key", Column::Bytes(r.result_key)),
-        ("role", Column::Bytes(r.role)),
-        ("location", Column::Bytes(r.location)),
-        ("artifact_id", Column::Bytes(r.artifact_id)),
-        ("artifact_name", Column::Bytes(r.artifact_name)),
-        ("message_id", Column::Bytes(r.message_id)),
-        ("part_index", Column::Ints(r.part_index)),
-        ("ordinal", Column::Ints(r.ordinal)),
-        ("kind", Column::Bytes(r.kind)),
-        ("media_type", Column::Bytes(r.media_type)),
-        ("content_hash", Column::Bytes(r.content_hash)),
-        ("text", Column::Bytes(r.text)),
-        ("data", Column::Bytes(r.data)),
-        ("file", Column::Bytes(r.file)),
-        ("metadata", Column::Bytes(r.metadata)),
-        ("is_citation", Column::Flags(r.is_citation)),
-    ]
-}
-
-fn citation_columns(r: CitationRows) -> Vec<(&'static str, Column)> {
-    vec![
-        ("part_id", Column::Bytes(r.part_id)),
-        ("copy_id", Column::Bytes(r.copy_id)),
-        ("result_key", Column::Bytes(r.result_key)),
-        ("citation_hash", Column::Bytes(r.citation_hash)),
-        ("study", Column::Bytes(r.study)),
-        ("period", Column::Bytes(r.period)),
-        ("fielded", Column::Bytes(r.fielded)),
-        ("fielded_start", Column::Moments(r.fielded_start)),
-        ("fielded_end", Column::Moments(r.fielded_end)),
-        ("base_name", Column::Bytes(r.base_name)),
-        ("base_n", Column::Floats(r.base_n)),
-        ("weight", Column::Bytes(r.weight)),
-        ("source_table", Column::Bytes(r.source_table)),
-        ("source_column", Column::Bytes(r.source_column)),
-        ("source_function", Column::Bytes(r.source_function)),
-        ("warnings", Column::Lists(r.warnings)),
-        ("extra", Column::Bytes(r.extra)),
-        ("valid", Column::Flags(r.valid)),
-        ("problems", Column::Lists(r.problems)),
-        ("inferred", Column::Flags(r.inferred)),
-    ]
-}
-
-/// The claims' columns: the Part columns as dictionaries of the claims' Parts (strings, as Python's).
-fn claim_columns(r: ClaimRows) -> Result<Vec<(&'static str, Column)>, BatchError> {
-    let ClaimRows {
-        pointer,
-        value,
-        literal,
-        unit,
-        stated,
-        cell,
-        part,
-        parts,
-    } = r;
-    let keys: Arc<[i32]> = part.into();
-    let dictionary =
-        |name: &'static str, values: Bytes| -> Result<(&'static str, Column), BatchError> {
-            let values = values.array(&DataType::Utf8)?;
-            Ok((name, Column::Dictionary(keys.clone(), values)))
-        };
-    Ok(vec![
-        ("pointer", Column::Bytes(pointer)),
-        ("value", Column::Floats(value)),
-        ("literal", Column::Bytes(literal)),
-        ("unit", Column::Bytes(unit)),
-        ("stated", Column::Bytes(stated)),
-        ("cell", Column::Bytes(cell)),
-        dictionary("part_id", parts.part_id)?,
-        dictionary("copy_id", parts.copy_id)?,
-        dictionary("result_key", parts.result_key)?,
-        dictionary("content_hash", parts.content_hash)?,
-    ])
-}
-
-fn card_columns(r: CardRows) -> Vec<(&'static str, Column)> {
-    vec![
-        ("card_id", Column::Bytes(r.card_id)),
-        ("record_id", Column::Bytes(r.record_id)),
-        ("name", Column::Bytes(r.name)),
-        ("url", Column::Bytes(r.url)),
-        ("declares_extension", Column::Flags(r.declares_extension)),
-        ("lists_media_type", Column::Flags(r.lists_media_type)),
-        ("card", Column::Bytes(r.card)),
-    ]
-}
-
-fn error_columns(r: ErrorRows) -> Vec<(&'static str, Column)> {
-    vec![
-        ("record_id", Column::Bytes(r.record_id)),
-        ("rpc_id", Column::Bytes(r.rpc_id)),
-        ("code", Column::Bytes(r.code)),
-        ("message", Column::Bytes(r.message)),
-    ]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,144 +198,81 @@ mod tests {
     use arrow_array::Array;
     use arrow_schema::TimeUnit;
 
-    fn json_field(name: &str) -> Field {
+    /// A field of the archive's schema from `name` or `name:type` (text when no type is named).
+    fn field(declared: &str) -> Field {
+        let (name, kind) = declared.split_once(':').unwrap_or((declared, "text"));
+        let data_type = match kind {
+            "text" | "json" => DataType::Utf8,
+            "bytes" => DataType::Binary,
+            "i64" => DataType::Int64,
+            "i32" => DataType::Int32,
+            "f64" => DataType::Float64,
+            "bool" => DataType::Boolean,
+            "date" => DataType::Date32,
+            "moment" => DataType::Timestamp(TimeUnit::Microsecond, Some("Etc/UTC".into())),
+            "list" => DataType::List(Arc::new(Field::new("l", DataType::Utf8, true))),
+            other => panic!("no type {other}"),
+        };
+        let field = Field::new(name, data_type, true);
+        if kind != "json" {
+            return field;
+        }
         let metadata = [
             ("ARROW:extension:name".to_owned(), "arrow.json".to_owned()),
             ("ARROW:extension:metadata".to_owned(), String::new()),
         ];
-        Field::new(name, DataType::Utf8, true)
-            .with_metadata(metadata.into_iter().collect::<HashMap<String, String>>())
-    }
-
-    fn text(names: &[&str]) -> Vec<Field> {
-        names
-            .iter()
-            .map(|name| Field::new(*name, DataType::Utf8, true))
-            .collect()
-    }
-
-    fn list() -> DataType {
-        DataType::List(Arc::new(Field::new("l", DataType::Utf8, true)))
+        field.with_metadata(metadata.into_iter().collect::<HashMap<String, String>>())
     }
 
     /// The archive's schemas as `arrow_schemas` gives them (migrations 0001 to 0010).
     fn schemas() -> Schemas {
-        let moment = DataType::Timestamp(TimeUnit::Microsecond, Some("Etc/UTC".into()));
-        let field = |name: &str, t: DataType| Field::new(name, t, true);
-        let mut records = text(&["record_id", "source_path"]);
-        records.push(field("seq", DataType::Int64));
-        records.extend(text(&["locator"]));
-        records.push(field("line", DataType::Int64));
-        records.push(field("byte_offset", DataType::Int64));
-        records.extend(text(&["kind", "sha256"]));
-        records.push(field("raw", DataType::Binary));
-        records.extend(text(&["status", "reason"]));
-        records.push(field("ingested_at", moment.clone()));
-        records.extend(text(&["source_sha256", "yields"]));
-        let mut results = text(&[
-            "copy_id",
-            "result_key",
-            "kind",
-            "task_id",
-            "context_id",
-            "message_id",
-            "state",
-        ]);
-        results.push(field("terminal", DataType::Boolean));
-        results.push(field("timestamp", moment));
-        results.extend(text(&["source_path", "source_dir", "locator"]));
-        results.push(field("record_ids", list()));
-        results.push(field("claims", DataType::Int32));
-        results.extend(text(&["source_sha256", "origin"]));
-        let mut parts = text(&[
-            "part_id",
-            "copy_id",
-            "result_key",
-            "source_path",
-            "role",
-            "location",
-            "artifact_id",
-            "artifact_name",
-            "message_id",
-        ]);
-        parts.push(field("part_index", DataType::Int32));
-        parts.push(field("ordinal", DataType::Int32));
-        parts.extend(text(&["kind", "media_type", "content_hash", "text"]));
-        parts.extend([
-            json_field("data"),
-            json_field("file"),
-            json_field("metadata"),
-        ]);
-        parts.push(field("is_citation", DataType::Boolean));
-        parts.extend(text(&["source_sha256"]));
-        let mut citations = text(&[
-            "part_id",
-            "copy_id",
-            "result_key",
-            "source_path",
-            "citation_hash",
-            "study",
-            "period",
-            "fielded",
-        ]);
-        citations.push(field("fielded_start", DataType::Date32));
-        citations.push(field("fielded_end", DataType::Date32));
-        citations.extend(text(&["base_name"]));
-        citations.push(field("base_n", DataType::Float64));
-        citations.extend(text(&[
-            "weight",
-            "source_table",
-            "source_column",
-            "source_function",
-        ]));
-        citations.push(field("warnings", list()));
-        citations.push(json_field("extra"));
-        citations.push(field("valid", DataType::Boolean));
-        citations.push(field("problems", list()));
-        citations.push(field("inferred", DataType::Boolean));
-        citations.extend(text(&["source_sha256"]));
-        let mut claims = text(&["part_id", "pointer", "copy_id", "result_key", "source_path"]);
-        claims.push(field("value", DataType::Float64));
-        claims.extend(text(&[
-            "literal",
-            "content_hash",
-            "source_sha256",
-            "unit",
-            "stated",
-            "cell",
-        ]));
-        let mut cards = text(&[
-            "card_id",
-            "source_path",
-            "source_dir",
-            "record_id",
-            "name",
-            "url",
-        ]);
-        cards.push(field("declares_extension", DataType::Boolean));
-        cards.push(field("lists_media_type", DataType::Boolean));
-        cards.push(json_field("card"));
-        cards.extend(text(&["source_sha256"]));
-        let errors = text(&[
-            "record_id",
-            "source_path",
-            "rpc_id",
-            "code",
-            "message",
-            "source_sha256",
-        ]);
-        let by_name = [
-            ("records", records),
-            ("results", results),
-            ("parts", parts),
-            ("citations", citations),
-            ("claims", claims),
-            ("agent_cards", cards),
-            ("rpc_errors", errors),
-        ]
-        .into_iter()
-        .map(|(name, fields)| (name.to_owned(), Arc::new(Schema::new(fields))))
-        .collect();
+        let tables = [
+            (
+                "records",
+                "record_id source_path seq:i64 locator line:i64 byte_offset:i64 kind sha256 \
+                 raw:bytes status reason ingested_at:moment source_sha256 yields",
+            ),
+            (
+                "results",
+                "copy_id result_key kind task_id context_id message_id state terminal:bool \
+                 timestamp:moment source_path source_dir locator record_ids:list claims:i32 \
+                 source_sha256 origin",
+            ),
+            (
+                "parts",
+                "part_id copy_id result_key source_path role location artifact_id artifact_name \
+                 message_id part_index:i32 ordinal:i32 kind media_type content_hash text \
+                 data:json file:json metadata:json is_citation:bool source_sha256",
+            ),
+            (
+                "citations",
+                "part_id copy_id result_key source_path citation_hash study period fielded \
+                 fielded_start:date fielded_end:date base_name base_n:f64 weight source_table \
+                 source_column source_function warnings:list extra:json valid:bool problems:list \
+                 inferred:bool source_sha256",
+            ),
+            (
+                "claims",
+                "part_id pointer copy_id result_key source_path value:f64 literal content_hash \
+                 source_sha256 unit stated cell",
+            ),
+            (
+                "agent_cards",
+                "card_id source_path source_dir record_id name url declares_extension:bool \
+                 lists_media_type:bool card:json source_sha256",
+            ),
+            (
+                "rpc_errors",
+                "record_id source_path rpc_id code message source_sha256",
+            ),
+        ];
+        let by_name = tables
+            .into_iter()
+            .map(|(name, fields)| {
+                let fields: Vec<Field> = fields.split_whitespace().map(field).collect();
+                (name.to_owned(), Arc::new(Schema::new(fields)))
+            })
+            .collect();
         Schemas::new(by_name).unwrap()
     }
 
@@ -594,6 +343,10 @@ mod tests {
         )
     }
 
+    fn column<'a>(batch: &'a RecordBatch, name: &str) -> &'a ArrayRef {
+        batch.column_by_name(name).unwrap()
+    }
+
     fn made(mut rows: FileRows) -> Vec<(&'static str, RecordBatch)> {
         rows.hand_over();
         let schemas = schemas();
@@ -620,22 +373,12 @@ mod tests {
         let (name, batch) = &batches[0];
         assert_eq!(*name, "records");
         assert_eq!(batch.num_rows(), 2);
-        let path = batch
-            .column_by_name("source_path")
-            .unwrap()
-            .as_dictionary::<Int32Type>();
+        let path = column(batch, "source_path").as_dictionary::<Int32Type>();
         assert_eq!(path.keys().values().to_vec(), vec![0, 0]);
         assert_eq!(path.values().as_string::<i32>().value(0), "/d/f.jsonl");
-        assert_eq!(
-            batch
-                .column_by_name("raw")
-                .unwrap()
-                .as_binary::<i32>()
-                .value(1),
-            b"x"
-        );
-        assert_eq!(batch.column_by_name("reason").unwrap().null_count(), 1);
-        let moment = batch.column_by_name("ingested_at").unwrap();
+        assert_eq!(column(batch, "raw").as_binary::<i32>().value(1), b"x");
+        assert_eq!(column(batch, "reason").null_count(), 1);
+        let moment = column(batch, "ingested_at");
         assert_eq!(
             moment.data_type(),
             &DataType::Timestamp(TimeUnit::Microsecond, Some("Etc/UTC".into()))
@@ -679,27 +422,14 @@ mod tests {
         let names: Vec<&str> = batches.iter().map(|(name, _)| *name).collect();
         assert_eq!(names, vec!["records", "rpc_errors"]);
         let records = &batches[0].1;
-        let dirs = records
-            .column_by_name("source_path")
-            .unwrap()
-            .as_dictionary::<Int32Type>();
+        let dirs = column(records, "source_path").as_dictionary::<Int32Type>();
         assert_eq!(dirs.keys().values().to_vec(), vec![0, 1]);
         let errors = &batches[1].1;
-        let path = errors
-            .column_by_name("source_path")
-            .unwrap()
-            .as_dictionary::<Int32Type>();
+        let path = column(errors, "source_path").as_dictionary::<Int32Type>();
         assert_eq!(path.keys().values().to_vec(), vec![1]);
         assert_eq!(path.values().len(), 2);
-        assert_eq!(
-            errors
-                .column_by_name("rpc_id")
-                .unwrap()
-                .as_string::<i32>()
-                .value(0),
-            "3"
-        );
-        let moments = records.column_by_name("ingested_at").unwrap();
+        assert_eq!(column(errors, "rpc_id").as_string::<i32>().value(0), "3");
+        let moments = column(records, "ingested_at");
         assert_eq!(
             moments
                 .as_primitive::<arrow_array::types::TimestampMicrosecondType>()
@@ -723,28 +453,19 @@ mod tests {
         assert_eq!(names, vec!["results", "parts", "claims"]);
         let results = &batches[0].1;
         assert_eq!(
-            results
-                .column_by_name("claims")
-                .unwrap()
+            column(results, "claims")
                 .as_primitive::<Int32Type>()
                 .value(0),
             3
         );
         assert_eq!(
-            results
-                .column_by_name("origin")
-                .unwrap()
-                .as_string::<i32>()
-                .value(0),
+            column(results, "origin").as_string::<i32>().value(0),
             "/spool"
         );
-        let ids = results
-            .column_by_name("record_ids")
-            .unwrap()
-            .as_list::<i32>();
+        let ids = column(results, "record_ids").as_list::<i32>();
         assert_eq!(ids.value(0).len(), 2);
         let parts = &batches[1].1;
-        let data = parts.column_by_name("data").unwrap();
+        let data = column(parts, "data");
         assert_eq!(
             data.as_string::<i32>().value(0),
             format!("{{\"share\":0.42,\"n\":1210,\"huge\":{}}}", "1".repeat(400))
@@ -759,12 +480,9 @@ mod tests {
         );
         let claims = &batches[2].1;
         assert_eq!(claims.num_rows(), 6);
-        let values = claims.column_by_name("value").unwrap();
+        let values = column(claims, "value");
         assert_eq!(values.null_count(), 2);
-        let part_ids = claims
-            .column_by_name("part_id")
-            .unwrap()
-            .as_dictionary::<Int32Type>();
+        let part_ids = column(claims, "part_id").as_dictionary::<Int32Type>();
         assert_eq!(part_ids.keys().values().to_vec(), vec![0, 0, 0, 1, 1, 1]);
         assert_eq!(part_ids.values().len(), 2);
     }
@@ -800,31 +518,12 @@ mod tests {
         rows.add_card("r1", card.as_object().unwrap());
         let batches = made(rows);
         let cards = &batches[0].1;
+        assert_eq!(column(cards, "name").as_string::<i32>().value(0), "5");
         assert_eq!(
-            cards
-                .column_by_name("name")
-                .unwrap()
-                .as_string::<i32>()
-                .value(0),
-            "5"
-        );
-        assert_eq!(
-            cards
-                .column_by_name("url")
-                .unwrap()
-                .as_string::<i32>()
-                .value(0),
+            column(cards, "url").as_string::<i32>().value(0),
             "https://x"
         );
-        assert!(cards
-            .column_by_name("declares_extension")
-            .unwrap()
-            .as_boolean()
-            .value(0));
-        assert!(cards
-            .column_by_name("lists_media_type")
-            .unwrap()
-            .as_boolean()
-            .value(0));
+        assert!(column(cards, "declares_extension").as_boolean().value(0));
+        assert!(column(cards, "lists_media_type").as_boolean().value(0));
     }
 }

@@ -6,13 +6,16 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::builder::BooleanBufferBuilder;
-use arrow_array::types::{Date32Type, Float64Type, Int32Type, Int64Type, TimestampMicrosecondType};
+use arrow_array::types::{
+    BinaryType, ByteArrayType, Date32Type, Float64Type, Int32Type, Int64Type, LargeBinaryType,
+    LargeUtf8Type, TimestampMicrosecondType, Utf8Type,
+};
 use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, LargeBinaryArray, LargeListArray, LargeStringArray,
-    ListArray, PrimitiveArray, StringArray,
+    ArrayRef, BooleanArray, DictionaryArray, GenericByteArray, GenericListArray, OffsetSizeTrait,
+    PrimitiveArray,
 };
 use arrow_buffer::{Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, TimeUnit};
+use arrow_schema::{DataType, FieldRef, TimeUnit};
 
 /// A value this large is not copied into a column's shared buffer: it becomes an array of its own (a
 /// 300 MB record or file Part would otherwise be in memory twice). As `archiver/load/rows.py`.
@@ -23,6 +26,8 @@ pub const HUGE_VALUE: usize = 4 * (1 << 20);
 pub struct BatchError(pub String);
 
 type Built = Result<ArrayRef, BatchError>;
+/// A column's arrays, one per segment of its rows.
+pub type Arrays = Result<Vec<ArrayRef>, BatchError>;
 
 fn mismatch(kind: &str, data_type: &DataType) -> BatchError {
     BatchError(format!("a column of {kind} cannot be typed {data_type}"))
@@ -122,17 +127,7 @@ impl Bytes {
 
     /// Bytes of the shared buffer the rows of `rows` take.
     pub fn span(&self, rows: Range<usize>) -> usize {
-        let start = if rows.start == 0 {
-            0
-        } else {
-            self.ends[rows.start - 1]
-        };
-        let end = if rows.end == 0 {
-            0
-        } else {
-            self.ends[rows.end - 1]
-        };
-        end - start
+        bounds(&self.ends, &rows).len()
     }
 
     /// The whole column as one Arrow array of `data_type`.
@@ -146,11 +141,7 @@ impl Bytes {
 
     /// The column as Arrow arrays of `data_type`, one per range of `segments` (which cover the rows in
     /// order; a huge value's row is a segment of its own).
-    pub fn arrays(
-        self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
+    pub fn arrays(self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
         let Bytes {
             data,
             ends,
@@ -170,18 +161,9 @@ impl Bytes {
                     (Buffer::from_vec(value), vec![length])
                 }
                 None => {
-                    let start = if rows.start == 0 {
-                        0
-                    } else {
-                        ends[rows.start - 1]
-                    };
-                    let end = if rows.end == 0 { 0 } else { ends[rows.end - 1] };
-                    let mut previous = start;
-                    let lengths = ends[rows.clone()]
-                        .iter()
-                        .map(|&end| end - std::mem::replace(&mut previous, end))
-                        .collect();
-                    (shared.slice_with_length(start, end - start), lengths)
+                    let span = bounds(&ends, rows);
+                    let values = shared.slice_with_length(span.start, span.len());
+                    (values, lengths(&ends, rows))
                 }
             };
             arrays.push(byte_array(values, &lengths, nulls, data_type)?);
@@ -190,38 +172,45 @@ impl Bytes {
     }
 }
 
+/// Where the values of `rows` begin and end, from the end of each row's value.
+fn bounds(ends: &[usize], rows: &Range<usize>) -> Range<usize> {
+    let end_before = |row: usize| row.checked_sub(1).map_or(0, |last| ends[last]);
+    end_before(rows.start)..end_before(rows.end)
+}
+
+/// The length of each row's value in `rows`, from the end of each row's value.
+fn lengths(ends: &[usize], rows: &Range<usize>) -> Vec<usize> {
+    let mut previous = bounds(ends, rows).start;
+    ends[rows.clone()]
+        .iter()
+        .map(|&end| end - std::mem::replace(&mut previous, end))
+        .collect()
+}
+
 fn byte_array(
     values: Buffer,
     lengths: &[usize],
     nulls: Option<NullBuffer>,
     data_type: &DataType,
 ) -> Built {
-    let error = |e: arrow_schema::ArrowError| BatchError(e.to_string());
-    Ok(match data_type {
-        DataType::Utf8 => {
-            Arc::new(StringArray::try_new(offsets32(lengths)?, values, nulls).map_err(error)?)
-        }
-        DataType::Binary => {
-            Arc::new(BinaryArray::try_new(offsets32(lengths)?, values, nulls).map_err(error)?)
-        }
-        DataType::LargeUtf8 => Arc::new(
-            LargeStringArray::try_new(
-                OffsetBuffer::from_lengths(lengths.iter().copied()),
-                values,
-                nulls,
-            )
-            .map_err(error)?,
-        ),
-        DataType::LargeBinary => Arc::new(
-            LargeBinaryArray::try_new(
-                OffsetBuffer::from_lengths(lengths.iter().copied()),
-                values,
-                nulls,
-            )
-            .map_err(error)?,
-        ),
-        other => return Err(mismatch("text", other)),
-    })
+    let large = || OffsetBuffer::from_lengths(lengths.iter().copied());
+    match data_type {
+        DataType::Utf8 => bytes_of::<Utf8Type>(offsets32(lengths)?, values, nulls),
+        DataType::Binary => bytes_of::<BinaryType>(offsets32(lengths)?, values, nulls),
+        DataType::LargeUtf8 => bytes_of::<LargeUtf8Type>(large(), values, nulls),
+        DataType::LargeBinary => bytes_of::<LargeBinaryType>(large(), values, nulls),
+        other => Err(mismatch("text", other)),
+    }
+}
+
+fn bytes_of<T: ByteArrayType>(
+    offsets: OffsetBuffer<T::Offset>,
+    values: Buffer,
+    nulls: Option<NullBuffer>,
+) -> Built {
+    GenericByteArray::<T>::try_new(offsets, values, nulls)
+        .map(|array| Arc::new(array) as ArrayRef)
+        .map_err(|e| BatchError(e.to_string()))
 }
 
 fn offsets32(lengths: &[usize]) -> Result<OffsetBuffer<i32>, BatchError> {
@@ -241,95 +230,103 @@ fn append_nulls(nulls: &mut NullBufferBuilder, mut other: NullBufferBuilder, len
     }
 }
 
-/// Integers (counts, positions, offsets), typed Int64 or Int32 by the schema.
-pub struct Ints {
-    values: Vec<i64>,
+/// Nullable values of one kind, held in place; `K` says how they become an Arrow array.
+pub struct Nullable<K: Kind> {
+    values: Vec<K::Value>,
     nulls: NullBufferBuilder,
 }
 
-impl Ints {
-    pub fn push(&mut self, value: i64) {
+/// How held values of one kind become an Arrow array of the type the schema gives their column.
+pub trait Kind {
+    type Value: Copy + Default;
+    fn array(values: &[Self::Value], nulls: Option<NullBuffer>, data_type: &DataType) -> Built;
+}
+
+/// Integers (counts, positions, offsets), typed Int64 or Int32 by the schema.
+pub type Ints = Nullable<Integer>;
+/// Microseconds since 1970-01-01 UTC (moments), or days since then (dates): Arrow's timestamp and date32.
+pub type Moments = Nullable<Moment>;
+/// Doubles.
+pub type Floats = Nullable<Double>;
+
+pub enum Integer {}
+pub enum Moment {}
+pub enum Double {}
+
+impl Kind for Integer {
+    type Value = i64;
+
+    fn array(values: &[i64], nulls: Option<NullBuffer>, data_type: &DataType) -> Built {
+        Ok(match data_type {
+            DataType::Int64 => Arc::new(PrimitiveArray::<Int64Type>::new(
+                ScalarBuffer::from(values.to_vec()),
+                nulls,
+            )),
+            DataType::Int32 => {
+                let narrow =
+                    narrowed(values, |value| format!("{value} is beyond a 32-bit column"))?;
+                Arc::new(PrimitiveArray::<Int32Type>::new(narrow, nulls))
+            }
+            other => return Err(mismatch("integers", other)),
+        })
+    }
+}
+
+impl Kind for Moment {
+    type Value = i64;
+
+    fn array(values: &[i64], nulls: Option<NullBuffer>, data_type: &DataType) -> Built {
+        moments_array(values.to_vec(), nulls, data_type)
+    }
+}
+
+impl Kind for Double {
+    type Value = f64;
+
+    fn array(values: &[f64], nulls: Option<NullBuffer>, data_type: &DataType) -> Built {
+        if *data_type != DataType::Float64 {
+            return Err(mismatch("doubles", data_type));
+        }
+        Ok(Arc::new(PrimitiveArray::<Float64Type>::new(
+            ScalarBuffer::from(values.to_vec()),
+            nulls,
+        )))
+    }
+}
+
+impl<K: Kind> Default for Nullable<K> {
+    fn default() -> Self {
+        Nullable {
+            values: Vec::new(),
+            nulls: NullBufferBuilder::new(0),
+        }
+    }
+}
+
+impl<K: Kind> Nullable<K> {
+    pub fn push(&mut self, value: K::Value) {
         self.values.push(value);
         self.nulls.append_non_null();
     }
 
-    pub fn push_opt(&mut self, value: Option<i64>) {
-        self.values.push(value.unwrap_or(0));
+    pub fn push_opt(&mut self, value: Option<K::Value>) {
+        self.values.push(value.unwrap_or_default());
         self.nulls.append(value.is_some());
     }
 
-    pub fn append(&mut self, other: Ints) {
+    pub fn append(&mut self, other: Nullable<K>) {
         let len = other.values.len();
         self.values.extend(other.values);
         append_nulls(&mut self.nulls, other.nulls, len);
     }
 
-    pub fn arrays(
-        mut self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
+    pub fn arrays(mut self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
         let nulls = self.nulls.finish();
         segments
             .iter()
             .map(|rows| {
                 let nulls = nulls.as_ref().map(|all| all.slice(rows.start, rows.len()));
-                let values = &self.values[rows.clone()];
-                Ok(match data_type {
-                    DataType::Int64 => Arc::new(PrimitiveArray::<Int64Type>::new(
-                        ScalarBuffer::from(values.to_vec()),
-                        nulls,
-                    )) as ArrayRef,
-                    DataType::Int32 => {
-                        let narrow = values
-                            .iter()
-                            .map(|&value| {
-                                i32::try_from(value).map_err(|_| {
-                                    BatchError(format!("{value} is beyond a 32-bit column"))
-                                })
-                            })
-                            .collect::<Result<Vec<i32>, _>>()?;
-                        Arc::new(PrimitiveArray::<Int32Type>::new(
-                            ScalarBuffer::from(narrow),
-                            nulls,
-                        ))
-                    }
-                    other => return Err(mismatch("integers", other)),
-                })
-            })
-            .collect()
-    }
-}
-
-/// Microseconds since 1970-01-01 UTC (moments), or days since then (dates): Arrow's timestamp and date32.
-pub struct Moments {
-    values: Vec<i64>,
-    nulls: NullBufferBuilder,
-}
-
-impl Moments {
-    pub fn push_opt(&mut self, value: Option<i64>) {
-        self.values.push(value.unwrap_or(0));
-        self.nulls.append(value.is_some());
-    }
-
-    pub fn append(&mut self, other: Moments) {
-        let len = other.values.len();
-        self.values.extend(other.values);
-        append_nulls(&mut self.nulls, other.nulls, len);
-    }
-
-    pub fn arrays(
-        mut self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
-        let nulls = self.nulls.finish();
-        segments
-            .iter()
-            .map(|rows| {
-                let nulls = nulls.as_ref().map(|all| all.slice(rows.start, rows.len()));
-                moments_array(self.values[rows.clone()].to_vec(), nulls, data_type)
+                K::array(&self.values[rows.clone()], nulls, data_type)
             })
             .collect()
     }
@@ -343,87 +340,23 @@ pub fn moments_array(values: Vec<i64>, nulls: Option<NullBuffer>, data_type: &Da
                 .with_timezone_opt(zone.clone()),
         ),
         DataType::Date32 => {
-            let days = values
-                .iter()
-                .map(|&day| {
-                    i32::try_from(day)
-                        .map_err(|_| BatchError(format!("day {day} is beyond a date32")))
-                })
-                .collect::<Result<Vec<i32>, _>>()?;
-            Arc::new(PrimitiveArray::<Date32Type>::new(
-                ScalarBuffer::from(days),
-                nulls,
-            ))
+            let days = narrowed(&values, |day| format!("day {day} is beyond a date32"))?;
+            Arc::new(PrimitiveArray::<Date32Type>::new(days, nulls))
         }
         other => return Err(mismatch("moments", other)),
     })
 }
 
-/// Doubles.
-pub struct Floats {
-    values: Vec<f64>,
-    nulls: NullBufferBuilder,
-}
-
-impl Floats {
-    pub fn push_opt(&mut self, value: Option<f64>) {
-        self.values.push(value.unwrap_or(0.0));
-        self.nulls.append(value.is_some());
-    }
-
-    pub fn append(&mut self, other: Floats) {
-        let len = other.values.len();
-        self.values.extend(other.values);
-        append_nulls(&mut self.nulls, other.nulls, len);
-    }
-
-    pub fn arrays(
-        mut self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
-        if *data_type != DataType::Float64 {
-            return Err(mismatch("doubles", data_type));
-        }
-        let nulls = self.nulls.finish();
-        Ok(segments
-            .iter()
-            .map(|rows| {
-                let nulls = nulls.as_ref().map(|all| all.slice(rows.start, rows.len()));
-                Arc::new(PrimitiveArray::<Float64Type>::new(
-                    ScalarBuffer::from(self.values[rows.clone()].to_vec()),
-                    nulls,
-                )) as ArrayRef
-            })
-            .collect())
-    }
-}
-
-impl Default for Ints {
-    fn default() -> Self {
-        Ints {
-            values: Vec::new(),
-            nulls: NullBufferBuilder::new(0),
-        }
-    }
-}
-
-impl Default for Moments {
-    fn default() -> Self {
-        Moments {
-            values: Vec::new(),
-            nulls: NullBufferBuilder::new(0),
-        }
-    }
-}
-
-impl Default for Floats {
-    fn default() -> Self {
-        Floats {
-            values: Vec::new(),
-            nulls: NullBufferBuilder::new(0),
-        }
-    }
+/// 64-bit values as 32-bit ones; one that does not fit is an error `beyond` words.
+fn narrowed(
+    values: &[i64],
+    beyond: impl Fn(i64) -> String,
+) -> Result<ScalarBuffer<i32>, BatchError> {
+    values
+        .iter()
+        .map(|&value| i32::try_from(value).map_err(|_| BatchError(beyond(value))))
+        .collect::<Result<Vec<i32>, _>>()
+        .map(ScalarBuffer::from)
 }
 
 /// Booleans (never null in the archive's rows).
@@ -449,11 +382,7 @@ impl Flags {
         self.values.append_buffer(&other.values.finish());
     }
 
-    pub fn arrays(
-        mut self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
+    pub fn arrays(mut self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
         if *data_type != DataType::Boolean {
             return Err(mismatch("booleans", data_type));
         }
@@ -489,11 +418,7 @@ impl TextLists {
         self.ends.extend(other.ends.iter().map(|end| end + base));
     }
 
-    pub fn arrays(
-        self,
-        segments: &[Range<usize>],
-        data_type: &DataType,
-    ) -> Result<Vec<ArrayRef>, BatchError> {
+    pub fn arrays(self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
         let (item_field, large) = match data_type {
             DataType::List(field) => (field.clone(), false),
             DataType::LargeList(field) => (field.clone(), true),
@@ -501,19 +426,7 @@ impl TextLists {
         };
         let item_segments: Vec<Range<usize>> = segments
             .iter()
-            .map(|rows| {
-                let start = if rows.start == 0 {
-                    0
-                } else {
-                    self.ends[rows.start - 1]
-                };
-                let end = if rows.end == 0 {
-                    0
-                } else {
-                    self.ends[rows.end - 1]
-                };
-                start..end
-            })
+            .map(|rows| bounds(&self.ends, rows))
             .collect();
         let ends = self.ends;
         let items = self.items.arrays(&item_segments, item_field.data_type())?;
@@ -521,40 +434,63 @@ impl TextLists {
             .iter()
             .zip(items)
             .map(|(rows, items)| {
-                let mut previous = if rows.start == 0 {
-                    0
+                let lengths = lengths(&ends, rows);
+                if large {
+                    list_of::<i64>(item_field.clone(), &lengths, items)
                 } else {
-                    ends[rows.start - 1]
-                };
-                let lengths: Vec<usize> = ends[rows.clone()]
-                    .iter()
-                    .map(|&end| end - std::mem::replace(&mut previous, end))
-                    .collect();
-                let error = |e: arrow_schema::ArrowError| BatchError(e.to_string());
-                Ok(if large {
-                    Arc::new(
-                        LargeListArray::try_new(
-                            item_field.clone(),
-                            OffsetBuffer::from_lengths(lengths),
-                            items,
-                            None,
-                        )
-                        .map_err(error)?,
-                    ) as ArrayRef
-                } else {
-                    Arc::new(
-                        ListArray::try_new(
-                            item_field.clone(),
-                            OffsetBuffer::from_lengths(lengths),
-                            items,
-                            None,
-                        )
-                        .map_err(error)?,
-                    )
-                })
+                    list_of::<i32>(item_field.clone(), &lengths, items)
+                }
             })
             .collect()
     }
+}
+
+fn list_of<O: OffsetSizeTrait>(item: FieldRef, lengths: &[usize], items: ArrayRef) -> Built {
+    let offsets = OffsetBuffer::<O>::from_lengths(lengths.iter().copied());
+    GenericListArray::<O>::try_new(item, offsets, items, None)
+        .map(|array| Arc::new(array) as ArrayRef)
+        .map_err(|e| BatchError(e.to_string()))
+}
+
+/// One column of held rows, whatever its values: each variant named as the column builder it holds.
+pub enum Column {
+    Bytes(Bytes),
+    Ints(Ints),
+    Floats(Floats),
+    Flags(Flags),
+    Moments(Moments),
+    TextLists(TextLists),
+    /// Text values, one per key, and each row's key (a claim's Part column): a dictionary.
+    Keyed(Arc<[i32]>, Bytes),
+}
+
+impl Column {
+    /// The column as Arrow arrays of `data_type`, one per range of `segments`.
+    pub fn arrays(self, segments: &[Range<usize>], data_type: &DataType) -> Arrays {
+        match self {
+            Column::Bytes(bytes) => bytes.arrays(segments, data_type),
+            Column::Ints(ints) => ints.arrays(segments, data_type),
+            Column::Floats(floats) => floats.arrays(segments, data_type),
+            Column::Flags(flags) => flags.arrays(segments, data_type),
+            Column::Moments(moments) => moments.arrays(segments, data_type),
+            Column::TextLists(lists) => lists.arrays(segments, data_type),
+            Column::Keyed(keys, values) => {
+                let values = values.array(&DataType::Utf8)?;
+                segments
+                    .iter()
+                    .map(|rows| dictionary(&keys[rows.clone()], &values))
+                    .collect()
+            }
+        }
+    }
+}
+
+/// An array of the `values` that `keys` index.
+pub fn dictionary(keys: &[i32], values: &ArrayRef) -> Built {
+    let keys = PrimitiveArray::<Int32Type>::new(ScalarBuffer::from(keys.to_vec()), None);
+    DictionaryArray::try_new(keys, values.clone())
+        .map(|array| Arc::new(array) as ArrayRef)
+        .map_err(|e| BatchError(e.to_string()))
 }
 
 /// The ranges of `len` rows a batch is cut into: a row holding a huge value alone (so that the value
@@ -625,10 +561,16 @@ mod tests {
         let huge: Vec<usize> = column.huge_rows().collect();
         assert_eq!(huge, vec![2]);
         let arrays = column.arrays(&[0..2, 2..3, 3..4], &DataType::Utf8).unwrap();
-        let first = arrays[0].as_any().downcast_ref::<StringArray>().unwrap();
+        let first = arrays[0]
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
         assert_eq!(first.iter().collect::<Vec<_>>(), vec![Some("a"), None]);
         assert_eq!(arrays[1].len(), 1);
-        let last = arrays[2].as_any().downcast_ref::<StringArray>().unwrap();
+        let last = arrays[2]
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
         assert_eq!(last.value(0), "bc");
     }
 

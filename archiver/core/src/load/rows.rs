@@ -3,13 +3,14 @@
 //! the hand-over of every `BATCH_BYTES` or `BATCH_ROWS` of rows (`Held`, made Arrow by `batches`).
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
 
-use super::columns::{Bytes, Flags, Floats, Ints, Moments, TextLists};
+use super::columns::{Bytes, Column, Flags, Floats, Ints, Moments, TextLists};
 use crate::cite::citations::{Citation, EXTENSION_URI, MEDIA_TYPE};
 use crate::cite::claims::{Claim, Stating};
 use crate::cite::parts::judged;
 use crate::json::canonical::{key_hash, write_canonical, Digesting};
-use crate::json::write::{compact_json, python_str, write_compact, write_string, Sink};
+use crate::json::write::{compact_json, compact_members, python_str, write_string, Sink};
 use crate::json::{Map, Number, Value};
 use crate::read::{Record, RecordKind};
 use crate::understand::assemble::{Assembled, LocatedPart, StoredCopy};
@@ -19,17 +20,6 @@ use crate::understand::model::{ErrorResponse, Part, PartKind};
 /// contents, or this many rows. One record larger than this is a batch of its own.
 pub const BATCH_BYTES: usize = 16 * (1 << 20);
 pub const BATCH_ROWS: usize = 20_000;
-
-/// What the index's tables are called, in the order their batches are handed over.
-pub const INDEX_TABLES: [&str; 7] = [
-    "records",
-    "results",
-    "parts",
-    "citations",
-    "claims",
-    "agent_cards",
-    "rpc_errors",
-];
 
 /// The columns every row of a file shares: added once per batch (dictionary-encoded), not per row.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,150 +53,215 @@ pub fn dirname(path: &str) -> &str {
     }
 }
 
-#[derive(Default)]
-pub struct RecordRows {
-    pub record_id: Bytes,
-    pub seq: Ints,
-    pub locator: Bytes,
-    pub line: Ints,
-    pub byte_offset: Ints,
-    pub kind: Bytes,
-    pub sha256: Bytes,
-    pub raw: Bytes,
-    pub status: Bytes,
-    pub reason: Bytes,
-    pub yields: Bytes,
+/// A table's rows held column by column, each column declared once (name: column builder): the struct,
+/// `append` (another's rows after these) and `columns` (each column by name, for `batches`).
+macro_rules! table_rows {
+    ($(#[$doc:meta])* $rows:ident { $($(#[$column_doc:meta])* $column:ident: $kind:ident,)* }) => {
+        $(#[$doc])*
+        #[derive(Default)]
+        pub struct $rows {
+            $($(#[$column_doc])* pub $column: $kind,)*
+        }
+
+        impl $rows {
+            /// Take every row of `other`, after these.
+            fn append(&mut self, other: $rows) {
+                $(self.$column.append(other.$column);)*
+            }
+
+            /// Each column by name, in the order declared.
+            pub fn columns(self) -> Vec<(&'static str, Column)> {
+                vec![$((stringify!($column), Column::$kind(self.$column)),)*]
+            }
+        }
+    };
 }
 
-#[derive(Default)]
-pub struct ResultRows {
-    pub copy_id: Bytes,
-    pub result_key: Bytes,
-    pub kind: Bytes,
-    pub task_id: Bytes,
-    pub context_id: Bytes,
-    pub message_id: Bytes,
-    pub state: Bytes,
-    pub terminal: Flags,
-    pub timestamp: Moments,
-    pub locator: Bytes,
-    pub record_ids: TextLists,
-    pub claims: Ints,
-    pub origin: Bytes,
+table_rows! {
+    RecordRows {
+        record_id: Bytes,
+        seq: Ints,
+        locator: Bytes,
+        line: Ints,
+        byte_offset: Ints,
+        kind: Bytes,
+        sha256: Bytes,
+        raw: Bytes,
+        status: Bytes,
+        reason: Bytes,
+        yields: Bytes,
+    }
 }
 
-#[derive(Default)]
-pub struct PartRows {
-    pub part_id: Bytes,
-    pub copy_id: Bytes,
-    pub result_key: Bytes,
-    pub role: Bytes,
-    pub location: Bytes,
-    pub artifact_id: Bytes,
-    pub artifact_name: Bytes,
-    pub message_id: Bytes,
-    pub part_index: Ints,
-    pub ordinal: Ints,
-    pub kind: Bytes,
-    pub media_type: Bytes,
-    pub content_hash: Bytes,
-    pub text: Bytes,
-    pub data: Bytes,
-    pub file: Bytes,
-    pub metadata: Bytes,
-    pub is_citation: Flags,
+table_rows! {
+    ResultRows {
+        copy_id: Bytes,
+        result_key: Bytes,
+        kind: Bytes,
+        task_id: Bytes,
+        context_id: Bytes,
+        message_id: Bytes,
+        state: Bytes,
+        terminal: Flags,
+        timestamp: Moments,
+        locator: Bytes,
+        record_ids: TextLists,
+        claims: Ints,
+        origin: Bytes,
+    }
 }
 
-#[derive(Default)]
-pub struct CitationRows {
-    pub part_id: Bytes,
-    pub copy_id: Bytes,
-    pub result_key: Bytes,
-    pub citation_hash: Bytes,
-    pub study: Bytes,
-    pub period: Bytes,
-    pub fielded: Bytes,
-    pub fielded_start: Moments,
-    pub fielded_end: Moments,
-    pub base_name: Bytes,
-    pub base_n: Floats,
-    pub weight: Bytes,
-    pub source_table: Bytes,
-    pub source_column: Bytes,
-    pub source_function: Bytes,
-    pub warnings: TextLists,
-    pub extra: Bytes,
-    pub valid: Flags,
-    pub problems: TextLists,
-    pub inferred: Flags,
+table_rows! {
+    PartRows {
+        part_id: Bytes,
+        copy_id: Bytes,
+        result_key: Bytes,
+        role: Bytes,
+        location: Bytes,
+        artifact_id: Bytes,
+        artifact_name: Bytes,
+        message_id: Bytes,
+        part_index: Ints,
+        ordinal: Ints,
+        kind: Bytes,
+        media_type: Bytes,
+        content_hash: Bytes,
+        text: Bytes,
+        data: Bytes,
+        file: Bytes,
+        metadata: Bytes,
+        is_citation: Flags,
+    }
+}
+
+table_rows! {
+    CitationRows {
+        part_id: Bytes,
+        copy_id: Bytes,
+        result_key: Bytes,
+        citation_hash: Bytes,
+        study: Bytes,
+        period: Bytes,
+        fielded: Bytes,
+        fielded_start: Moments,
+        fielded_end: Moments,
+        base_name: Bytes,
+        base_n: Floats,
+        weight: Bytes,
+        source_table: Bytes,
+        source_column: Bytes,
+        source_function: Bytes,
+        warnings: TextLists,
+        extra: Bytes,
+        valid: Flags,
+        problems: TextLists,
+        inferred: Flags,
+    }
 }
 
 /// The claims: one row per numeric leaf; a claim's Part columns are sent once per Part (`parts`, the
 /// dictionary of the claims' `part_id`, `copy_id`, `result_key` and `content_hash` columns).
 #[derive(Default)]
 pub struct ClaimRows {
-    pub pointer: Bytes,
-    pub value: Floats,
-    pub literal: Bytes,
-    /// The unit of a number stated in a string ("%", "€", "kg"); null for a number leaf.
-    pub unit: Bytes,
-    /// The string a number was stated in ("35%"); null for a number leaf.
-    pub stated: Bytes,
-    /// The cell of the table the claim fills (`cite::claims::cell_of`).
-    pub cell: Bytes,
+    pub leaves: ClaimLeaves,
     /// Each claim's Part: an index into `parts`.
     pub part: Vec<i32>,
     pub parts: ClaimParts,
 }
 
-#[derive(Default)]
-pub struct ClaimParts {
-    pub part_id: Bytes,
-    pub copy_id: Bytes,
-    pub result_key: Bytes,
-    pub content_hash: Bytes,
+table_rows! {
+    /// A claim's own columns.
+    ClaimLeaves {
+        pointer: Bytes,
+        value: Floats,
+        literal: Bytes,
+        /// The unit of a number stated in a string ("%", "€", "kg"); null for a number leaf.
+        unit: Bytes,
+        /// The string a number was stated in ("35%"); null for a number leaf.
+        stated: Bytes,
+        /// The cell of the table the claim fills (`cite::claims::cell_of`).
+        cell: Bytes,
+    }
 }
 
-#[derive(Default)]
-pub struct CardRows {
-    pub card_id: Bytes,
-    pub record_id: Bytes,
-    pub name: Bytes,
-    pub url: Bytes,
-    pub declares_extension: Flags,
-    pub lists_media_type: Flags,
-    pub card: Bytes,
+table_rows! {
+    ClaimParts {
+        part_id: Bytes,
+        copy_id: Bytes,
+        result_key: Bytes,
+        content_hash: Bytes,
+    }
 }
 
-#[derive(Default)]
-pub struct ErrorRows {
-    pub record_id: Bytes,
-    pub rpc_id: Bytes,
-    pub code: Bytes,
-    pub message: Bytes,
+table_rows! {
+    CardRows {
+        card_id: Bytes,
+        record_id: Bytes,
+        name: Bytes,
+        url: Bytes,
+        declares_extension: Flags,
+        lists_media_type: Flags,
+        card: Bytes,
+    }
 }
 
-/// Every table's rows held, column by column, with how many rows each table holds.
-#[derive(Default)]
-pub struct Tables {
-    pub records: RecordRows,
-    pub results: ResultRows,
-    pub parts: PartRows,
-    pub citations: CitationRows,
-    pub claims: ClaimRows,
-    pub agent_cards: CardRows,
-    pub rpc_errors: ErrorRows,
-    /// Rows per table, in the order of `INDEX_TABLES`.
-    pub counts: [usize; 7],
+table_rows! {
+    ErrorRows {
+        record_id: Bytes,
+        rpc_id: Bytes,
+        code: Bytes,
+        message: Bytes,
+    }
 }
 
-const RECORDS: usize = 0;
-const RESULTS: usize = 1;
-const PARTS: usize = 2;
-const CITATIONS: usize = 3;
-const CLAIMS: usize = 4;
-const CARDS: usize = 5;
-const ERRORS: usize = 6;
+/// The index's tables, each declared once (its place, name and rows), in the order their batches are
+/// handed over: `INDEX_TABLES` (their names), `Table` (their places) and `Tables` (every table's rows
+/// held, with how many rows each holds).
+macro_rules! index_tables {
+    ($($place:ident = $table:ident: $rows:ident,)*) => {
+        /// What the index's tables are called, in the order their batches are handed over.
+        pub const INDEX_TABLES: [&str; 7] = [$(stringify!($table),)*];
+
+        /// A table's place in `INDEX_TABLES`.
+        #[derive(Clone, Copy)]
+        enum Table {
+            $($place,)*
+        }
+
+        /// Every table's rows held, column by column, with how many rows each table holds.
+        #[derive(Default)]
+        pub struct Tables {
+            $(pub $table: $rows,)*
+            /// Rows per table, in the order of `INDEX_TABLES`.
+            pub counts: [usize; 7],
+        }
+
+        impl Tables {
+            /// Take every row of `other`, after these.
+            fn append(&mut self, other: Tables) {
+                $(self.$table.append(other.$table);)*
+                for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+                    *mine += theirs;
+                }
+            }
+
+            /// Each table's columns by name, in the order of `INDEX_TABLES`.
+            pub fn columns(self) -> [Vec<(&'static str, Column)>; 7] {
+                [$(self.$table.columns(),)*]
+            }
+        }
+    };
+}
+
+index_tables! {
+    Records = records: RecordRows,
+    Results = results: ResultRows,
+    Parts = parts: PartRows,
+    Citations = citations: CitationRows,
+    Claims = claims: ClaimRows,
+    Cards = agent_cards: CardRows,
+    Errors = rpc_errors: ErrorRows,
+}
 
 /// Rows handed over: every table's, with the files they are of (`owners`: per table, how many rows in
 /// turn are of which of `files`; empty when every row is of the one file).
@@ -256,13 +311,7 @@ impl FileRows {
             files: vec![constants],
             together: false,
             streamed,
-            tables: Tables::default(),
-            owners: Default::default(),
-            held_bytes: 0,
-            held_rows: 0,
-            handed: VecDeque::new(),
-            batch_bytes: BATCH_BYTES,
-            batch_rows: BATCH_ROWS,
+            ..FileRows::together()
         }
     }
 
@@ -366,7 +415,7 @@ impl FileRows {
         rows.status.push_str(status);
         rows.reason.push_opt(reason);
         rows.yields.push_opt(yields);
-        self.tables.counts[RECORDS] += 1;
+        self.tables.counts[Table::Records as usize] += 1;
         self.held(size, 1);
     }
 
@@ -402,7 +451,7 @@ impl FileRows {
             .push(copy.record_ids.iter().map(String::as_str));
         rows.claims.push(claim_keys.len() as i64);
         rows.origin.push_opt(self.origin.as_deref());
-        self.tables.counts[RESULTS] += 1;
+        self.tables.counts[Table::Results as usize] += 1;
         self.held(0, 1 + ordinals + claim_keys.len());
     }
 
@@ -451,7 +500,7 @@ impl FileRows {
         rows.file.push_opt_owned(file);
         rows.metadata.push_opt_owned(metadata);
         rows.is_citation.push(citation.is_some());
-        self.tables.counts[PARTS] += 1;
+        self.tables.counts[Table::Parts as usize] += 1;
         if let Some(citation) = citation {
             self.add_citation(copy, copy_id, &part_id, &citation);
         } else if !claims.is_empty() {
@@ -481,7 +530,7 @@ impl FileRows {
         rows.valid.push(c.valid());
         rows.problems.push(c.problems.iter().map(String::as_str));
         rows.inferred.push(c.inferred);
-        self.tables.counts[CITATIONS] += 1;
+        self.tables.counts[Table::Citations as usize] += 1;
     }
 
     fn add_claims(
@@ -501,17 +550,18 @@ impl FileRows {
         claims.parts.content_hash.push_str(part_hash);
         for claim in found {
             claims.part.push(part);
-            claims.pointer.push_str(&claim.pointer);
+            let leaves = &mut claims.leaves;
+            leaves.pointer.push_str(&claim.pointer);
             let (value, literal, unit, stated) = claim_columns(&claim.stating);
-            claims.value.push_opt(value);
-            claims.literal.push_str(&literal);
-            claims.unit.push_opt(unit);
-            claims.stated.push_opt(stated);
-            claims.cell.push_opt(claim.cell.as_deref());
+            leaves.value.push_opt(value);
+            leaves.literal.push_str(&literal);
+            leaves.unit.push_opt(unit);
+            leaves.stated.push_opt(stated);
+            leaves.cell.push_opt(claim.cell.as_deref());
             // a part hash is 32 characters: no two keys meet
             claim_keys.insert(format!("{part_hash}{}", claim.pointer));
         }
-        self.tables.counts[CLAIMS] += found.len();
+        self.tables.counts[Table::Claims as usize] += found.len();
     }
 
     pub fn add_card(&mut self, record_id: &str, card: &Map) {
@@ -545,7 +595,7 @@ impl FileRows {
         rows.declares_extension.push(declares);
         rows.lists_media_type.push(lists);
         rows.card.push_owned(compact_object(card));
-        self.tables.counts[CARDS] += 1;
+        self.tables.counts[Table::Cards as usize] += 1;
     }
 
     pub fn add_error(&mut self, record_id: &str, error: &ErrorResponse) {
@@ -554,153 +604,32 @@ impl FileRows {
         rows.rpc_id.push_opt_owned(id_text(error.rpc_id.as_ref()));
         rows.code.push_opt_owned(id_text(error.code.as_ref()));
         rows.message.push_opt(error.message.as_deref());
-        self.tables.counts[ERRORS] += 1;
-    }
-}
-
-impl Tables {
-    /// Take every row of `other`, after these.
-    fn append(&mut self, other: Tables) {
-        let Tables {
-            records,
-            results,
-            parts,
-            citations,
-            claims,
-            agent_cards,
-            rpc_errors,
-            counts,
-        } = other;
-        self.records.append(records);
-        self.results.append(results);
-        self.parts.append(parts);
-        self.citations.append(citations);
-        self.claims.append(claims);
-        self.agent_cards.append(agent_cards);
-        self.rpc_errors.append(rpc_errors);
-        for (mine, theirs) in self.counts.iter_mut().zip(counts) {
-            *mine += theirs;
-        }
-    }
-}
-
-impl RecordRows {
-    fn append(&mut self, o: RecordRows) {
-        self.record_id.append(o.record_id);
-        self.seq.append(o.seq);
-        self.locator.append(o.locator);
-        self.line.append(o.line);
-        self.byte_offset.append(o.byte_offset);
-        self.kind.append(o.kind);
-        self.sha256.append(o.sha256);
-        self.raw.append(o.raw);
-        self.status.append(o.status);
-        self.reason.append(o.reason);
-        self.yields.append(o.yields);
-    }
-}
-
-impl ResultRows {
-    fn append(&mut self, o: ResultRows) {
-        self.copy_id.append(o.copy_id);
-        self.result_key.append(o.result_key);
-        self.kind.append(o.kind);
-        self.task_id.append(o.task_id);
-        self.context_id.append(o.context_id);
-        self.message_id.append(o.message_id);
-        self.state.append(o.state);
-        self.terminal.append(o.terminal);
-        self.timestamp.append(o.timestamp);
-        self.locator.append(o.locator);
-        self.record_ids.append(o.record_ids);
-        self.claims.append(o.claims);
-        self.origin.append(o.origin);
-    }
-}
-
-impl PartRows {
-    fn append(&mut self, o: PartRows) {
-        self.part_id.append(o.part_id);
-        self.copy_id.append(o.copy_id);
-        self.result_key.append(o.result_key);
-        self.role.append(o.role);
-        self.location.append(o.location);
-        self.artifact_id.append(o.artifact_id);
-        self.artifact_name.append(o.artifact_name);
-        self.message_id.append(o.message_id);
-        self.part_index.append(o.part_index);
-        self.ordinal.append(o.ordinal);
-        self.kind.append(o.kind);
-        self.media_type.append(o.media_type);
-        self.content_hash.append(o.content_hash);
-        self.text.append(o.text);
-        self.data.append(o.data);
-        self.file.append(o.file);
-        self.metadata.append(o.metadata);
-        self.is_citation.append(o.is_citation);
-    }
-}
-
-impl CitationRows {
-    fn append(&mut self, o: CitationRows) {
-        self.part_id.append(o.part_id);
-        self.copy_id.append(o.copy_id);
-        self.result_key.append(o.result_key);
-        self.citation_hash.append(o.citation_hash);
-        self.study.append(o.study);
-        self.period.append(o.period);
-        self.fielded.append(o.fielded);
-        self.fielded_start.append(o.fielded_start);
-        self.fielded_end.append(o.fielded_end);
-        self.base_name.append(o.base_name);
-        self.base_n.append(o.base_n);
-        self.weight.append(o.weight);
-        self.source_table.append(o.source_table);
-        self.source_column.append(o.source_column);
-        self.source_function.append(o.source_function);
-        self.warnings.append(o.warnings);
-        self.extra.append(o.extra);
-        self.valid.append(o.valid);
-        self.problems.append(o.problems);
-        self.inferred.append(o.inferred);
+        self.tables.counts[Table::Errors as usize] += 1;
     }
 }
 
 impl ClaimRows {
-    fn append(&mut self, o: ClaimRows) {
+    /// Take every claim of `other`, after these, its Parts after these claims' Parts.
+    fn append(&mut self, other: ClaimRows) {
         let offset = self.parts.part_id.len() as i32;
-        self.pointer.append(o.pointer);
-        self.value.append(o.value);
-        self.literal.append(o.literal);
-        self.unit.append(o.unit);
-        self.stated.append(o.stated);
-        self.cell.append(o.cell);
-        self.part.extend(o.part.iter().map(|part| part + offset));
-        self.parts.part_id.append(o.parts.part_id);
-        self.parts.copy_id.append(o.parts.copy_id);
-        self.parts.result_key.append(o.parts.result_key);
-        self.parts.content_hash.append(o.parts.content_hash);
+        self.leaves.append(other.leaves);
+        self.part
+            .extend(other.part.iter().map(|part| part + offset));
+        self.parts.append(other.parts);
     }
-}
 
-impl CardRows {
-    fn append(&mut self, o: CardRows) {
-        self.card_id.append(o.card_id);
-        self.record_id.append(o.record_id);
-        self.name.append(o.name);
-        self.url.append(o.url);
-        self.declares_extension.append(o.declares_extension);
-        self.lists_media_type.append(o.lists_media_type);
-        self.card.append(o.card);
-    }
-}
-
-impl ErrorRows {
-    fn append(&mut self, o: ErrorRows) {
-        self.record_id.append(o.record_id);
-        self.rpc_id.append(o.rpc_id);
-        self.code.append(o.code);
-        self.message.append(o.message);
+    /// The claims' columns: the Part columns as dictionaries of the claims' Parts (strings, as
+    /// Python's).
+    pub fn columns(self) -> Vec<(&'static str, Column)> {
+        let keys: Arc<[i32]> = self.part.into();
+        let mut columns = self.leaves.columns();
+        for (name, column) in self.parts.columns() {
+            let Column::Bytes(values) = column else {
+                unreachable!("a Part column is text")
+            };
+            columns.push((name, Column::Keyed(keys.clone(), values)));
+        }
+        columns
     }
 }
 
@@ -781,20 +710,9 @@ fn id_text(value: Option<&Value>) -> Option<Vec<u8>> {
     }
 }
 
-/// Compact JSON of an object, written member by member (no copy of the object made to write it).
+/// Compact JSON of an object, written member by member.
 pub fn compact_object(map: &Map) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64);
-    out.push(b'{');
-    for (index, (key, value)) in map.iter().enumerate() {
-        if index > 0 {
-            out.push(b',');
-        }
-        write_string(key, &mut out);
-        out.push(b':');
-        write_compact(value, &mut out);
-    }
-    out.push(b'}');
-    out
+    compact_members(map.iter().map(|(key, value)| (&**key, value)))
 }
 
 /// The `data` column: a data Part's data, or an undecoded Part's whole object (kind unknown).

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::convert::{to_py, to_value};
+use super::model::{artifact_dict, map_py, message_dict, part_dict, value_py};
 use crate::cite::citations::{citation_of, Citation, Date};
 use crate::cite::claims::{claims_of, numeric_leaves, Claim, Stating};
 use crate::cite::parts::judged;
@@ -15,20 +16,24 @@ use crate::cite::stated::stated;
 use crate::json::{Map, Number, Text, Value};
 use crate::load::rows::claim_columns;
 use crate::understand::assemble::{Assembled, FileAssembly, StoredCopy};
+use crate::understand::events::events_of;
 use crate::understand::model::{
     Artifact, ArtifactUpdate, ErrorResponse, Event, Message, Part, PartKind, Request, Role, Status,
     StatusUpdate, Task,
 };
+use crate::understand::Understood;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(stated_number, m)?)?;
-    m.add_function(wrap_pyfunction!(claim_rows, m)?)?;
-    m.add_function(wrap_pyfunction!(citation_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(numeric_leaves_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(judged_value, m)?)?;
-    m.add_function(wrap_pyfunction!(assemble_values, m)?)?;
-    m.add_function(wrap_pyfunction!(assemble_decoded, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        stated_number,
+        claim_rows,
+        citation_of_value,
+        numeric_leaves_of_value,
+        judged_value,
+        assemble_values,
+        assemble_decoded
+    )
 }
 
 /// The number a whole string states (`cite::stated`): (literal, value, unit), or None.
@@ -119,52 +124,56 @@ fn judged_value(
 /// (record_id, rpc_id, events described in JSON, locator, size)
 type RecordDescription<'py> = (String, Bound<'py, PyAny>, Bound<'py, PyAny>, String, usize);
 
-/// One file's assembly through the core. `records`: [(record_id, rpc_id, events, locator, size), ...]
-/// with `events` described in JSON (the test's `describe` writes them from the Python model). Answers
-/// ["refused", record_id, reason] for each record refused, then ["copy", copy], ["card", record_id,
-/// card] and ["error", record_id, rpc_id, code, message] as `finish` hands them. For the differential
-/// tests only.
-#[pyfunction]
-#[pyo3(signature = (records, held_bytes=crate::understand::assemble::HELD_BYTES,
-                    kept_bytes=crate::understand::assemble::KEPT_BYTES))]
-fn assemble_values(
-    py: Python<'_>,
-    records: Vec<RecordDescription<'_>>,
-    held_bytes: usize,
-    kept_bytes: usize,
-) -> PyResult<Py<PyAny>> {
-    let mut assembly = FileAssembly::with_limits(held_bytes, kept_bytes);
-    let out = PyList::empty(py);
-    for (record_id, rpc_id, events, locator, size) in &records {
-        let rpc_id = to_value(rpc_id)?;
-        let events = events_of_description(&to_value(events)?)?;
-        if let Err(refusal) = assembly.add(record_id, Some(&rpc_id), events, locator, *size) {
-            out.append(PyList::new(
-                py,
-                ["refused", record_id.as_str(), refusal.0.as_str()],
-            )?)?;
+/// A test surface assembling one file's records: `records` [(record_id, rpc_id, events, locator, size),
+/// ...], within `held_bytes` and `kept_bytes`, each record's events read from its third item by
+/// `$events` (see `assembled`).
+macro_rules! assembly_surface {
+    ($(#[$doc:meta])* $name:ident, $events:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (records, held_bytes=crate::understand::assemble::HELD_BYTES,
+                            kept_bytes=crate::understand::assemble::KEPT_BYTES))]
+        fn $name(
+            py: Python<'_>,
+            records: Vec<RecordDescription<'_>>,
+            held_bytes: usize,
+            kept_bytes: usize,
+        ) -> PyResult<Py<PyAny>> {
+            assembled(py, &records, (held_bytes, kept_bytes), $events)
         }
-    }
-    finished(py, assembly, out)
+    };
 }
 
-/// As `assemble_values`, each record given as its decoded JSON value, its events read by the core's
-/// `understand::events::events_of` (a record it refuses is ["refused", record_id, reason] too). For the
-/// differential tests only.
-#[pyfunction]
-#[pyo3(signature = (records, held_bytes=crate::understand::assemble::HELD_BYTES,
-                    kept_bytes=crate::understand::assemble::KEPT_BYTES))]
-fn assemble_decoded(
+assembly_surface!(
+    /// One file's assembly through the core, each record's `events` described in JSON (the test's
+    /// `describe` writes them from the Python model). Answers ["refused", record_id, reason] for each
+    /// record refused, then ["copy", copy], ["card", record_id, card] and ["error", record_id, rpc_id,
+    /// code, message] as `finish` hands them. For the differential tests only.
+    assemble_values,
+    |events: &Value| events_of_description(events).map(Ok)
+);
+
+assembly_surface!(
+    /// As `assemble_values`, each record given as its decoded JSON value, its events read by the core's
+    /// `understand::events::events_of` (a record it refuses is ["refused", record_id, reason] too). For
+    /// the differential tests only.
+    assemble_decoded,
+    |value: &Value| Ok(events_of(value))
+);
+
+/// One file's assembly of `records` within (held, kept) bytes, each record's events read from its third
+/// item by `events`: ["refused", record_id, reason] for each record refused, then what `finish` hands.
+fn assembled(
     py: Python<'_>,
-    records: Vec<RecordDescription<'_>>,
-    held_bytes: usize,
-    kept_bytes: usize,
+    records: &[RecordDescription<'_>],
+    (held_bytes, kept_bytes): (usize, usize),
+    events: impl Fn(&Value) -> PyResult<Understood<Vec<Event>>>,
 ) -> PyResult<Py<PyAny>> {
     let mut assembly = FileAssembly::with_limits(held_bytes, kept_bytes);
     let out = PyList::empty(py);
-    for (record_id, rpc_id, value, locator, size) in &records {
+    for (record_id, rpc_id, described, locator, size) in records {
         let rpc_id = to_value(rpc_id)?;
-        let added = crate::understand::events::events_of(&to_value(value)?)
+        let added = events(&to_value(described)?)?
             .and_then(|events| assembly.add(record_id, Some(&rpc_id), events, locator, *size));
         if let Err(refusal) = added {
             out.append(PyList::new(
@@ -202,28 +211,17 @@ fn assembled_item(py: Python<'_>, assembled: &Assembled) -> PyResult<Py<PyAny>> 
         Assembled::Card { record_id, card } => {
             item.append("card")?;
             item.append(record_id)?;
-            item.append(map_py(py, &Some(card.clone()))?)?;
+            item.append(map_py(py, Some(card))?)?;
         }
         Assembled::Error { record_id, error } => {
             item.append("error")?;
             item.append(record_id)?;
-            item.append(option_py(py, error.rpc_id.as_ref())?)?;
-            item.append(option_py(py, error.code.as_ref())?)?;
+            item.append(value_py(py, error.rpc_id.as_ref())?)?;
+            item.append(value_py(py, error.code.as_ref())?)?;
             item.append(&error.message)?;
         }
     }
     Ok(item.into_any().unbind())
-}
-
-fn option_py(py: Python<'_>, value: Option<&Value>) -> PyResult<Py<PyAny>> {
-    value.map_or_else(|| Ok(py.None()), |value| to_py(py, value))
-}
-
-fn map_py(py: Python<'_>, map: &Option<Map>) -> PyResult<Py<PyAny>> {
-    match map {
-        Some(map) => to_py(py, &Value::Object(map.clone())),
-        None => Ok(py.None()),
-    }
 }
 
 fn date_py(py: Python<'_>, days: Option<Date>) -> PyResult<Py<PyAny>> {
@@ -281,44 +279,19 @@ fn claims_list(py: Python<'_>, claims: &[Claim<'_>]) -> PyResult<Py<PyAny>> {
     Ok(list.into_any().unbind())
 }
 
-fn part_dict(py: Python<'_>, part: &Part) -> PyResult<Py<PyAny>> {
-    let dict = PyDict::new(py);
-    dict.set_item("kind", part.kind.name())?;
-    dict.set_item("text", part.text.as_deref())?;
-    dict.set_item("data", option_py(py, part.data.as_ref())?)?;
-    dict.set_item("file", option_py(py, part.file.as_ref())?)?;
-    dict.set_item("media_type", &part.media_type)?;
-    dict.set_item("metadata", map_py(py, &part.metadata)?)?;
-    dict.set_item("raw", map_py(py, &part.raw)?)?;
-    Ok(dict.into_any().unbind())
-}
-
-fn parts_list(py: Python<'_>, parts: &[Part]) -> PyResult<Py<PyAny>> {
-    let list = PyList::empty(py);
-    for part in parts {
-        list.append(part_dict(py, part)?)?;
-    }
-    Ok(list.into_any().unbind())
-}
-
-fn message_dict(py: Python<'_>, message: &Message) -> PyResult<Py<PyAny>> {
-    let dict = PyDict::new(py);
-    dict.set_item("message_id", &message.message_id)?;
-    dict.set_item("role", message.role.name())?;
-    dict.set_item("parts", parts_list(py, &message.parts)?)?;
-    dict.set_item("context_id", &message.context_id)?;
-    dict.set_item("task_id", &message.task_id)?;
-    dict.set_item("metadata", map_py(py, &message.metadata)?)?;
-    Ok(dict.into_any().unbind())
-}
-
-fn artifact_dict(py: Python<'_>, artifact: &Artifact) -> PyResult<Py<PyAny>> {
-    let dict = PyDict::new(py);
-    dict.set_item("artifact_id", &artifact.artifact_id)?;
-    dict.set_item("name", &artifact.name)?;
-    dict.set_item("parts", parts_list(py, &artifact.parts)?)?;
-    dict.set_item("metadata", map_py(py, &artifact.metadata)?)?;
-    Ok(dict.into_any().unbind())
+/// Each (key, item) of `items` as a [key, dict] list, in order.
+fn keyed<'a, T: 'a>(
+    py: Python<'_>,
+    items: impl IntoIterator<Item = (&'a String, &'a T)>,
+    dict: impl for<'py> Fn(Python<'py>, &T) -> PyResult<Bound<'py, PyDict>>,
+) -> PyResult<Vec<Vec<Py<PyAny>>>> {
+    items
+        .into_iter()
+        .map(|(key, item)| {
+            let key = key.into_pyobject(py)?.into_any().unbind();
+            Ok(vec![key, dict(py, item)?.into_any().unbind()])
+        })
+        .collect()
 }
 
 fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
@@ -330,32 +303,18 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
     dict.set_item("message_id", &copy.message_id)?;
     dict.set_item("state", &copy.state)?;
     dict.set_item("timestamp", copy.timestamp)?;
-    dict.set_item("metadata", map_py(py, &copy.metadata)?)?;
+    dict.set_item("metadata", map_py(py, copy.metadata.as_ref())?)?;
     dict.set_item("terminal", copy.terminal())?;
     dict.set_item("record_ids", &copy.record_ids)?;
     dict.set_item("locator", &copy.locator)?;
-    let artifacts = PyList::empty(py);
-    for (key, artifact) in &copy.artifacts {
-        artifacts.append(vec![
-            key.into_pyobject(py)?.into_any().unbind(),
-            artifact_dict(py, artifact)?,
-        ])?;
-    }
-    dict.set_item("artifacts", artifacts)?;
-    let messages = PyList::empty(py);
-    for (key, message) in &copy.messages {
-        messages.append(vec![
-            key.into_pyobject(py)?.into_any().unbind(),
-            message_dict(py, message)?,
-        ])?;
-    }
-    dict.set_item("messages", messages)?;
+    dict.set_item("artifacts", keyed(py, &copy.artifacts, artifact_dict)?)?;
+    dict.set_item("messages", keyed(py, &copy.messages, message_dict)?)?;
     let located = PyList::empty(py);
     for part in copy.located_parts() {
         located.append(vec![
             part.location.name().into_pyobject(py)?.into_any().unbind(),
             part.part_index.into_pyobject(py)?.into_any().unbind(),
-            part_dict(py, part.part)?,
+            part_dict(py, part.part)?.into_any().unbind(),
             part.role.name().into_pyobject(py)?.into_any().unbind(),
             part.artifact
                 .and_then(|a| a.artifact_id.clone())

@@ -41,17 +41,10 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         }
         return Ok(Value::Object(map));
     }
-    if let Ok(list) = obj.cast::<PyList>() {
-        return list
-            .iter()
-            .map(|item| to_value(&item))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
-    }
-    if let Ok(tuple) = obj.cast::<PyTuple>() {
-        return tuple
-            .iter()
-            .map(|item| to_value(&item))
+    if obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
+        return obj
+            .try_iter()?
+            .map(|item| to_value(&item?))
             .collect::<PyResult<_>>()
             .map(Value::Array);
     }

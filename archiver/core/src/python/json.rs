@@ -13,18 +13,20 @@ use crate::json::write::{compact_json, python_str};
 use crate::json::Value;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(json_round_trip, m)?)?;
-    m.add_function(wrap_pyfunction!(decode_json, m)?)?;
-    m.add_function(wrap_pyfunction!(compact_json_of, m)?)?;
-    m.add_function(wrap_pyfunction!(canonical_json_of, m)?)?;
-    m.add_function(wrap_pyfunction!(content_hash_of, m)?)?;
-    m.add_function(wrap_pyfunction!(key_hash_of, m)?)?;
-    m.add_function(wrap_pyfunction!(python_str_of, m)?)?;
-    m.add_function(wrap_pyfunction!(nesting_depth_of, m)?)?;
-    m.add_function(wrap_pyfunction!(canonical_json_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(compact_json_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(canonical_rewritten, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        json_round_trip,
+        decode_json,
+        compact_json_of,
+        canonical_json_of,
+        content_hash_of,
+        key_hash_of,
+        python_str_of,
+        nesting_depth_of,
+        canonical_json_of_value,
+        compact_json_of_value,
+        canonical_rewritten
+    )
 }
 
 /// The value as the core holds it and back (a round trip through `convert`): for tests of the converters.
@@ -84,24 +86,30 @@ fn nesting_depth_of(payload: &[u8]) -> usize {
     nesting_depth(payload)
 }
 
-/// `canonical_json` of a Python value (ints beyond 64 bits, NaN, infinities and tuples included, which no
-/// JSON text holds). A test surface (tests/test_citations.py, tests/bad_input/test_json_values.py).
-#[pyfunction]
-fn canonical_json_of_value<'py>(
-    py: Python<'py>,
-    value: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(PyBytes::new(py, &canonical_json(&to_value(value)?)))
+/// A test surface writing a Python value as JSON text with `$write`.
+macro_rules! json_of_value {
+    ($(#[$doc:meta])* $name:ident, $write:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        fn $name<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+            Ok(PyBytes::new(py, &$write(&to_value(value)?)))
+        }
+    };
 }
 
-/// `compact_json` of a Python value. A test surface (tests/bad_input/test_json_values.py).
-#[pyfunction]
-fn compact_json_of_value<'py>(
-    py: Python<'py>,
-    value: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(PyBytes::new(py, &compact_json(&to_value(value)?)))
-}
+json_of_value!(
+    /// `canonical_json` of a Python value (ints beyond 64 bits, NaN, infinities and tuples included,
+    /// which no JSON text holds). A test surface (tests/test_citations.py,
+    /// tests/bad_input/test_json_values.py).
+    canonical_json_of_value,
+    canonical_json
+);
+
+json_of_value!(
+    /// `compact_json` of a Python value. A test surface (tests/bad_input/test_json_values.py).
+    compact_json_of_value,
+    compact_json
+);
 
 /// Whether canonical JSON's scan finds something to rewrite in sorted JSON text (an integral float's
 /// ".0", a run of 19 digits). A test surface (tests/test_citations.py), to hold the scan to the pattern it

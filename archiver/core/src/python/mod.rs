@@ -7,11 +7,20 @@
 
 use pyo3::prelude::*;
 
+/// Add each named `#[pyfunction]` to the module `m`.
+macro_rules! add_functions {
+    ($m:expr, $($function:ident),+ $(,)?) => {{
+        $($m.add_function(wrap_pyfunction!($function, $m)?)?;)+
+        PyResult::Ok(())
+    }};
+}
+
 mod cite;
 mod convert;
 mod index;
 mod json;
 mod live;
+mod model;
 mod read;
 mod understand;
 
@@ -33,8 +42,7 @@ fn docs() -> Vec<(&'static str, &'static str)> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(migrations, m)?)?;
-    m.add_function(wrap_pyfunction!(docs, m)?)?;
+    add_functions!(m, migrations, docs)?;
     cite::register(m)?;
     json::register(m)?;
     live::register(m)?;

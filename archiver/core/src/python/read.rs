@@ -13,11 +13,13 @@ use crate::read::containers::{detect, read_records_within, Bounds, LINE_CHUNK};
 use crate::read::{Record, Source};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(read_records_of, m)?)?;
-    m.add_function(wrap_pyfunction!(read_source_of, m)?)?;
-    m.add_function(wrap_pyfunction!(detect_container, m)?)?;
-    m.add_function(wrap_pyfunction!(count_records_of, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        read_records_of,
+        read_source_of,
+        detect_container,
+        count_records_of
+    )
 }
 
 /// (seq, locator, raw, kind, line, byte_offset, payload, error, envelope) of a record.

@@ -9,26 +9,31 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use super::convert::{to_py, to_value};
-use crate::json::{Map, Value};
+use super::model::{
+    artifact_dict, dicts, map_py, message_dict, optional_message_dict, part_dict, value_py,
+};
+use crate::json::Value;
 use crate::understand::dialects::{part_of, state_of, task_of_store_row, timestamp_of};
 use crate::understand::events::{events_of, payload_events};
-use crate::understand::model::{Artifact, Event, Message, Part, Status, Task};
+use crate::understand::model::{Event, Status, Task};
 use crate::understand::recognisers::{proto_json_of, RECOGNISERS};
 use crate::understand::recorded::recorded_events;
 use crate::understand::{NotUnderstood, Understood};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(events_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(recorded_events_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(task_of_store_row_value, m)?)?;
-    m.add_function(wrap_pyfunction!(timestamp_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(payload_events_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(recogniser_names, m)?)?;
-    m.add_function(wrap_pyfunction!(recognise_value, m)?)?;
-    m.add_function(wrap_pyfunction!(part_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(state_of_value, m)?)?;
-    m.add_function(wrap_pyfunction!(proto_json_of_value, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        events_of_value,
+        recorded_events_of_value,
+        task_of_store_row_value,
+        timestamp_of_value,
+        payload_events_of_value,
+        recogniser_names,
+        recognise_value,
+        part_of_value,
+        state_of_value,
+        proto_json_of_value
+    )
 }
 
 fn understood<T>(result: Understood<T>) -> PyResult<T> {
@@ -113,8 +118,7 @@ fn recognise_value(
 #[pyfunction]
 fn part_of_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let part = understood(part_of(&to_value(obj)?))?;
-    let parts = parts_list(py, std::slice::from_ref(&part))?;
-    Ok(parts.get_item(0)?.unbind())
+    Ok(part_dict(py, &part)?.into_any().unbind())
 }
 
 /// `understand::dialects::state_of`: a task state of any dialect in its one spelling. A test surface
@@ -185,12 +189,10 @@ fn event_dict<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyDict
             let dict = PyDict::new(py);
             dict.set_item("rpc_id", value_py(py, request.rpc_id.as_ref())?)?;
             dict.set_item("method", &request.method)?;
-            let message = request
-                .message
-                .as_ref()
-                .map(|m| message_dict(py, m))
-                .transpose()?;
-            dict.set_item("message", message)?;
+            dict.set_item(
+                "message",
+                optional_message_dict(py, request.message.as_ref())?,
+            )?;
             ("Request", dict)
         }
     };
@@ -198,34 +200,16 @@ fn event_dict<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyDict
     Ok(dict)
 }
 
-fn value_py(py: Python<'_>, value: Option<&Value>) -> PyResult<Py<PyAny>> {
-    value.map_or_else(|| Ok(py.None()), |value| to_py(py, value))
-}
-
-fn map_py(py: Python<'_>, map: Option<&Map>) -> PyResult<Py<PyAny>> {
-    match map {
-        Some(map) => to_py(py, &Value::Object(map.clone())),
-        None => Ok(py.None()),
-    }
-}
-
 fn task_dict<'py>(py: Python<'py>, task: &Task) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     dict.set_item("task_id", &task.task_id)?;
     dict.set_item("context_id", &task.context_id)?;
     dict.set_item("status", status_dict(py, &task.status)?)?;
-    let artifacts = task
-        .artifacts
-        .iter()
-        .map(|a| artifact_dict(py, a))
-        .collect::<PyResult<Vec<_>>>()?;
-    dict.set_item("artifacts", artifacts)?;
-    let history = task
-        .history
-        .iter()
-        .map(|m| message_dict(py, m))
-        .collect::<PyResult<Vec<_>>>()?;
-    dict.set_item("history", history)?;
+    dict.set_item(
+        "artifacts",
+        dicts(&task.artifacts, |a| artifact_dict(py, a))?,
+    )?;
+    dict.set_item("history", dicts(&task.history, |m| message_dict(py, m))?)?;
     dict.set_item("metadata", map_py(py, task.metadata.as_ref())?)?;
     Ok(dict)
 }
@@ -234,47 +218,9 @@ fn status_dict<'py>(py: Python<'py>, status: &Status) -> PyResult<Bound<'py, PyD
     let dict = PyDict::new(py);
     dict.set_item("state", &status.state)?;
     dict.set_item("timestamp", status.timestamp)?;
-    let message = status
-        .message
-        .as_ref()
-        .map(|m| message_dict(py, m))
-        .transpose()?;
-    dict.set_item("message", message)?;
+    dict.set_item(
+        "message",
+        optional_message_dict(py, status.message.as_ref())?,
+    )?;
     Ok(dict)
-}
-
-fn message_dict<'py>(py: Python<'py>, message: &Message) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    dict.set_item("message_id", &message.message_id)?;
-    dict.set_item("role", message.role.name())?;
-    dict.set_item("parts", parts_list(py, &message.parts)?)?;
-    dict.set_item("context_id", &message.context_id)?;
-    dict.set_item("task_id", &message.task_id)?;
-    dict.set_item("metadata", map_py(py, message.metadata.as_ref())?)?;
-    Ok(dict)
-}
-
-fn artifact_dict<'py>(py: Python<'py>, artifact: &Artifact) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    dict.set_item("artifact_id", &artifact.artifact_id)?;
-    dict.set_item("name", &artifact.name)?;
-    dict.set_item("parts", parts_list(py, &artifact.parts)?)?;
-    dict.set_item("metadata", map_py(py, artifact.metadata.as_ref())?)?;
-    Ok(dict)
-}
-
-fn parts_list<'py>(py: Python<'py>, parts: &[Part]) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
-    for part in parts {
-        let dict = PyDict::new(py);
-        dict.set_item("kind", part.kind.name())?;
-        dict.set_item("text", part.text.as_deref())?;
-        dict.set_item("data", value_py(py, part.data.as_ref())?)?;
-        dict.set_item("file", value_py(py, part.file.as_ref())?)?;
-        dict.set_item("media_type", &part.media_type)?;
-        dict.set_item("metadata", map_py(py, part.metadata.as_ref())?)?;
-        dict.set_item("raw", map_py(py, part.raw.as_ref())?)?;
-        list.append(dict)?;
-    }
-    Ok(list)
 }

@@ -9,7 +9,7 @@ use memchr::memchr;
 
 use super::document::read_document;
 use super::gzip::{BoundedGzip, Compressed};
-use super::lines::{filler_most, is_blank, is_space, newlines, JsonLines, Lines, BOM};
+use super::lines::{filler_most, is_blank, lstrip, newlines, JsonLines, Lines, BOM};
 use super::segments::{read_stream_segment, segment_kind, STREAM_SEGMENT, UNARY_SEGMENT};
 use super::sse::{sse_pieces, without_terminator, SseEvents, SseRecords};
 use super::stored::{cannot_read, open_regular, Shared, Stored};
@@ -77,14 +77,6 @@ pub fn detect(head: &[u8], name: &str) -> &'static str {
         Some(at) if !is_blank(&stripped[at + 1..]) && is_json(&stripped[..at]) => "jsonl",
         _ => "json",
     }
-}
-
-fn lstrip(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|&byte| !is_space(byte))
-        .unwrap_or(bytes.len());
-    &bytes[start..]
 }
 
 fn is_sse(stripped: &[u8]) -> bool {

@@ -154,6 +154,15 @@ pub fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }
 
+/// Python's `bytes.lstrip()`.
+pub fn lstrip(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|&byte| !is_space(byte))
+        .unwrap_or(bytes.len());
+    &bytes[start..]
+}
+
 pub fn is_blank(bytes: &[u8]) -> bool {
     bytes.iter().all(|&byte| is_space(byte))
 }

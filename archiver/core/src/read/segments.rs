@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::lines::{is_space, Lines};
+use super::lines::{is_space, lstrip, Lines};
 use super::sse::{data_value, without_terminator, Block, Events, SseRecords};
 use super::{Record, RecordKind};
 
@@ -24,18 +24,10 @@ fn unary_mark(head: &[u8]) -> bool {
     let Some(rest) = head.strip_prefix(b"{") else {
         return false;
     };
-    let Some(rest) = skip_space(rest).strip_prefix(b"\"a2a_record\"") else {
+    let Some(rest) = lstrip(rest).strip_prefix(b"\"a2a_record\"") else {
         return false;
     };
-    skip_space(rest).starts_with(b":")
-}
-
-fn skip_space(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|&byte| !is_space(byte))
-        .unwrap_or(bytes.len());
-    &bytes[start..]
+    lstrip(rest).starts_with(b":")
 }
 
 fn strip_space(bytes: &[u8]) -> &[u8] {
@@ -43,7 +35,7 @@ fn strip_space(bytes: &[u8]) -> &[u8] {
         .iter()
         .rposition(|&byte| !is_space(byte))
         .map_or(0, |at| at + 1);
-    skip_space(&bytes[..end])
+    lstrip(&bytes[..end])
 }
 
 /// A stream segment's records (`read_stream_segment`): an envelope line and the event lines after it,
@@ -69,7 +61,7 @@ pub struct SegmentEvents {
     limit: u64,
 }
 
-impl SegmentEvents {
+impl Events for SegmentEvents {
     fn emit(&mut self) -> Record {
         let block = std::mem::take(&mut self.block);
         let seq = self.take_seq();
@@ -88,9 +80,15 @@ impl SegmentEvents {
         let locator = format!("line {}", block.line);
         block.into_record(seq, locator, kind, envelope)
     }
-}
 
-impl Events for SegmentEvents {
+    fn block(&self) -> &Block {
+        &self.block
+    }
+
+    fn seq(&mut self) -> &mut u64 {
+        &mut self.seq
+    }
+
     fn line(&mut self, number: u64, offset: u64, line: &[u8], out: &mut VecDeque<Record>) {
         if !self.block.is_empty() && line.starts_with(ENVELOPE_LINE) {
             out.push_back(self.emit());
@@ -105,21 +103,6 @@ impl Events for SegmentEvents {
         if without_terminator(line).is_empty() {
             out.push_back(self.emit());
         }
-    }
-
-    fn flush(&mut self, out: &mut VecDeque<Record>) {
-        if !self.block.is_empty() {
-            out.push_back(self.emit());
-        }
-    }
-
-    fn take_seq(&mut self) -> u64 {
-        self.seq += 1;
-        self.seq - 1
-    }
-
-    fn in_event(&self) -> bool {
-        !self.block.is_empty()
     }
 }
 

@@ -32,12 +32,28 @@ pub fn sse_pieces(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 pub trait Events {
     /// Take one SSE line (its number, offset and bytes); finished records go to `out`.
     fn line(&mut self, number: u64, offset: u64, line: &[u8], out: &mut VecDeque<Record>);
+    /// The event under way (empty when there is none).
+    fn block(&self) -> &Block;
+    /// The event under way as a record, the reader ready for the next.
+    fn emit(&mut self) -> Record;
+    /// The sequence number the next record takes.
+    fn seq(&mut self) -> &mut u64;
     /// The event under way, if any, as a record.
-    fn flush(&mut self, out: &mut VecDeque<Record>);
+    fn flush(&mut self, out: &mut VecDeque<Record>) {
+        if self.in_event() {
+            out.push_back(self.emit());
+        }
+    }
     /// The next record's sequence number, taken.
-    fn take_seq(&mut self) -> u64;
+    fn take_seq(&mut self) -> u64 {
+        let seq = self.seq();
+        *seq += 1;
+        *seq - 1
+    }
     /// Whether an event is under way.
-    fn in_event(&self) -> bool;
+    fn in_event(&self) -> bool {
+        !self.block().is_empty()
+    }
     /// Take `lines` blank lines, from line `number` at `offset`, as one filler record; each takes the
     /// sequence number it would have taken as a record of its own.
     fn blank_lines(&mut self, number: u64, offset: u64, raw: Vec<u8>, lines: u64) -> Record {
@@ -290,7 +306,9 @@ impl SseEvents {
             limit,
         }
     }
+}
 
+impl Events for SseEvents {
     fn emit(&mut self) -> Record {
         let block = std::mem::take(&mut self.block);
         let seq = self.take_seq();
@@ -309,9 +327,15 @@ impl SseEvents {
         }
         block.into_record(seq, locator, RecordKind::Json, None)
     }
-}
 
-impl Events for SseEvents {
+    fn block(&self) -> &Block {
+        &self.block
+    }
+
+    fn seq(&mut self) -> &mut u64 {
+        &mut self.seq
+    }
+
     fn line(&mut self, number: u64, offset: u64, line: &[u8], out: &mut VecDeque<Record>) {
         let body = if self.block.is_empty() && number == 1 && line.starts_with(BOM) {
             BOM.len()
@@ -330,21 +354,6 @@ impl Events for SseEvents {
         if content.is_empty() {
             out.push_back(self.emit());
         }
-    }
-
-    fn flush(&mut self, out: &mut VecDeque<Record>) {
-        if !self.block.is_empty() {
-            out.push_back(self.emit());
-        }
-    }
-
-    fn take_seq(&mut self) -> u64 {
-        self.seq += 1;
-        self.seq - 1
-    }
-
-    fn in_event(&self) -> bool {
-        !self.block.is_empty()
     }
 }
 

@@ -139,32 +139,16 @@ impl StoredCopy {
     /// Its Parts: the artifacts' in order, then the messages'.
     pub fn located_parts(&self) -> Vec<LocatedPart<'_>> {
         let of_artifacts = self.artifacts.values().flat_map(|artifact| {
-            artifact
-                .parts
-                .iter()
-                .enumerate()
-                .map(move |(part_index, part)| LocatedPart {
-                    location: Location::Artifact,
-                    part_index,
-                    part,
-                    role: Role::Agent,
-                    artifact: Some(artifact),
-                    message: None,
-                })
+            located(&artifact.parts, Location::Artifact, Role::Agent).map(move |part| LocatedPart {
+                artifact: Some(artifact),
+                ..part
+            })
         });
         let of_messages = self.messages.values().flat_map(|message| {
-            message
-                .parts
-                .iter()
-                .enumerate()
-                .map(move |(part_index, part)| LocatedPart {
-                    location: Location::Message,
-                    part_index,
-                    part,
-                    role: message.role,
-                    artifact: None,
-                    message: Some(message),
-                })
+            located(&message.parts, Location::Message, message.role).map(move |part| LocatedPart {
+                message: Some(message),
+                ..part
+            })
         });
         of_artifacts.chain(of_messages).collect()
     }
@@ -567,8 +551,16 @@ impl FileAssembly {
             .standalone
             .into_values()
             .map(Assembled::Copy)
-            .chain(self.cards.into_iter().map(|(record_id, card)| Assembled::Card { record_id, card }))
-            .chain(self.errors.into_iter().map(|(record_id, error)| Assembled::Error { record_id, error }))
+            .chain(
+                self.cards
+                    .into_iter()
+                    .map(|(record_id, card)| Assembled::Card { record_id, card }),
+            )
+            .chain(
+                self.errors
+                    .into_iter()
+                    .map(|(record_id, error)| Assembled::Error { record_id, error }),
+            )
             .collect();
         Finishing {
             tasks: Box::new(tasks),
@@ -682,4 +674,23 @@ pub enum Assembled {
         record_id: String,
         error: ErrorResponse,
     },
+}
+
+/// A list of Parts at `location`, said by `role`, each with its index (artifact and message unnamed).
+fn located(
+    parts: &[Part],
+    location: Location,
+    role: Role,
+) -> impl Iterator<Item = LocatedPart<'_>> {
+    parts
+        .iter()
+        .enumerate()
+        .map(move |(part_index, part)| LocatedPart {
+            location,
+            part_index,
+            part,
+            role,
+            artifact: None,
+            message: None,
+        })
 }

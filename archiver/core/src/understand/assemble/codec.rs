@@ -44,6 +44,25 @@ pub(super) fn decode_loose(bytes: &[u8]) -> Decoded<Vec<Loose>> {
     })
 }
 
+/// Each enum's values in the order of their one-byte codes: the encoder writes a value's place here
+/// (`code`), the decoder reads it back (`one_of`).
+const PART_KINDS: [PartKind; 4] = [
+    PartKind::Text,
+    PartKind::Data,
+    PartKind::File,
+    PartKind::Unknown,
+];
+const ROLES: [Role; 3] = [Role::User, Role::Agent, Role::Unknown];
+const COPY_KINDS: [CopyKind; 2] = [CopyKind::Task, CopyKind::Message];
+
+/// A value's one-byte code: its place among `values`, which lists every value.
+fn code<T: PartialEq>(values: &[T], value: &T) -> u8 {
+    values
+        .iter()
+        .position(|listed| listed == value)
+        .expect("every value is listed") as u8
+}
+
 const NULL: u8 = 0;
 const FALSE: u8 = 1;
 const TRUE: u8 = 2;
@@ -154,12 +173,7 @@ impl Encoder {
     }
 
     fn part(&mut self, part: &Part) {
-        self.0.push(match part.kind {
-            PartKind::Text => 0,
-            PartKind::Data => 1,
-            PartKind::File => 2,
-            PartKind::Unknown => 3,
-        });
+        self.0.push(code(&PART_KINDS, &part.kind));
         self.option(part.text.as_deref(), Self::text);
         self.optional_value(&part.data);
         self.optional_value(&part.file);
@@ -177,11 +191,7 @@ impl Encoder {
 
     fn message(&mut self, message: &Message) {
         self.optional_text(&message.message_id);
-        self.0.push(match message.role {
-            Role::User => 0,
-            Role::Agent => 1,
-            Role::Unknown => 2,
-        });
+        self.0.push(code(&ROLES, &message.role));
         self.parts(&message.parts);
         self.optional_text(&message.context_id);
         self.optional_text(&message.task_id);
@@ -197,10 +207,7 @@ impl Encoder {
 
     fn copy(&mut self, copy: &StoredCopy) {
         self.text(&copy.key);
-        self.0.push(match copy.kind {
-            CopyKind::Task => 0,
-            CopyKind::Message => 1,
-        });
+        self.0.push(code(&COPY_KINDS, &copy.kind));
         self.optional_text(&copy.task_id);
         self.optional_text(&copy.context_id);
         self.optional_text(&copy.message_id);
@@ -243,6 +250,12 @@ impl Decoder<'_> {
         let byte = *self.bytes.get(self.at).ok_or(Corrupt)?;
         self.at += 1;
         Ok(byte)
+    }
+
+    /// One of `values`, by its code (`code`).
+    fn one_of<T: Copy>(&mut self, values: &[T]) -> Decoded<T> {
+        let code = self.byte()?;
+        values.get(usize::from(code)).copied().ok_or(Corrupt)
     }
 
     fn take(&mut self, n: usize) -> Decoded<&[u8]> {
@@ -379,13 +392,7 @@ impl Decoder<'_> {
     }
 
     fn part(&mut self) -> Decoded<Part> {
-        let kind = match self.byte()? {
-            0 => PartKind::Text,
-            1 => PartKind::Data,
-            2 => PartKind::File,
-            3 => PartKind::Unknown,
-            _ => return Err(Corrupt),
-        };
+        let kind = self.one_of(&PART_KINDS)?;
         Ok(Part {
             kind,
             text: self.optional_text()?.map(Text::from),
@@ -399,12 +406,7 @@ impl Decoder<'_> {
 
     fn message(&mut self) -> Decoded<Message> {
         let message_id = self.optional_text()?;
-        let role = match self.byte()? {
-            0 => Role::User,
-            1 => Role::Agent,
-            2 => Role::Unknown,
-            _ => return Err(Corrupt),
-        };
+        let role = self.one_of(&ROLES)?;
         Ok(Message {
             message_id,
             role,
@@ -426,11 +428,7 @@ impl Decoder<'_> {
 
     fn copy(&mut self) -> Decoded<StoredCopy> {
         let key = self.text()?;
-        let kind = match self.byte()? {
-            0 => CopyKind::Task,
-            1 => CopyKind::Message,
-            _ => return Err(Corrupt),
-        };
+        let kind = self.one_of(&COPY_KINDS)?;
         let mut copy = StoredCopy::new(key, kind, self.optional_text()?, self.optional_text()?);
         copy.message_id = self.optional_text()?;
         copy.state = self.optional_text()?;

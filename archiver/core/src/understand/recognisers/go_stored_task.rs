@@ -28,12 +28,7 @@ pub fn go_stored_task(obj: &Map) -> Option<Understood<Vec<Event>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::decode::decode;
-    use crate::understand::recognisers::payload_events;
-
-    fn events(json: &str) -> Understood<Vec<Event>> {
-        payload_events(&decode(json.as_bytes()).unwrap(), None)
-    }
+    use crate::understand::recognisers::payload_events_of_text as events;
 
     #[test]
     fn a_stored_task_is_its_task() {

@@ -130,6 +130,18 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
+/// The events of a JSON text's payload, as the recognisers' tests read them.
+#[cfg(test)]
+pub(crate) fn payload_events_of_text(json: &str) -> Understood<Vec<Event>> {
+    payload_events(&crate::json::decode::decode(json.as_bytes()).unwrap(), None)
+}
+
+/// The events of a JSON text's payload that is understood.
+#[cfg(test)]
+pub(crate) fn understood_events_of_text(json: &str) -> Vec<Event> {
+    payload_events_of_text(json).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

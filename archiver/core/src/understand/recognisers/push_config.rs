@@ -37,11 +37,7 @@ fn is_config(obj: &Map) -> bool {
 mod tests {
     use super::*;
     use crate::json::decode::decode;
-    use crate::understand::recognisers::payload_events;
-
-    fn events(json: &str) -> Vec<Event> {
-        payload_events(&decode(json.as_bytes()).unwrap(), None).unwrap()
-    }
+    use crate::understand::recognisers::understood_events_of_text as events;
 
     #[test]
     fn every_version_of_a_configuration() {

@@ -140,11 +140,7 @@ fn pairs(members: &[(&str, Value)]) -> Map {
 mod tests {
     use super::*;
     use crate::json::decode::decode;
-    use crate::understand::recognisers::payload_events;
-
-    fn events(json: &str) -> Vec<Event> {
-        payload_events(&decode(json.as_bytes()).unwrap(), None).unwrap()
-    }
+    use crate::understand::recognisers::understood_events_of_text as events;
 
     #[test]
     fn both_forms_of_one_message_are_the_same_message() {

@@ -24,12 +24,7 @@ pub fn task_request(obj: &Map) -> Option<Understood<Vec<Event>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::decode::decode;
-    use crate::understand::recognisers::payload_events;
-
-    fn events(json: &str) -> Understood<Vec<Event>> {
-        payload_events(&decode(json.as_bytes()).unwrap(), None)
-    }
+    use crate::understand::recognisers::payload_events_of_text as events;
 
     #[test]
     fn a_task_named_by_id_is_a_request() {
