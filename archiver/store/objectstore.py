@@ -56,7 +56,7 @@ def data_path_url(path: str) -> str:
     parts = urlsplit(f"{SCHEME}://{rest}")
     if "@" in parts.netloc:
         raise DataPathError(
-            f"{SCHEME}://…@{parts.netloc.rsplit('@', 1)[1]}: credentials never go in the data path; "
+            f"{SCHEME}://…@{parts.netloc.rsplit('@', 1)[1]}{parts.path}: credentials never go in the data path; "
             "give them as AWS_* variables or a DuckDB secret (docs/lakes.md)"
         )
     if not parts.netloc.strip() or parts.query or parts.fragment:
@@ -139,3 +139,12 @@ def _check_named(con: duckdb.DuckDBPyConnection, name: str, data_path: str) -> N
             f"({'it would use ' + repr(picked[0]) if picked else 'it has none'}; make one with "
             "CREATE PERSISTENT SECRET, see docs/lakes.md)"
         )
+
+
+def refusal(exc: duckdb.Error, archive: str) -> str | None:
+    """One line for what the object store answered or failed to (a bucket that is not there, credentials
+    it refused, a store out of reach), found after the lake was opened; None for any other error. DuckDB's
+    words name the URL and the store's answer, never the credentials (they travel in a signed header)."""
+    if not isinstance(exc, duckdb.HTTPException) and not (isinstance(exc, duckdb.IOException) and "HTTP" in str(exc)):
+        return None
+    return f"{archive}: the object store: {' '.join(str(exc).split())}"
