@@ -337,7 +337,7 @@ def test_a_named_duckdb_secret_is_used_and_one_that_is_not_there_is_said_in_one_
     site = here
     lake_here = site.database()[1]
     data_path = f"s3://{BUCKET}/named/"
-    run("ingest", str(SAMPLES / "versant-insights"), "--db", lake_here, "--data-path", data_path)
+    run("db", "upgrade", "--db", lake_here, "--data-path", data_path)
     home = tmp_path / "home"
     home.mkdir()
     with duckdb.connect(config={"secret_directory": str(home / ".duckdb" / "stored_secrets")}) as con:
@@ -386,7 +386,7 @@ def test_a_writer_host_cut_off_mid_commit_then_the_rerun_is_exact(here, tmp_path
     site = here
     lake_there, lake_here = site.database()
     data_path = f"s3://{BUCKET}/cut/"
-    batches = corpus(tmp_path / "in", folders=4, files=3)
+    batches = corpus(tmp_path / "in", folders=3, files=3)
     run("db", "upgrade", "--db", lake_here, "--data-path", data_path)
     cut, other = site.net.writers[0], site.net.writers[1]
     one_per_commit = (  # a commit per file, so that the cut lands in a commit
@@ -410,7 +410,7 @@ def test_a_writer_host_cut_off_mid_commit_then_the_rerun_is_exact(here, tmp_path
     cut.kill()
     first.communicate(timeout=60)
     committed_before = len(committed_hosts(lake_here))
-    assert 2 <= committed_before < 12
+    assert 2 <= committed_before < 9
 
     client = site.client()  # as a commit the cut stopped halfway leaves its files: one more, for sure
     listed = client.list_objects_v2(Bucket=BUCKET, Prefix="cut/")["Contents"]
@@ -426,10 +426,13 @@ def test_a_writer_host_cut_off_mid_commit_then_the_rerun_is_exact(here, tmp_path
     assert all("from writer w1:" in line and "silent for" in line for line in summary["leases_taken_over"]), summary
 
     check = on_host(site, other, ["db", "check", "--db", lake_there], tmp_path)
-    out, _err = check.communicate(timeout=120)
+    out, err = check.communicate(timeout=120)
+    out += err
     assert check.returncode == 1, out
     assert f"s3://{BUCKET}/{stray}" in out
     assert all(line.startswith(("problem: orphan-file: ", "  s3://", "1 integrity problems")) for line in out.splitlines()), out
+    print(f"\ncut off after {committed_before} of 9 commits: {len(summary['leases_taken_over'])} leases taken over, "
+          f"{out.count('  s3://')} unlisted objects (1 put there)")  # fmt: skip
     cleaned = finished(on_host(site, other, ["db", "cleanup", "--db", lake_there], tmp_path))
     assert f"deleted: s3://{BUCKET}/{stray}" in cleaned
     assert stray not in {item["Key"] for item in client.list_objects_v2(Bucket=BUCKET, Prefix="cut/")["Contents"]}
