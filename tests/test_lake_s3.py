@@ -438,3 +438,18 @@ def test_a_writer_host_cut_off_mid_commit_then_the_rerun_is_exact(here, tmp_path
     assert stray not in {item["Key"] for item in client.list_objects_v2(Bucket=BUCKET, Prefix="cut/")["Contents"]}
     assert finished(on_host(site, other, ["db", "check", "--db", lake_there], tmp_path)).startswith("ok: ")
     assert same_as_one_file(lake_here, data_path, batches, tmp_path) == []
+
+
+def test_what_the_object_store_refuses_is_one_line_naming_the_lake(here, tmp_path):
+    """A data path on a bucket that is not there failed the ingest with a traceback."""
+    site = here
+    lake_here = site.database()[1]
+    result = CliRunner().invoke(
+        main, ["ingest", str(SAMPLES / "versant-insights"), "--db", lake_here, "--data-path", "s3://no-such-bucket/lake/"]
+    )
+    assert result.exit_code == 1, result.output
+    assert result.output.count("\n") == 1, result.output
+    assert result.output.startswith(f"Error: {locate(lake_here).describe()}: the object store: HTTP Error: "), result.output
+    assert "s3://no-such-bucket/lake/" in result.output
+    assert "NoSuchBucket" in result.output
+    assert site.settings["AWS_SECRET_ACCESS_KEY"] not in result.output

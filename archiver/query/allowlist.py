@@ -204,8 +204,8 @@ def _check_local(reader: str, arguments: list[dict]) -> None:
             raise NotReadOnlyError(f"refused: name the files {reader}() reads with string literals")
         if "://" in value["value"]:
             raise NotReadOnlyError(
-                f"refused: {reader}() of {value['value']}: `archiver sql` reads local files only, nothing "
-                "over the network"
+                f"refused: {reader}() of {value['value']}: `archiver sql` reads local files only (for a URL it "
+                "never installs or loads httpfs, nor uses a lake's): nothing reaches the network"
             )
 
 
