@@ -39,7 +39,9 @@ def corpus(root: Path, folders: int, files: int, records: int) -> list[Path]:
         folder.mkdir(parents=True)
         for n in range(files):
             lines = [
-                json.dumps(jsonrpc_result({"task": v1_task(f"t-{f}-{n}-{k}", v1_cited_parts({"share": k / 100}))}, rpc_id=k))
+                json.dumps(
+                    jsonrpc_result({"task": v1_task(f"t-{f}-{n}-{k}", v1_cited_parts({"share": k / 100}))}, rpc_id=k)
+                )
                 for k in range(records)
             ]
             (folder / f"log{n}.jsonl").write_text("\n".join(lines) + "\n")
@@ -60,8 +62,17 @@ def round_of(writers: list[hosts.Host], dumps: list[Path], store, catalog, group
     data = f"s3://{BUCKET}/round{n}/"
     env = {**os.environ, **KEYS, "AWS_ENDPOINT_URL": "http://s3.internal:9000"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    python = [sys.executable, "-c", ("" if grouped else ONE_PER_COMMIT) + "from archiver.cli import main; main(prog_name='archiver')"]
-    subprocess.run(writers[0].command([*python, "db", "upgrade", "--db", db, "--data-path", data]), env=env, check=True, capture_output=True)
+    python = [
+        sys.executable,
+        "-c",
+        ("" if grouped else ONE_PER_COMMIT) + "from archiver.cli import main; main(prog_name='archiver')",
+    ]
+    subprocess.run(
+        writers[0].command([*python, "db", "upgrade", "--db", db, "--data-path", data]),
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     shares = [dumps[k :: len(writers)] for k in range(len(writers))]
     before = len(store.requests())
     snapshots = int(psql(catalog, database, "SELECT count(*) FROM ducklake_snapshot"))
@@ -94,6 +105,31 @@ def round_of(writers: list[hosts.Host], dumps: list[Path], store, catalog, group
         "parquet": parquet,
         "requests": dict(requests),
     }
+
+
+def compacted(net: hosts.Network, store, database: str, data: str) -> str:
+    """DuckLake's merge of adjacent files on a round's lake, from this process: objects before and after."""
+    import duckdb
+
+    from archiver.offline import install_extensions
+    from archiver.store.backend import extensions, locate
+    from archiver.store.objectstore import reach
+
+    os.environ.update({**KEYS, "AWS_ENDPOINT_URL": store.endpoint})
+    lake = f"ducklake:postgres:dbname={database} host={net.server_address} port=5432 user=postgres"
+    with duckdb.connect() as con:
+        install_extensions(con, extensions(locate(lake)))
+        reach(con, data)
+        con.execute(f"ATTACH '{lake}' AS lake")
+        before = con.execute(f"SELECT count(*) FROM glob('{data}**/*.parquet')").fetchone()[0]
+        started = time.monotonic()
+        con.execute("CALL ducklake_merge_adjacent_files('lake')")
+        con.execute("CALL ducklake_expire_snapshots('lake', older_than => now())")
+        con.execute("CALL ducklake_cleanup_old_files('lake', cleanup_all => true)")
+        elapsed = time.monotonic() - started
+        after = con.execute(f"SELECT count(*) FROM glob('{data}**/*.parquet')").fetchone()[0]
+    merged = "merge_adjacent_files + expire_snapshots + cleanup_old_files"
+    return f"{merged}: {before} Parquet objects -> {after} in {elapsed:.1f} s"
 
 
 def table(rounds: list[dict]) -> str:
@@ -135,20 +171,30 @@ def main() -> None:
             subnet = f"{net.server_address.rsplit('.', 1)[0]}.0/24"
             with (
                 servers.object_store(net.server_address, 9000, on_server, names=("s3.internal",)) as store,
-                servers.postgres(hba=(f"host all all {subnet} trust",), listen=net.server_address, port=5432, on_host=on_server) as catalog,
+                servers.postgres(
+                    hba=(f"host all all {subnet} trust",), listen=net.server_address, port=5432, on_host=on_server
+                ) as catalog,
             ):  # fmt: skip
                 import boto3
 
-                boto3.client("s3", endpoint_url=store.endpoint, region_name="us-east-1",
-                             aws_access_key_id="bench", aws_secret_access_key="bench-secret").create_bucket(Bucket=BUCKET)  # fmt: skip
+                keys = {
+                    "aws_access_key_id": KEYS["AWS_ACCESS_KEY_ID"],
+                    "aws_secret_access_key": KEYS["AWS_SECRET_ACCESS_KEY"],
+                }
+                boto3.client("s3", endpoint_url=store.endpoint, region_name="us-east-1", **keys).create_bucket(
+                    Bucket=BUCKET
+                )
                 rounds = [
-                    round_of(net.writers[:count], dumps, store, catalog, args.grouped, n) for n, count in enumerate(counts)
+                    round_of(net.writers[:count], dumps, store, catalog, args.grouped, n)
+                    for n, count in enumerate(counts)
                 ]
+                merged = compacted(net, store, f"bench{len(counts) - 1}", f"s3://{BUCKET}/round{len(counts) - 1}/")
     print(
         f"{args.folders * args.files} files of {args.records} records ({args.folders} dumps), "
         f"{'grouped commits' if args.grouped else 'one commit per file'}; {platform.node()}, {os.cpu_count()} cores"
     )
     print(table(rounds))
+    print(f"the last round's lake, compacted: {merged}")
 
 
 if __name__ == "__main__":

@@ -177,9 +177,7 @@ def mariadb() -> Iterator[Server]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _wait_for_port(
-    port: int, process: subprocess.Popen, address: str = "127.0.0.1", name: str = "mariadbd"
-) -> None:
+def _wait_for_port(port: int, process: subprocess.Popen, address: str = "127.0.0.1", name: str = "mariadbd") -> None:
     for _ in range(300):
         if process.poll() is not None:
             raise RuntimeError(f"{name} exited with {process.returncode}")

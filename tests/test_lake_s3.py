@@ -107,7 +107,8 @@ def test_lake_urls_and_data_paths_are_usage_errors_in_one_line(tmp_path, monkeyp
 def test_a_scheme_in_any_case_names_a_lake(tmp_path):
     """`DUCKLAKE:x` was a traceback: the scheme is read in any case, so it is the lake `ducklake:x`."""
     out = run("stats", "--db", f"DUCKLAKE:{tmp_path / 'x'}", code=1)
-    assert out == f"Error: DuckLake (duckdb catalog {tmp_path / 'x'}): no archive here (ingest something first, or pass --db)\n"
+    lake = f"DuckLake (duckdb catalog {tmp_path / 'x'})"
+    assert out == f"Error: {lake}: no archive here (ingest something first, or pass --db)\n"
 
 
 def test_a_lakes_spill_folder_is_under_the_system_temporary_folder(tmp_path, monkeypatch):
@@ -155,7 +156,9 @@ class Site:
 
     def psql(self, statement: str, database: str = "postgres") -> None:
         command = [str(self.catalog.bindir / "psql"), "-h", str(self.catalog.root), "-p", "5432", "-U", "postgres"]
-        subprocess.run([*command, "-d", database, "-v", "ON_ERROR_STOP=1", "-c", statement], check=True, capture_output=True)
+        subprocess.run(
+            [*command, "-d", database, "-v", "ON_ERROR_STOP=1", "-c", statement], check=True, capture_output=True
+        )
 
     def dump(self, database: str) -> str:
         command = [str(self.catalog.bindir / "pg_dump"), "-h", str(self.catalog.root), "-p", "5432", "-U", "postgres"]
@@ -169,7 +172,11 @@ class Site:
 
     def objects(self) -> dict[str, bytes]:
         client = self.client()
-        keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET) for item in page.get("Contents", [])]
+        keys = [
+            item["Key"]
+            for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET)
+            for item in page.get("Contents", [])
+        ]
         return {key: client.get_object(Bucket=BUCKET, Key=key)["Body"].read() for key in keys}
 
     def client(self):
@@ -190,7 +197,9 @@ def site():
     pytest.importorskip("moto", reason="moto's server is the tests' S3-compatible store: pip install '.[test]'")
     why = hosts.unavailable()
     if why:
-        (pytest.fail if os.environ.get("CI") else pytest.skip)(f"writers on hosts of their own need network namespaces: {why}")
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(
+            f"writers on hosts of their own need network namespaces: {why}"
+        )
     settings = deployment_settings()
     with hosts.network(3, names=("db.internal", "s3.internal")) as net:
         on_server = tuple(net.on_server([]))
@@ -257,7 +266,9 @@ def corpus(root: Path, folders: int, files: int) -> list[Path]:
         folder.mkdir(parents=True)
         for n in range(files):
             lines = [
-                json.dumps(jsonrpc_result({"task": v1_task(f"t-{f}-{n}-{k}", v1_cited_parts({"share": 0.1 * k}))}, rpc_id=k))
+                json.dumps(
+                    jsonrpc_result({"task": v1_task(f"t-{f}-{n}-{k}", v1_cited_parts({"share": 0.1 * k}))}, rpc_id=k)
+                )
                 for k in range(10)
             ]
             (folder / f"log{n}.jsonl").write_text("\n".join(lines) + "\n")
@@ -270,7 +281,9 @@ def committed_hosts(lake: str) -> list[str]:
 
     leases = leases_for(locate(lake))
     try:
-        return [host for (host,) in leases.runner.query("SELECT host FROM archiver_leases WHERE committed_at IS NOT NULL")]
+        return [
+            host for (host,) in leases.runner.query("SELECT host FROM archiver_leases WHERE committed_at IS NOT NULL")
+        ]
     finally:
         leases.close()
 
@@ -313,7 +326,9 @@ def test_the_deployment_in_the_docs_runs_as_written_and_stores_no_credential(her
     settings = "SELECT current_setting('s3_secret_access_key') AS k, current_setting('s3_session_token') AS t"
     shown = run("sql", settings, "--db", lake, "--format", "json")
     assert json.loads(shown) == [{"k": "", "t": ""}]
-    refused = CliRunner().invoke(main, ["sql", f"SELECT count(*) FROM read_parquet('{data_path}**/*.parquet')", "--db", lake])
+    refused = CliRunner().invoke(
+        main, ["sql", f"SELECT count(*) FROM read_parquet('{data_path}**/*.parquet')", "--db", lake]
+    )
     assert refused.exit_code == 2
     assert "reads local files only" in refused.output
     secrets = [site.settings["AWS_SECRET_ACCESS_KEY"], site.settings["PGPASSWORD"]]
@@ -345,7 +360,8 @@ def test_a_named_duckdb_secret_is_used_and_one_that_is_not_there_is_said_in_one_
         s = site.settings
         host = site.store.endpoint.removeprefix("http://")
         con.execute(
-            f"CREATE PERSISTENT SECRET lake_store (TYPE s3, KEY_ID '{s['AWS_ACCESS_KEY_ID']}', SECRET '{s['AWS_SECRET_ACCESS_KEY']}', "
+            "CREATE PERSISTENT SECRET lake_store (TYPE s3, "
+            f"KEY_ID '{s['AWS_ACCESS_KEY_ID']}', SECRET '{s['AWS_SECRET_ACCESS_KEY']}', "
             f"REGION 'us-east-1', ENDPOINT '{host}', URL_STYLE 'path', USE_SSL false, SCOPE 's3://{BUCKET}')"
         )
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_ENDPOINT_URL"):
@@ -419,7 +435,9 @@ def test_a_writer_host_cut_off_mid_commit_then_the_rerun_is_exact(here, tmp_path
     client.copy_object(Bucket=BUCKET, Key=stray, CopySource={"Bucket": BUCKET, "Key": some})
 
     time.sleep(1)  # the cut host's leases are older than the lease below
-    rerun = on_host(site, other, ["ingest", *map(str, batches), "--db", lake_there, "--json"], tmp_path, ARCHIVER_LEASE_SECONDS="1")
+    rerun = on_host(
+        site, other, ["ingest", *map(str, batches), "--db", lake_there, "--json"], tmp_path, ARCHIVER_LEASE_SECONDS="1"
+    )
     summary = json.loads(finished(rerun))
     assert summary["not_stored"] == []
     assert summary["files_unchanged"] == committed_before
@@ -430,7 +448,9 @@ def test_a_writer_host_cut_off_mid_commit_then_the_rerun_is_exact(here, tmp_path
     out += err
     assert check.returncode == 1, out
     assert f"s3://{BUCKET}/{stray}" in out
-    assert all(line.startswith(("problem: orphan-file: ", "  s3://", "1 integrity problems")) for line in out.splitlines()), out
+    assert all(
+        line.startswith(("problem: orphan-file: ", "  s3://", "1 integrity problems")) for line in out.splitlines()
+    ), out
     print(f"\ncut off after {committed_before} of 9 commits: {len(summary['leases_taken_over'])} leases taken over, "
           f"{out.count('  s3://')} unlisted objects (1 put there)")  # fmt: skip
     cleaned = finished(on_host(site, other, ["db", "cleanup", "--db", lake_there], tmp_path))
@@ -445,11 +465,14 @@ def test_what_the_object_store_refuses_is_one_line_naming_the_lake(here, tmp_pat
     site = here
     lake_here = site.database()[1]
     result = CliRunner().invoke(
-        main, ["ingest", str(SAMPLES / "versant-insights"), "--db", lake_here, "--data-path", "s3://no-such-bucket/lake/"]
+        main,
+        ["ingest", str(SAMPLES / "versant-insights"), "--db", lake_here, "--data-path", "s3://no-such-bucket/lake/"],
     )
     assert result.exit_code == 1, result.output
     assert result.output.count("\n") == 1, result.output
-    assert result.output.startswith(f"Error: {locate(lake_here).describe()}: the object store: HTTP Error: "), result.output
+    assert result.output.startswith(f"Error: {locate(lake_here).describe()}: the object store: HTTP Error: "), (
+        result.output
+    )
     assert "s3://no-such-bucket/lake/" in result.output
     assert "NoSuchBucket" in result.output
     assert site.settings["AWS_SECRET_ACCESS_KEY"] not in result.output
