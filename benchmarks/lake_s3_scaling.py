@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,17 @@ def corpus(root: Path, folders: int, files: int, records: int) -> list[Path]:
     return made
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time of a process and of its children that ended (a PostgreSQL server's backends)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def writers_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def psql(catalog: servers.Server, database: str, statement: str) -> str:
     command = [str(catalog.bindir / "psql"), "-h", str(catalog.root), "-p", "5432", "-U", "postgres", "-d", database]
     return subprocess.run([*command, "-At", "-c", statement], check=True, capture_output=True, text=True).stdout.strip()
@@ -76,6 +88,8 @@ def round_of(writers: list[hosts.Host], dumps: list[Path], store, catalog, group
     shares = [dumps[k :: len(writers)] for k in range(len(writers))]
     before = len(store.requests())
     snapshots = int(psql(catalog, database, "SELECT count(*) FROM ducklake_snapshot"))
+    postmaster = int((catalog.root / "data" / "postmaster.pid").read_text().split()[0])
+    cpu = (writers_cpu(), cpu_seconds(store.pid), cpu_seconds(postmaster))
     started = time.monotonic()
     running = [
         subprocess.Popen(
@@ -91,6 +105,10 @@ def round_of(writers: list[hosts.Host], dumps: list[Path], store, catalog, group
             raise SystemExit(f"a writer failed: {err[-2000:]}")
         summaries.append(json.loads(out))
     elapsed = time.monotonic() - started
+    used = [
+        after - first
+        for after, first in zip((writers_cpu(), cpu_seconds(store.pid), cpu_seconds(postmaster)), cpu, strict=True)
+    ]
     requests = Counter(method for method, _path in store.requests()[before:])
     commits = int(psql(catalog, database, "SELECT count(*) FROM ducklake_snapshot")) - snapshots
     files = sum(s["files"] for s in summaries)
@@ -104,6 +122,7 @@ def round_of(writers: list[hosts.Host], dumps: list[Path], store, catalog, group
         "retries": sum(s["commit_retries"] for s in summaries),
         "parquet": parquet,
         "requests": dict(requests),
+        "cpu": used,
     }
 
 
@@ -136,8 +155,8 @@ def table(rounds: list[dict]) -> str:
     base = rounds[0]["records"] / rounds[0]["seconds"]
     lines = [
         "| writer hosts | seconds | records/s | vs 1 | commits | commits/s | retries | Parquet objects | "
-        "requests per file (PUT / GET / HEAD / other) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "requests per file (PUT / GET / HEAD / other) | CPU s: writers / store / catalog |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rounds:
         rate = r["records"] / r["seconds"]
@@ -146,7 +165,8 @@ def table(rounds: list[dict]) -> str:
         lines.append(
             f"| {r['writers']} | {r['seconds']:.1f} | {rate:,.0f} | {rate / base:.2f}x | {r['commits']} | "
             f"{r['commits'] / r['seconds']:.1f} | {r['retries']} | {r['parquet']} | "
-            f"{per['PUT']:.1f} / {per['GET']:.1f} / {per['HEAD']:.1f} / {other:.1f} |"
+            f"{per['PUT']:.1f} / {per['GET']:.1f} / {per['HEAD']:.1f} / {other:.1f} | "
+            f"{' / '.join(f'{seconds:.1f}' for seconds in r['cpu'])} |"
         )
     return "\n".join(lines)
 

@@ -194,6 +194,7 @@ class ObjectStore:
 
     endpoint: str
     log: Path
+    pid: int
 
     def requests(self) -> list[tuple[str, str]]:
         """(method, path) of every request the store answered so far."""
@@ -220,7 +221,7 @@ def object_store(
     )
     try:
         _wait_for_port(port, process, address, "moto.server")
-        yield ObjectStore(f"http://{address}:{port}", log)
+        yield ObjectStore(f"http://{address}:{port}", log, process.pid)
     finally:
         process.terminate()  # our own child, by its pid
         process.wait(timeout=60)
