@@ -30,7 +30,7 @@ from tests.transcripts import jsonrpc_result, v1_cited_parts, v1_task
 ROOT = Path(__file__).resolve().parent.parent
 BUCKET = "bench"
 KEYS = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench-secret", "AWS_REGION": "us-east-1"}
-ONE_PER_COMMIT = "import archiver.ingest as i; i.GROUP_RECORDS = i.CHUNK_FILES = 1; "
+ONE_PER_COMMIT = "import archiver.ingest.run as r, archiver.ingest.pipeline as p; r.GROUP_RECORDS = p.CHUNK_FILES = 1; "
 
 
 def corpus(root: Path, folders: int, files: int, records: int) -> list[Path]:

@@ -406,7 +406,7 @@ def test_a_writer_host_cut_off_mid_commit_then_the_rerun_is_exact(here, tmp_path
     run("db", "upgrade", "--db", lake_here, "--data-path", data_path)
     cut, other = site.net.writers[0], site.net.writers[1]
     one_per_commit = (  # a commit per file, so that the cut lands in a commit
-        "import archiver.ingest as i; i.GROUP_RECORDS = i.CHUNK_FILES = 1; "
+        "import archiver.ingest.run as r, archiver.ingest.pipeline as p; r.GROUP_RECORDS = p.CHUNK_FILES = 1; "
         "from archiver.cli import main; main(prog_name='archiver')"
     )
     first = subprocess.Popen(
