@@ -154,11 +154,13 @@ class Site:
         dsn = f"dbname={name} user=archiver"
         return f"ducklake:postgres:{dsn} host=db.internal", f"ducklake:postgres:{dsn} host={self.net.server_address}"
 
-    def psql(self, statement: str, database: str = "postgres") -> None:
+    def psql(self, statement: str, database: str = "postgres") -> str:
+        done = subprocess.run(self.psql_command(database, "-c", statement), check=True, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    def psql_command(self, database: str, *args: str) -> list[str]:
         command = [str(self.catalog.bindir / "psql"), "-h", str(self.catalog.root), "-p", "5432", "-U", "postgres"]
-        subprocess.run(
-            [*command, "-d", database, "-v", "ON_ERROR_STOP=1", "-c", statement], check=True, capture_output=True
-        )
+        return [*command, "-d", database, "-At", "-v", "ON_ERROR_STOP=1", *args]
 
     def dump(self, database: str) -> str:
         command = [str(self.catalog.bindir / "pg_dump"), "-h", str(self.catalog.root), "-p", "5432", "-U", "postgres"]
@@ -204,7 +206,12 @@ def site():
     with hosts.network(3, names=("db.internal", "s3.internal")) as net:
         on_server = tuple(net.on_server([]))
         subnet = ipaddress.ip_network(f"{net.server_address}/24", strict=False)
-        keepalives = ("tcp_keepalives_idle=2", "tcp_keepalives_interval=1", "tcp_keepalives_count=2")
+        keepalives = (  # as docs/lakes.md advises: a host gone is noticed in seconds
+            "tcp_keepalives_idle=2",
+            "tcp_keepalives_interval=1",
+            "tcp_keepalives_count=2",
+            "tcp_user_timeout=4000",
+        )
         with (
             servers.object_store(net.server_address, 9000, on_server, names=("s3.internal",)) as store,
             servers.postgres(
@@ -422,11 +429,32 @@ def test_a_writer_host_cut_off_mid_commit_then_the_rerun_is_exact(here, tmp_path
         assert first.poll() is None, first.communicate()[1]
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    cut.cut_off()
-    cut.kill()
+    database = re.search(r"dbname=(\w+)", lake_here).group(1)
+    with subprocess.Popen(
+        site.psql_command(database), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as held:
+        # the catalog's snapshots locked against writes, not reads: the writer's next commit writes its Parquet
+        # objects, then waits for the lock to add its snapshot; there, mid-commit, its host is cut off
+        held.stdin.write("BEGIN; LOCK TABLE ducklake_snapshot IN EXCLUSIVE MODE; SELECT 'locked';\n")
+        held.stdin.flush()
+        assert held.stdout.readline().strip() == "BEGIN"
+        assert held.stdout.readline().strip() == "LOCK TABLE"
+        assert held.stdout.readline().strip() == "locked"
+        puts = sum(method == "PUT" for method, _path in site.store.requests())
+        waiting = "SELECT count(*) FROM pg_locks WHERE NOT granted"
+        while site.psql(waiting, database) == "0":
+            assert first.poll() is None, first.communicate()[1]
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        written = sum(method == "PUT" for method, _path in site.store.requests()) - puts
+        cut.cut_off()
+        cut.kill()
+        held.stdin.write("ROLLBACK;\n")
+        held.stdin.close()
     first.communicate(timeout=60)
     committed_before = len(committed_hosts(lake_here))
     assert 2 <= committed_before < 9
+    assert written > 0  # the commit the cut stopped had written objects
 
     client = site.client()  # as a commit the cut stopped halfway leaves its files: one more, for sure
     listed = client.list_objects_v2(Bucket=BUCKET, Prefix="cut/")["Contents"]
@@ -451,8 +479,10 @@ def test_a_writer_host_cut_off_mid_commit_then_the_rerun_is_exact(here, tmp_path
     assert all(
         line.startswith(("problem: orphan-file: ", "  s3://", "1 integrity problems")) for line in out.splitlines()
     ), out
-    print(f"\ncut off after {committed_before} of 9 commits: {len(summary['leases_taken_over'])} leases taken over, "
-          f"{out.count('  s3://')} unlisted objects (1 put there)")  # fmt: skip
+    unlisted = int(re.search(r"problem: orphan-file: (\d+) ", out).group(1))
+    print(f"\ncut off after {committed_before} of 9 commits, {written} objects of the cut commit written; "
+          f"{len(summary['leases_taken_over'])} leases taken over, {unlisted} objects unlisted")  # fmt: skip
+    assert unlisted == written + 1, out  # what the cut commit wrote, and the one put there
     cleaned = finished(on_host(site, other, ["db", "cleanup", "--db", lake_there], tmp_path))
     assert f"deleted: s3://{BUCKET}/{stray}" in cleaned
     assert stray not in {item["Key"] for item in client.list_objects_v2(Bucket=BUCKET, Prefix="cut/")["Contents"]}
