@@ -48,8 +48,8 @@ def is_url(path: str | None) -> bool:
 
 
 def data_path_url(path: str) -> str:
-    """`path`, an object-store URL, checked and normalised (scheme in lower case, one closing "/"); a URL
-    that names no bucket, holds credentials or is of another scheme is refused in one line."""
+    """`path`, an object-store URL, checked (its scheme written in lower case); a URL that names no bucket,
+    holds credentials or is of another scheme is refused in one line."""
     scheme, _, rest = path.partition("://")
     if scheme.lower() != SCHEME:
         raise DataPathError(f"{path}: a data path is {FORM}; {scheme}:// is not supported")
@@ -61,7 +61,7 @@ def data_path_url(path: str) -> str:
         )
     if not parts.netloc.strip() or parts.query or parts.fragment:
         raise DataPathError(f"{path}: name the bucket: the data path is {FORM}")
-    return f"{SCHEME}://{parts.netloc}{parts.path.rstrip('/')}/"
+    return f"{SCHEME}://{rest}"
 
 
 @dataclass(frozen=True)
