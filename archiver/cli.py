@@ -160,10 +160,13 @@ def refusal(exc: Exception, db: str | None) -> str | None:
     if duckdb is None or not isinstance(exc, duckdb.Error):
         return None
     from .store.backend import locate
+    from .store.objectstore import refusal as store_refusal
     from .store.refusals import explain
 
     location = locate(db)
-    explained = None if location.is_lake else explain(exc, location.url)
+    if location.is_lake:
+        return store_refusal(exc, location.describe())
+    explained = explain(exc, location.url)
     return str(explained) if explained else None
 
 

@@ -39,12 +39,16 @@ def config(lake: bool = False) -> dict:
 def lock(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """No more extension loading by DuckDB itself, no progress bar (the archiver reports its own; DuckDB's
     would cut into output), and a configuration no statement can change but for `ADJUSTABLE`."""
-    if con.execute("SELECT current_setting('lock_configuration')").fetchone()[0]:
+    if locked(con):
         return con  # another connection of this process to the same archive locked it already
     con.execute("SET autoload_known_extensions = false")
     con.execute("SET enable_progress_bar = false")
     con.execute("SET lock_configuration = true")
     return con
+
+
+def locked(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(con.execute("SELECT current_setting('lock_configuration')").fetchone()[0])
 
 
 def offline_connection(time_zone: str | None = None) -> duckdb.DuckDBPyConnection:

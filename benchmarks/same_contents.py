@@ -33,9 +33,11 @@ def columns(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, list[str]
     return found
 
 
-def differences(left: Path, right: Path) -> list[str]:
-    """One line per difference; none when the contents are the same."""
-    con = duckdb.connect()
+def differences(left: Path | str, right: Path | str, con: duckdb.DuckDBPyConnection | None = None) -> list[str]:
+    """One line per difference; none when the contents are the same. Either may be a lake's
+    `ducklake:...` URL when `con` has what attaching it needs (DuckLake, its catalog's scanner, the
+    object store's extension and credentials)."""
+    con = con or duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     con.execute(f"ATTACH '{left}' AS a (READ_ONLY)")
     con.execute(f"ATTACH '{right}' AS b (READ_ONLY)")

@@ -10,10 +10,12 @@ from __future__ import annotations
 import glob
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -91,12 +93,19 @@ def _stop(pid: int, signum: int) -> None:
 
 
 @contextmanager
-def postgres(hba: tuple[str, ...] = (), settings: tuple[str, ...] = ()) -> Iterator[Server]:
+def postgres(
+    hba: tuple[str, ...] = (),
+    settings: tuple[str, ...] = (),
+    listen: str = "127.0.0.1",
+    port: int | None = None,
+    on_host: tuple[str, ...] = (),
+) -> Iterator[Server]:
     """A PostgreSQL cluster (trust for its superuser `postgres`); `hba` lines go first in pg_hba.conf,
-    `settings` are `-c` options of the server."""
+    `settings` are `-c` options of the server. It listens on `listen` (and a socket in its folder), on
+    `port` (default: a free one), started by the command prefix `on_host` (another host's namespace)."""
     bindir = pg_bin()
     root, as_user = _folder("archiver-pg-", "postgres")
-    data, port = root / "data", free_port()
+    data, port = root / "data", port or free_port()
     subprocess.run(
         [*as_user, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
         check=True,
@@ -108,6 +117,7 @@ def postgres(hba: tuple[str, ...] = (), settings: tuple[str, ...] = ()) -> Itera
     options = " ".join(f"-c {setting}" for setting in settings)
     subprocess.run(
         [
+            *on_host,
             *as_user,
             str(bindir / "pg_ctl"),
             "-D",
@@ -116,7 +126,7 @@ def postgres(hba: tuple[str, ...] = (), settings: tuple[str, ...] = ()) -> Itera
             str(root / "log"),
             "-w",
             "-o",
-            f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c max_connections=200 {options}",
+            f"-c listen_addresses={listen} -p {port} -k {root} -c max_connections=200 {options}",
             "start",
         ],
         check=True,
@@ -167,12 +177,52 @@ def mariadb() -> Iterator[Server]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _wait_for_port(port: int, process: subprocess.Popen) -> None:
+def _wait_for_port(port: int, process: subprocess.Popen, address: str = "127.0.0.1", name: str = "mariadbd") -> None:
     for _ in range(300):
         if process.poll() is not None:
-            raise RuntimeError(f"mariadbd exited with {process.returncode}")
+            raise RuntimeError(f"{name} exited with {process.returncode}")
         with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
+            if sock.connect_ex((address, port)) == 0:
                 return
         time.sleep(0.1)
-    raise RuntimeError("mariadbd did not start listening")
+    raise RuntimeError(f"{name} did not start listening")
+
+
+@dataclass
+class ObjectStore:
+    """A running S3-compatible store (moto's server mode): its endpoint URL and its log, a line per request."""
+
+    endpoint: str
+    log: Path
+    pid: int
+
+    def requests(self) -> list[tuple[str, str]]:
+        """(method, path) of every request the store answered so far."""
+        found = re.findall(r'"([A-Z]+) (\S+) HTTP/[\d.]+"', self.log.read_text(errors="replace"))
+        return [(method, path) for method, path in found]
+
+
+@contextmanager
+def object_store(
+    address: str = "127.0.0.1", port: int | None = None, on_host: tuple[str, ...] = (), names: tuple[str, ...] = ()
+) -> Iterator[ObjectStore]:
+    """moto's S3-compatible server (Apache-2.0, from PyPI: `moto[server]`, in the test extra) on `address`
+    and `port` (default: a free one), started by the command prefix `on_host` (another host's namespace).
+    `names`: host names it is reached by too (moto would take the first label of a dotted one for a bucket)."""
+    root = Path(tempfile.mkdtemp(prefix="archiver-s3-"))
+    port = port or free_port()
+    log = root / "log"
+    endpoints = ",".join(f"http://{host}:{port}" for host in (address, *names))
+    process = subprocess.Popen(
+        [*on_host, sys.executable, "-m", "moto.server", "-H", address, "-p", str(port)],
+        env={**os.environ, "MOTO_S3_CUSTOM_ENDPOINTS": endpoints},
+        stdout=subprocess.DEVNULL,
+        stderr=open(log, "wb"),  # noqa: SIM115 (the server's own for its life)
+    )
+    try:
+        _wait_for_port(port, process, address, "moto.server")
+        yield ObjectStore(f"http://{address}:{port}", log, process.pid)
+    finally:
+        process.terminate()  # our own child, by its pid
+        process.wait(timeout=60)
+        shutil.rmtree(root, ignore_errors=True)

@@ -54,6 +54,10 @@ TABLE_FUNCTIONS = frozenset(
     }
 )
 
+READERS = frozenset(name for name in TABLE_FUNCTIONS if name.startswith(("read_", "parquet_")))
+"""The table functions that read files: they may read local files only, named by string literals. A lake on
+object storage has DuckDB's httpfs loaded, which would let a URL reach any host, with the lake's credentials."""
+
 CATALOG_VIEWS = frozenset({"duckdb_tables", "duckdb_views", "duckdb_columns"})
 """DuckDB's listings of tables, views and columns (what `PRAGMA show_tables` reads): names only."""
 
@@ -181,10 +185,28 @@ def _check_table(node: dict, scope: Scope) -> None:
                 "allow (only range, generate_series, unnest, json_each, json_tree, pragma_table_info and the "
                 "readers of local CSV, Parquet and JSON files)"
             )
+        if name.lower() in READERS:
+            _check_local(name, node["function"]["children"][:1])
     elif kind == "BASE_TABLE":
         _check_relation(node["catalog_name"], node["schema_name"], node["table_name"], scope)
     elif kind == "SHOW_REF" and node["query"] is None:
         _check_shown(node, scope)
+
+
+def _check_local(reader: str, arguments: list[dict]) -> None:
+    """The files a reader is given: string literals (one, or a list of them) naming local files, not URLs."""
+    names = arguments
+    if names and names[0].get("class") == "FUNCTION" and names[0]["function_name"] in ("list_value", "array_value"):
+        names = names[0]["children"]
+    for name in names:
+        value = name.get("value", {}) if name.get("class") == "CONSTANT" else {}
+        if not isinstance(value.get("value"), str):
+            raise NotReadOnlyError(f"refused: name the files {reader}() reads with string literals")
+        if "://" in value["value"]:
+            raise NotReadOnlyError(
+                f"refused: {reader}() of {value['value']}: `archiver sql` reads local files only (for a URL it "
+                "never installs or loads httpfs, nor uses a lake's): nothing reaches the network"
+            )
 
 
 def _check_relation(catalog: str, schema: str, table: str, scope: Scope) -> None:

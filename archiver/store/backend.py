@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
 from ..errors import UsageError
-from ..offline import BackendError, config, extension_directory, install_extensions, literal, lock
+from ..offline import BackendError, config, extension_directory, install_extensions, literal, lock, locked
+from . import objectstore
 
 DEFAULT_DB = "archive.duckdb"
 LAKE_PREFIX = "ducklake:"
@@ -65,7 +67,9 @@ def locate(db: str | None = None, data_path: str | None = None) -> Location:
         return Location(db, "file", db)
     catalog, catalog_path = _catalog(db, db[len(LAKE_PREFIX) :])
     url = LAKE_PREFIX + ("" if catalog == "duckdb" else catalog + ":") + catalog_path
-    if data_path and "://" not in data_path:
+    if objectstore.is_url(data_path):
+        data_path = objectstore.data_path_url(data_path)
+    elif data_path:
         data_path = _absolute(data_path).rstrip(os.sep) + os.sep
     elif not data_path and catalog != "postgres":
         data_path = catalog_path + ".files" + os.sep
@@ -130,6 +134,8 @@ def create_lake(location: Location) -> None:
         )
     with duckdb.connect() as con:
         install_extensions(con, extensions(location))
+        if objectstore.is_url(location.data_path):
+            objectstore.reach(con, location.data_path)
         con.execute(f"ATTACH {literal(location.url)} AS new_lake (DATA_PATH {literal(location.data_path)})")
 
 
@@ -139,15 +145,52 @@ def open_database(location: Location, read_only: bool) -> duckdb.DuckDBPyConnect
     A process that holds the archive open already gets a connection to the same DuckDB instance
     (DuckDB shares one per path), whose configuration is locked as it should be: it is asked to set
     nothing then."""
+    settings = {**config(location.is_lake), **({"temp_directory": spill_folder()} if location.is_lake else {})}
     try:
-        con = duckdb.connect(location.url, read_only=read_only, config=config(location.is_lake))
+        con = _connect(location, read_only, settings)
     except duckdb.InvalidInputException as exc:
         if "configuration has been locked" not in str(exc):
             raise
-        con = duckdb.connect(
-            location.url, read_only=read_only, config={**config(location.is_lake), "autoload_known_extensions": False}
-        )
+        con = duckdb.connect(location.url, read_only=read_only, config={**settings, "autoload_known_extensions": False})
+    if location.is_lake and not locked(con):
+        try:
+            reach_data(con)
+        except BaseException:
+            con.close()
+            raise
     return lock(con)
+
+
+def _connect(location: Location, read_only: bool, settings: dict) -> duckdb.DuckDBPyConnection:
+    """Connect; a lake whose data path is in an object store needs httpfs as it opens: DuckDB loads it from
+    the extension directory, where it is put from its wheel the first time (as `install` does the others)."""
+    try:
+        return duckdb.connect(location.url, read_only=read_only, config=settings)
+    except duckdb.Error as exc:
+        if not location.is_lake or "httpfs" not in str(exc):
+            raise
+    with duckdb.connect(config=config()) as con:
+        install_extensions(con, [objectstore.HTTPFS])
+    return duckdb.connect(location.url, read_only=read_only, config=settings)
+
+
+def spill_folder() -> str:
+    """Where DuckDB spills what does not fit in memory, for a lake: a folder of this process under the
+    system's temporary folder (DuckDB's default, `<database path>.tmp`, made `./ducklake:…tmp` in the
+    working directory); DuckDB makes it when it first spills and removes it when the process closes it."""
+    return os.path.join(tempfile.gettempdir(), f"archiver-spill-{os.getpid()}")
+
+
+def reach_data(con: duckdb.DuckDBPyConnection, data_path: str | None = None) -> None:
+    """Make a lake's data path (by default the open lake's, as its catalog says) reachable from `con`, when
+    it is in an object store."""
+    data_path = data_path or lake_data_path(con)
+    if objectstore.is_url(data_path):
+        objectstore.reach(con, data_path)
+
+
+def lake_data_path(con: duckdb.DuckDBPyConnection) -> str:
+    return con.execute("SELECT data_path FROM ducklake_settings(current_database())").fetchone()[0]
 
 
 LEASES_SUFFIX = ".leases"

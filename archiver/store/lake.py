@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from ..offline import BackendError, install_extensions, literal
-from .backend import Location, extensions
+from .backend import Location, extensions, lake_data_path, reach_data
 from .check import Problem
 from .leases import Leases, leases_for
 
@@ -118,8 +118,10 @@ def _unlisted(con: duckdb.DuckDBPyConnection, location: Location) -> list[str]:
     except duckdb.InvalidInputException as exc:
         if "readonly" not in str(exc) or location.catalog == "duckdb":
             return []
+    data_path = lake_data_path(con)
     with duckdb.connect() as other:
         install_extensions(other, extensions(location))
+        reach_data(other, data_path)
         other.execute(f"ATTACH {literal(location.url)} AS archiver_lake_files")
         other.execute("USE archiver_lake_files")
         return _orphans(other, dry_run=True, everything=True)
