@@ -31,7 +31,7 @@ def test_the_layers_hold():
 
 
 @pytest.mark.slow
-def test_inside_ingest_the_follower_sits_on_the_run(tmp_path):
+def test_inside_ingest_the_summary_importing_the_follower_breaks_its_layers(tmp_path):
     """`archiver.ingest` has layers of its own: a summary that imported the follower breaks them."""
     shutil.copytree(
         ROOT / "archiver", tmp_path / "archiver", ignore=shutil.ignore_patterns("core", "*.so", "__pycache__")
