@@ -999,6 +999,13 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
     help="A body or stream event larger than this is forwarded whole but not recorded.",
 )
 @click.option(
+    "--decode-max-bytes",
+    type=click.IntRange(1),
+    default=record_defaults.DECODE_MAX_BYTES,
+    show_default=True,
+    help="A compressed stream is read for its events up to this many decoded bytes, then only forwarded.",
+)
+@click.option(
     "--rewrite-card",
     is_flag=True,
     help="Rewrite the agent card's URLs to the proxy's (--public-url, else http://HOST:PORT of --listen).",
@@ -1029,8 +1036,8 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
     is_flag=True,
     help="Write and fsync each completed exchange before the last byte of its response reaches the client.",
 )
-def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, record_max_bytes, rewrite_card,
-           public_url, alerts, connect_timeout, read_timeout, durable) -> None:  # fmt: skip
+def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, record_max_bytes, decode_max_bytes,
+           rewrite_card, public_url, alerts, connect_timeout, read_timeout, durable) -> None:  # fmt: skip
     """Serve a recording proxy in front of the A2A agent at --upstream.
 
     Every request and response passes unchanged (streams as they arrive) and is recorded in the spool's
@@ -1060,6 +1067,7 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
         connect_timeout,
         read_timeout or None,
         durable,
+        decode_max_bytes,
     )
     serve(options)
 

@@ -4,11 +4,13 @@ statuses outside HTTP's range. Each against a real upstream on loopback."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 import random
 import signal
 import socketserver
+import struct
 import subprocess
 import sys
 import threading
@@ -53,6 +55,29 @@ def deflated(data: bytes, raw: bool = False) -> bytes:
     return encoder.compress(data) + encoder.flush()
 
 
+def status_event(n: int, pad: str = "") -> bytes:
+    update = {"kind": "status-update", "taskId": "task-bomb", "contextId": "ctx-bomb", "final": False,
+              "status": {"state": "working", "timestamp": "2026-04-21T09:00:01Z"}, "n": n, "pad": pad}  # fmt: skip
+    return b"data: " + orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": update}) + b"\n\n"
+
+
+@functools.cache
+def gzip_bomb(mib: int, period: int, pad: int) -> bytes:
+    """A gzip SSE stream of `mib` MiB of status-update events (`period` different ones in turn, each padded with
+    `pad` hex digits): one MiB of events compressed once and repeated (a full flush makes each repetition's
+    deflate bytes the same), with its true CRC and length."""
+    events = [status_event(n, SLOW_PAD[:pad]) for n in range(period)]
+    block = b"".join(events[n % period] for n in range(2**20 // len(events[0])))
+    encoder = zlib.compressobj(9, zlib.DEFLATED, 31)
+    head = encoder.compress(block) + encoder.flush(zlib.Z_FULL_FLUSH)
+    unit = encoder.compress(block) + encoder.flush(zlib.Z_FULL_FLUSH)
+    crc = 0
+    for _ in range(mib):
+        crc = zlib.crc32(block, crc)
+    trailer = encoder.flush()[:-8] + struct.pack("<II", crc, len(block) * mib % 2**32)
+    return head + unit * (mib - 1) + trailer
+
+
 SLOW_PAD = random.Random(0).randbytes(50000).hex()  # gzip does not shrink it below the first piece
 
 
@@ -73,6 +98,7 @@ class Upstream:
             Route("/br-stream/jsonrpc", self.brotli_stream, methods=["POST"]),
             Route("/stream", self.stream),
             Route("/gzip-stream/jsonrpc", self.gzip_stream, methods=["POST"]),
+            Route("/bomb-stream/jsonrpc", self.bomb_stream, methods=["POST"]),
             Route("/long-line", self.long_line),
             Route("/echo", self.echo, methods=["POST"]),
             Route("/big/.well-known/agent-card.json", self.big_card),
@@ -116,6 +142,11 @@ class Upstream:
             yield encoder.flush()
 
         return StreamingResponse(events(), media_type="text/event-stream", headers={"content-encoding": "gzip"})
+
+    async def bomb_stream(self, request):
+        body = gzip_bomb(*(int(request.query_params[name]) for name in ("mib", "period", "pad")))
+        pieces = (body[at : at + 65536] for at in range(0, len(body), 65536))
+        return StreamingResponse(pieces, media_type="text/event-stream", headers={"content-encoding": "gzip"})
 
     async def long_line(self, request):
         size = int(request.query_params["bytes"])
@@ -562,3 +593,49 @@ def test_an_upstream_status_outside_100_to_599_is_a_502_that_says_so_logged_once
         "(1 since the last such line)"
     ]
     assert not [r for r in caplog.records if r.exc_info]
+
+
+# A compressed stream decoded for its events: bounded in size and in expansion (issue 39, item 6).
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("bomb", "options", "why"),
+    [
+        ((2048, 1, 0), {}, "-fold ("),  # the issue's bomb: 8.7 MB of gzip expanding 247-fold to 2 GiB of events
+        ((24, 10, 3000), {"decode_max_bytes": 8 * 2**20}, "(--decode-max-bytes)"),  # 122-fold, within the ratio
+    ],
+    ids=["past the ratio", "past --decode-max-bytes"],
+)
+def test_a_compressed_stream_is_read_for_events_only_within_its_bound_and_passes_at_the_upstreams_speed(
+    stack, tmp_path, upstream, caplog, bomb, options, why
+):
+    base, _ = start(stack, upstream.url, tmp_path / "spool", **options)
+    sent = gzip_bomb(*bomb)
+    query = "mib={}&period={}&pad={}".format(*bomb)
+    began = time.monotonic()
+    with httpx.stream("POST", f"{base}/bomb-stream/jsonrpc?{query}", json=REQUEST, timeout=60) as stream:
+        received = b"".join(stream.iter_raw())
+    took = time.monotonic() - began
+    assert received == sent  # every byte, as it came
+    assert took < 10, took  # 427 s for the 2 GiB bomb before, the proxy decoding and splitting all of it
+    assert metric(base, 'archiver_record_unrecorded_total{reason="decode-bound"}') == 1.0
+    assert metric(base, 'archiver_record_unrecorded_total{reason="queue-full"}') == 0.0
+    told = [r.getMessage() for r in caplog.records if r.name == "archiver.record"]
+    assert any(line.startswith("archiver record: NOT recorded (decode-bound): a stream from /bomb-stream/jsonrpc: "
+                               "it ") and why in line for line in told), told  # fmt: skip
+    stack.close()
+    spool_bytes = sum(path.stat().st_size for path in (tmp_path / "spool").glob("rec-*"))
+    assert spool_bytes < 2 * (options.get("decode_max_bytes") or 2**20) + 2**20, spool_bytes  # 1.09 GB before
+    (stream,) = read_spool(tmp_path / "spool")["streams"].values()
+    assert stream["end"]["end"] == "complete"
+    assert why in stream["end"]["response_unreadable"]
+    assert stream["end"]["response_unreadable"].endswith("the events after them are not recorded")
+    assert 0 < stream["end"]["events"] == len(stream["events"])  # the events before the bound are kept
+    # the archive: the stream's end is quarantined with the reason, so the audit names the copy cut short
+    with Archive.open(str(tmp_path / "a.duckdb")) as archive:
+        archive.ingest([str(tmp_path / "spool")])
+        report = archive.audit()
+    (unreadable,) = [f.detail for f in report.findings if f.rule == "unreadable-record"]
+    assert " could not be read: it " in unreadable
+    assert why in unreadable

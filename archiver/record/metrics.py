@@ -39,7 +39,9 @@ class RecordMetrics:
         )
         self.unrecorded = Counter(
             "archiver_record_unrecorded",
-            "Exchanges and stream events forwarded but not recorded (queue-full, disk-full, write-error, too-large).",
+            "Exchanges and stream events forwarded but not recorded (queue-full, disk-full, write-error, too-large, "
+            "stream-unrecorded, undecodable; decode-bound: a compressed stream past its decoding bound, once per "
+            "stream).",
             ["reason"],
             registry=registry,
         )

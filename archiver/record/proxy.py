@@ -21,14 +21,16 @@ import orjson
 from multidict import CIMultiDict
 from yarl import URL
 
-from ..read.containers import RECORD_LIMIT
-from . import CONNECT_TIMEOUT, READ_TIMEOUT, RECORD_MAX_BYTES
+from ..read.containers import GZIP_RATIO, RECORD_LIMIT
+from . import CONNECT_TIMEOUT, DECODE_MAX_BYTES, READ_TIMEOUT, RECORD_MAX_BYTES
 from .metrics import RecordMetrics
 from .segments import RECORD_VERSION, timestamp
 from .wire import (
     JSON_BINDINGS,
     BodyDecoder,
+    DecodeBound,
     EventSplitter,
+    PastBoundError,
     UndecodableError,
     binding_of,
     decoded,
@@ -53,6 +55,8 @@ class ProxySettings:
     """The proxy's public URL: the agent card's URLs are rewritten to it (only when given)."""
     durable: bool = False
     """Each completed exchange is written and fsynced before the last byte of its response reaches the client."""
+    decode_max_bytes: int = DECODE_MAX_BYTES
+    """The most decoded bytes of one compressed stream read for its events (also bounded by `GZIP_RATIO`)."""
 
 
 CARD_REWRITE_MAX_BYTES = 8 * 2**20
@@ -495,7 +499,8 @@ class Stream:
         self.unreadable: str | None = None  # why its events are not recorded (an encoding not decoded)
         if self.encoding is not None:
             try:
-                self.decoder = BodyDecoder(self.encoding)
+                bound = DecodeBound(exchange.proxy.settings.decode_max_bytes, GZIP_RATIO)
+                self.decoder = BodyDecoder(self.encoding, bound)
             except UndecodableError as exc:
                 self.unreadable = str(exc)
         self.events = 0
@@ -547,6 +552,11 @@ class Stream:
         self.exchange.proxy.metrics.lost(
             "undecodable", f"the events of a stream from {self.exchange.scope['path']} are not recorded: {why}"
         )
+
+    def _past_bound(self, why: str) -> None:
+        """It decoded past its bound: forwarded, no longer decoded; counted once and logged."""
+        self.unreadable = why
+        self.exchange.proxy.metrics.lost("decode-bound", f"a stream from {self.exchange.scope['path']}: {why}")
 
     async def _forward(self, response: aiohttp.ClientResponse) -> None:
         send = self.exchange.send
@@ -606,5 +616,7 @@ class Stream:
                 for event in self.splitter.feed(piece):
                     put(("event", exchange, self.events, arrived, event), len(event))
                     self.events += 1
+        except PastBoundError as exc:
+            self._past_bound(str(exc))
         except UndecodableError as exc:
             self._not_split(str(exc))

@@ -14,7 +14,16 @@ from pathlib import Path
 import uvicorn
 
 from ..errors import UsageError
-from . import CONNECT_TIMEOUT, HOST, PORT, READ_TIMEOUT, RECORD_MAX_BYTES, SEGMENT_BYTES, SEGMENT_SECONDS
+from . import (
+    CONNECT_TIMEOUT,
+    DECODE_MAX_BYTES,
+    HOST,
+    PORT,
+    READ_TIMEOUT,
+    RECORD_MAX_BYTES,
+    SEGMENT_BYTES,
+    SEGMENT_SECONDS,
+)
 from .background import Background
 from .conformance import LiveChecker
 from .ingesting import SegmentIngest
@@ -44,6 +53,7 @@ class RecordOptions:
     connect_timeout: float = CONNECT_TIMEOUT
     read_timeout: float | None = READ_TIMEOUT
     durable: bool = False
+    decode_max_bytes: int = DECODE_MAX_BYTES
     proxy_id: str = ""
 
     def __post_init__(self) -> None:
@@ -75,6 +85,7 @@ class Recorder:
             options.read_timeout,
             options.public if options.rewrite_card else None,
             options.durable,
+            options.decode_max_bytes,
         )
         self.app = RecordingProxy(proxy_settings, self, self.metrics)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from dataclasses import dataclass
 
 HOP_BY_HOP = frozenset(
     {
@@ -173,18 +174,50 @@ _PIECE = 2**20
 large buffer."""
 
 
+RATIO_FLOOR = _PIECE
+"""Decoded bytes of a stream below which its expansion is not judged: the first piece of a small stream may
+expand more than its whole does."""
+
+
 class UndecodableError(ValueError):
     """A body in a Content-Encoding the proxy does not decode, or whose encoded bytes are damaged."""
 
 
-class BodyDecoder:
-    """Decodes one body's Content-Encoding (gzip or deflate) as its chunks arrive, in bounded pieces."""
+class PastBoundError(UndecodableError):
+    """A compressed stream that decodes past the proxy's bound on its size or on its expansion."""
 
-    def __init__(self, encoding: str) -> None:
+
+@dataclass(frozen=True)
+class DecodeBound:
+    """How far the proxy decodes a compressed stream to read its events: at most `max_bytes` decoded bytes,
+    and at most `ratio` times the compressed bytes read so far once past `RATIO_FLOOR` (a gzip bomb)."""
+
+    max_bytes: int
+    ratio: int
+
+    def check(self, encoding: str, produced: int, consumed: int) -> None:
+        if produced > self.max_bytes:
+            raise PastBoundError(
+                f"it decodes ({encoding}) to more than the {self.max_bytes} bytes inspected of a stream "
+                "(--decode-max-bytes); the events after them are not recorded"
+            )
+        if produced > RATIO_FLOOR and produced > self.ratio * consumed:
+            raise PastBoundError(
+                f"it expands {produced // max(consumed, 1)}-fold ({produced} bytes from {consumed} {encoding}), "
+                f"past the ratio of {self.ratio} (ARCHIVER_GZIP_RATIO); the events after them are not recorded"
+            )
+
+
+class BodyDecoder:
+    """Decodes one body's Content-Encoding (gzip or deflate) as its chunks arrive, in bounded pieces; with a
+    `bound`, `PastBoundError` once the decoded bytes pass it (the piece past it is not given)."""
+
+    def __init__(self, encoding: str, bound: DecodeBound | None = None) -> None:
         if encoding not in DECODED_ENCODINGS:
             raise UndecodableError(f"Content-Encoding {encoding!r} is not decoded (only gzip and deflate are)")
-        self.encoding = encoding
+        self.encoding, self.bound = encoding, bound
         self.inflate = zlib.decompressobj(31) if encoding != "deflate" else None
+        self.consumed = self.produced = 0  # compressed bytes read, decoded bytes given
 
     def feed(self, chunk: bytes):
         """The decoded bytes of `chunk`, in pieces of at most 1 MiB."""
@@ -194,8 +227,12 @@ class BodyDecoder:
         try:
             while data:
                 piece = self.inflate.decompress(data, _PIECE)
+                self.consumed += len(data) - len(self.inflate.unconsumed_tail)
                 data = self.inflate.unconsumed_tail
                 if piece:
+                    self.produced += len(piece)
+                    if self.bound is not None:
+                        self.bound.check(self.encoding, self.produced, self.consumed)
                     yield piece
         except zlib.error as exc:
             raise UndecodableError(f"its {self.encoding} bytes are damaged ({exc})") from exc
