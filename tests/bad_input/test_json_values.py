@@ -149,6 +149,21 @@ def test_integers_beyond_64_bits_are_kept_exactly(archive, write):
 
 
 @pytest.mark.slow
+def test_integers_of_any_length_are_kept_exactly_with_value_null(archive, write):
+    """Past Python's 4,300 digits too (issue 39, item 7): a 5,001-digit integer was quarantined as "number is
+    infinity when parsed as double"."""
+    huge, negative = "9" * 5001, "-" + "1" * 20000
+    data = f'{{"huge": {huge}, "negative": {negative}, "small": 7}}'.encode()
+    path = write("huge.jsonl", good(1) + b"\n" + with_data(2, data) + b"\n")
+    summary = ingest(archive, path)
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2"]
+    assert rows(
+        archive, "SELECT pointer, literal, value FROM claims WHERE result_key = 'task:t2' ORDER BY pointer"
+    ) == [("/huge", huge, None), ("/negative", negative, None), ("/small", "7", 7.0)]
+
+
+@pytest.mark.slow
 def test_nan_is_quarantined_by_name(archive, write):
     line = with_data(2, b'{"share": NaN}')
     path = write("nan.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")

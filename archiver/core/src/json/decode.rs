@@ -209,6 +209,27 @@ mod tests {
     }
 
     #[test]
+    fn integers_of_any_length_are_read_exactly() {
+        for digits in [
+            "9".repeat(4301),
+            "1".repeat(5001),
+            format!("-{}", "7".repeat(100_000)),
+        ] {
+            let text = format!("{{\"n\": [1, {digits}]}}");
+            let Ok(Value::Object(map)) = decode(text.as_bytes()) else {
+                panic!("refused: {}", reason(text.as_bytes()));
+            };
+            assert_eq!(
+                map["n"],
+                Value::Array(vec![
+                    Value::Number(Number::Int(1)),
+                    Value::Number(Number::Big(digits.as_str().into()))
+                ])
+            );
+        }
+    }
+
+    #[test]
     fn long_digits_are_found_wherever_they_run() {
         for (text, expected) in [
             ("1234567890123456789", true),
