@@ -26,13 +26,16 @@ LONG = 3000
 
 @contextlib.contextmanager
 def _room():
-    """Stack room for values nested ~1000 levels deep (the decoder's limits are tested with them)."""
-    limit = sys.getrecursionlimit()
+    """Stack room for values nested ~1000 levels deep (the decoder's limits are tested with them), and
+    integers of any length written and read (past `int`'s 4300 digits: the core reads them, issue 39)."""
+    limit, digits = sys.getrecursionlimit(), sys.get_int_max_str_digits()
     sys.setrecursionlimit(max(limit, 20_000))
+    sys.set_int_max_str_digits(0)
     try:
         yield
     finally:
         sys.setrecursionlimit(limit)
+        sys.set_int_max_str_digits(digits)
 
 
 def _tagged(value):

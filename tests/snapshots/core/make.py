@@ -16,8 +16,8 @@ behaviour that the reference shares (then change that checkout, not the tag's, a
 outputs). Never to make a failing comparison pass: a difference is a difference from the Python code.
 
 The reference learns what the core was deliberately taught after the tag and the generated inputs reach:
-`since-the-tag.patch` beside this file (gRPC's `{"id"}` request and the Go SDK's slog lines, issue 27) is
-applied to the checkout first, once.
+`since-the-tag.patch` beside this file (gRPC's `{"id"}` request and the Go SDK's slog lines, issue 27;
+integers of any length, past `int`'s 4300 digits, issue 39) is applied to the checkout first, once.
 
 What it writes: one `<name>.jsonl.gz` a test file, one case a line: the test that compares it, its input
 (drawn once by the reference tests' strategies, derandomised, and kept, so the cases stay the same whatever

@@ -26,7 +26,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         if let Ok(large) = obj.extract::<u64>() {
             return Ok(Value::Number(Number::UInt(large)));
         }
-        return Ok(Value::Number(Number::Big(obj.str()?.to_str()?.into())));
+        return Ok(Value::Number(Number::Big(digits_of(obj)?.into())));
     }
     if let Ok(float) = obj.cast::<PyFloat>() {
         return Ok(Value::Number(Number::Float(float.value())));
@@ -61,7 +61,7 @@ pub fn to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
         Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any().unbind(),
         Value::Number(Number::Int(n)) => n.into_pyobject(py)?.into_any().unbind(),
         Value::Number(Number::UInt(n)) => n.into_pyobject(py)?.into_any().unbind(),
-        Value::Number(Number::Big(digits)) => py.get_type::<PyInt>().call1((&**digits,))?.unbind(),
+        Value::Number(Number::Big(digits)) => int_of(py, digits)?,
         Value::Number(Number::Float(f)) => PyFloat::new(py, *f).into_any().unbind(),
         Value::String(text) => PyString::new(py, text).into_any().unbind(),
         Value::Array(items) => {
@@ -79,4 +79,28 @@ pub fn to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
             dict.into_any().unbind()
         }
     })
+}
+
+/// The Python int of an integer's decimal digits, however many: `int` refuses more digits than
+/// `sys.get_int_max_str_digits()` (4300 by default), `decimal.Decimal` converts any number exactly.
+fn int_of(py: Python<'_>, digits: &str) -> PyResult<Py<PyAny>> {
+    let int = py.get_type::<PyInt>();
+    if let Ok(value) = int.call1((digits,)) {
+        return Ok(value.unbind());
+    }
+    let decimal = py.import("decimal")?.getattr("Decimal")?.call1((digits,))?;
+    Ok(int.call1((decimal,))?.unbind())
+}
+
+/// The decimal digits of a Python int, however many (as `int_of`).
+fn digits_of(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(text) = obj.str() {
+        return Ok(text.to_str()?.to_owned());
+    }
+    let decimal = obj
+        .py()
+        .import("decimal")?
+        .getattr("Decimal")?
+        .call1((obj,))?;
+    Ok(decimal.str()?.to_str()?.to_owned())
 }
