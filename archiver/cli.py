@@ -958,6 +958,11 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _bytes_option(name: str, default: int, text: str):
+    """A size in bytes (1 or more) of `archiver record`, its default shown."""
+    return click.option(name, type=click.IntRange(1), default=default, show_default=True, help=text)
+
+
 @main.command()
 @click.option("--upstream", required=True, metavar="URL", help="The A2A agent to forward to (http://host:port).")
 @click.option(
@@ -977,13 +982,7 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
 )
 @click.option("--db", default=None, help="Also ingest each closed segment into this archive, from this process.")
 @click.option("--wait", type=SECONDS, default=1.0, show_default=True, help="Seconds to wait for a locked archive.")
-@click.option(
-    "--segment-bytes",
-    type=click.IntRange(1),
-    default=record_defaults.SEGMENT_BYTES,
-    show_default=True,
-    help="A segment is closed at this size.",
-)
+@_bytes_option("--segment-bytes", record_defaults.SEGMENT_BYTES, "A segment is closed at this size.")
 @click.option(
     "--segment-seconds",
     type=click.FloatRange(0.01),
@@ -991,19 +990,15 @@ def _listen(_ctx, _param, value: str) -> tuple[str, int]:
     show_default=True,
     help="A segment is closed this long after it was opened.",
 )
-@click.option(
+@_bytes_option(
     "--record-max-bytes",
-    type=click.IntRange(1),
-    default=record_defaults.RECORD_MAX_BYTES,
-    show_default=True,
-    help="A body or stream event larger than this is forwarded whole but not recorded.",
+    record_defaults.RECORD_MAX_BYTES,
+    "A body or stream event larger than this is forwarded whole but not recorded.",
 )
-@click.option(
+@_bytes_option(
     "--decode-max-bytes",
-    type=click.IntRange(1),
-    default=record_defaults.DECODE_MAX_BYTES,
-    show_default=True,
-    help="A compressed stream is read for its events up to this many decoded bytes, then only forwarded.",
+    record_defaults.DECODE_MAX_BYTES,
+    "A compressed stream is read for its events up to this many decoded bytes, then only forwarded.",
 )
 @click.option(
     "--rewrite-card",

@@ -132,35 +132,35 @@ def test_nesting_too_deep_for_the_exact_reader_is_quarantined_with_its_depth(arc
     assert tasks(archive, path) == ["t1", "t3"]
 
 
+HUGE, NEGATIVE = "9" * 5001, "-" + "1" * 20000
+
+
 @pytest.mark.slow
-def test_integers_beyond_64_bits_are_kept_exactly(archive, write):
-    data = b'{"big": 18446744073709551616, "negative": -9223372036854775809, "huge": 1' + b"0" * 400 + b"}"
+@pytest.mark.parametrize(
+    ("data", "claims"),
+    [
+        (
+            b'{"big": 18446744073709551616, "negative": -9223372036854775809, "huge": 1' + b"0" * 400 + b"}",
+            [
+                ("/big", "18446744073709551616", 1.8446744073709552e19),
+                ("/huge", "1" + "0" * 400, None),  # beyond a double: the literal alone holds it
+                ("/negative", "-9223372036854775809", -9.223372036854776e18),
+            ],
+        ),
+        (  # quarantined as "number is infinity when parsed as double" past Python's 4,300 digits (issue 39)
+            f'{{"huge": {HUGE}, "negative": {NEGATIVE}, "small": 7}}'.encode(),
+            [("/huge", HUGE, None), ("/negative", NEGATIVE, None), ("/small", "7", 7.0)],
+        ),
+    ],
+    ids=["beyond 64 bits", "of any length"],
+)
+def test_integers_beyond_64_bits_are_kept_exactly(archive, write, data, claims):
     path = write("big.jsonl", good(1) + b"\n" + with_data(2, data) + b"\n")
     summary = ingest(archive, path)
     assert summary.quarantined == 0
     assert tasks(archive, path) == ["t1", "t2"]
-    assert rows(
-        archive, "SELECT pointer, literal, value FROM claims WHERE result_key = 'task:t2' ORDER BY pointer"
-    ) == [
-        ("/big", "18446744073709551616", 1.8446744073709552e19),
-        ("/huge", "1" + "0" * 400, None),  # beyond a double: the literal alone holds it
-        ("/negative", "-9223372036854775809", -9.223372036854776e18),
-    ]
-
-
-@pytest.mark.slow
-def test_integers_of_any_length_are_kept_exactly_with_value_null(archive, write):
-    """Past Python's 4,300 digits too (issue 39, item 7): a 5,001-digit integer was quarantined as "number is
-    infinity when parsed as double"."""
-    huge, negative = "9" * 5001, "-" + "1" * 20000
-    data = f'{{"huge": {huge}, "negative": {negative}, "small": 7}}'.encode()
-    path = write("huge.jsonl", good(1) + b"\n" + with_data(2, data) + b"\n")
-    summary = ingest(archive, path)
-    assert summary.quarantined == 0
-    assert tasks(archive, path) == ["t1", "t2"]
-    assert rows(
-        archive, "SELECT pointer, literal, value FROM claims WHERE result_key = 'task:t2' ORDER BY pointer"
-    ) == [("/huge", huge, None), ("/negative", negative, None), ("/small", "7", 7.0)]
+    query = "SELECT pointer, literal, value FROM claims WHERE result_key = 'task:t2' ORDER BY pointer"
+    assert rows(archive, query) == claims
 
 
 @pytest.mark.slow
