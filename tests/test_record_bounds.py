@@ -31,7 +31,7 @@ from archiver.archive import Archive
 from archiver.record import background
 from archiver.record import proxy as proxy_module
 from archiver.record.segments import SegmentWriter
-from archiver.record.wire import EventSplitter
+from archiver.record.wire import BodyDecoder, DecodeBound, EventSplitter, PastBoundError
 from tests.record_support import ServerThread, read_spool
 from tests.servers import free_port
 from tests.test_record_faults import metric, small_disk, start  # noqa: F401 - small_disk is a fixture
@@ -596,6 +596,33 @@ def test_an_upstream_status_outside_100_to_599_is_a_502_that_says_so_logged_once
 
 
 # A compressed stream decoded for its events: bounded in size and in expansion (issue 39, item 6).
+
+
+def decoded_until_bound(body: bytes, bound: DecodeBound) -> tuple[int, str | None]:
+    """How many decoded bytes a bounded decoder gives of `body` (fed in 64 KiB chunks), and why it stopped."""
+    decoder, given = BodyDecoder("gzip", bound), 0
+    try:
+        for at in range(0, len(body), 65536):
+            for piece in decoder.feed(body[at : at + 65536]):
+                given += len(piece)
+    except PastBoundError as exc:
+        return given, str(exc)
+    return given, None
+
+
+def test_a_decoder_stops_past_its_bound_on_expansion_or_size_and_not_before():
+    bound = DecodeBound(8 * 2**20, 200)
+    assert decoded_until_bound(gzip_bomb(8, 1, 0), bound) == (
+        2**20,
+        "it expands 242-fold (2097152 bytes from 8657 gzip), past the ratio of 200 (ARCHIVER_GZIP_RATIO); "
+        "the events after them are not recorded",
+    )  # its first MiB, and not one piece more
+    given, why = decoded_until_bound(gzip_bomb(24, 10, 3000), bound)  # 122-fold: within the ratio
+    assert 7 * 2**20 < given <= 8 * 2**20  # up to the piece that would pass the bound
+    assert why == ("it decodes (gzip) to more than the 8388608 bytes inspected of a stream (--decode-max-bytes); "
+                   "the events after them are not recorded")  # fmt: skip
+    within = b"".join(status_event(n, f"{n:x}" * 20) for n in range(5000))  # 1.3 MB, 41-fold: past the floor
+    assert decoded_until_bound(gzip.compress(within), bound) == (len(within), None)
 
 
 @pytest.mark.slow
