@@ -11,8 +11,9 @@ the items of a summary), then at spaces, then after a path's `/`: never inside a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 MIN_WIDTH = 10
@@ -96,7 +97,7 @@ def row_lines(cells: list[str], columns: list[Column], fitted: list[int], paint:
     parts = [cut(cell, width) for cell, width in zip(cells[:last], fitted, strict=False)]
     tail = wrap(cells[last], fitted[last]) if columns[last].prose else [cut(cells[last], fitted[last])]
     indent = sum(fitted[:last]) + GAP * last
-    first = aligned(parts + [tail[0]], columns, fitted, paint)
+    first = aligned([*parts, tail[0]], columns, fitted, paint)
     return [first] + [(" " * indent + line).rstrip() for line in tail[1:]]
 
 
@@ -200,6 +201,12 @@ def wrapped(text: str, width: int | None, body_indent: bool = False) -> str:
 
 def _lead(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
+
+
+def terminal_width(out: Any) -> int | None:
+    """The width of the terminal `out` writes to (`COLUMNS` first); None when it is not a terminal."""
+    isatty = getattr(out, "isatty", None)
+    return shutil.get_terminal_size((80, 24)).columns if isatty and isatty() else None
 
 
 def _is_number(value: Any) -> bool:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterable
 from itertools import chain, islice
 from typing import IO, Any, BinaryIO
 
 from ..query.listing import Listing, as_text
 from .cells import cell_text
-from .fitting import aligned, column, cut, record_lines, row_lines, shown, widths, wrapped
+from .fitting import aligned, column, cut, record_lines, row_lines, shown, terminal_width, widths, wrapped
 from .terminal import painted, printable, wants_colour
 
 TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
@@ -46,12 +45,6 @@ def _toned_record(record: str, row: dict) -> str:
     said = next((str(row[f]) for f in TONED_FIELDS if row.get(f) is not None), "")
     first, newline, rest = record.partition("\n")
     return painted(first, tone_of(said)) + newline + rest
-
-
-def terminal_width(out: Any) -> int | None:
-    """The width of the terminal `out` writes to (`COLUMNS` first); None when it is not a terminal."""
-    isatty = getattr(out, "isatty", None)
-    return shutil.get_terminal_size((80, 24)).columns if isatty and isatty() else None
 
 
 def _columns(
