@@ -701,9 +701,11 @@ def test_cli_jsonl_and_table(cli_db):
     lines = run("--db", cli_db, "--format", "jsonl").output.splitlines()
     assert [orjson.loads(line)["rule"] for line in lines] == ["uncited-result", "small-base"]
     table = run("--db", cli_db, "--min-base", "10").output
-    assert "uncited-result" in table
-    assert "small-base" not in table.split("\n\n")[0]
-    assert "1 error, 0 warnings in 2 results" in table
+    summary, findings, closing = table.split("\n\n")
+    assert summary.startswith("1 error, 0 warnings in 2 results")
+    assert findings.startswith("error    uncited-result")
+    assert "small-base" not in findings
+    assert closing == "1 error, 0 warnings in 2 results (2 stored copies)\n"
 
 
 @pytest.mark.slow
