@@ -362,7 +362,7 @@ def _findings_query(rules: list[str], severity: str | None, selection: Selection
     if severity:
         where += " AND f.severity = ?"
         params.append(severity)
-    order = "f.source_path, f.locator, f.rule, f.result_key, f.part_index, f.detail"
+    order = "f.severity <> 'error', f.source_path, f.locator, f.rule, f.result_key, f.part_index, f.detail"
     return f"SELECT * FROM serve_findings f WHERE {where} ORDER BY {order}", params
 
 
