@@ -49,8 +49,9 @@ def column(name: str, cells: list[str], values: list[Any], headers: bool = True)
 
 
 def shown(columns: list[Column], cells: list[list[str]]) -> list[bool]:
-    """Which columns a terminal shows: those with a value in some row (all of them when there is no row)."""
-    return [not cells or any(row[at] for row in cells) for at in range(len(columns))]
+    """Which columns a terminal shows: those with a value in some row (all of them when no row has one)."""
+    kept = [any(row[at] for row in cells) for at in range(len(columns))]
+    return kept if any(kept) else [True] * len(columns)
 
 
 def widths(columns: list[Column], total: int) -> list[int] | None:
@@ -111,13 +112,14 @@ def aligned(cells: list[str], columns: list[Column], fitted: list[int], paint: P
     return "  ".join(parts).rstrip()
 
 
-def record_lines(names: list[str], cells: list[str], total: int) -> list[str]:
+def record_lines(names: list[str], cells: list[str], total: int, paint: Paint | None = None) -> list[str]:
     """A row as a block: a field a line, its name, then its value wrapped beneath itself."""
     pad = max(len(name) for name in names) + GAP
     lines = []
-    for name, cell in zip(names, cells, strict=True):
-        value = wrap(cell, max(total - pad, MIN_WIDTH)) or [""]
-        lines += [(name.ljust(pad) + value[0]).rstrip(), *(" " * pad + line for line in value[1:])]
+    for at, (name, cell) in enumerate(zip(names, cells, strict=True)):
+        first, *more = wrap(cell, max(total - pad, MIN_WIDTH))
+        shown = paint(at, first) if paint and first else first
+        lines += [(name.ljust(pad) + shown).rstrip(), *(" " * pad + line for line in more)]
     return lines
 
 

@@ -58,6 +58,7 @@ def _columns(
     kept = shown(columns, cells) if width is not None else [True] * len(fields)
     columns = [c for c, keep in zip(columns, kept, strict=True) if keep]
     fitted = [c.width for c in columns] if width is None else widths(columns, width)
+    names = [c.name for c in columns]
     toned = [colour and c.name in TONED_FIELDS for c in columns]
     paint = (lambda at, text: painted(text, tone_of(text)) if toned[at] else text) if any(toned) else None
     if headers and fitted is not None:
@@ -66,13 +67,13 @@ def _columns(
     count = 0
     for row in chain(head, rows):
         shown_cells = [_cell(row.get(c.name)) for c in columns]
-        if fitted is None:
-            out.write(("\n" if count else "") + "\n".join(record_lines([c.name for c in columns], shown_cells, width)))
-            out.write("\n")
+        if fitted is None:  # a row at a time, a blank line between two
+            lines = ([""] if count else []) + record_lines(names, shown_cells, width, paint)
         elif width is None:
-            out.write(aligned(shown_cells, columns, fitted, paint) + "\n")
+            lines = [aligned(shown_cells, columns, fitted, paint)]
         else:
-            out.write("\n".join(row_lines(shown_cells, columns, fitted, paint)) + "\n")
+            lines = row_lines(shown_cells, columns, fitted, paint)
+        out.write("\n".join(lines) + "\n")
         count += 1
     return count, [f for f, keep in zip(fields, kept, strict=True) if not keep]
 
