@@ -15,6 +15,7 @@ from click.core import ParameterSource
 from . import record as record_defaults
 from .defaults import FOLLOW_INTERVAL_SECONDS, MIN_BASE, WAIT_SECONDS
 from .query.filters import FILTERS, RESULT_IDS
+from .render.fitting import terminal_width, wrapped
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
 from .render.terminal import counted, printable, wants_colour
 
@@ -253,9 +254,14 @@ def format_options(formats: tuple[str, ...], default: str | None = None, help: s
                 raise click.UsageError(f"choose one output format, not {' and '.join(sorted(chosen))}")
             return func(*args, fmt=chosen.pop() if chosen else default, **kwargs)
 
-        if HEADED & set(formats):
+        headed = [name for name in formats if name in HEADED]
+        if headed:
             command = click.option(
-                "--headers/--no-headers", default=True, help="With table, csv or tsv: a line of field names."
+                "--headers/--no-headers",
+                default=True,
+                help=f"With {', '.join(headed[:-1])} or {headed[-1]}: a line of field names."
+                if len(headed) > 1
+                else f"With {headed[0]}: a line of field names.",
             )(command)
         for name, flag in reversed(shortcuts):
             command = click.option(flag, f"format_{name}", is_flag=True, help=f"Shortcut for --format {name}.")(command)
@@ -420,7 +426,7 @@ def ingest(
     if as_json or fmt == "json":
         emit_json(summary.as_dict())
     else:
-        click.echo(render_summary(summary))
+        click.echo(wrapped(render_summary(summary), terminal_width(sys.stdout)))
     sys.exit(summary.exit_code)
 
 
@@ -586,7 +592,11 @@ db_group.add_command(
     show_default=True,
     help="small-base fires for a base.n below this.",
 )
-def audit(db, wait, fmt, headers, fail_on, rules, exclude_rules, min_base, **selection) -> None:
+@click.option(
+    "--limit", type=click.IntRange(min=0), help="At most this many findings (errors first); the summary counts all."
+)
+@click.option("--summary", "summary_only", is_flag=True, help="Only the counts: by rule, agent and study (no sarif).")
+def audit(db, wait, fmt, headers, fail_on, rules, exclude_rules, min_base, limit, summary_only, **selection) -> None:
     """Find uncited results, invalid, untyped or dropped citations, lost Parts and unreadable records.
 
     Exit status 1 when a finding at or above --fail-on exists, 0 otherwise: `archiver ingest dumps/ &&
@@ -596,17 +606,22 @@ def audit(db, wait, fmt, headers, fail_on, rules, exclude_rules, min_base, **sel
 
     \b
     Examples:
-      archiver audit                                 # every finding, for people
+      archiver audit                                 # the summary, then every finding, errors first
+      archiver audit --summary                       # the counts by rule, agent and study
+      archiver audit --limit 20 --rule uncited-result --agent 'Versant*'
       archiver audit --fail-on warning --format sarif > audit.sarif
-      archiver audit --rule uncited-result --agent 'Versant*'
     """
-    from .render.findings import listing
+    from .errors import UsageError
+    from .render.findings import listing, summary_listing
 
+    if summary_only and fmt == "sarif":
+        raise UsageError("has no sarif: sarif lists findings (json, jsonl, csv, tsv, markdown, table)", "--summary")
     with (
         open_archive(db, wait, read_only=True) as archive,
         archive.audited(rules, exclude_rules, min_base, **selection) as found,
     ):
-        if not write_listing(listing(found), fmt, headers):
+        shown = summary_listing(found) if summary_only else listing(found, limit)
+        if not write_listing(shown, fmt, headers) and limit != 0:
             tell_unmatched(archive, "no findings", selection, only_unmatched=True)
     sys.exit(1 if found.fails(fail_on) else 0)
 

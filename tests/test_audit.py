@@ -701,9 +701,11 @@ def test_cli_jsonl_and_table(cli_db):
     lines = run("--db", cli_db, "--format", "jsonl").output.splitlines()
     assert [orjson.loads(line)["rule"] for line in lines] == ["uncited-result", "small-base"]
     table = run("--db", cli_db, "--min-base", "10").output
-    assert "uncited-result" in table
-    assert "small-base" not in table.split("\n\n")[0]
-    assert "1 error, 0 warnings in 2 results" in table
+    summary, findings, closing = table.split("\n\n")
+    assert summary.startswith("1 error, 0 warnings in 2 results")
+    assert findings.startswith("error    uncited-result")
+    assert "small-base" not in findings
+    assert closing == "1 error, 0 warnings in 2 results (2 stored copies)\n"
 
 
 @pytest.mark.slow
@@ -744,3 +746,86 @@ def test_cli_without_archive_fails_cleanly(tmp_path):
     result = run("--db", str(tmp_path / "missing.duckdb"))
     assert result.exit_code == 1
     assert "no archive here" in result.output
+
+
+# Issue 41, item 4: the audit for people at scale: errors first, --limit, --summary, csv and tsv.
+
+
+@pytest.fixture
+def warning_first_db(tmp_path, write):
+    """The warning (a small base) in the file before the error (an uncited task), and a second error."""
+    db = str(tmp_path / "order.duckdb")
+    small = v1_task("t-small", v1_cited_parts(base={"name": "GPs", "n": 12}))
+    tasks = [small, v1_task("t-uncited", [{"data": NUMBERS}]), v1_task("t-bare", [{"data": {"n": 7}}])]
+    lines = [jsonrpc_result(task, rpc_id=at) for at, task in enumerate(tasks, 1)]
+    assert CliRunner().invoke(main, ["ingest", "--db", db, write("a.jsonl", lines)]).exit_code == 0
+    return db
+
+
+@pytest.mark.slow
+def test_cli_errors_come_before_warnings_in_every_format(warning_first_db):
+    jsonl = run("--db", warning_first_db, "--format", "jsonl").output.splitlines()
+    assert [orjson.loads(line)["severity"] for line in jsonl] == ["error", "error", "warning"]
+    sarif = orjson.loads(run("--db", warning_first_db, "--format", "sarif").output)
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["error", "error", "warning"]
+    table = run("--db", warning_first_db, "--format", "table").output
+    assert table.index("error    uncited-result") < table.index("warning  small-base")
+
+
+@pytest.mark.slow
+def test_cli_limit_writes_the_first_findings_and_the_summary_counts_all(warning_first_db):
+    result = run("--db", warning_first_db, "--format", "json", "--limit", "1")
+    assert result.exit_code == 1
+    document = orjson.loads(result.output)
+    assert [f["task_id"] for f in document["findings"]] == ["t-uncited"]
+    assert document["summary"]["findings_by_severity"] == {"error": 2, "warning": 1}
+    table = run("--db", warning_first_db, "--limit", "2").output
+    assert table.count("uncited-result  ") == 2
+    assert "small-base  " not in table.split("\n\n")[1]
+    assert table.endswith("2 errors, 1 warning in 3 results (3 stored copies); the first 2 shown (--limit)\n")
+    assert run("--db", warning_first_db, "--limit", "0", "--format", "jsonl").output == ""
+    assert len(run("--db", warning_first_db, "--limit", "9", "--format", "jsonl").output.splitlines()) == 3
+
+
+@pytest.mark.slow
+def test_cli_summary_writes_the_counts_by_rule_agent_and_study(warning_first_db):
+    from archiver.audit.summary import SUMMARY_FIELDS
+
+    table = run("--db", warning_first_db, "--summary", "--fail-on", "never")
+    assert table.exit_code == 0
+    assert table.output.startswith("2 errors, 1 warning in 3 results (3 stored copies)\n")
+    assert "uncited-result 2" in table.output
+    assert "t-uncited" not in table.output  # no finding listed
+    rows = [orjson.loads(line) for line in run("--db", warning_first_db, "--summary", "--nl").output.splitlines()]
+    assert list(rows[0]) == list(SUMMARY_FIELDS)
+    by_rule = {row["name"]: (row["errors"], row["warnings"]) for row in rows if row["by"] == "rule"}
+    assert list(by_rule) == [rule.id for rule in RULES]
+    assert by_rule["uncited-result"] == (2, 0)
+    assert by_rule["small-base"] == (0, 1)
+    studies = [row for row in rows if row["by"] == "study"]
+    assert [(row["name"], row["quantitative_results"], row["validly_cited_results"]) for row in studies] == [
+        ("Versant Mega Tracker", 1, 1),
+        (None, 2, 0),
+    ]
+    csv_lines = run("--db", warning_first_db, "--summary", "--csv").output.splitlines()
+    assert csv_lines[0] == ",".join(SUMMARY_FIELDS)
+    assert "rule,uncited-result,2,0,,,," in csv_lines
+    refused = run("--db", warning_first_db, "--summary", "--format", "sarif")
+    assert refused.exit_code == 2
+    assert "--summary" in refused.output
+
+
+@pytest.mark.slow
+def test_cli_csv_and_tsv_write_a_finding_a_line_under_its_fields(warning_first_db):
+    from archiver.audit.report import PUBLISHED_FIELDS
+
+    lines = run("--db", warning_first_db, "--csv").output.splitlines()
+    assert lines[0] == ",".join(PUBLISHED_FIELDS)
+    assert [line.split(",")[:2] for line in lines[1:]] == [
+        ["uncited-result", "error"],
+        ["uncited-result", "error"],
+        ["small-base", "warning"],
+    ]
+    tsv = run("--db", warning_first_db, "--tsv", "--no-headers").output.splitlines()
+    assert [line.split("\t")[3] for line in tsv] == ["t-uncited", "t-bare", "t-small"]
+    assert len(tsv) == 3

@@ -5,24 +5,16 @@ row: 105 `ingesting:` lines were left in one ingest at 100 columns."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import struct
-import subprocess
-import sys
-import termios
 from pathlib import Path
 
 import pytest
 
 from benchmarks.generate import generate
+from tests.terminal import in_terminal
 
 pyte = pytest.importorskip("pyte", reason="the test extra's pyte is not installed")
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parent.parent
-ROWS = 200
 
 
 @pytest.fixture(scope="module")
@@ -30,31 +22,6 @@ def corpus(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("corpus")
     generate(out, 3000, seed=5)
     return out
-
-
-def in_terminal(args: list[str], columns: int) -> tuple[bytes, list[str]]:
-    """What `archiver ARGS` wrote to a terminal `columns` wide, and the screen's lines at the end."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, columns, 0, 0))
-    env = {**os.environ, "TERM": "xterm", "PYTHONPATH": str(ROOT)}
-    env.pop("NO_COLOR", None)
-    command = [sys.executable, "-m", "archiver", *args]
-    process = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env)
-    os.close(slave)
-    written = bytearray()
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: every end of the terminal closed
-            break
-        if not chunk:
-            break
-        written += chunk
-    os.close(master)
-    assert process.wait(timeout=600) in (0, 1), written[-2000:]
-    screen = pyte.Screen(columns, ROWS)
-    pyte.ByteStream(screen).feed(bytes(written))
-    return bytes(written), [line.rstrip() for line in screen.display if line.strip()]
 
 
 @pytest.mark.parametrize("columns", [60, 100])

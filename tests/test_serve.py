@@ -214,6 +214,31 @@ def test_every_format_of_query_but_its_terminal_table_downloads_as_the_cli_write
 
 
 @pytest.mark.slow
+def test_the_audit_verdicts_and_conflicts_download_whole_errors_first(client, served):
+    """Issue 41: `/download/audit.csv` was 404, and `/audit`, `/verify` and the conflicts offered no file."""
+    got = client.get("/download/audit.csv")
+    assert got.status_code == 200
+    run = CliRunner().invoke(main, ["audit", "--db", served, "--format", "csv", "--fail-on", "never"])
+    header, *rows = got.text.splitlines()
+    cli_header, *cli_rows = run.output.splitlines()
+    assert header == cli_header
+    assert sorted(rows) == sorted(cli_rows)
+    severities = [row["severity"] for row in csv.DictReader(io.StringIO(got.text))]
+    assert "warning" in severities
+    assert severities == sorted(severities), "errors before warnings"
+    warnings = client.get("/download/audit.jsonl?severity=warning").text.splitlines()
+    assert len(warnings) == severities.count("warning")
+    verdicts = client.get("/download/verify.json").json()
+    assert len(verdicts) == client.get("/verify.json").json()["count"]
+    conflicts = client.get("/download/conflicts.csv?column=s14r5")
+    assert conflicts.status_code == 200
+    assert conflicts.text.splitlines()[0] == "task_id,detail,source_path,locator,result_key"
+    for page, address in (("/audit", "/download/audit.csv"), ("/verify", "/download/verify.tsv")):
+        assert f'href="{address}"' in client.get(page).text, page
+    assert client.get("/download/nothing.csv").status_code == 404
+
+
+@pytest.mark.slow
 def test_the_result_page_is_the_show_layout_with_links(client, served):
     page = client.get("/result/t1").text
     with Archive.open(served, read_only=True) as archive:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import textwrap
 from pathlib import Path
@@ -386,6 +388,19 @@ MANIFEST = orjson.loads((SAMPLES / "manifest.json").read_bytes())
 @pytest.fixture(scope="module")
 def sample_db(samples_copy) -> str:
     return samples_copy
+
+
+@pytest.mark.slow
+def test_verify_writes_csv_and_tsv_a_verdict_a_line(sample_db):
+    """Issue 41: csv and tsv like every listing."""
+    args = ["verify", "--db", sample_db, "--data-layer", str(SAMPLE_LAYER), "--fail-on", "never"]
+    verdicts = json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).output)["verdicts"]
+    rows = list(csv.DictReader(io.StringIO(CliRunner().invoke(main, [*args, "--csv"]).output)))
+    assert [row["result_key"] for row in rows] == [v["result_key"] for v in verdicts]
+    assert [row["verdict"] for row in rows] == [v["verdict"] for v in verdicts]
+    tsv = CliRunner().invoke(main, [*args, "--tsv"]).output.splitlines()
+    assert tsv[0].split("\t") == list(rows[0])
+    assert len(tsv) == len(rows) + 1
 
 
 @pytest.mark.slow

@@ -47,8 +47,9 @@ SELECT NULL AS severity, NULL AS result_key, NULL AS task_id, NULL AS message_id
        NULL AS reference
 WHERE FALSE"""
 
-# The order findings are reported in: by file and place in it, then rule, result and Part.
-ORDER = """source_path, coalesce(line, 0), coalesce(locator, ''), rule, coalesce(result_key, ''),
+# The order findings are reported in: errors before warnings, then by file and place in it, then rule,
+# result and Part.
+ORDER = """severity <> 'error', source_path, coalesce(line, 0), coalesce(locator, ''), rule, coalesce(result_key, ''),
            coalesce(artifact_id, ''), coalesce(part_index, -1), detail"""
 
 

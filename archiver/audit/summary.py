@@ -154,3 +154,50 @@ def counts(con: duckdb.DuckDBPyConnection) -> dict:
             group["validly_cited_share"] = share(group["validly_cited_results"], group["quantitative_results"])
         totals[name] = groups
     return totals
+
+
+SUMMARY_FIELDS = (
+    "by",
+    "name",
+    "errors",
+    "warnings",
+    "results",
+    "quantitative_results",
+    "validly_cited_results",
+    "validly_cited_share",
+)
+"""The summary's counts as rows (`audit --summary`): one per rule, agent and study, each with the counts
+that apply to it (a study's findings are not counted: a finding may touch several)."""
+
+# Findings per rule, and per agent of the file they are in (a card's or an unreadable record's file may
+# have none).
+_FINDINGS_BY = """
+SELECT {key} AS name, count(*) FILTER (WHERE f.severity = 'error') AS errors,
+       count(*) FILTER (WHERE f.severity = 'warning') AS warnings
+FROM audit_findings f {join}
+GROUP BY ALL
+"""
+
+
+def summary_rows(con: duckdb.DuckDBPyConnection, summary: dict) -> list[dict]:
+    """The audit's counts by rule (each rule run, in order), by agent and by study, as `SUMMARY_FIELDS`."""
+    by_rule = {row["name"]: row for row in _rows(con, _FINDINGS_BY.format(key="f.rule", join=""))}
+    join = "JOIN audit_file_agents a ON a.source_path = f.source_path"
+    by_agent = {row["name"]: row for row in _rows(con, _FINDINGS_BY.format(key="a.agent", join=join))}
+    rows = [
+        {"by": "rule", "name": rule, "errors": by_rule.get(rule, {}).get("errors", 0),
+         "warnings": by_rule.get(rule, {}).get("warnings", 0)}
+        for rule in summary["findings"]
+    ]  # fmt: skip
+    for group in summary["per_agent"]:
+        found = by_agent.get(group["agent"], {})
+        rows.append(
+            {"by": "agent", "name": group["agent"], "errors": found.get("errors", 0),
+             "warnings": found.get("warnings", 0), **_cited(group)}
+        )  # fmt: skip
+    rows += [{"by": "study", "name": group["study"], **_cited(group)} for group in summary["per_study"]]
+    return [{field: row.get(field) for field in SUMMARY_FIELDS} for row in rows]
+
+
+def _cited(group: dict) -> dict:
+    return {name: group.get(name) for name in SUMMARY_FIELDS[4:]}

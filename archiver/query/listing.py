@@ -45,6 +45,8 @@ class Listing:
     summary: dict | None = None
     record: Callable[[dict], str] | None = None
     """The table's text of one item (its lines); None: aligned columns."""
+    heading: Callable[[], str] | None = None
+    """The table's text before the items (an audit's summary)."""
     footer: Callable[[], str] | None = None
     """The table's text after the items (None: the row count under aligned columns)."""
     rules: tuple[Any, ...] = ()

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..audit.report import FINDING_FIELDS, PUBLISHED_FIELDS
+from ..audit.rules import ERROR, RULES_BY_ID
 from ..audit.run import ORDER
+from ..audit.summary import SUMMARY_FIELDS, summary_rows
 from ..query.listing import Chunks, Listing
 from .paths import display_path, display_text
 from .terminal import counted, printable
@@ -21,27 +23,41 @@ if TYPE_CHECKING:
 BATCH_ROWS = 20_000
 
 
-def listing(audit: Audit) -> Listing:
-    """The audit's findings in order, with its summary and rules; read again each time, while the audit
-    (`Archive.audited`) is open."""
+def listing(audit: Audit, limit: int | None = None) -> Listing:
+    """The audit's findings in order (errors first), at most `limit` of them, with its summary and rules;
+    read again each time, while the audit (`Archive.audited`) is open. For people, the summary comes first."""
     from ..query.output import QueryRows
 
-    findings = f"SELECT {', '.join(FINDING_FIELDS)} FROM audit_findings ORDER BY {ORDER}"
+    bound = "" if limit is None else f" LIMIT {int(limit)}"
+    findings = f"SELECT {', '.join(FINDING_FIELDS)} FROM audit_findings ORDER BY {ORDER}{bound}"
     return Listing(
         PUBLISHED_FIELDS,
         QueryRows(audit.con, findings, own_connection=True),
-        spelled=lambda separator, depth: _spelled(audit, _concat(separator, _object(depth))),
+        spelled=lambda separator, depth: _spelled(audit, _concat(separator, _object(depth)), bound),
         name="findings",
         summary=audit.summary,
         record=_record,
-        footer=lambda: _footer(audit),
+        heading=lambda: summary_text(audit.summary) + "\n",
+        footer=lambda: _footer(audit.summary, limit),
         rules=tuple(audit.rules),
     )
 
 
-def _spelled(audit: Audit, text: str) -> Chunks:
+def summary_listing(audit: Audit) -> Listing:
+    """The audit's counts alone (`audit --summary`): rows by rule, agent and study (`SUMMARY_FIELDS`); for
+    people, the summary's text."""
+    return Listing(
+        SUMMARY_FIELDS,
+        summary_rows(audit.con, audit.summary),
+        heading=lambda: summary_text(audit.summary),
+        record=lambda row: "",  # every count is in the heading's text
+        footer=lambda: "",
+    )
+
+
+def _spelled(audit: Audit, text: str, bound: str) -> Chunks:
     """`text` (an SQL expression over a finding `f`) for each finding in order, in batches."""
-    cursor = audit.con.execute(f"SELECT {text} AS text FROM audit_findings f ORDER BY {ORDER}")
+    cursor = audit.con.execute(f"SELECT {text} AS text FROM audit_findings f ORDER BY {ORDER}{bound}")
     while rows := cursor.fetchmany(BATCH_ROWS):
         yield len(rows), "".join([row[0] for row in rows]).encode()
 
@@ -52,21 +68,26 @@ def _record(f: dict) -> str:
     return printable(f"{f['severity'][:7]:<7}  {f['rule'][:20]:<20}  {place}\n         {display_text(f['detail'])}\n")
 
 
-def _footer(audit: Audit) -> str:
-    s = audit.summary
-    share = s["validly_cited_share"]
+def _headline(s: dict) -> str:
     counts = s["findings_by_severity"]
+    return (
+        f"{counted(counts['error'], 'error')}, {counted(counts['warning'], 'warning')} "
+        f"in {counted(s['results'], 'result')} ({counted(s['copies'], 'stored copy', 'stored copies')})"
+    )
+
+
+def summary_text(s: dict) -> str:
+    """The summary for people: the findings by severity and rule (errors first), the validly cited share
+    overall, per agent and per study."""
+    share = s["validly_cited_share"]
+    by_rule = sorted(s["findings"].items(), key=lambda item: RULES_BY_ID[item[0]].severity != ERROR)
     lines = [
-        "",
-        (
-            f"{counted(counts['error'], 'error')}, {counted(counts['warning'], 'warning')} "
-            f"in {counted(s['results'], 'result')} ({counted(s['copies'], 'stored copy', 'stored copies')})"
-        ),
+        _headline(s),
         (
             f"quantitative results {s['quantitative_results']}  cited {s['cited_results']}  "
             f"validly cited {s['validly_cited_results']} ({_percent(share)})  claims {s['claims']} (each counted once)"
         ),
-        "findings: " + "  ".join(f"{rule} {count}" for rule, count in s["findings"].items()),
+        "findings: " + "  ".join(f"{rule} {count}" for rule, count in by_rule),
     ]
     for title, key, name in (("per agent", "per_agent", "agent"), ("per study", "per_study", "study")):
         groups = [g for g in s[key] if g["quantitative_results"]]
@@ -78,6 +99,13 @@ def _footer(audit: Audit) -> str:
                 )
             )
     return "\n".join(lines) + "\n"
+
+
+def _footer(s: dict, limit: int | None) -> str:
+    """After the findings: the headline again (the summary is above them), and how many were left out."""
+    total = sum(s["findings_by_severity"].values())
+    shown = f"; the first {limit} shown (--limit)" if limit is not None and limit < total else ""
+    return f"\n{_headline(s)}{shown}\n"
 
 
 def _percent(share: float | None) -> str:

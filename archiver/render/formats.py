@@ -20,8 +20,8 @@ RENDERERS: dict[str, tuple[Renderer, frozenset[str]]] = {
     "table": (table.write, frozenset({"rows", "findings", "verdicts"})),
     "json": (jsontext.write_json, frozenset({"rows", "findings", "verdicts"})),
     "jsonl": (jsontext.write_jsonl, frozenset({"rows", "findings", "verdicts"})),
-    "csv": (delimited.write, frozenset({"rows"})),
-    "tsv": (tsv.write, frozenset({"rows"})),
+    "csv": (delimited.write, frozenset({"rows", "findings", "verdicts"})),
+    "tsv": (tsv.write, frozenset({"rows", "findings", "verdicts"})),
     "markdown": (markdown.write, frozenset({"rows", "findings", "verdicts"})),
     "sarif": (sarif.write, frozenset({"findings"})),
 }

@@ -2,40 +2,41 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterable
 from itertools import chain, islice
 from typing import IO, Any, BinaryIO
 
 from ..query.listing import Listing, as_text
 from .cells import cell_text
+from .fitting import aligned, column, cut, record_lines, row_lines, shown, terminal_width, widths, wrapped
 from .terminal import painted, printable, wants_colour
 
 TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
-MIN_WIDTH = 6
 
 
 def write(listing: Listing, out: BinaryIO, width: int | None = None, headers: bool = True) -> int:
-    """The items, then the listing's footer; aligned columns where the listing gives no `record` of its
-    own, shrunk to `width` (default: the terminal's when `out` is one; elsewhere no value is cut). Without
-    `headers`, only the rows: no field names, no row count."""
+    """The listing's heading, its items, then its footer; aligned columns where the listing gives no `record`
+    of its own. On a terminal (or given `width`) everything fits its width by the one rule of `fitting`;
+    elsewhere no value is cut. Without `headers`, only the rows: no field names, no row count."""
     width = width or terminal_width(out)
     colour = wants_colour(out)
     with as_text(out) as text:
+        if listing.heading is not None:
+            text.write(wrapped(printable(listing.heading()), width))
         if listing.record is None:
             fields = list(listing.table_fields or listing.fields)
-            count = _columns(listing, fields, text, width, headers, colour)
+            count, empty = _columns(listing, fields, text, width, headers, colour)
         else:
-            count = 0
+            count, empty = 0, []
             for row in listing.rows:
-                text.write(
-                    _toned_record(printable(listing.record(row)), row) if colour else printable(listing.record(row))
-                )
+                record = wrapped(printable(listing.record(row)), width, body_indent=True)
+                text.write(_toned_record(record, row) if colour else record)
                 count += 1
         if listing.footer is not None:
-            text.write(printable(listing.footer()))
+            text.write(wrapped(printable(listing.footer()), width))
         elif listing.record is None and headers:
-            text.write(f"({count} row{'' if count == 1 else 's'})\n")
+            left_out = f"; empty, not shown: {', '.join(empty)}" if empty else ""
+            text.write(f"({count} row{'' if count == 1 else 's'}{left_out})\n")
     return count
 
 
@@ -46,60 +47,35 @@ def _toned_record(record: str, row: dict) -> str:
     return painted(first, tone_of(said)) + newline + rest
 
 
-def terminal_width(out: Any) -> int | None:
-    """The width of the terminal `out` writes to (`COLUMNS` first); None when it is not a terminal."""
-    isatty = getattr(out, "isatty", None)
-    return shutil.get_terminal_size((80, 24)).columns if isatty and isatty() else None
-
-
 def _columns(
     rows: Iterable[dict], fields: list[str], out: IO[str], width: int | None, headers: bool, colour: bool = False
-) -> int:
+) -> tuple[int, list[str]]:
+    """The rows as aligned columns (fitted to `width`: `fitting`); how many, and the columns left out."""
     rows = iter(rows)
     head = list(islice(rows, TABLE_SAMPLE))
-    widths = [max([len(f) * headers] + [len(_cell(r.get(f))) for r in head]) for f in fields]
-    if width is not None:
-        _fit(widths, width, [f in TONED_FIELDS for f in fields])
-    numeric = [bool(head) and all(_is_number(r.get(f)) for r in head if r.get(f) is not None) for f in fields]
-    if headers:
-        out.write(_line(fields, widths, [False] * len(fields)) + "\n")
-        out.write("  ".join("-" * w for w in widths) + "\n")
+    cells = [[_cell(r.get(f)) for f in fields] for r in head]
+    columns = [column(f, [row[at] for row in cells], [r.get(f) for r in head], headers) for at, f in enumerate(fields)]
+    kept = shown(columns, cells) if width is not None else [True] * len(fields)
+    columns = [c for c, keep in zip(columns, kept, strict=True) if keep]
+    fitted = [c.width for c in columns] if width is None else widths(columns, width)
+    names = [c.name for c in columns]
+    toned = [colour and c.name in TONED_FIELDS for c in columns]
+    paint = (lambda at, text: painted(text, tone_of(text)) if toned[at] else text) if any(toned) else None
+    if headers and fitted is not None:
+        out.write("  ".join(cut(c.name, w).ljust(w) for c, w in zip(columns, fitted, strict=True)).rstrip() + "\n")
+        out.write("  ".join("-" * w for w in fitted) + "\n")
     count = 0
-    cut = width is not None
-    toned = [colour and f in TONED_FIELDS for f in fields]
     for row in chain(head, rows):
-        out.write(_line([_cell(row.get(f)) for f in fields], widths, numeric, cut, toned) + "\n")
+        shown_cells = [_cell(row.get(c.name)) for c in columns]
+        if fitted is None:  # a row at a time, a blank line between two
+            lines = ([""] if count else []) + record_lines(names, shown_cells, width, paint)
+        elif width is None:
+            lines = [aligned(shown_cells, columns, fitted, paint)]
+        else:
+            lines = row_lines(shown_cells, columns, fitted, paint)
+        out.write("\n".join(lines) + "\n")
         count += 1
-    return count
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _fit(widths: list[int], total: int, kept: list[bool]) -> None:
-    """Narrow the widest columns until the line fits `total`; the `kept` ones (what is wrong) last."""
-    while sum(widths) + 2 * (len(widths) - 1) > total:
-        narrowed = [at for at in range(len(widths)) if not kept[at] and widths[at] > MIN_WIDTH]
-        narrowed = narrowed or [at for at in range(len(widths)) if widths[at] > MIN_WIDTH]
-        if not narrowed:
-            return
-        widths[max(narrowed, key=widths.__getitem__)] -= 1
-
-
-def _line(
-    cells: list[str], widths: list[int], numeric: list[bool], cut: bool = True, toned: list[bool] | None = None
-) -> str:
-    parts = []
-    for at, (cell, width, right) in enumerate(zip(cells, widths, numeric, strict=False)):
-        padding = " " * (width - len(shown_cell := cut_cell(cell, width, cut)))
-        shown = painted(shown_cell, tone_of(cell)) if toned and toned[at] else shown_cell
-        parts.append(padding + shown if right else shown + padding)
-    return "  ".join(parts).rstrip()
-
-
-def cut_cell(cell: str, width: int, cut: bool) -> str:
-    return cell if len(cell) <= width or not cut else cell[: width - 1] + "…"
+    return count, [f for f, keep in zip(fields, kept, strict=True) if not keep]
 
 
 TONED_FIELDS = frozenset({"status", "severity", "verdict"})

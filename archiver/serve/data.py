@@ -354,6 +354,16 @@ def findings_page(
         con.unregister("serve_findings")
 
 
+def findings_rows(con, snap: Snapshot, rules: list[str], severity: str | None, selection: Selection) -> list[dict]:
+    """Every finding `findings_page` pages through (a download of `/audit`), in its order."""
+    con.register("serve_findings", snap.findings)
+    try:
+        sql, params = _findings_query(rules, severity, selection)
+        return list(stream(con.execute(f"SELECT {', '.join(PUBLISHED_FIELDS)} FROM ({sql})", params)))
+    finally:
+        con.unregister("serve_findings")
+
+
 def _findings_query(rules: list[str], severity: str | None, selection: Selection) -> tuple[str, list]:
     where, params = selection.where("f.", scope="copy")
     if rules:
@@ -362,15 +372,18 @@ def _findings_query(rules: list[str], severity: str | None, selection: Selection
     if severity:
         where += " AND f.severity = ?"
         params.append(severity)
-    order = "f.source_path, f.locator, f.rule, f.result_key, f.part_index, f.detail"
+    order = "f.severity <> 'error', f.source_path, f.locator, f.rule, f.result_key, f.part_index, f.detail"
     return f"SELECT * FROM serve_findings f WHERE {where} ORDER BY {order}", params
+
+
+CONFLICT_FIELDS = ("task_id", "detail", "source_path", "locator", "result_key")
 
 
 def conflicts(con, snap: Snapshot, column: str) -> list[dict]:
     """The audit's `conflicting-claims` findings on results citing `column`: where claims about it disagree."""
     con.register("serve_findings", snap.findings)
     try:
-        sql = """SELECT f.task_id, f.detail, f.source_path, f.locator, f.result_key
+        sql = f"""SELECT {", ".join(f"f.{name}" for name in CONFLICT_FIELDS)}
                  FROM serve_findings f
                  WHERE f.rule = 'conflicting-claims'
                    AND f.result_key IN (SELECT result_key FROM citations WHERE source_column = ?)
@@ -417,15 +430,27 @@ ORDER BY v.verified_at DESC, v.result_key, v.citation_hash"""
 
 
 def verdicts_page(con, selection: Selection, verdict: str | None, page: int, size: int) -> Page:
+    found = paged(con, *_verdicts_query(selection, verdict), VERDICT_FIELDS, page, size)
+    for row in found.rows:
+        row["differences"] = orjson.loads(row["differences"]) if row["differences"] else []
+    return found
+
+
+def verdict_rows(con, selection: Selection, verdict: str | None) -> list[dict]:
+    """Every verdict `verdicts_page` pages through (a download of `/verify`), in its order."""
+    rows = list(stream(con.execute(*_verdicts_query(selection, verdict))))
+    for row in rows:
+        row["differences"] = orjson.loads(row["differences"]) if row["differences"] else []
+    return rows
+
+
+def _verdicts_query(selection: Selection, verdict: str | None) -> tuple[str, list]:
     where, params = selection.where("u.")
     judged = "(u.result_key, u.citation_hash) IN (SELECT result_key, citation_hash FROM verdicts)"
     sql = _VERDICTS.format(
         uses=views.citation_uses(f"{judged} AND {where}"), verdict="v.verdict = ?" if verdict else "TRUE"
     )
-    found = paged(con, sql, params + ([verdict] if verdict else []), VERDICT_FIELDS, page, size)
-    for row in found.rows:
-        row["differences"] = orjson.loads(row["differences"]) if row["differences"] else []
-    return found
+    return sql, params + ([verdict] if verdict else [])
 
 
 def verdicts_per_day(con, agent: str | None) -> list[dict]:

@@ -8,6 +8,7 @@ import tempfile
 from starlette.background import BackgroundTask
 from starlette.responses import StreamingResponse
 
+from ..query.listing import Listing
 from ..query.selection import Selection
 from ..render.formats import MEDIA_TYPES, OUTPUT_FORMATS, write
 
@@ -19,9 +20,13 @@ CHUNK = 1 << 16
 
 
 def download(archive, kind: str, fmt: str, selection: Selection, order_by: str | None) -> StreamingResponse:
-    """The whole list `kind` (claims, citations, impact) with the selection, written to a temporary file
-    while the archive is open (spilled to disk past 8 MiB), then sent in chunks."""
-    listing = getattr(archive, kind)(order_by=order_by, **_filters(selection))
+    """The whole list `kind` (claims, citations, impact) with the selection, as a file (`sent`)."""
+    return sent(getattr(archive, kind)(order_by=order_by, **_filters(selection)), kind, fmt)
+
+
+def sent(listing: Listing, kind: str, fmt: str) -> StreamingResponse:
+    """`listing` in `fmt` as the file `kind.fmt`, written to a temporary file while the archive is open
+    (spilled to disk past 8 MiB), then sent in chunks."""
     spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 (closed once sent: BackgroundTask)
     if fmt == "parquet":
         import pyarrow.parquet as pq

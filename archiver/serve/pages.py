@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
+from ..audit.report import PUBLISHED_FIELDS
 from ..audit.rules import ERROR, RULES_BY_ID, WARNING
 from ..errors import UsageError
 from ..query.lineage import QUERIES
+from ..query.listing import Listing
 from ..query.selection import Selection
 from ..query.transcript import NotFoundError
 from ..render.html import result_html
@@ -19,23 +21,27 @@ from ..verify.run import VERDICTS
 from .charts import quantity_panels, stacked_bars
 from .data import (
     CHART_CELLS,
+    CONFLICT_FIELDS,
     FINDING_FILTERS,
     PAGE_SIZE,
     SUBJECTS,
+    VERDICT_FIELDS,
     Page,
     by_period,
     cited_values,
     conflicts,
     findings_page,
     findings_per_day,
+    findings_rows,
     lineage_page,
     page_bounds,
     small_bases,
     verdict_counts,
+    verdict_rows,
     verdicts_page,
     verdicts_per_day,
 )
-from .downloads import DOWNLOADS, download
+from .downloads import DOWNLOADS, download, sent
 from .form import fields as form_fields
 from .form import selection as selection_from
 from .quantities import periods_of, series_of
@@ -132,12 +138,17 @@ def search(server, request) -> Shown:
         "pager": _pager(request, found),
         "grid": grid(request, kind, found.fields, found.rows, sortable=True),
         "facets": facet_list(request, found),
-        "downloads": [
-            (f, changed(request, drop=("page", "size", "kind", "_col"), path=f"/download/{kind}.{f}"))
-            for f in DOWNLOADS
-        ],
+        "downloads": _downloads(request, kind),
     }
     return Shown("search.html", f"Search {kind}", twin, context)
+
+
+def _downloads(request, kind: str, **query: str) -> list[tuple[str, str]]:
+    """(format, address) of the whole list `kind` the page shows, in every format of `DOWNLOADS`."""
+    return [
+        (f, changed(request, drop=("page", "size", "kind", "_col"), path=f"/download/{kind}.{f}", **query))
+        for f in DOWNLOADS
+    ]
 
 
 def result(server, request) -> Shown:
@@ -207,6 +218,7 @@ def subject(server, request) -> Shown:
         "small": small,
         "small_grid": grid(request, "small", small.fields, small.rows),
         "conflicts": disagreeing,
+        "conflict_downloads": [(f, f"/download/conflicts.{f}" + encoded({"column": name})) for f in DOWNLOADS],
         "search": "/search" + encoded({SUBJECTS[kind]: name}),
         "audit": "/audit" + encoded({"agent": name}) if kind == "agent" else None,
         "verify": "/verify" + encoded({"agent": name}) if kind == "agent" else None,
@@ -228,15 +240,20 @@ def claimed_charts(con, kind: str, name: str, selection: Selection) -> list[str]
     )
 
 
-def audit(server, request) -> Shown:
-    params = request.query_params
+def _audit_filters(params) -> tuple[list[str], str | None, Selection]:
+    """The rules, severity and selection of `/audit` and its downloads."""
     rules = [r for r in params.getlist("rule") if r]
     for rule in rules:
         _known(rule, RULES_BY_ID, "rule")
     severity = params.get("severity") or None
     if severity is not None:
         _known(severity, (ERROR, WARNING), "severity")
-    selection = selection_from(params, only=FINDING_FILTERS)
+    return rules, severity, selection_from(params, only=FINDING_FILTERS)
+
+
+def audit(server, request) -> Shown:
+    params = request.query_params
+    rules, severity, selection = _audit_filters(params)
     page, size = _page(request)
     with server.archive() as archive:
         snap = server.snapshots.get(archive)
@@ -257,16 +274,22 @@ def audit(server, request) -> Shown:
         "summary": snap.summary,
         "grid": grid(request, "findings", found.fields, found.rows),
         "facets": facet_list(request, found),
+        "downloads": _downloads(request, "audit"),
     }
     return Shown("audit.html", "Audit findings", twin, context)
 
 
-def verify(server, request) -> Shown:
-    params = request.query_params
+def _verify_filters(params) -> tuple[str | None, Selection]:
+    """The verdict and selection of `/verify` and its downloads."""
     verdict = params.get("verdict") or None
     if verdict is not None:
         _known(verdict, VERDICTS, "verdict")
-    selection = selection_from(params)
+    return verdict, selection_from(params)
+
+
+def verify(server, request) -> Shown:
+    params = request.query_params
+    verdict, selection = _verify_filters(params)
     page, size = _page(request)
     with server.archive() as archive:
         found = ask(
@@ -284,21 +307,38 @@ def verify(server, request) -> Shown:
         "verdicts": VERDICTS,
         "verdict": verdict,
         "fields": form_fields(params),
+        "downloads": _downloads(request, "verify"),
     }
     return Shown("verify.html", "Verdicts", twin, context)
 
 
 def downloaded(server, request):
-    """A search's whole list as a file (`downloads`): a response of its own, not a page."""
+    """A list's whole rows as a file (`downloads`): a search's, the audit's findings, the verdicts, or the
+    conflicts about a column (`?column=`); a response of its own, not a page."""
     kind, _, fmt_ = request.path_params["file"].partition(".")
-    if kind not in QUERIES or fmt_ not in DOWNLOADS:
+    if kind not in (*QUERIES, *LISTS) or fmt_ not in DOWNLOADS:
         raise NotFoundError(
-            f"no list {request.path_params['file']}: claims, citations or impact as {', '.join(DOWNLOADS)}"
+            f"no list {request.path_params['file']}: {', '.join((*QUERIES, *LISTS))} as {', '.join(DOWNLOADS)}"
         )
-    selection = selection_from(request.query_params)
-    order_by = request.query_params.get("order_by") or None
+    params = request.query_params
     with server.archive() as archive:
-        return download(archive, kind, fmt_, selection, order_by)
+        if kind in QUERIES:
+            return download(archive, kind, fmt_, selection_from(params), params.get("order_by") or None)
+        return sent(Listing(LISTS[kind], _rows_of(server, archive, kind, params)), kind, fmt_)
+
+
+LISTS = {"audit": PUBLISHED_FIELDS, "verify": VERDICT_FIELDS, "conflicts": CONFLICT_FIELDS}
+"""The other lists a page shows whole as a download, and their fields."""
+
+
+def _rows_of(server, archive, kind: str, params) -> list[dict]:
+    if kind == "verify":
+        verdict, selection = _verify_filters(params)
+        return verdict_rows(archive.con, selection, verdict)
+    snap = server.snapshots.get(archive)
+    if kind == "audit":
+        return findings_rows(archive.con, snap, *_audit_filters(params))
+    return conflicts(archive.con, snap, params.get("column") or "")
 
 
 PAGES = {
