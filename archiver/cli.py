@@ -8,6 +8,7 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 import click
 from click.core import ParameterSource
@@ -41,6 +42,31 @@ class Seconds(click.ParamType):
 
 
 SECONDS = Seconds()
+
+
+class Bytes(click.ParamType):
+    """A size: bytes, or a number with KB, MB, GB (powers of 1000) or KiB, MiB, GiB (of 1024); more than 0."""
+
+    name = "size"
+    UNITS: ClassVar[dict[str, int]] = {"": 1, "B": 1, "KB": 1000, "MB": 1000**2, "GB": 1000**3, "TB": 1000**4}
+    UNITS |= {"KIB": 1024, "MIB": 1024**2, "GIB": 1024**3, "TIB": 1024**4}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip()
+        number = text.rstrip("KMGTBIkmgtbi ")
+        unit = text[len(number) :].strip().upper()
+        try:
+            size = float(number) * self.UNITS[unit]
+        except (KeyError, ValueError):
+            self.fail(f"{value!r} is not a size (e.g. 512MiB, 2GB, 1000000)", param, ctx)
+        if not math.isfinite(size) or size < 1:
+            self.fail(f"{value!r} is not a size of at least one byte", param, ctx)
+        return int(size)
+
+
+BYTES = Bytes()
 DATA_PATH_HELP = (
     "Where a new lake keeps its Parquet files: a folder or object-store URL (default: "
     "$ARCHIVER_DATA_PATH, else beside a SQLite or DuckDB catalog)."
@@ -778,20 +804,37 @@ def _named_params(ctx, param, given: tuple[str, ...]) -> dict[str, str]:
     metavar="NAME=VALUE",
     help="A value for the parameter $NAME of the statement (repeatable); DuckDB casts it as the statement needs.",
 )
+@click.option(
+    "--max-memory",
+    type=BYTES,
+    default="2GiB",
+    show_default=True,
+    help="DuckDB's memory for the statement (e.g. 512MiB, 4GB); beyond it, it spills at most 4 times as "
+    "much to a temporary folder, then stops.",
+)
+@click.option(
+    "--timeout",
+    type=SECONDS,
+    default=60,
+    show_default=True,
+    help="Seconds the statement may run, its rows written included; 0: no limit.",
+)
 @format_options(OUTPUT_FORMATS)
 @db_options
-def sql_command(statement: str, params: dict[str, str], fmt: str | None, headers: bool, db, wait) -> None:
+def sql_command(statement, params, max_memory, timeout, fmt, headers, db, wait) -> None:
     """Run one read-only SELECT over the archive (tables and views: `archiver docs query`, "SQL views").
 
     Statements that write, attach, copy, export, install or load, or change settings are refused, and so
-    is any function or table not on the allow-list (`archiver docs query`): exit status 2.
+    is any function or table not on the allow-list (`archiver docs query`), or a statement that is not
+    UTF-8 text: exit status 2. A statement past --max-memory or --timeout is stopped: exit status 1. Ctrl-C
+    stops it within a second: exit status 130.
 
     \b
     Examples:
       archiver sql "SELECT study, count(*) FROM citation_uses GROUP BY ALL ORDER BY 2 DESC"
       archiver sql 'SELECT study, base_n FROM citation_index WHERE base_n < $n' -p n=30 --format markdown
     """
-    with open_archive(db, wait, read_only=True) as archive:
+    with ended_by_signals(), open_archive(db, wait, read_only=True) as archive, archive.bounded(max_memory, timeout):
         write_listing(archive.sql(statement, params or None), fmt, headers)
 
 
