@@ -382,7 +382,7 @@ class Archive:
         `ExportTargetError`. The selection (`archiver.query.selection.Selection`) picks the records of
         matching results, and `source` the records of matching files.
         """
-        from .export.raw import jsonl, recreate, selected_records
+        from .export.raw import empty_versions, jsonl, recreate, selected_records
         from .export.target import binary_out, directory
         from .query.selection import Selection
 
@@ -392,9 +392,10 @@ class Archive:
             from .export.parquet import export_parquet
 
             return export_parquet(self.con.cursor(), directory(target, fmt))
-        sql, params = selected_records(Selection.of(**selection))
+        chosen = Selection.of(**selection)
+        sql, params = selected_records(chosen)
         if fmt == "files":
-            return recreate(self.con, sql, params, directory(target, fmt))
+            return recreate(self.con, sql, params, directory(target, fmt), empty_versions(chosen))
         with binary_out(target, fmt) as out:
             return jsonl(self.con, sql, params, out)
 
