@@ -172,9 +172,8 @@ class ArchiverGroup(click.Group):
 def say(message: object, err: bool = False, tone: str | None = None) -> None:
     """Write one message for people (a line of a summary, a warning, a problem, an error): every command's
     words go out here, with what it quotes of files and values shown, never acted on (`printable`: a name
-    holding a terminal escape is written as `\\x1b`), coloured by `tone` on a terminal."""
-    text = printable(str(message))
-    click.echo(painted(text, tone) if tone and wants_colour(sys.stderr if err else sys.stdout) else text, err=err)
+    holding a terminal escape is written as `\\x1b`), coloured by `tone` on a terminal (unless NO_COLOR)."""
+    click.echo(painted(printable(str(message)), tone), err=err)  # click strips the colour but on a terminal
 
 
 def escaped(exc: click.ClickException) -> click.ClickException:

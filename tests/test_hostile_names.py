@@ -4,6 +4,7 @@ its `missing-records` and `result-records` lines)."""
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 from pathlib import Path
@@ -102,3 +103,22 @@ def test_db_check_and_repair_show_the_name_escaped(hostile, tmp_path):
     result = run("db", "repair", "--db", torn)
     assert result.exit_code == 0
     assert SHOWN in result.stdout
+
+
+def test_messages_have_one_way_out():
+    """Every message of the command line goes out through `cli.say`: click.echo is called, besides, only by
+    what writes data (JSON, a transcript page, a page of the manual), so no new message can bypass it."""
+    tree = ast.parse((Path(__file__).parent.parent / "archiver" / "cli.py").read_text())
+    writers = set()
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    if node.func.attr in ("echo", "secho", "write") and getattr(node.func.value, "id", "") in (
+                        "click",
+                        "sys",
+                    ):
+                        writers.add(function.name)
+                elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print":
+                    writers.add(function.name)
+    assert writers == {"say", "emit_json", "show", "docs_command"}
