@@ -292,8 +292,18 @@ def test_empty_files_and_names_not_in_utf8_are_recreated(tmp_path):
     (top / "sub" / "empty.jsonl").write_bytes(b"")
     (top / os.fsdecode(b"b\xff\xfe.jsonl")).write_bytes(b'{"x": 1}\n\n')
     (top / "lit\\xff.jsonl").write_bytes(b"\n")  # a name that reads as the escape of one
+    (top / os.fsdecode(b"d\xe9")).mkdir()  # a folder's name too
+    (top / os.fsdecode(b"d\xe9") / "c.jsonl").write_bytes(b'{"y": 2}\n')
     out = _recreated(tmp_path, top)
     assert _tree(out) == _tree(top)
+    with Archive.open(str(tmp_path / "a.duckdb"), read_only=True) as archive:
+        for given, name in [
+            (str(top / "lit\\xff.jsonl"), "lit\\xff.jsonl"),  # the name as it is
+            (str(top / "b\\xff\\xfe.jsonl"), os.fsdecode(b"b\xff\xfe.jsonl")),  # as the archiver prints it
+            (os.fsdecode(os.fsencode(top) + b"/b\xff\xfe.jsonl"), os.fsdecode(b"b\xff\xfe.jsonl")),  # its bytes
+        ]:
+            made = archive.export(str(tmp_path / "one" / name), fmt="files", source=[given])
+            assert [Path(m.path).name for m in made] == [name]
 
 
 @pytest.mark.parametrize("name", [b"", b"b\xff.jsonl"])
