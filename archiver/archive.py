@@ -93,6 +93,7 @@ class Archive:
         self.created = created  # this open made the archive file
         self._discard_if_empty = False
         self.healed = healed or []  # what this open (or `upgrade`) removed of rows no committed ingest recorded
+        self._limits = None  # the bounds of `sql` inside `bounded`
         self.notes: list[str] = []
         """What a person should know of how the archive was opened (one line each; the CLI prints them)."""
 
@@ -381,7 +382,7 @@ class Archive:
         `ExportTargetError`. The selection (`archiver.query.selection.Selection`) picks the records of
         matching results, and `source` the records of matching files.
         """
-        from .export.raw import jsonl, recreate, selected_records
+        from .export.raw import empty_versions, jsonl, recreate, selected_records
         from .export.target import binary_out, directory
         from .query.selection import Selection
 
@@ -391,9 +392,10 @@ class Archive:
             from .export.parquet import export_parquet
 
             return export_parquet(self.con.cursor(), directory(target, fmt))
-        sql, params = selected_records(Selection.of(**selection))
+        chosen = Selection.of(**selection)
+        sql, params = selected_records(chosen)
         if fmt == "files":
-            return recreate(self.con, sql, params, directory(target, fmt))
+            return recreate(self.con, sql, params, directory(target, fmt), empty_versions(chosen))
         with binary_out(target, fmt) as out:
             return jsonl(self.con, sql, params, out)
 
@@ -416,12 +418,18 @@ class Archive:
     def sql(self, statement: str, params: list | dict | None = None) -> Listing:
         """Rows of one read-only SELECT, run each time they are read (an EXPLAIN's or a pragma's, once, now); anything
         that writes, attaches, copies, installs or changes a setting, and any function or table not on the
-        allow-list (`query.allowlist`), raises `NotReadOnlyError`."""
+        allow-list (`query.allowlist`), or text that is not UTF-8, raises `NotReadOnlyError`. Inside
+        `bounded`, its rows are read within that block's bounds."""
         from .query.listing import Listing
         from .query.output import QueryRows, stream
-        from .query.readonly import needs_extension, read_only_statement
+        from .query.readonly import needs_extension, read_only_statement, utf8_text
 
-        rows = QueryRows(self.con, read_only_statement(self.con.cursor(), statement), params or [])
+        for name, value in params.items() if isinstance(params, dict) else enumerate(params or [], 1):
+            if isinstance(value, str):
+                utf8_text(value, f"the value of ${name}")
+        sql = read_only_statement(self.con.cursor(), statement)
+        limits = self._limits
+        rows = QueryRows(self.con, sql, params or [], **({"cursor_of": limits.cursor} if limits else {}))
         try:
             try:
                 described = rows.described()
@@ -434,6 +442,23 @@ class Archive:
             raise needs_extension(exc) or QueryError(" ".join(str(exc).split())) from exc
         fields = tuple(d[0] for d in described)
         return Listing(fields, rows, table_fields=fields)
+
+    @contextmanager
+    def bounded(self, max_memory: int | None = None, timeout: float | None = None):
+        """Within the block, the rows of `sql` are read with DuckDB's memory held to `max_memory` bytes
+        (default 2 GiB; what does not fit spills to a temporary folder, at most 4 times as much) and are
+        stopped `timeout` seconds after the block began (default 60; 0: no limit), raising
+        `QueryTimeoutError`, or at once by SIGINT or SIGTERM, raising `interrupts.Interrupted`
+        (`query.limits`)."""
+        from .query.limits import MAX_MEMORY, TIMEOUT, Limits
+
+        limits = Limits(max_memory or MAX_MEMORY, TIMEOUT if timeout is None else timeout or None)
+        with limits.applied(self.con):
+            self._limits = limits
+            try:
+                yield limits
+            finally:
+                self._limits = None
 
     # Re-run citations: re-derive each cited number from the data layer the agent documents.
 

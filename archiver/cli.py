@@ -5,9 +5,11 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 import click
 from click.core import ParameterSource
@@ -17,7 +19,7 @@ from .defaults import FOLLOW_INTERVAL_SECONDS, MIN_BASE, WAIT_SECONDS
 from .query.filters import FILTERS, RESULT_IDS
 from .render.fitting import terminal_width, wrapped
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
-from .render.terminal import counted, printable, wants_colour
+from .render.terminal import counted, painted, printable, wants_colour
 
 DB_HELP = (
     "Archive: a DuckDB file, or a DuckLake: ducklake:postgres:'dbname=... host=...', ducklake:sqlite:PATH "
@@ -42,6 +44,31 @@ class Seconds(click.ParamType):
 
 
 SECONDS = Seconds()
+
+
+class Bytes(click.ParamType):
+    """A size: bytes, or a number with KB, MB, GB (powers of 1000) or KiB, MiB, GiB (of 1024); more than 0."""
+
+    name = "size"
+    UNITS: ClassVar[dict[str, int]] = {"": 1, "B": 1, "KB": 1000, "MB": 1000**2, "GB": 1000**3, "TB": 1000**4}
+    UNITS |= {"KIB": 1024, "MIB": 1024**2, "GIB": 1024**3, "TIB": 1024**4}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip()
+        number = text.rstrip("KMGTBIkmgtbi ")
+        unit = text[len(number) :].strip().upper()
+        try:
+            size = float(number) * self.UNITS[unit]
+        except (KeyError, ValueError):
+            self.fail(f"{value!r} is not a size (e.g. 512MiB, 2GB, 1000000)", param, ctx)
+        if not math.isfinite(size) or size < 1:
+            self.fail(f"{value!r} is not a size of at least one byte", param, ctx)
+        return int(size)
+
+
+BYTES = Bytes()
 DATA_PATH_HELP = (
     "Where a new lake keeps its Parquet files: a folder or object-store URL (default: "
     "$ARCHIVER_DATA_PATH, else beside a SQLite or DuckDB catalog)."
@@ -85,14 +112,14 @@ def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: 
         ctx.meta["archiver.db"] = db
     archive = Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path())
     for note in archive.notes:
-        click.echo(printable(f"note: {note}"), err=True)
+        say(f"note: {note}", err=True)
     if archive.healed and say_healed:
         say_healed_rows(archive)
     return archive
 
 
 def say_healed_rows(archive) -> None:
-    click.echo(f"{archive.location.describe()}: {removed_line(archive.healed)}; db check lists them", err=True)
+    say(f"{archive.location.describe()}: {removed_line(archive.healed)}; db check lists them", err=True)
 
 
 def removed_line(found, verb: str = "removed") -> str:
@@ -109,12 +136,20 @@ class ArchiverGroup(click.Group):
     error, as click's own: 2, with the command's usage; any other: 1), never a traceback. An interrupt
     ends with 130 (SIGINT) or 143 (SIGTERM); a reader that stops reading (`| head`) ends it quietly, 0."""
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.ClickException as exc:
+            raise escaped(exc) from None
+
     def invoke(self, ctx: click.Context):
         from .errors import UsageError
         from .interrupts import as_stopped_query
 
         try:
             return super().invoke(ctx)
+        except click.ClickException as exc:  # click's own, quoting what was given (`No such option: ...`)
+            raise escaped(exc) from None
         except BrokenPipeError:
             quiet_stdout()
             sys.exit(0)
@@ -135,9 +170,22 @@ class ArchiverGroup(click.Group):
             raise error from None
 
 
+def say(message: object, err: bool = False, tone: str | None = None) -> None:
+    """Write one message for people (a line of a summary, a warning, a problem, an error): every command's
+    words go out here, with what it quotes of files and values shown, never acted on (`printable`: a name
+    holding a terminal escape is written as `\\x1b`), coloured by `tone` on a terminal (unless NO_COLOR)."""
+    click.echo(painted(printable(str(message)), tone), err=err)  # click strips the colour but on a terminal
+
+
+def escaped(exc: click.ClickException) -> click.ClickException:
+    """A click error whose message quotes what was given, with its control characters as escapes."""
+    exc.message = printable(exc.message)
+    return exc
+
+
 def ended(stopped) -> None:
     """An interrupted command ends with one line and 128 + the signal's number."""
-    click.echo(str(stopped), err=True)
+    say(str(stopped), err=True)
     sys.exit(stopped.exit_code)
 
 
@@ -171,10 +219,15 @@ def refusal(exc: Exception, db: str | None) -> str | None:
     return str(explained) if explained else None
 
 
-def emit_json(value) -> None:
+def emit_json(value, indent: bool = True) -> None:
+    """`value` as JSON on stdout; the control characters JSON may leave raw (DEL, C1) escaped too."""
     import orjson
 
-    click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str).decode())
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0, default=str).decode()
+    click.echo(_RAW_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
+
+
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
 
 
 def _a_moment(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -409,31 +462,29 @@ def ingest(
             watcher=line,
         )
     for problem in summary.problems:
-        click.echo(printable(f"quarantined: {problem}"), err=True)
+        say(f"quarantined: {problem}", err=True)
     for path in summary.unrecognised_files:
-        click.secho(printable(f"warning: {path}: no A2A object recognised in this file"), fg="yellow", err=True)
+        say(f"warning: {path}: no A2A object recognised in this file", tone="warning", err=True)
     for folder in summary.folders_unreadable:
-        click.secho(printable(f"warning: {folder}: folder not read"), fg="yellow", err=True)
+        say(f"warning: {folder}: folder not read", tone="warning", err=True)
     if summary.found_nothing:
-        click.secho(
+        say(
             f"warning: no transcript found in {summary.files} file{'s' * (summary.files != 1)} "
-            f"under {printable(', '.join(shown(path) for path in paths))}",
-            fg="yellow",
+            f"under {', '.join(shown(path) for path in paths)}",
+            tone="warning",
             err=True,
         )
     for file in summary.not_stored:
-        click.echo(printable(f"not stored: {file}; ingest again, or use --wait-for-writers"), err=True)
+        say(f"not stored: {file}; ingest again, or use --wait-for-writers", err=True)
     if as_json or fmt == "json":
         emit_json(summary.as_dict())
     else:
-        click.echo(wrapped(render_summary(summary), terminal_width(sys.stdout)))
+        say(wrapped(render_summary(summary), terminal_width(sys.stdout)))
     sys.exit(summary.exit_code)
 
 
 def _follow(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, workers: int | None, interval: float):
     """`ingest --follow`: one summary (a line of JSON, with --json) per pass that found new segments."""
-    import orjson
-
     from .archive import follow_spool
     from .errors import UsageError
     from .ingest import default_workers
@@ -444,11 +495,14 @@ def _follow(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, 
 
     def passed(summary) -> None:
         for problem in summary.problems:
-            click.echo(f"quarantined: {problem}", err=True)
-        click.echo(orjson.dumps(summary.as_dict()).decode() if as_json else render_summary(summary))
+            say(f"quarantined: {problem}", err=True)
+        if as_json:
+            emit_json(summary.as_dict(), indent=False)
+        else:
+            say(render_summary(summary))
 
     def busy(exc: Exception) -> None:
-        click.echo(f"{exc}; the new segments wait for the next pass", err=True)
+        say(f"{exc}; the new segments wait for the next pass", err=True)
 
     ctx = click.get_current_context()
     ctx.meta["archiver.db"] = db
@@ -527,7 +581,7 @@ def db_group() -> None:
 def current(db: str | None, wait: float) -> None:
     """Print the archive's schema version."""
     with open_archive(db, wait, read_only=True, upgrade=False) as archive:
-        click.echo(archive.version())
+        say(archive.version())
 
 
 @db_group.command()
@@ -539,8 +593,8 @@ def upgrade(db: str | None, wait: float) -> None:
     with open_archive(db, wait, upgrade=False) as archive:
         applied = archive.upgrade()
         for migration in applied:
-            click.echo(f"applied {migration.version:04d}_{migration.name}")
-        click.echo(f"at version {archive.version()}")
+            say(f"applied {migration.version:04d}_{migration.name}")
+        say(f"at version {archive.version()}")
         if archive.healed:
             say_healed_rows(archive)
 
@@ -559,7 +613,7 @@ def transfer_command(target: str, to_data_path: str | None, db: str | None, wait
     This archive is left as it was."""
     with open_archive(db, wait, read_only=True) as archive:
         counts = archive.transfer_to(target, data_path=to_data_path, wait=wait)
-    click.echo(f"transferred into {counts.pop('target')}: " + "  ".join(f"{k} {v:,}" for k, v in counts.items()))
+    say(f"transferred into {counts.pop('target')}: " + "  ".join(f"{k} {v:,}" for k, v in counts.items()))
 
 
 # The command's earlier name, kept so that scripts written for it go on working.
@@ -647,7 +701,7 @@ def tell_unmatched(archive, nothing: str, selection: dict, only_unmatched: bool 
     if only_unmatched and not phrases:
         return
     note = " (matching is case-sensitive; * is a glob)" if phrases else ""
-    click.echo("; ".join([nothing, *phrases]) + note, err=True)
+    say("; ".join([nothing, *phrases]) + note, err=True)
 
 
 def run_lineage(name: str, db, wait, fmt, headers, limit, order_by, selection: dict) -> None:
@@ -757,14 +811,14 @@ def export(destination, raw, files_dir, fmt, db, wait, **selection) -> None:
     with open_archive(db, wait, read_only=True) as archive:
         if fmt == "parquet":
             written = archive.export(destination, fmt="parquet")
-            click.echo(f"wrote {len(written)} tables under {destination}", err=True)
+            say(f"wrote {len(written)} tables under {destination}", err=True)
         elif files_dir:
             made = archive.export(files_dir, fmt="files", **selection)
-            click.echo(f"re-created {len(made)} files under {files_dir}", err=True)
+            say(f"re-created {len(made)} files under {files_dir}", err=True)
             count = len(made)
         elif destination and destination != "-":
             count = archive.export(destination, **selection)
-            click.echo(f"wrote {count} records to {destination}", err=True)
+            say(f"wrote {count} records to {destination}", err=True)
         else:
             count = archive.export(sys.stdout.buffer, **selection)
         if fmt != "parquet" and not count:
@@ -793,20 +847,37 @@ def _named_params(ctx, param, given: tuple[str, ...]) -> dict[str, str]:
     metavar="NAME=VALUE",
     help="A value for the parameter $NAME of the statement (repeatable); DuckDB casts it as the statement needs.",
 )
+@click.option(
+    "--max-memory",
+    type=BYTES,
+    default="2GiB",
+    show_default=True,
+    help="DuckDB's memory for the statement (e.g. 512MiB, 4GB); beyond it, it spills at most 4 times as "
+    "much to a temporary folder, then stops.",
+)
+@click.option(
+    "--timeout",
+    type=SECONDS,
+    default=60,
+    show_default=True,
+    help="Seconds the statement may run, its rows written included; 0: no limit.",
+)
 @format_options(OUTPUT_FORMATS)
 @db_options
-def sql_command(statement: str, params: dict[str, str], fmt: str | None, headers: bool, db, wait) -> None:
+def sql_command(statement, params, max_memory, timeout, fmt, headers, db, wait) -> None:
     """Run one read-only SELECT over the archive (tables and views: `archiver docs query`, "SQL views").
 
     Statements that write, attach, copy, export, install or load, or change settings are refused, and so
-    is any function or table not on the allow-list (`archiver docs query`): exit status 2.
+    is any function or table not on the allow-list (`archiver docs query`), or a statement that is not
+    UTF-8 text: exit status 2. A statement past --max-memory or --timeout is stopped: exit status 1. Ctrl-C
+    stops it within a second: exit status 130.
 
     \b
     Examples:
       archiver sql "SELECT study, count(*) FROM citation_uses GROUP BY ALL ORDER BY 2 DESC"
       archiver sql 'SELECT study, base_n FROM citation_index WHERE base_n < $n' -p n=30 --format markdown
     """
-    with open_archive(db, wait, read_only=True) as archive:
+    with ended_by_signals(), open_archive(db, wait, read_only=True) as archive, archive.bounded(max_memory, timeout):
         write_listing(archive.sql(statement, params or None), fmt, headers)
 
 
@@ -913,13 +984,13 @@ def check_command(db: str | None, wait: float) -> None:
         healed = archive.healings()
         counts = archive.stats()
     for line in healed:
-        click.echo(f"healed: {line}", err=True)
+        say(f"healed: {line}", err=True)
     for problem in problems:
-        click.echo(f"problem: {problem}", err=True)
+        say(f"problem: {problem}", err=True)
     if problems:
-        click.echo(f"{len(problems)} integrity problems", err=True)
+        say(f"{len(problems)} integrity problems", err=True)
         sys.exit(1)
-    click.echo(
+    say(
         f"ok: {counts['sources']} sources, {counts['records']} records, {counts['copies']} stored copies, "
         f"{counts['parts']} parts, {counts['citations']} citations, {counts['claims']} claims"
     )
@@ -936,12 +1007,12 @@ def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
     with open_archive(db, wait, upgrade=not dry_run, say_healed=False) as archive:
         found = archive.healed + archive.repair(dry_run=dry_run)
     if not found:
-        click.echo("nothing to repair: every index row belongs to a committed ingest")
+        say("nothing to repair: every index row belongs to a committed ingest")
         return
     verb = "would remove" if dry_run else "removed"
     for item in found:
-        click.echo(f"{verb}: {item}")
-    click.echo(removed_line(found, verb))
+        say(f"{verb}: {item}")
+    say(removed_line(found, verb))
 
 
 @db_group.command("cleanup")
@@ -952,15 +1023,15 @@ def cleanup_command(db: str | None, wait: float) -> None:
     with open_archive(db, wait) as archive:
         done = archive.cleanup()
     if done is None:
-        click.echo("nothing to clean up: a single DuckDB file keeps nothing outside its transactions")
+        say("nothing to clean up: a single DuckDB file keeps nothing outside its transactions")
         return
     for lease in done.leases_expired:
-        click.echo(f"released lease: {lease}")
+        say(f"released lease: {lease}")
     for path in done.orphans_deleted + done.old_files_deleted:
-        click.echo(f"deleted: {path}")
+        say(f"deleted: {path}")
     if done.orphans_kept:
-        click.echo(f"note: {done.orphans_kept}", err=True)
-    click.echo(
+        say(f"note: {done.orphans_kept}", err=True)
+    say(
         f"{len(done.leases_expired)} leases released, "
         f"{len(done.orphans_deleted) + len(done.old_files_deleted)} files deleted"
     )

@@ -20,9 +20,18 @@ class BackendError(ArchiveError):
     """The archive's location cannot be used as given (a missing extension wheel, a data path)."""
 
 
-ADJUSTABLE = ("memory_limit", "threads", "checkpoint_threshold", "enable_progress_bar")
+ADJUSTABLE = (
+    "memory_limit",
+    "threads",
+    "checkpoint_threshold",
+    "enable_progress_bar",
+    "temp_directory",
+    "max_temp_directory_size",
+)
 """Settings the archiver changes on an open connection (an ingest's writer settings, a quiet progress
-bar); they stay adjustable when the configuration is locked, and none of them reaches outside."""
+bar, the bounds of `archiver sql`: `query.limits`); they stay adjustable when the configuration is locked,
+and none of them reaches outside but for the folder DuckDB spills to, which `archiver sql` (which refuses
+SET) chooses."""
 
 
 def config(lake: bool = False) -> dict:

@@ -262,3 +262,55 @@ def test_samples_round_trip(tmp_path):
         second.ingest([str(tmp_path / "out")], workers=1)
         assert index_counts(second) == index_counts(first)
         assert records(second, str(tmp_path / "out")) == records(first, str(SAMPLES))
+
+
+# --- issue 39: empty files and names that are not UTF-8 come back as they were -----------------------------
+
+
+def _tree(top: Path) -> dict[bytes, bytes]:
+    """Every file under `top`: its path's bytes (relative) and its bytes."""
+    return {os.fsencode(path.relative_to(top)): path.read_bytes() for path in sorted(top.rglob("*")) if path.is_file()}
+
+
+def _recreated(tmp_path: Path, top: Path, *given: str) -> Path:
+    db = str(tmp_path / "a.duckdb")
+    with Archive.open(db) as archive:
+        archive.ingest(list(given) or [str(top)], workers=1)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["export", "--raw", "--files", str(out), "--db", db])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_empty_files_and_names_not_in_utf8_are_recreated(tmp_path):
+    """`export --raw --files` left out an empty file, and wrote a name that is not UTF-8 under its escaped
+    text (`b\\xff.jsonl`, four characters): each comes back as it was, beside its siblings."""
+    top = tmp_path / "in"
+    (top / "sub").mkdir(parents=True)
+    (top / "a.jsonl").write_bytes((SAMPLES / "legacy-funnel" / "rpc-v03.jsonl").read_bytes())
+    (top / "empty.jsonl").write_bytes(b"")
+    (top / "sub" / "empty.jsonl").write_bytes(b"")
+    (top / os.fsdecode(b"b\xff\xfe.jsonl")).write_bytes(b'{"x": 1}\n\n')
+    (top / "lit\\xff.jsonl").write_bytes(b"\n")  # a name that reads as the escape of one
+    (top / os.fsdecode(b"d\xe9")).mkdir()  # a folder's name too
+    (top / os.fsdecode(b"d\xe9") / "c.jsonl").write_bytes(b'{"y": 2}\n')
+    out = _recreated(tmp_path, top)
+    assert _tree(out) == _tree(top)
+    with Archive.open(str(tmp_path / "a.duckdb"), read_only=True) as archive:
+        for given, name in [
+            (str(top / "lit\\xff.jsonl"), "lit\\xff.jsonl"),  # the name as it is
+            (str(top / "b\\xff\\xfe.jsonl"), os.fsdecode(b"b\xff\xfe.jsonl")),  # as the archiver prints it
+            (os.fsdecode(os.fsencode(top) + b"/b\xff\xfe.jsonl"), os.fsdecode(b"b\xff\xfe.jsonl")),  # its bytes
+        ]:
+            made = archive.export(str(tmp_path / "one" / name), fmt="files", source=[given])
+            assert [Path(m.path).name for m in made] == [name]
+
+
+@pytest.mark.parametrize("name", [b"", b"b\xff.jsonl"])
+def test_a_lone_empty_file_or_name_not_in_utf8_is_recreated(tmp_path, name):
+    top = tmp_path / "in"
+    top.mkdir()
+    path = top / os.fsdecode(name or b"empty.jsonl")
+    path.write_bytes(b"" if not name else b'{"x": 1}\n')
+    out = _recreated(tmp_path, top, str(path))
+    assert _tree(out) == _tree(top)

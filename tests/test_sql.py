@@ -5,6 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +18,7 @@ from click.testing import CliRunner
 from archiver.archive import Archive
 from archiver.cli import main
 from archiver.query.readonly import NotReadOnlyError
+from archiver.store.backend import spill_folder
 
 from .lineage_data import build
 
@@ -166,3 +172,99 @@ def test_reading_queries_still_answer(db, statement, rows):
     result = CliRunner().invoke(main, ["sql", statement, "--format", "json", "--db", db])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == rows
+
+
+# --- issue 39: text that is not UTF-8, bounds on memory and time, Ctrl-C -----------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+ENDLESS = "SELECT count(*) FROM range(1000000000000)"
+
+
+def test_a_statement_that_is_not_utf8_is_a_usage_error(tmp_path):
+    """Bytes that are not UTF-8 reach click as lone surrogates, which DuckDB's parser cannot take (a TypeError
+    with a traceback before): the statement, or a parameter's value, is refused in one line, exit 2."""
+    db = str(tmp_path / "a.duckdb")
+    Archive.open(db).close()
+    statement = os.fsdecode(b"SELECT \xff")
+    result = subprocess.run(
+        [sys.executable, "-m", "archiver", "sql", statement, "--db", db], capture_output=True, cwd=ROOT
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == b"Error: the statement is not UTF-8 text (byte 0xff at 7): give it in UTF-8\n"
+    value = os.fsdecode(b"x=\xfe")
+    result = subprocess.run(
+        [sys.executable, "-m", "archiver", "sql", "SELECT $x AS x", "-p", value, "--db", db],
+        capture_output=True,
+        cwd=ROOT,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == b"Error: the value of $x is not UTF-8 text (byte 0xfe at 0): give it in UTF-8\n"
+
+
+def test_a_statement_past_the_timeout_is_stopped(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    Archive.open(db).close()
+    started = time.monotonic()
+    result = CliRunner().invoke(main, ["sql", ENDLESS, "--timeout", "1", "--db", db])
+    assert time.monotonic() - started < 10
+    assert result.exit_code == 1, result.output
+    assert result.output == (
+        "Error: the statement ran longer than 1 s and was stopped: narrow it, or give a larger --timeout\n"
+    )
+
+
+def test_a_statement_past_the_memory_bound_is_stopped(tmp_path):
+    """DuckDB's memory limit was the machine's (18.8 GiB here): `list(range(1e9))` passed 3 GiB."""
+    db = str(tmp_path / "a.duckdb")
+    Archive.open(db).close()
+    statement = "SELECT len(list(range)) AS n FROM range(1000000000)"
+    result = CliRunner().invoke(main, ["sql", statement, "--max-memory", "64MiB", "--db", db])
+    assert result.exit_code == 1, result.output
+    assert result.output == (
+        "Error: the statement needs more than 64 MiB of memory and 256 MiB on disk: narrow it, "
+        "or give a larger --max-memory\n"
+    )
+    result = CliRunner().invoke(main, ["sql", "SELECT 1 AS one", "--max-memory", "lots", "--db", db])
+    assert result.exit_code == 2
+    assert "'lots' is not a size" in result.output
+
+
+def test_the_bounds_are_set_and_the_spill_goes_to_a_folder_of_the_process(tmp_path):
+    db = str(tmp_path / "a.duckdb")
+    Archive.open(db).close()
+    statement = (
+        "SELECT current_setting('memory_limit') AS memory, current_setting('max_temp_directory_size') AS spill, "
+        "current_setting('temp_directory') AS folder"
+    )
+    with Archive.open(db, read_only=True) as archive, archive.bounded(512 * 1024**2):
+        (row,) = archive.sql(statement)
+    assert row["memory"] == "512.0 MiB"
+    assert row["spill"] == "2.0 GiB"
+    assert row["folder"] == spill_folder()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_a_running_statement_within_a_second(tmp_path, signum):
+    """`SELECT count(*) FROM range(1e12)` ran for ever through two SIGINTs: DuckDB checks for no signal while
+    it runs a query. A SIGINT (or SIGTERM) now interrupts it: exit 130 (143), one line, within a second."""
+    db = str(tmp_path / "a.duckdb")
+    Archive.open(db).close()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "archiver", "sql", ENDLESS, "--db", db],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        time.sleep(4)  # started, and the query running
+        assert process.poll() is None
+        sent = time.monotonic()
+        process.send_signal(signum)
+        _out, err = process.communicate(timeout=10)
+        took = time.monotonic() - sent
+    finally:
+        process.kill()
+    assert process.returncode == 128 + signum
+    assert err.decode() == f"interrupted by {signal.Signals(signum).name}\n"
+    assert took < 1.5  # a second, and the process's exit

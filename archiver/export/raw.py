@@ -22,6 +22,7 @@ import duckdb
 import orjson
 
 from ..query.selection import Selection
+from ..read.containers import on_disk
 from ..store import chunks
 
 _LATEST = """
@@ -46,6 +47,22 @@ def selected_records(selection: Selection) -> tuple[str, list]:
         conditions.append(where)
         params += source_params
     return f"SELECT * FROM ({_LATEST}) x WHERE {' AND '.join(conditions) or 'TRUE'}", params
+
+
+def empty_versions(selection: Selection) -> tuple[str, list]:
+    """SQL (and parameters) of the (source_path, lineage) of the selected file versions that hold no record
+    (an empty file); none when filters other than `source` narrow the export to results."""
+    if selection.without_source() != Selection():
+        return "SELECT NULL AS source_path, NULL AS lineage WHERE FALSE", []
+    where, params = Selection(source=selection.source).where("x.", scope="copy")
+    return (
+        f"""SELECT x.source_path, x.lineage FROM (
+                SELECT s.path AS source_path, s.sha256 AS source_sha256, s.lineage FROM sources s
+                WHERE s.alias_of IS NULL AND NOT EXISTS (
+                    SELECT 1 FROM records r WHERE r.source_path = s.path AND r.source_sha256 = s.sha256)) x
+            WHERE {where}""",
+        params,
+    )
 
 
 def jsonl(con: duckdb.DuckDBPyConnection, sql: str, params: list, out, batch_size: int = 1024) -> int:
@@ -86,24 +103,28 @@ class ExportedFile:
     records: int
 
 
-def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: str) -> list[ExportedFile]:
+def recreate(
+    con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: str, empty: tuple[str, list]
+) -> list[ExportedFile]:
     """Re-create each selected source under `directory`, at its path relative to the sources' common
-    directory. Gzip sources come back decompressed (".gz" dropped); SQLite task stores as SQLite
+    directory, under the name's bytes as found (`on_disk`), the versions of `empty` (`empty_versions`) as
+    empty files. Gzip sources come back decompressed (".gz" dropped); SQLite task stores as SQLite
     files whose rows read back identically."""
+    empty_sql, empty_params = empty
     lineages = con.execute(
         f"""
         SELECT l.source_path, l.lineage, v.compression, v.container,
                l.lineage = last(l.lineage) OVER (PARTITION BY l.source_path ORDER BY v.first_at
                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS latest
-        FROM (SELECT DISTINCT source_path, lineage FROM ({sql})) l
+        FROM (SELECT DISTINCT source_path, lineage FROM ({sql}) UNION {empty_sql}) l
         JOIN (SELECT path, lineage, arg_max(compression, ingested_at) AS compression,
                      arg_max(container, ingested_at) AS container, min(ingested_at) AS first_at
               FROM sources WHERE alias_of IS NULL GROUP BY path, lineage) v
           ON v.path = l.source_path AND v.lineage = l.lineage
         ORDER BY l.source_path, v.first_at""",
-        params,
+        [*params, *empty_params],
     ).fetchall()
-    root = _common_dir([path for path, *_ in lineages])
+    root = _common_dir([on_disk(path) for path, *_ in lineages])
     made = []
     for path, lineage, compression, container, latest in lineages:
         records = con.cursor().execute(
@@ -111,7 +132,7 @@ def recreate(con: duckdb.DuckDBPyConnection, sql: str, params: list, directory: 
             "WHERE source_path = ? AND lineage = ? ORDER BY seq",
             [*params, path, lineage],
         )
-        target = Path(directory, _relative(path, root))
+        target = Path(directory, _relative(on_disk(path), root))
         whole_file = compression == "gzip" and container == "unreadable"
         if compression == "gzip" and not whole_file and target.suffix == ".gz":
             target = target.with_suffix("")

@@ -3,7 +3,7 @@ nothing is held whole in memory. The formats that write them are `archiver.rende
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -32,6 +32,8 @@ class QueryRows:
     params: list | dict = field(default_factory=list)
     own_connection: bool = False
     """Run on `con` itself, not a cursor of it: the query reads the connection's temporary tables."""
+    cursor_of: Callable[[duckdb.DuckDBPyConnection], duckdb.DuckDBPyConnection] = duckdb.DuckDBPyConnection.cursor
+    """Where a run gets its cursor of `con` (`query.limits.Limits.cursor`: one its watcher can stop)."""
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         yield from stream(self.run())
@@ -50,7 +52,7 @@ class QueryRows:
     def run(self, sql: str | None = None) -> duckdb.DuckDBPyConnection:
         """A cursor of `sql` (default: the query itself) executed with the query's parameters."""
         try:
-            con = self.con if self.own_connection else self.con.cursor()
+            con = self.con if self.own_connection else self.cursor_of(self.con)
             return con.execute(self.sql if sql is None else sql, self.params)
         except duckdb.ConnectionException as exc:
             raise ArchiveClosedError("the archive these rows come from is closed: read them while it is open") from exc

@@ -3,13 +3,14 @@ here, and every function and table it reaches on the allow-list (`allowlist`).""
 
 from __future__ import annotations
 
+import os
 import re
 
 import duckdb
 
 from .allowlist import NotReadOnlyError, check_allowed
 
-__all__ = ["NotReadOnlyError", "needs_extension", "read_only_statement"]
+__all__ = ["NotReadOnlyError", "needs_extension", "read_only_statement", "utf8_text"]
 
 _EXPLAIN = re.compile(r"^\s*explain\s+(analy[sz]e\s+)?", re.IGNORECASE)
 _WHAT = {
@@ -47,6 +48,7 @@ _EXTENSION = re.compile(r"requires the extension (\w+)|exists in the (\w+) exten
 def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     """The one SELECT (or EXPLAIN of one) in `sql`, without a closing semicolon (so that a query can
     wrap it); anything else is refused with the reason."""
+    utf8_text(sql, "the statement")
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
@@ -65,6 +67,18 @@ def read_only_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
         raise NotReadOnlyError(f"refused: this statement {what}; `archiver sql` runs read-only SELECT queries only")
     check_allowed(con, statement.query)
     return sql.rstrip().rstrip(";")
+
+
+def utf8_text(text: str, what: str) -> str:
+    """`text` if it is UTF-8 text; else a usage error naming its first byte that is not (a command line's
+    bytes that are not UTF-8 reach Python as lone surrogates, which DuckDB cannot take)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        byte = os.fsencode(text[exc.start])[0] if 0xDC80 <= ord(text[exc.start]) <= 0xDCFF else None
+        said = f"byte 0x{byte:02x}" if byte is not None else f"character U+{ord(text[exc.start]):04X}"
+        raise NotReadOnlyError(f"{what} is not UTF-8 text ({said} at {exc.start}): give it in UTF-8") from None
+    return text
 
 
 def needs_extension(exc: duckdb.Error) -> NotReadOnlyError | None:

@@ -76,7 +76,7 @@ class Selection:
             if value is None and name not in always:
                 continue
             if name == "source":
-                value = [shown(path) for path in ([value] if isinstance(value, str) else list(value or ()))]
+                value = [_as_text(path) for path in ([value] if isinstance(value, str) else list(value or ()))]
             out[name] = _plain(value)
         return out
 
@@ -246,25 +246,33 @@ _GLOB_CHARS = frozenset("*?[")
 def _path_match(column: str, given: list[str]) -> tuple[str, list]:
     alternatives, params = [], []
     for value in given:
-        pattern, glob = source_pattern(value)
-        # the path as written always matches (a name may hold `[` or `*`); a glob matches besides
-        alternatives.append(f"({column} = ? OR starts_with({column}, ?)" + (f" OR {column} GLOB ?)" if glob else ")"))
-        params += [pattern, pattern.rstrip("/") + "/", *([pattern] if glob else [])]
+        patterns, glob = source_patterns(value)
+        for pattern in patterns:
+            # the path as written always matches (a name may hold `[` or `*`); a glob matches besides
+            alternatives.append(
+                f"({column} = ? OR starts_with({column}, ?)" + (f" OR {column} GLOB ?)" if glob else ")")
+            )
+            params += [pattern, pattern.rstrip("/") + "/", *([pattern] if glob else [])]
     return "(" + " OR ".join(alternatives) + ")", params
 
 
-def source_pattern(given: str) -> tuple[str, bool]:
+def source_patterns(given: str) -> tuple[list[str], bool]:
     """A source value as stored paths are written (absolute), and whether it is a glob.
 
     A relative value is taken from the working directory; a glob starting with `*` is used as given.
-    Bytes of a name that are not UTF-8 are written as ingest archived them (\\xNN).
+    Bytes of a name that are not UTF-8 are written as ingest archived them (\\xNN); a value in UTF-8 that
+    holds such an escape is also taken as written, as a name printed by the archiver (`b\\xff.jsonl`).
     """
     if given in ("-", "<stdin>"):
-        return "<stdin>", False
+        return ["<stdin>"], False
     if is_store_url(given):  # a task store's table: `postgresql://user@host:port/db#table`, or `#*` for all
         given = store_source(given)
-        return given, any(char in _GLOB_CHARS for char in given)
+        return [given], any(char in _GLOB_CHARS for char in given)
     glob = any(char in _GLOB_CHARS for char in given)
-    if glob and given.startswith("*"):
-        return shown(given), True
-    return shown(os.path.abspath(given)), glob
+    path = given if glob and given.startswith("*") else os.path.abspath(given)
+    return list(dict.fromkeys([shown(path), _as_text(path)])), glob
+
+
+def _as_text(path: str) -> str:
+    """A path given as text as it was written; one holding bytes that are not UTF-8 as ingest names it."""
+    return shown(path) if any("\udc80" <= char <= "\udcff" for char in path) else path

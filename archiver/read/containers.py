@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import sqlite3
 import stat
 from collections.abc import Iterable
@@ -109,8 +110,23 @@ class SourceFile:
 
 
 def shown(path: str) -> str:
-    """A filesystem path as text: bytes of its name that are not UTF-8 as \\xNN escapes."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
+    """A filesystem path as text: bytes of its name that are not UTF-8 as \\xNN escapes, and a backslash that
+    would read as such an escape (one before `x5c` or `x80` to `xff`) as `\\x5c`, so that `on_disk` gives
+    the name back byte for byte."""
+    text = os.fsencode(path).decode("utf-8", "surrogateescape")
+    return _SHOWN.sub(lambda found: "\\x5c" if found.group() == "\\" else f"\\x{ord(found.group()) - 0xDC00:02x}", text)
+
+
+def on_disk(archived: str) -> str:
+    """The filesystem path (as Python names one: `os.fsdecode` of its bytes) that `shown` archived as
+    `archived`; a path with no escape in it is itself."""
+    if "\\x" not in archived:
+        return archived
+    return os.fsdecode(_ESCAPE.sub(lambda found: bytes([int(found.group(1), 16)]), archived.encode("utf-8")))
+
+
+_SHOWN = re.compile("[\udc80-\udcff]|\\\\(?=x(?:5c|[89a-f][0-9a-f]))")
+_ESCAPE = re.compile(rb"\\x(5c|[89a-f][0-9a-f])")
 
 
 def _file_type(mode: int) -> str:

@@ -1,5 +1,6 @@
 """A listing as a Markdown table (GitHub's pipe tables): a header of its fields, a line per item, each
-cell as CSV spells it, with `|` escaped and line breaks as `<br>`, so a report pastes into an issue or
+cell as CSV spells it, with `|` escaped, line breaks as `<br>` and other control characters as their
+escapes (`printable`), so a report pastes into an issue or
 a pull request as it is."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from typing import BinaryIO
 
 from ..query.listing import Listing, as_text
 from .delimited import cell
+from .terminal import printable
 
 
 def write(listing: Listing, out: BinaryIO, headers: bool = True) -> int:
@@ -28,4 +30,4 @@ def _line(cells: list) -> str:
 
 def _text(value) -> str:
     text = str(value).replace("\\", "\\\\").replace("|", "\\|")
-    return text.replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>")
+    return printable(text.replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>"))
