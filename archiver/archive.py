@@ -13,7 +13,7 @@ import duckdb
 
 from .defaults import MIN_BASE
 from .errors import ArchiveError, QueryError, UsageError
-from .store import migrations, views
+from .store import migrations, trust, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
@@ -45,6 +45,36 @@ def _checking(con: duckdb.DuckDBPyConnection, location: Location, check: Callabl
         if refusal is not None:
             raise refusal from exc
         raise
+
+
+def _trusted(con: duckdb.DuckDBPyConnection, location: Location, refuse: bool, planted: bool = True) -> list[str]:
+    """What is wrong with the archive's schema (`store.trust`), read before anything binds what the archive
+    holds: what it plants where the package's SQL would find it (unless not `planted`: looked at already), then,
+    at the current schema version, how its tables differ from the migrations'. When `refuse`, `con` is closed
+    and the first is raised (`ArchiveDamagedError`)."""
+    found = _checking(con, location, trust.planted) if planted else []
+    if not found and _checking(con, location, migrations.current_version) == migrations.latest_version():
+        found = _checking(con, location, trust.table_problems)
+    if found and refuse:
+        con.close()
+        trust.refuse(location.describe(), found)
+    return found
+
+
+def _defined(con: duckdb.DuckDBPyConnection, location: Location, damage: list[str], refuse: bool) -> list[str]:
+    """`damage`; when there is none and the schema is the current one, the package's views are made on `con`
+    first (`views.define`), and what stops that is damage too (it never is, once `trust` found none), refused
+    as `_trusted` refuses."""
+    if damage or _checking(con, location, migrations.current_version) != migrations.latest_version():
+        return damage
+    try:
+        retry_busy(views.define, con)
+    except duckdb.Error as exc:
+        damage = [f"the archiver's views cannot be made over its tables ({' '.join(str(exc).split())})"]
+        if refuse:
+            con.close()
+            trust.refuse(location.describe(), damage)
+    return damage
 
 
 def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
@@ -86,6 +116,7 @@ class Archive:
         location: Location | None = None,
         created: bool = False,
         healed: list[Healed] | None = None,
+        damage: list[str] | None = None,
     ) -> None:
         self.con = con
         self.path = path
@@ -93,6 +124,8 @@ class Archive:
         self.created = created  # this open made the archive file
         self._discard_if_empty = False
         self.healed = healed or []  # what this open (or `upgrade`) removed of rows no committed ingest recorded
+        self.damage = damage or []
+        """What is wrong with the archive's schema (`store.trust`), when opened without `refuse_damage`."""
         self.notes: list[str] = []
         """What a person should know of how the archive was opened (one line each; the CLI prints them)."""
 
@@ -104,6 +137,7 @@ class Archive:
         wait: float = DEFAULT_WAIT_SECONDS,
         upgrade: bool = True,
         data_path: str | None = None,
+        refuse_damage: bool = True,
     ) -> Archive:
         """Open (creating if need be), bring the schema up to date and remove what a killed writer's replay
         left of uncommitted versions (`store.heal`; a read-only open heals through a short write-open
@@ -113,17 +147,25 @@ class Archive:
         or `ducklake:PATH` (default $ARCHIVER_DB, else ./archive.duckdb); `data_path`: where a new lake
         keeps its Parquet files (default $ARCHIVER_DATA_PATH; beside a file catalog if unset).
         An archive whose schema is newer than this program's migrations is refused (`SchemaTooNewError`),
-        except by a read-only open without `upgrade` (`archiver db current`)."""
+        except by a read-only open without `upgrade` (`archiver db current`). An archive whose tables are not its
+        schema's, or that defines functions of its own, is refused (`ArchiveDamagedError`, `store.trust`) unless
+        not `refuse_damage` (`db check`, which lists it: `damage`); the archiver never binds SQL the archive holds,
+        and reads the package's views (`store.views.define`)."""
         location = locate(path, data_path)
         if read_only:
             con = connect(location, read_only=True, wait=wait)
-            if upgrade:
+            damage = _trusted(con, location, refuse_damage)
+            if upgrade and not damage:
                 _refuse_newer(con, location)
             healed, notes = [], []
-            if upgrade and ((outdated := _checking(con, location, migrations.outdated)) or recovering(location)):
+            if (
+                upgrade
+                and not damage
+                and ((outdated := _checking(con, location, migrations.outdated)) or recovering(location))
+            ):
                 con.close()
                 try:
-                    with cls.open(path, wait=wait, data_path=data_path) as writer:
+                    with cls.open(path, wait=wait, data_path=data_path, refuse_damage=refuse_damage) as writer:
                         healed = writer.healed
                 except ArchiveUnwritableError as exc:
                     if outdated:
@@ -132,20 +174,24 @@ class Archive:
                         ) from None
                     notes.append(_UNRECOVERED.format(location.describe()))
                 con = connect(location, read_only=True, wait=wait)
-            archive = cls(con, location.url, location, healed=healed)
+                damage = _trusted(con, location, refuse_damage)
+            archive = cls(con, location.url, location, healed=healed, damage=_defined(con, location, damage, refuse_damage))
             archive.notes = notes
             return archive
         replayed = recovering(location)
         created = not location.is_lake and not exists(location)
         try:
             con = connect(location, wait=wait)
-            _refuse_newer(con, location)
-            healed = _upgraded(con, replayed) if upgrade else []
+            healed, damage = [], _trusted(con, location, refuse_damage)
+            if not damage:
+                _refuse_newer(con, location)
+                healed = _upgraded(con, replayed) if upgrade else []
+                damage = _trusted(con, location, refuse_damage, planted=False)
         except (duckdb.Error, ArchiveUnusableError):  # not ArchiveBusyError: then the file is another process's
             if created:
                 _remove(location)
             raise
-        return cls(con, location.url, location, created, healed)
+        return cls(con, location.url, location, created, healed, _defined(con, location, damage, refuse_damage))
 
     def close(self) -> None:
         """Close; an archive this open created and an ingest left empty is removed first, while this
@@ -271,7 +317,7 @@ class Archive:
         """The recorded source-file versions as typed `SourceRow`s, by path and time of ingest."""
         from .store.models import SourceRow, typed
 
-        return typed(SourceRow, self.con.cursor().execute("SELECT * FROM sources ORDER BY path, ingested_at"))
+        return typed(SourceRow, views.cursor(self.con).execute("SELECT * FROM sources ORDER BY path, ingested_at"))
 
     def rows(self, table: str, limit: int | None = None) -> list[SQLModel]:
         """The rows of one of the archive's tables as its SQLModel class (`archiver.store.models.ROWS`:
@@ -286,7 +332,7 @@ class Archive:
             raise QueryError("limit must not be negative")
         order = ", ".join(f'"{column.name}"' for column in model.__table__.primary_key.columns)
         bounded = "" if limit is None else f" LIMIT {int(limit)}"
-        return typed(model, self.con.cursor().execute(f'SELECT * FROM "{table}" ORDER BY {order}{bounded}'))
+        return typed(model, views.cursor(self.con).execute(f'SELECT * FROM "{table}" ORDER BY {order}{bounded}'))
 
     def audit(self, rules=(), exclude_rules=(), min_base: float = MIN_BASE, **selection):
         """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
@@ -347,7 +393,7 @@ class Archive:
         """
         from .query.transcript import transcript
 
-        return transcript(self.con.cursor(), ident, copy)
+        return transcript(views.cursor(self.con), ident, copy)
 
     def show(self, ident: str, copy: str | None = None) -> list[ResultView]:
         """Deprecated: `results` (the objects), or `render` (the text `archiver show` prints)."""
@@ -390,7 +436,7 @@ class Archive:
         if fmt == "parquet":
             from .export.parquet import export_parquet
 
-            return export_parquet(self.con.cursor(), directory(target, fmt))
+            return export_parquet(views.cursor(self.con), directory(target, fmt))
         sql, params = selected_records(Selection.of(**selection))
         if fmt == "files":
             return recreate(self.con, sql, params, directory(target, fmt))
@@ -421,7 +467,7 @@ class Archive:
         from .query.output import QueryRows, stream
         from .query.readonly import needs_extension, read_only_statement
 
-        rows = QueryRows(self.con, read_only_statement(self.con.cursor(), statement), params or [])
+        rows = QueryRows(self.con, read_only_statement(views.cursor(self.con), statement), params or [])
         try:
             try:
                 described = rows.described()
@@ -481,9 +527,16 @@ class Archive:
     def check(self) -> list:
         """The archive's integrity problems (`archiver.store.check.Problem`); empty when it is consistent:
         every index row rests on a stored raw record, no file is half ingested, counts agree."""
-        from .store.check import check
+        from .store.check import EXAMPLES, Problem, check
 
+        if self.damage:
+            what = "ways the archive's schema is not the archiver's (nothing else was checked)"
+            return [Problem("damaged-schema", what, len(self.damage), self.damage[:EXAMPLES])]
         problems = check(self.con)
+        stored = trust.stored_sql_problems(self.con, views.VIEWS)
+        if stored:
+            what = "views stored in the archive that are not the archiver's (it never reads them; DuckDB would)"
+            problems.append(Problem("stored-view", what, len(stored), stored[:EXAMPLES]))
         if self.location.is_lake:
             from .store.lake import problems as lake_problems
 

@@ -273,14 +273,39 @@ def stale(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def create(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)make every view as defined here, in one transaction, and record which definitions they are."""
+    """(Re)make every view as defined here in the archive, in one transaction, and record which definitions they
+    are: for whoever reads the archive with DuckDB itself. The archiver never reads them (`define`)."""
+    database = con.execute("SELECT current_database()").fetchone()[0]
+    stored = '"' + database.replace('"', '""') + '".main.'
     with transaction(con):
         for name in reversed(VIEWS):
-            con.execute(f"DROP VIEW IF EXISTS {name}")
+            con.execute(f"DROP VIEW IF EXISTS {stored}{name}")
         for name, sql in VIEWS.items():
-            con.execute(f"CREATE VIEW {name} AS {sql}")
+            con.execute(f"CREATE VIEW {stored}{name} AS {sql}")
         con.execute("DELETE FROM schema_views")
         con.execute("INSERT INTO schema_views VALUES (?, now())", [FINGERPRINT])
+
+
+def define(con: duckdb.DuckDBPyConnection) -> None:
+    """Make every view as defined here a temporary view of `con`, which DuckDB finds before any view of the
+    archive's own: what the archiver and `archiver sql` read, whatever the archive file or a lake's catalog
+    holds under those names (`store.trust`). Temporary views are the connection's (a cursor has none:
+    `cursor`); read-only connections may make them."""
+    with transaction(con):
+        for name, sql in VIEWS.items():
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+
+
+def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """A cursor of the archive's connection `con`, with the package's views (`define`): every cursor the archiver
+    reads the archive with."""
+    made = con.cursor()
+    try:
+        define(made)
+    except BaseException:
+        made.close()
+        raise
+    return made
 
 
 STAT_QUERIES = {
