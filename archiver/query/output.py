@@ -12,6 +12,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import QueryError
+from ..store import views
 from .listing import Chunks
 
 BATCH_SIZE = 2048
@@ -50,7 +51,7 @@ class QueryRows:
     def run(self, sql: str | None = None) -> duckdb.DuckDBPyConnection:
         """A cursor of `sql` (default: the query itself) executed with the query's parameters."""
         try:
-            con = self.con if self.own_connection else self.con.cursor()
+            con = self.con if self.own_connection else views.cursor(self.con)
             return con.execute(self.sql if sql is None else sql, self.params)
         except duckdb.ConnectionException as exc:
             raise ArchiveClosedError("the archive these rows come from is closed: read them while it is open") from exc

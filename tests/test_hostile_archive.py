@@ -1,0 +1,178 @@
+"""An archive file a user hands the tool, however it was changed, is read by the package's SQL only or refused
+in one line: a view, macro or table planted in the file binds nothing the archiver runs (`store.trust`), and
+damage (a dropped, retyped or emptied table, a replaced view) never ends in a traceback. Lakes: test_lake.py."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from archiver.cli import main
+
+SECRET = "the-planted-view-read-this-file"
+
+
+@pytest.fixture
+def secret(tmp_path) -> str:
+    path = tmp_path / "secret.txt"
+    path.write_text(SECRET + "\n")
+    return str(path)
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    return result.exit_code, result.output
+
+
+def planted(samples_archive: Path, tmp_path: Path, *statements: str) -> str:
+    """A copy of the samples' archive with `statements` run on it, as anyone who may write the file can."""
+    db = str(tmp_path / "planted.duckdb")
+    shutil.copyfile(samples_archive, db)
+    with duckdb.connect(db) as con:
+        for statement in statements:
+            con.execute(statement)
+    return db
+
+
+def one_line_refusal(code: int, output: str, *words: str) -> None:
+    assert code in (1, 2), output
+    assert output.startswith("Error: ") and output.count("\n") == 1, output
+    assert "Traceback" not in output
+    for word in words:
+        assert word in output
+
+
+COMMANDS = (
+    ("stats",),
+    ("audit", "--fail-on", "never"),
+    ("query", "claims"),
+    ("query", "citations"),
+    ("query", "impact"),
+    ("show", "task-vrs-rpc-funnel"),
+    ("sql", "SELECT count(*) AS n FROM claim_citations"),
+    ("export", "--raw", "--study", "*"),
+    ("db", "repair", "--dry-run"),
+    ("db", "repair"),
+)
+
+
+def test_a_replaced_view_is_not_read(samples_archive, tmp_path, secret):
+    db = planted(
+        samples_archive,
+        tmp_path,
+        f"CREATE OR REPLACE VIEW quarantine AS SELECT content AS reason FROM read_text('{secret}')",
+        f"CREATE OR REPLACE VIEW origin_copies AS SELECT content AS origin FROM read_text('{secret}')",
+    )
+    code, out = run("sql", "SELECT reason FROM quarantine", "--db", db)
+    assert code == 0 and SECRET not in out
+    code, out = run("sql", "SELECT count(*) AS n FROM origin_copies", "--db", db, "--format", "csv")
+    assert (code, out) == (0, "n\n0\n")
+    code, out = run("stats", "--db", db)
+    assert code == 0 and SECRET not in out
+    code, out = run("db", "check", "--db", db)
+    assert code == 1 and SECRET not in out
+    assert "quarantine: a view whose SQL is not the archiver's" in out
+    assert "origin_copies: a view whose SQL is not the archiver's" in out
+
+
+def test_a_stored_view_named_in_full_is_refused_by_sql(samples_archive, tmp_path, secret):
+    db = planted(samples_archive, tmp_path, f"CREATE VIEW notes AS SELECT content FROM read_text('{secret}')")
+    for statement in (
+        "SELECT * FROM planted.main.quarantine",
+        "SELECT * FROM planted.quarantine",
+        "SELECT * FROM notes",
+        "SELECT * FROM main.notes",
+    ):
+        code, out = run("sql", statement, "--db", db)
+        assert code == 2 and SECRET not in out, (statement, out)
+        assert "refused" in out
+    code, out = run("db", "check", "--db", db)
+    assert code == 1 and "notes: a view the archiver does not make" in out
+
+
+def test_an_untouched_archive_has_no_stored_view_problem(samples_copy):
+    code, out = run("db", "check", "--db", samples_copy)
+    assert (code, out.startswith("ok: ")) == (0, True), out
+
+
+@pytest.mark.parametrize(
+    "statements, named",
+    [
+        (["DROP TABLE claims"], "its table claims is missing"),
+        (["DROP TABLE claims", "CREATE VIEW claims AS SELECT content AS value FROM read_text('{secret}')"],
+         "claims is a view, not the archive's table"),
+        (["ALTER TABLE claims ALTER COLUMN value TYPE VARCHAR"], "its column claims.value is VARCHAR, not DOUBLE"),
+        (["ALTER TABLE results DROP COLUMN origin"], "its column results.origin is missing"),
+        (["ALTER TABLE parts ADD COLUMN planted VARCHAR"], "its table parts has a column planted"),
+        (["CREATE MACRO lower(x) AS (SELECT content FROM read_text('{secret}'))"], "a macro lower() of its own"),
+        (["CREATE MACRO range(x) AS TABLE SELECT content FROM read_text('{secret}')"], "a table macro range()"),
+        (["DROP TABLE schema_migrations",
+          "CREATE VIEW schema_migrations AS SELECT 99 AS version, content AS name FROM read_text('{secret}')"],
+         "schema_migrations is a view"),
+    ],
+    ids=["dropped", "table-as-view", "retyped", "column-dropped", "column-added", "macro", "table-macro",
+         "bookkeeping-as-view"],
+)
+def test_a_damaged_archive_is_refused_in_one_line(samples_archive, tmp_path, secret, statements, named):
+    db = planted(samples_archive, tmp_path, *(s.format(secret=secret) for s in statements))
+    for command in COMMANDS:
+        code, out = run(*command, "--db", db)
+        one_line_refusal(code, out, "the archive is damaged", named)
+        assert SECRET not in out
+    code, out = run("db", "check", "--db", db)
+    assert code == 1 and named in out and SECRET not in out and "Traceback" not in out
+
+
+DAMAGE = (
+    "DROP TABLE {table}",
+    "ALTER TABLE {table} ALTER COLUMN {column} TYPE VARCHAR",
+    "ALTER TABLE {table} DROP COLUMN {column}",
+    "DELETE FROM {table}",
+    "DROP TABLE {table}; CREATE VIEW {table} AS SELECT 1 AS x",
+    "CREATE OR REPLACE VIEW {view} AS SELECT 1 AS x",
+    "DROP VIEW {view}",
+)
+TABLES = {
+    "claims": "value",
+    "results": "claims",
+    "parts": "kind",
+    "records": "status",
+    "sources": "alias_of",
+    "citations": "valid",
+    "verdicts": "verdict",
+    "value_chunks": "seq",
+}
+VIEW_NAMES = ("quarantine", "claim_citations", "citation_index", "origin_copies", "latest_verdicts")
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    damage=st.lists(
+        st.tuples(st.sampled_from(DAMAGE), st.sampled_from(sorted(TABLES)), st.sampled_from(VIEW_NAMES)),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_random_damage_never_ends_in_a_traceback(samples_archive, tmp_path_factory, damage):
+    tmp_path = tmp_path_factory.mktemp("damaged")
+    db = str(tmp_path / "damaged.duckdb")
+    shutil.copyfile(samples_archive, db)
+    with duckdb.connect(db) as con:
+        for statement, table, view in damage:
+            try:
+                con.execute(statement.format(table=table, column=TABLES[table], view=view))
+            except duckdb.Error:
+                pass  # a table dropped already, say: the damage is what was done
+    for command in (*COMMANDS, ("db", "check"), ("verify", "--fail-on", "never")):
+        code, out = run(*command, "--db", db)
+        assert "Traceback" not in out, (damage, command, out)
+        if code not in (0, 1, 2):
+            pytest.fail(f"{damage} {command}: exit {code}: {out}")
