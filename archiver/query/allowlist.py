@@ -64,8 +64,9 @@ object storage has DuckDB's httpfs loaded, which would let a URL reach any host,
 CATALOG_VIEWS = frozenset({"duckdb_tables", "duckdb_views", "duckdb_columns"})
 """DuckDB's listings of tables, views and columns (what `PRAGMA show_tables` reads): names only."""
 
-SHOWN = frozenset({'"tables"', "__show_tables_expanded", '"databases"'})
-"""What `SHOW TABLES`, `SHOW ALL TABLES` and `SHOW DATABASES` list: names of tables and databases."""
+SHOWN = frozenset({'"tables"', '"databases"'})
+"""What `SHOW TABLES` and `SHOW DATABASES` list: names of tables and databases. Not `SHOW ALL TABLES`, which
+lists every view's columns, and so binds the views a lake's catalog stores (a planted one connects)."""
 
 _TABLE_REFS = frozenset({"BASE_TABLE", "TABLE_FUNCTION", "JOIN", "SUBQUERY", "EMPTY", "EXPRESSION_LIST", "SHOW_REF"})
 _SCHEMAS = frozenset({"", "main", "system", "pg_catalog"})
