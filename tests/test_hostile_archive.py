@@ -89,12 +89,34 @@ def test_a_stored_view_named_in_full_is_refused_by_sql(samples_archive, tmp_path
         "SELECT * FROM planted.quarantine",
         "SELECT * FROM notes",
         "SELECT * FROM main.notes",
+        "SELECT * FROM pragma_table_info('planted.main.quarantine')",
+        "SELECT * FROM pragma_table_info('notes')",
     ):
         code, out = run("sql", statement, "--db", db)
         assert code == 2 and SECRET not in out, (statement, out)
         assert "refused" in out
     code, out = run("db", "check", "--db", db)
     assert code == 1 and "notes: a view the archiver does not make" in out
+
+
+ROOT = Path(__file__).resolve().parent.parent
+CURSORS_OF_THEIR_OWN = {
+    "archiver/store/views.py": "`cursor` itself",
+    "archiver/store/chunks.py": "reads value_chunks, a table checked as the archive opens",
+    "archiver/query/allowlist.py": "reads DuckDB's listings and parses; binds nothing",
+    "archiver/read/stores.py": "a live task store's connection, not the archive's",
+}
+
+
+def test_every_cursor_of_the_archive_reads_the_package_views():
+    """A cursor is a connection of its own, without the temporary views of the one it came from: the archiver
+    takes its cursors from `views.cursor`, so that no query of it finds a view the archive stores."""
+    found = {
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "archiver").rglob("*.py")
+        if ".cursor()" in path.read_text(encoding="utf-8")
+    }
+    assert found <= set(CURSORS_OF_THEIR_OWN), found - set(CURSORS_OF_THEIR_OWN)
 
 
 def test_an_untouched_archive_has_no_stored_view_problem(samples_copy):

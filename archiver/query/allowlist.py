@@ -61,6 +61,10 @@ READERS = frozenset(name for name in TABLE_FUNCTIONS if name.startswith(("read_"
 """The table functions that read files: they may read local files only, named by string literals. A lake on
 object storage has DuckDB's httpfs loaded, which would let a URL reach any host, with the lake's credentials."""
 
+NAMING = frozenset({"pragma_table_info", "pragma_show"})
+"""The table functions given a table's name: it must be one `sql` may read (a view a lake's catalog stores
+would be bound to list its columns)."""
+
 CATALOG_VIEWS = frozenset({"duckdb_tables", "duckdb_views", "duckdb_columns"})
 """DuckDB's listings of tables, views and columns (what `PRAGMA show_tables` reads): names only."""
 
@@ -188,6 +192,8 @@ def _check_table(node: dict, scope: Scope) -> None:
             )
         if name.lower() in READERS:
             _check_local(name, node["function"]["children"][:1])
+        if name.lower() in NAMING:
+            _check_named(name, node["function"]["children"][:1], scope)
     elif kind == "BASE_TABLE":
         _check_relation(node["catalog_name"], node["schema_name"], node["table_name"], scope)
     elif kind == "SHOW_REF" and node["query"] is None:
@@ -208,6 +214,19 @@ def _check_local(reader: str, arguments: list[dict]) -> None:
                 f"refused: {reader}() of {value['value']}: `archiver sql` reads local files only (for a URL it "
                 "never installs or loads httpfs, nor uses a lake's): nothing reaches the network"
             )
+
+
+def _check_named(function: str, arguments: list[dict], scope: Scope) -> None:
+    """The table a listing of columns is given: a string literal naming one the statement may read."""
+    value = arguments[0].get("value", {}) if arguments and arguments[0].get("class") == "CONSTANT" else {}
+    if not isinstance(value.get("value"), str):
+        raise NotReadOnlyError(f"refused: name the table {function}() lists with a string literal")
+    parts = [part.strip('"') for part in value["value"].split(".")]
+    if len(parts) > 3 or not scope.holds(*([""] * (3 - len(parts)) + parts)):
+        raise NotReadOnlyError(
+            f"refused: {function}() of {value['value']}, which is not a table or view of the archive "
+            '(`archiver sql "SHOW TABLES"` lists them)'
+        )
 
 
 def _check_relation(catalog: str, schema: str, table: str, scope: Scope) -> None:
