@@ -15,7 +15,7 @@ from .defaults import MIN_BASE
 from .errors import ArchiveError, QueryError, UsageError
 from .store import migrations, trust, views
 from .store.backend import Location, exists, locate
-from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy
+from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy, transaction
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
 from .store.refusals import ArchiveUnusableError, ArchiveUnwritableError, explain
 
@@ -47,34 +47,35 @@ def _checking(con: duckdb.DuckDBPyConnection, location: Location, check: Callabl
         raise
 
 
-def _trusted(con: duckdb.DuckDBPyConnection, location: Location, refuse: bool, planted: bool = True) -> list[str]:
+def _trusted(
+    con: duckdb.DuckDBPyConnection, location: Location, refuse: bool, planted: bool = True, define: bool = True
+) -> list[str]:
     """What is wrong with the archive's schema (`store.trust`), read before anything binds what the archive
     holds: what it plants where the package's SQL would find it (unless not `planted`: looked at already), then,
-    at the current schema version, how its tables differ from the migrations'. When `refuse`, `con` is closed
-    and the first is raised (`ArchiveDamagedError`)."""
-    found = _checking(con, location, trust.planted) if planted else []
-    if not found and _checking(con, location, migrations.current_version) == migrations.latest_version():
-        found = _checking(con, location, trust.table_problems)
+    at the current schema version, how its tables differ from the migrations'. When there is nothing and the
+    schema is current, the package's views are made on `con` (`views.define`, unless not `define`). All in one
+    transaction: a lake's catalog is read once. When `refuse`, `con` is closed and the first is raised
+    (`ArchiveDamagedError`)."""
+
+    def look(connection: duckdb.DuckDBPyConnection) -> list[str]:
+        with transaction(connection):
+            found = trust.planted(connection) if planted else []
+            if found or migrations.current_version(connection) != migrations.latest_version():
+                return found
+            found = trust.table_problems(connection)
+            if not found and define:
+                connection.execute(views.TEMPORARY_VIEWS)
+            return found
+
+    try:
+        found = _checking(con, location, look)
+    except duckdb.Error as exc:  # it never is, once `trust` found nothing
+        found = [f"its schema cannot be read, or the archiver's views made over it ({' '.join(str(exc).split())})"]
     if found and refuse:
-        con.close()
+        with suppress(duckdb.Error):
+            con.close()
         trust.refuse(location.describe(), found)
     return found
-
-
-def _defined(con: duckdb.DuckDBPyConnection, location: Location, damage: list[str], refuse: bool) -> list[str]:
-    """`damage`; when there is none and the schema is the current one, the package's views are made on `con`
-    first (`views.define`), and what stops that is damage too (it never is, once `trust` found none), refused
-    as `_trusted` refuses."""
-    if damage or _checking(con, location, migrations.current_version) != migrations.latest_version():
-        return damage
-    try:
-        retry_busy(views.define, con)
-    except duckdb.Error as exc:
-        damage = [f"the archiver's views cannot be made over its tables ({' '.join(str(exc).split())})"]
-        if refuse:
-            con.close()
-            trust.refuse(location.describe(), damage)
-    return damage
 
 
 def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
@@ -175,14 +176,14 @@ class Archive:
                     notes.append(_UNRECOVERED.format(location.describe()))
                 con = connect(location, read_only=True, wait=wait)
                 damage = _trusted(con, location, refuse_damage)
-            archive = cls(con, location.url, location, healed=healed, damage=_defined(con, location, damage, refuse_damage))
+            archive = cls(con, location.url, location, healed=healed, damage=damage)
             archive.notes = notes
             return archive
         replayed = recovering(location)
         created = not location.is_lake and not exists(location)
         try:
             con = connect(location, wait=wait)
-            healed, damage = [], _trusted(con, location, refuse_damage)
+            healed, damage = [], _trusted(con, location, refuse_damage, define=False)
             if not damage:
                 _refuse_newer(con, location)
                 healed = _upgraded(con, replayed) if upgrade else []
@@ -191,7 +192,7 @@ class Archive:
             if created:
                 _remove(location)
             raise
-        return cls(con, location.url, location, created, healed, _defined(con, location, damage, refuse_damage))
+        return cls(con, location.url, location, created, healed, damage)
 
     def close(self) -> None:
         """Close; an archive this open created and an ingest left empty is removed first, while this

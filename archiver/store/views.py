@@ -292,8 +292,11 @@ def define(con: duckdb.DuckDBPyConnection) -> None:
     holds under those names (`store.trust`). Temporary views are the connection's (a cursor has none:
     `cursor`); read-only connections may make them."""
     with transaction(con):
-        for name, sql in VIEWS.items():
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+        con.execute(TEMPORARY_VIEWS)
+
+
+TEMPORARY_VIEWS = ";\n".join(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}" for name, sql in VIEWS.items())
+"""Every view as a temporary view of the connection that runs it (`define`), in the transaction it is in."""
 
 
 def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
