@@ -57,9 +57,14 @@ def _trusted(
     transaction: a lake's catalog is read once. When `refuse`, `con` is closed and the first is raised
     (`ArchiveDamagedError`)."""
 
+    state = trust.identity(location) if planted else None
+    planted = planted and not trust.unplanted(state)
+
     def look(connection: duckdb.DuckDBPyConnection) -> list[str]:
         with transaction(connection):
             found = trust.planted(connection) if planted else []
+            if planted and not found:
+                trust.remember_unplanted(state)
             if found or migrations.current_version(connection) != migrations.latest_version():
                 return found
             found = trust.table_problems(connection)

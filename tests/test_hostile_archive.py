@@ -198,3 +198,14 @@ def test_random_damage_never_ends_in_a_traceback(samples_archive, tmp_path_facto
         assert "Traceback" not in out, (damage, command, out)
         if code not in (0, 1, 2):
             pytest.fail(f"{damage} {command}: exit {code}: {out}")
+
+
+def test_a_macro_planted_after_a_clean_read_is_found(samples_archive, tmp_path, secret):
+    """What was found clean is remembered by the file's state (`trust.unplanted`): a write changes it."""
+    db = planted(samples_archive, tmp_path)
+    assert run("stats", "--db", db)[0] == 0
+    assert run("stats", "--db", db)[0] == 0  # remembered
+    with duckdb.connect(db) as con:
+        con.execute(f"CREATE MACRO lower(x) AS (SELECT content FROM read_text('{secret}'))")
+    code, out = run("stats", "--db", db)
+    one_line_refusal(code, out, "a macro lower() of its own")

@@ -27,6 +27,7 @@ import os
 import duckdb
 
 from ..offline import extension_directory
+from .backend import Location
 from .migrations import BOOKKEEPING, available
 from .refusals import ArchiveUnusableError
 
@@ -79,6 +80,51 @@ def _migrated(migrations, views: dict[str, str] | None = None):
         tables.setdefault(table, []).append((column, kind))
     made = {table: tuple(columns) for table, columns in tables.items()}
     return (made, stored) if views is not None else made
+
+
+CHECKED_KEPT = 256
+"""Archive files remembered as found to plant nothing (`unplanted`), the most recent first."""
+
+
+def identity(location: Location) -> str | None:
+    """The state of the archive file, or of a lake's catalog file, as the file system tells it (device, inode,
+    size, modification and change times, and those of its write-ahead log): any write changes it. None for a
+    PostgreSQL catalog, which has no file here."""
+    if location.catalog == "postgres":
+        return None
+    path = os.path.realpath(location.catalog_path)
+    states = [path, duckdb.__version__]
+    for side in ("", ".wal", "-wal"):
+        try:
+            found = os.stat(path + side)
+        except OSError:
+            states.append("-")
+            continue
+        states.append(f"{found.st_dev}:{found.st_ino}:{found.st_size}:{found.st_mtime_ns}:{found.st_ctime_ns}")
+    return hashlib.sha256("\n".join(states).encode()).hexdigest()
+
+
+def _checked(state: str) -> str:
+    return os.path.join(os.path.dirname(extension_directory()), "unplanted", state)
+
+
+def unplanted(state: str | None) -> bool:
+    """Whether the archive in `state` (`identity`, taken before it was looked at) was found to plant nothing:
+    DuckDB's listing of functions costs 30 to 70 ms, on every command; a file written since is looked at again."""
+    return state is not None and os.path.exists(_checked(state))
+
+
+def remember_unplanted(state: str | None) -> None:
+    """Remember that the archive in `state` plants nothing (`unplanted`), forgetting the oldest past `CHECKED_KEPT`."""
+    if state is None:
+        return
+    with contextlib.suppress(OSError):
+        folder = os.path.dirname(_checked(state))
+        os.makedirs(folder, exist_ok=True)
+        open(_checked(state), "w").close()
+        kept = sorted(os.scandir(folder), key=lambda entry: entry.stat().st_mtime_ns, reverse=True)
+        for entry in kept[CHECKED_KEPT:]:
+            os.remove(entry.path)
 
 
 def _quoted(name: str) -> str:
