@@ -56,7 +56,6 @@ def _trusted(
     schema is current, the package's views are made on `con` (`views.define`, unless not `define`). All in one
     transaction: a lake's catalog is read once. When `refuse`, `con` is closed and the first is raised
     (`ArchiveDamagedError`)."""
-
     state = trust.identity(location) if planted else None
     planted = planted and not trust.unplanted(state)
 
@@ -74,7 +73,7 @@ def _trusted(
 
     try:
         found = _checking(con, location, look)
-    except duckdb.Error as exc:  # it never is, once `trust` found nothing
+    except duckdb.Error as exc:  # DuckDB's listings, or the views over tables found as they should be: never seen
         found = [f"its schema cannot be read, or the archiver's views made over it ({' '.join(str(exc).split())})"]
     if found and refuse:
         with suppress(duckdb.Error):

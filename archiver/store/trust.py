@@ -48,9 +48,8 @@ def expected_tables() -> dict[str, tuple[tuple[str, str], ...]]:
         "\n;\n".join([duckdb.__version__, *(m.name + "\n" + m.sql() for m in migrations)]).encode()
     ).hexdigest()[:16]
     kept = os.path.join(os.path.dirname(extension_directory()), f"schema-{key}.json")
-    with contextlib.suppress(OSError, ValueError):
-        with open(kept, encoding="utf-8") as handle:
-            return {table: tuple(map(tuple, columns)) for table, columns in json.load(handle).items()}
+    with contextlib.suppress(OSError, ValueError), open(kept, encoding="utf-8") as handle:
+        return {table: tuple(map(tuple, columns)) for table, columns in json.load(handle).items()}
     tables = _migrated(migrations)
     with contextlib.suppress(OSError):
         os.makedirs(os.path.dirname(kept), exist_ok=True)
@@ -204,7 +203,9 @@ def _column_problems(table: str, expected: tuple[tuple[str, str], ...], found: l
         elif have[column] != kind:
             problems.append(f"its column {table}.{column} is {have[column]}, not {kind}")
     known = {column for column, _kind in expected}
-    problems += [f"its table {table} has a column {column} the archiver does not make" for column in have if column not in known]
+    problems += [
+        f"its table {table} has a column {column} the archiver does not make" for column in have if column not in known
+    ]
     return problems
 
 
