@@ -26,7 +26,7 @@ import os
 
 import duckdb
 
-from ..offline import extension_directory
+from ..offline import cache_directory
 from .backend import Location
 from .migrations import BOOKKEEPING, available
 from .refusals import ArchiveUnusableError
@@ -41,13 +41,12 @@ class ArchiveDamagedError(ArchiveUnusableError):
 def expected_tables() -> dict[str, tuple[tuple[str, str], ...]]:
     """Each table the migrations make, and its columns' names and DuckDB types in order: the migrations run on
     an empty in-memory database (DuckDB's own spelling of every type, whatever the catalog), once per machine
-    for these migrations and this DuckDB (kept in the user's cache, beside the extensions: 100 ms saved on every
-    command)."""
+    for these migrations and this DuckDB (kept in the user's cache: 100 ms saved on every command)."""
     migrations = available()
     key = hashlib.sha256(
         "\n;\n".join([duckdb.__version__, *(m.name + "\n" + m.sql() for m in migrations)]).encode()
     ).hexdigest()[:16]
-    kept = os.path.join(os.path.dirname(extension_directory()), f"schema-{key}.json")
+    kept = os.path.join(_cache(), f"schema-{key}.json")
     with contextlib.suppress(OSError, ValueError), open(kept, encoding="utf-8") as handle:
         return {table: tuple(map(tuple, columns)) for table, columns in json.load(handle).items()}
     tables = _migrated(migrations)
@@ -103,8 +102,13 @@ def identity(location: Location) -> str | None:
     return hashlib.sha256("\n".join(states).encode()).hexdigest()
 
 
+def _cache() -> str:
+    """Where the archiver keeps what its checks found, in the user's cache."""
+    return os.path.join(cache_directory(), "checks")
+
+
 def _checked(state: str) -> str:
-    return os.path.join(os.path.dirname(extension_directory()), "unplanted", state)
+    return os.path.join(_cache(), "unplanted", state)
 
 
 def unplanted(state: str | None) -> bool:
