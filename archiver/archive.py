@@ -17,7 +17,7 @@ from .store import migrations, trust, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy, transaction
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
-from .store.refusals import ArchiveUnusableError, ArchiveUnwritableError, explain
+from .store.refusals import ArchiveDamagedError, ArchiveUnusableError, ArchiveUnwritableError, explain
 
 if TYPE_CHECKING:
     from typing import BinaryIO
@@ -78,7 +78,7 @@ def _trusted(
     if found and refuse:
         with suppress(duckdb.Error):
             con.close()
-        trust.refuse(location.describe(), found)
+        trust.refuse_damaged(location.describe(), found)
     return found
 
 
@@ -171,7 +171,7 @@ class Archive:
                 con.close()
                 try:
                     with cls.open(path, wait=wait, data_path=data_path, refuse_damage=refuse_damage) as writer:
-                        healed = writer.healed
+                        healed, damage = writer.healed, writer.damage
                 except ArchiveUnwritableError as exc:
                     if outdated:
                         raise ArchiveUnwritableError(
@@ -179,10 +179,15 @@ class Archive:
                         ) from None
                     notes.append(_UNRECOVERED.format(location.describe()))
                 con = connect(location, read_only=True, wait=wait)
-                damage = _trusted(con, location, refuse_damage)
+                damage = damage or _trusted(con, location, refuse_damage)
             archive = cls(con, location.url, location, healed=healed, damage=damage)
             archive.notes = notes
             return archive
+        return cls._open_writing(location, wait, upgrade, refuse_damage)
+
+    @classmethod
+    def _open_writing(cls, location: Location, wait: float, upgrade: bool, refuse_damage: bool) -> Archive:
+        """`open` for writing."""
         replayed = recovering(location)
         created = not location.is_lake and not exists(location)
         try:
@@ -192,6 +197,10 @@ class Archive:
                 _refuse_newer(con, location)
                 healed = _upgraded(con, replayed) if upgrade else []
                 damage = _trusted(con, location, refuse_damage, planted=False)
+        except ArchiveDamagedError as exc:  # met as the views were made again (`views.create`)
+            if refuse_damage:
+                raise
+            damage = exc.found
         except (duckdb.Error, ArchiveUnusableError):  # not ArchiveBusyError: then the file is another process's
             if created:
                 _remove(location)
@@ -540,7 +549,9 @@ class Archive:
         problems = check(self.con)
         stored = trust.stored_sql_problems(self.con, views.VIEWS)
         if stored:
-            what = "views stored in the archive that are not the archiver's (it never reads them; DuckDB would)"
+            what = (
+                "views and tables stored in the archive that are not the archiver's (it never reads them; DuckDB would)"
+            )
             problems.append(Problem("stored-view", what, len(stored), stored[:EXAMPLES]))
         if self.location.is_lake:
             from .store.lake import problems as lake_problems

@@ -29,12 +29,9 @@ import duckdb
 from ..offline import cache_directory
 from .backend import Location
 from .migrations import BOOKKEEPING, available
-from .refusals import ArchiveUnusableError
+from .refusals import ArchiveDamagedError, refuse_damaged
 
-
-class ArchiveDamagedError(ArchiveUnusableError):
-    """The archive's tables are not the ones its schema version says (missing, retyped, replaced by a view),
-    or it defines functions of its own: what was asked is not run on it."""
+__all__ = ["ArchiveDamagedError", "refuse_damaged"]
 
 
 @functools.cache
@@ -213,16 +210,6 @@ def _column_problems(table: str, expected: tuple[tuple[str, str], ...], found: l
     return problems
 
 
-def refuse(where: str, found: list[str]) -> None:
-    """Raise `ArchiveDamagedError` naming the first of `found`, if any."""
-    if found:
-        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise ArchiveDamagedError(
-            f"{where}: the archive is damaged: {found[0]}{more}; `archiver db check` lists what is wrong; "
-            "restore it from a backup, or ingest its sources again into a new archive"
-        )
-
-
 def stored_sql_problems(con: duckdb.DuckDBPyConnection, package: dict[str, str]) -> list[str]:
     """The archive's stored views that are not the package's (`package`: name to SQL), or not as the package
     defines them: compared as DuckDB parses the SQL it stores for each (never bound) with that of the package's
@@ -232,7 +219,13 @@ def stored_sql_problems(con: duckdb.DuckDBPyConnection, package: dict[str, str])
         "AND NOT internal ORDER BY view_name"
     ).fetchall()
     _tables, made = _migrated(available(), package)
-    found = []
+    found = [
+        f"{name}: a table the archiver does not make (it never reads it)"
+        for (name,) in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name"
+        ).fetchall()
+        if name not in expected_tables()
+    ]
     for name, sql in rows:
         if name not in package:
             found.append(f"{name}: a view the archiver does not make (it never reads it)")

@@ -15,6 +15,7 @@ import duckdb
 
 from .chunks import wholes_sql
 from .connection import transaction
+from .refusals import refuse_damaged
 from .tables import RECORD_YIELDS
 
 EVERYTHING = "TRUE"
@@ -275,8 +276,15 @@ def stale(con: duckdb.DuckDBPyConnection) -> bool:
 def create(con: duckdb.DuckDBPyConnection) -> None:
     """(Re)make every view as defined here in the archive, in one transaction, and record which definitions they
     are: for whoever reads the archive with DuckDB itself. The archiver never reads them (`define`)."""
-    database = con.execute("SELECT current_database()").fetchone()[0]
+    database, path = con.execute(
+        "SELECT database_name, path FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchone()
     stored = '"' + database.replace('"', '""') + '".main.'
+    tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ?", [database]).fetchall()
+    refuse_damaged(
+        path or database,
+        [f"{name} is a table, where the archiver keeps its view" for (name,) in tables if name in VIEWS],
+    )
     with transaction(con):
         for name in reversed(VIEWS):
             con.execute(f"DROP VIEW IF EXISTS {stored}{name}")
