@@ -13,11 +13,11 @@ import duckdb
 
 from .defaults import MIN_BASE
 from .errors import ArchiveError, QueryError, UsageError
-from .store import migrations, views
+from .store import migrations, trust, views
 from .store.backend import Location, exists, locate
-from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy
+from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy, transaction
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
-from .store.refusals import ArchiveUnusableError, ArchiveUnwritableError, explain
+from .store.refusals import ArchiveDamagedError, ArchiveUnusableError, ArchiveUnwritableError, explain
 
 if TYPE_CHECKING:
     from typing import BinaryIO
@@ -45,6 +45,41 @@ def _checking(con: duckdb.DuckDBPyConnection, location: Location, check: Callabl
         if refusal is not None:
             raise refusal from exc
         raise
+
+
+def _trusted(
+    con: duckdb.DuckDBPyConnection, location: Location, refuse: bool, planted: bool = True, define: bool = True
+) -> list[str]:
+    """What is wrong with the archive's schema (`store.trust`), read before anything binds what the archive
+    holds: what it plants where the package's SQL would find it (unless not `planted`: looked at already), then,
+    at the current schema version, how its tables differ from the migrations'. When there is nothing and the
+    schema is current, the package's views are made on `con` (`views.define`, unless not `define`). All in one
+    transaction: a lake's catalog is read once. When `refuse`, `con` is closed and the first is raised
+    (`ArchiveDamagedError`)."""
+    state = trust.identity(location) if planted else None
+    planted = planted and not trust.unplanted(state)
+
+    def look(connection: duckdb.DuckDBPyConnection) -> list[str]:
+        with transaction(connection):
+            found = trust.planted(connection) if planted else []
+            if planted and not found:
+                trust.remember_unplanted(state)
+            if found or migrations.current_version(connection) != migrations.latest_version():
+                return found
+            found = trust.table_problems(connection)
+            if not found and define:
+                connection.execute(views.TEMPORARY_VIEWS)
+            return found
+
+    try:
+        found = _checking(con, location, look)
+    except duckdb.Error as exc:  # DuckDB's listings, or the views over tables found as they should be: never seen
+        found = [f"its schema cannot be read, or the archiver's views made over it ({' '.join(str(exc).split())})"]
+    if found and refuse:
+        with suppress(duckdb.Error):
+            con.close()
+        trust.refuse_damaged(location.describe(), found)
+    return found
 
 
 def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
@@ -86,6 +121,7 @@ class Archive:
         location: Location | None = None,
         created: bool = False,
         healed: list[Healed] | None = None,
+        damage: list[str] | None = None,
     ) -> None:
         self.con = con
         self.path = path
@@ -94,6 +130,8 @@ class Archive:
         self._discard_if_empty = False
         self.healed = healed or []  # what this open (or `upgrade`) removed of rows no committed ingest recorded
         self._limits = None  # the bounds of `sql` inside `bounded`
+        self.damage = damage or []
+        """What is wrong with the archive's schema (`store.trust`), when opened without `refuse_damage`."""
         self.notes: list[str] = []
         """What a person should know of how the archive was opened (one line each; the CLI prints them)."""
 
@@ -105,6 +143,7 @@ class Archive:
         wait: float = DEFAULT_WAIT_SECONDS,
         upgrade: bool = True,
         data_path: str | None = None,
+        refuse_damage: bool = True,
     ) -> Archive:
         """Open (creating if need be), bring the schema up to date and remove what a killed writer's replay
         left of uncommitted versions (`store.heal`; a read-only open heals through a short write-open
@@ -114,18 +153,26 @@ class Archive:
         or `ducklake:PATH` (default $ARCHIVER_DB, else ./archive.duckdb); `data_path`: where a new lake
         keeps its Parquet files (default $ARCHIVER_DATA_PATH; beside a file catalog if unset).
         An archive whose schema is newer than this program's migrations is refused (`SchemaTooNewError`),
-        except by a read-only open without `upgrade` (`archiver db current`)."""
+        except by a read-only open without `upgrade` (`archiver db current`). An archive whose tables are not its
+        schema's, or that defines functions of its own, is refused (`ArchiveDamagedError`, `store.trust`) unless
+        not `refuse_damage` (`db check`, which lists it: `damage`); the archiver never binds SQL the archive holds,
+        and reads the package's views (`store.views.define`)."""
         location = locate(path, data_path)
         if read_only:
             con = connect(location, read_only=True, wait=wait)
-            if upgrade:
+            damage = _trusted(con, location, refuse_damage)
+            if upgrade and not damage:
                 _refuse_newer(con, location)
             healed, notes = [], []
-            if upgrade and ((outdated := _checking(con, location, migrations.outdated)) or recovering(location)):
+            if (
+                upgrade
+                and not damage
+                and ((outdated := _checking(con, location, migrations.outdated)) or recovering(location))
+            ):
                 con.close()
                 try:
-                    with cls.open(path, wait=wait, data_path=data_path) as writer:
-                        healed = writer.healed
+                    with cls.open(path, wait=wait, data_path=data_path, refuse_damage=refuse_damage) as writer:
+                        healed, damage = writer.healed, writer.damage
                 except ArchiveUnwritableError as exc:
                     if outdated:
                         raise ArchiveUnwritableError(
@@ -133,20 +180,33 @@ class Archive:
                         ) from None
                     notes.append(_UNRECOVERED.format(location.describe()))
                 con = connect(location, read_only=True, wait=wait)
-            archive = cls(con, location.url, location, healed=healed)
+                damage = damage or _trusted(con, location, refuse_damage)
+            archive = cls(con, location.url, location, healed=healed, damage=damage)
             archive.notes = notes
             return archive
+        return cls._open_writing(location, wait, upgrade, refuse_damage)
+
+    @classmethod
+    def _open_writing(cls, location: Location, wait: float, upgrade: bool, refuse_damage: bool) -> Archive:
+        """`open` for writing."""
         replayed = recovering(location)
         created = not location.is_lake and not exists(location)
         try:
             con = connect(location, wait=wait)
-            _refuse_newer(con, location)
-            healed = _upgraded(con, replayed) if upgrade else []
+            healed, damage = [], _trusted(con, location, refuse_damage, define=False)
+            if not damage:
+                _refuse_newer(con, location)
+                healed = _upgraded(con, replayed) if upgrade else []
+                damage = _trusted(con, location, refuse_damage, planted=False)
+        except ArchiveDamagedError as exc:  # met as the views were made again (`views.create`)
+            if refuse_damage:
+                raise
+            damage = exc.found
         except (duckdb.Error, ArchiveUnusableError):  # not ArchiveBusyError: then the file is another process's
             if created:
                 _remove(location)
             raise
-        return cls(con, location.url, location, created, healed)
+        return cls(con, location.url, location, created, healed, damage)
 
     def close(self) -> None:
         """Close; an archive this open created and an ingest left empty is removed first, while this
@@ -272,7 +332,7 @@ class Archive:
         """The recorded source-file versions as typed `SourceRow`s, by path and time of ingest."""
         from .store.models import SourceRow, typed
 
-        return typed(SourceRow, self.con.cursor().execute("SELECT * FROM sources ORDER BY path, ingested_at"))
+        return typed(SourceRow, views.cursor(self.con).execute("SELECT * FROM sources ORDER BY path, ingested_at"))
 
     def rows(self, table: str, limit: int | None = None) -> list[SQLModel]:
         """The rows of one of the archive's tables as its SQLModel class (`archiver.store.models.ROWS`:
@@ -287,7 +347,7 @@ class Archive:
             raise QueryError("limit must not be negative")
         order = ", ".join(f'"{column.name}"' for column in model.__table__.primary_key.columns)
         bounded = "" if limit is None else f" LIMIT {int(limit)}"
-        return typed(model, self.con.cursor().execute(f'SELECT * FROM "{table}" ORDER BY {order}{bounded}'))
+        return typed(model, views.cursor(self.con).execute(f'SELECT * FROM "{table}" ORDER BY {order}{bounded}'))
 
     def audit(self, rules=(), exclude_rules=(), min_base: float = MIN_BASE, **selection):
         """Check the Citations v1 promises over the index; an `AuditReport` of findings and counts.
@@ -348,7 +408,7 @@ class Archive:
         """
         from .query.transcript import transcript
 
-        return transcript(self.con.cursor(), ident, copy)
+        return transcript(views.cursor(self.con), ident, copy)
 
     def show(self, ident: str, copy: str | None = None) -> list[ResultView]:
         """Deprecated: `results` (the objects), or `render` (the text `archiver show` prints)."""
@@ -391,7 +451,7 @@ class Archive:
         if fmt == "parquet":
             from .export.parquet import export_parquet
 
-            return export_parquet(self.con.cursor(), directory(target, fmt))
+            return export_parquet(views.cursor(self.con), directory(target, fmt))
         chosen = Selection.of(**selection)
         sql, params = selected_records(chosen)
         if fmt == "files":
@@ -427,7 +487,7 @@ class Archive:
         for name, value in params.items() if isinstance(params, dict) else enumerate(params or [], 1):
             if isinstance(value, str):
                 utf8_text(value, f"the value of ${name}")
-        sql = read_only_statement(self.con.cursor(), statement)
+        sql = read_only_statement(views.cursor(self.con), statement)
         limits = self._limits
         rows = QueryRows(self.con, sql, params or [], **({"cursor_of": limits.cursor} if limits else {}))
         try:
@@ -506,9 +566,18 @@ class Archive:
     def check(self) -> list:
         """The archive's integrity problems (`archiver.store.check.Problem`); empty when it is consistent:
         every index row rests on a stored raw record, no file is half ingested, counts agree."""
-        from .store.check import check
+        from .store.check import EXAMPLES, Problem, check
 
+        if self.damage:
+            what = "ways the archive's schema is not the archiver's (nothing else was checked)"
+            return [Problem("damaged-schema", what, len(self.damage), self.damage[:EXAMPLES])]
         problems = check(self.con)
+        stored = trust.stored_sql_problems(self.con, views.VIEWS)
+        if stored:
+            what = (
+                "views and tables stored in the archive that are not the archiver's (it never reads them; DuckDB would)"
+            )
+            problems.append(Problem("stored-view", what, len(stored), stored[:EXAMPLES]))
         if self.location.is_lake:
             from .store.lake import problems as lake_problems
 

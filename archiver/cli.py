@@ -101,7 +101,14 @@ def _data_path() -> str | None:
     return ctx.meta.get("archiver.data_path") if ctx else None
 
 
-def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: bool = True, say_healed: bool = True):
+def open_archive(
+    db: str | None,
+    wait: float,
+    read_only: bool = False,
+    upgrade: bool = True,
+    say_healed: bool = True,
+    refuse_damage: bool = True,
+):
     """The archive `--db` names; what goes wrong with it (here or later) is told by `ArchiverGroup`. What the
     open removed of rows no committed ingest recorded (a replay's, or an old archive's found on upgrading)
     is said in one line on stderr."""
@@ -110,7 +117,9 @@ def open_archive(db: str | None, wait: float, read_only: bool = False, upgrade: 
     ctx = click.get_current_context(silent=True)
     if ctx:
         ctx.meta["archiver.db"] = db
-    archive = Archive.open(db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path())
+    archive = Archive.open(
+        db, read_only=read_only, wait=wait, upgrade=upgrade, data_path=_data_path(), refuse_damage=refuse_damage
+    )
     for note in archive.notes:
         say(f"note: {note}", err=True)
     if archive.healed and say_healed:
@@ -979,10 +988,10 @@ def check_command(db: str | None, wait: float) -> None:
     """Check the archive's integrity: every index row points to a stored raw record, no file is half
     ingested, counts agree. Exit status 1 with the list of problems, 0 when the archive is consistent; a
     problem of rows no committed ingest wrote says so, and `archiver db repair` removes them."""
-    with open_archive(db, wait, read_only=True) as archive:
+    with open_archive(db, wait, read_only=True, refuse_damage=False) as archive:
         problems = archive.check()
-        healed = archive.healings()
-        counts = archive.stats()
+        healed = [] if archive.damage else archive.healings()
+        counts = None if problems else archive.stats()
     for line in healed:
         say(f"healed: {line}", err=True)
     for problem in problems:

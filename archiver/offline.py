@@ -76,11 +76,13 @@ def offline_connection(time_zone: str | None = None) -> duckdb.DuckDBPyConnectio
 
 def extension_directory() -> str:
     """$ARCHIVER_EXTENSION_DIR, else a folder in the user's cache (never DuckDB's shared ~/.duckdb)."""
-    explicit = os.environ.get("ARCHIVER_EXTENSION_DIR")
-    if explicit:
-        return explicit
+    return os.environ.get("ARCHIVER_EXTENSION_DIR") or os.path.join(cache_directory(), "duckdb-extensions")
+
+
+def cache_directory() -> str:
+    """The archiver's folder in the user's cache ($XDG_CACHE_HOME, else ~/.cache)."""
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "archiver", "duckdb-extensions")
+    return os.path.join(cache, "archiver")
 
 
 def wheel_extension(package: str) -> Path:

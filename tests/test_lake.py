@@ -759,3 +759,107 @@ def test_sql_answers_with_a_catalog_role_that_may_only_select(postgres, tmp_path
     assert check.exit_code == 1
     assert check.output.count("\n") == 1
     assert "`db check` needs the catalog role of a writer" in check.output
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that counts the connections it is sent."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while not self.done.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join()
+        self.sock.close()
+
+
+def plant_in_catalog(db: str, view: str, sql: str) -> None:
+    """Replace the SQL the lake's catalog stores for `view`, as anyone who may write the catalog can."""
+    location = locate(db)
+    update = "UPDATE ducklake_view SET sql = {} WHERE view_name = '{}' AND end_snapshot IS NULL"
+    if location.catalog == "sqlite":
+        import sqlite3
+
+        with sqlite3.connect(location.catalog_path) as con:
+            con.execute(update.format("?", view), [sql])
+    elif location.catalog == "duckdb":
+        import duckdb
+
+        with duckdb.connect(location.catalog_path) as con:
+            con.execute(update.format("?", view), [sql])
+    else:
+        psql = [str(servers.pg_bin() / "psql"), location.catalog_path, "-v", "ON_ERROR_STOP=1", "-c"]
+        subprocess.run([*psql, update.format("$planted$" + sql + "$planted$", view)], check=True, capture_output=True)
+
+
+def test_a_view_planted_in_the_catalog_binds_nothing(lake, tmp_path):
+    """Issue 39, 1: a view whose SQL was replaced in the catalog sends no reader anywhere, reads no file, and
+    `db check` names it; on every kind of catalog."""
+    db, data = lake
+    run("ingest", str(SAMPLES), "--db", db, "--data-path", data)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the-planted-view-read-this-file\n")
+    listener = Listener()
+    try:
+        scan = f"SELECT * FROM postgres_scan('host=127.0.0.1 port={listener.port} dbname=x user=x', 'public', 'x')"
+        plant_in_catalog(db, "origin_copies", scan)
+        plant_in_catalog(db, "quarantine", f"SELECT content AS reason FROM read_text('{secret}')")
+        assert run("sql", "SELECT count(*) AS n FROM origin_copies", "--db", db, "--format", "csv") == "n\n0\n"
+        assert "the-planted" not in run("sql", "SELECT reason FROM quarantine", "--db", db)
+        assert "claims" in run("stats", "--db", db)
+        time.sleep(0.3)
+        assert listener.connections == 0
+        for listing in (
+            "SELECT * FROM duckdb_columns()",
+            "SHOW ALL TABLES",
+            "DESCRIBE origin_copies",
+            "SELECT * FROM information_schema.columns",
+            "SELECT * FROM lake.main.origin_copies",
+        ):
+            out = run("sql", listing, "--db", db, code=None)
+            assert ("Traceback" in out, "the-planted" in out) == (False, False), listing
+            time.sleep(0.3)
+            assert listener.connections == 0, (listing, out)
+        run("audit", "--fail-on", "never", "--db", db)
+        out = run("db", "check", "--db", db, code=1)
+        assert "origin_copies: a view whose SQL is not the archiver's" in out
+        assert "quarantine: a view whose SQL is not the archiver's" in out
+        time.sleep(0.3)
+        assert listener.connections == 0
+    finally:
+        listener.close()
+
+
+def test_a_damaged_lake_is_refused_in_one_line(lake, tmp_path):
+    """Issue 39, 5: a lake whose table was dropped, or that defines a macro of its own, is refused in one line;
+    `db check` lists it."""
+    db, data = lake
+    run("ingest", str(SAMPLES), "--db", db, "--data-path", data)
+    with Archive.open(db) as archive:
+        archive.con.execute("CREATE MACRO lower(x) AS 'planted'")
+    for command in (["stats"], ["query", "claims"], ["audit"], ["db", "repair"]):
+        result = CliRunner().invoke(main, [*command, "--db", db])
+        assert result.exit_code == 1, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.output.count("\n") == 1, result.output
+        assert "a macro lower() of its own" in result.output
+    assert "a macro lower() of its own" in run("db", "check", "--db", db, code=1)

@@ -158,7 +158,7 @@ def test_only_what_is_allowed_reaches_duckdb(db, statement, named):
     [
         ("WITH n AS (SELECT count(*) AS n FROM claims) SELECT n FROM n", [{"n": 9}]),
         ("SELECT count(*) AS n FROM main.claims", [{"n": 9}]),
-        ("SELECT count(*) AS n FROM (SHOW TABLES) WHERE name IN ('claims', 'claim_citations')", [{"n": 2}]),
+        ("SELECT count(DISTINCT name) AS n FROM (SHOW TABLES) WHERE name IN ('claims', 'claim_citations')", [{"n": 2}]),
         ("SELECT column_name FROM (DESCRIBE claims) WHERE column_name = 'pointer'", [{"column_name": "pointer"}]),
         ("SELECT count(*) > 0 AS some FROM (SUMMARIZE claims)", [{"some": True}]),
         ("SELECT name FROM pragma_table_info('claims') WHERE name = 'literal'", [{"name": "literal"}]),

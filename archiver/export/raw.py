@@ -23,7 +23,7 @@ import orjson
 
 from ..query.selection import Selection
 from ..read.containers import on_disk
-from ..store import chunks
+from ..store import chunks, views
 
 _LATEST = """
     SELECT r.*, v.lineage FROM records r JOIN sources v ON v.path = r.source_path AND v.sha256 = r.source_sha256
@@ -68,7 +68,7 @@ def empty_versions(selection: Selection) -> tuple[str, list]:
 def jsonl(con: duckdb.DuckDBPyConnection, sql: str, params: list, out, batch_size: int = 1024) -> int:
     """One JSON object per record, in ingest order; `raw` holds its bytes as text (`raw_base64` when
     they are not UTF-8)."""
-    cursor = con.cursor().execute(
+    cursor = views.cursor(con).execute(
         f"SELECT source_path, source_sha256, seq, locator, kind, status, reason, sha256, raw, raw_chunked FROM ({sql}) "
         "ORDER BY ingested_at, source_path, lineage, seq",
         params,
@@ -126,8 +126,9 @@ def recreate(
     ).fetchall()
     root = _common_dir([on_disk(path) for path, *_ in lineages])
     made = []
+    reader = views.cursor(con)
     for path, lineage, compression, container, latest in lineages:
-        records = con.cursor().execute(
+        records = reader.execute(
             f"SELECT seq, locator, kind, raw, raw_chunked, byte_offset FROM ({sql}) "
             "WHERE source_path = ? AND lineage = ? ORDER BY seq",
             [*params, path, lineage],

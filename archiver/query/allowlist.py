@@ -11,8 +11,9 @@ however it is spelled. Allowed are:
 - The table functions of `TABLE_FUNCTIONS`: series, `unnest`, the documented readers of local CSV,
   Parquet and JSON files, and the catalog listings behind `DESCRIBE`, `SHOW` and the reading pragmas.
   Not `checkpoint`, `query`, `read_duckdb`, `postgres_scan`, ...
-- Tables and views of the archive's own schema, the statement's CTEs, and DuckDB's catalog views of
-  `CATALOG_VIEWS`; not another database's (not a lake's metadata catalog).
+- The archiver's own tables and views (the package's views, made as temporary views of the connection: never
+  a view stored in the archive file or a lake's catalog, `store.trust`), the statement's CTEs, and DuckDB's
+  catalog views of `CATALOG_VIEWS`; not another database's (not a lake's metadata catalog).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import duckdb
 
 from ..errors import QueryError
 from ..store.connection import transaction
+from ..store.trust import expected_tables
+from ..store.views import VIEWS
 
 SIDE_EFFECTS = frozenset({"nextval", "setseed", "write_log", "json_serialize_plan", "pg_sleep", "sleep_ms"})
 """Built-in functions left off: they advance a sequence, reseed, write DuckDB's log, sleep, or bind another
@@ -58,11 +61,16 @@ READERS = frozenset(name for name in TABLE_FUNCTIONS if name.startswith(("read_"
 """The table functions that read files: they may read local files only, named by string literals. A lake on
 object storage has DuckDB's httpfs loaded, which would let a URL reach any host, with the lake's credentials."""
 
+NAMING = frozenset({"pragma_table_info", "pragma_show"})
+"""The table functions given a table's name: it must be one `sql` may read (a view a lake's catalog stores
+would be bound to list its columns)."""
+
 CATALOG_VIEWS = frozenset({"duckdb_tables", "duckdb_views", "duckdb_columns"})
 """DuckDB's listings of tables, views and columns (what `PRAGMA show_tables` reads): names only."""
 
-SHOWN = frozenset({'"tables"', "__show_tables_expanded", '"databases"'})
-"""What `SHOW TABLES`, `SHOW ALL TABLES` and `SHOW DATABASES` list: names of tables and databases."""
+SHOWN = frozenset({'"tables"', '"databases"'})
+"""What `SHOW TABLES` and `SHOW DATABASES` list: names of tables and databases. Not `SHOW ALL TABLES`, which
+lists every view's columns, and so binds the views a lake's catalog stores (a planted one connects)."""
 
 _TABLE_REFS = frozenset({"BASE_TABLE", "TABLE_FUNCTION", "JOIN", "SUBQUERY", "EMPTY", "EXPRESSION_LIST", "SHOW_REF"})
 _SCHEMAS = frozenset({"", "main", "system", "pg_catalog"})
@@ -82,19 +90,16 @@ class Scope:
     con: duckdb.DuckDBPyConnection
     database: str
     ctes: frozenset[str]
-    _relations: frozenset[str] | None = None
 
-    def holds(self, table: str) -> bool:
-        """Whether `table` is a table or view of the archive's main schema, as DuckDB's catalog lists them
-        (`duckdb_columns()`: 6 ms on a lake, where `duckdb_tables()` takes 70; binding the name instead
-        could read a file of that name)."""
-        if self._relations is None:
-            rows = self.con.execute(
-                "SELECT DISTINCT table_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = 'main'",
-                [self.database],
-            ).fetchall()
-            self._relations = frozenset(name.lower() for (name,) in rows)
-        return table.lower() in self._relations
+    def holds(self, catalog: str, schema: str, table: str) -> bool:
+        """Whether `table` (as qualified) is one of the archiver's: a table its migrations make (the archive's
+        are checked to be those as it opens: `store.trust`), or, unqualified by the archive's name, one of its
+        views, the connection's temporary views, which DuckDB finds first. A view stored in the archive file or
+        a lake's catalog is never one: binding it could read a file or reach a host."""
+        name = table.lower()
+        if catalog in ("", self.database) and schema in ("", "main") and name in expected_tables():
+            return True
+        return catalog == "" and schema in ("", "main") and name in VIEWS
 
     def knows(self, function: str) -> bool:
         """Whether the connection has `function`, of an extension or not: a name it has not is a mistake
@@ -187,6 +192,8 @@ def _check_table(node: dict, scope: Scope) -> None:
             )
         if name.lower() in READERS:
             _check_local(name, node["function"]["children"][:1])
+        if name.lower() in NAMING:
+            _check_named(name, node["function"]["children"][:1], scope)
     elif kind == "BASE_TABLE":
         _check_relation(node["catalog_name"], node["schema_name"], node["table_name"], scope)
     elif kind == "SHOW_REF" and node["query"] is None:
@@ -209,11 +216,24 @@ def _check_local(reader: str, arguments: list[dict]) -> None:
             )
 
 
+def _check_named(function: str, arguments: list[dict], scope: Scope) -> None:
+    """The table a listing of columns is given: a string literal naming one the statement may read."""
+    value = arguments[0].get("value", {}) if arguments and arguments[0].get("class") == "CONSTANT" else {}
+    if not isinstance(value.get("value"), str):
+        raise NotReadOnlyError(f"refused: name the table {function}() lists with a string literal")
+    parts = [part.strip('"') for part in value["value"].split(".")]
+    if len(parts) > 3 or not scope.holds(*([""] * (3 - len(parts)) + parts)):
+        raise NotReadOnlyError(
+            f"refused: {function}() of {value['value']}, which is not a table or view of the archive "
+            '(`archiver sql "SHOW TABLES"` lists them)'
+        )
+
+
 def _check_relation(catalog: str, schema: str, table: str, scope: Scope) -> None:
     unqualified = not catalog and not schema
     if unqualified and (table.lower() in scope.ctes or table.lower() in CATALOG_VIEWS):
         return
-    if catalog in ("", scope.database) and schema in ("", "main") and scope.holds(table):
+    if scope.holds(catalog, schema, table):
         return
     name = ".".join(part for part in (catalog, schema, table) if part)
     raise NotReadOnlyError(

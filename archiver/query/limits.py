@@ -33,6 +33,7 @@ import duckdb
 
 from ..errors import QueryError
 from ..interrupts import SIGNALS, Interrupted
+from ..store import views
 from ..store.backend import spill_folder
 
 MAX_MEMORY = 2 * 1024**3
@@ -60,7 +61,7 @@ class Limits:
 
     def cursor(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
         """A cursor of `con` whose queries the watcher stops (at once, if it stopped the block already)."""
-        cursor = con.cursor()
+        cursor = views.cursor(con)
         with self._lock:
             self._cursors.append(cursor)
             if self._stopped:

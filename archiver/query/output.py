@@ -12,6 +12,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import QueryError
+from ..store import views
 from .listing import Chunks
 
 BATCH_SIZE = 2048
@@ -32,7 +33,7 @@ class QueryRows:
     params: list | dict = field(default_factory=list)
     own_connection: bool = False
     """Run on `con` itself, not a cursor of it: the query reads the connection's temporary tables."""
-    cursor_of: Callable[[duckdb.DuckDBPyConnection], duckdb.DuckDBPyConnection] = duckdb.DuckDBPyConnection.cursor
+    cursor_of: Callable[[duckdb.DuckDBPyConnection], duckdb.DuckDBPyConnection] = views.cursor
     """Where a run gets its cursor of `con` (`query.limits.Limits.cursor`: one its watcher can stop)."""
 
     def __iter__(self) -> Iterator[dict[str, Any]]:

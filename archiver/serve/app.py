@@ -27,6 +27,7 @@ from starlette.routing import Route
 from ..errors import ArchiverError, UsageError
 from ..render.html import STYLE
 from ..render.paths import display_path
+from ..store import views
 from .cells import fmt, heading, link, stat_words
 from .connections import ACCEPT_BURST, Limits, bounded_protocol
 from .data import Snapshots
@@ -81,7 +82,7 @@ class Server:
         those under way end and stays closed for `WRITERS_TURN_SECONDS`: a waiting writer (which tries
         again at least that often) gets the file, and the requests wait for its commit."""
         shared = self._join()
-        cursor = shared.con.cursor()
+        cursor = views.cursor(shared.con)
         try:
             yield type(shared)(cursor, shared.path, shared.location)
         finally:

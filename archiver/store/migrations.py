@@ -16,7 +16,7 @@ from .connection import transaction
 from .reread import claims_read_again
 
 _NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
-_BOOKKEEPING = """
+BOOKKEEPING = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ
 )"""
@@ -139,7 +139,7 @@ AFTER = {14: claims_read_again}
 
 def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
     with transaction(con):
-        con.execute(_BOOKKEEPING)
+        con.execute(BOOKKEEPING)
         con.execute(migration.sql())
         if migration.version in AFTER:
             AFTER[migration.version](con)

@@ -34,6 +34,27 @@ class ArchiveUnwritableError(ArchiveUnusableError):
     """The archive must be written to (to ingest, upgrade or recover it) and its file or folder refuses."""
 
 
+class ArchiveDamagedError(ArchiveUnusableError):
+    """The archive's tables are not the ones its schema version says (missing, retyped, replaced by a view, a
+    table where its view should be), or it defines functions of its own (`store.trust`): nothing is run on it."""
+
+    def __init__(self, message: str, found: list[str]) -> None:
+        super().__init__(message)
+        self.found = found
+        """What is wrong, one line each."""
+
+
+def refuse_damaged(where: str, found: list[str]) -> None:
+    """Raise `ArchiveDamagedError` naming the first of `found` (what is wrong, one line each), if any."""
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise ArchiveDamagedError(
+            f"{where}: the archive is damaged: {found[0]}{more}; `archiver db check` lists what is wrong; "
+            "restore it from a backup, or ingest its sources again into a new archive",
+            found,
+        )
+
+
 class NoArchiveError(ArchiveError, FileNotFoundError):
     """A command that reads was pointed at a path where no archive is."""
 

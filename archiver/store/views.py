@@ -15,6 +15,7 @@ import duckdb
 
 from .chunks import wholes_sql
 from .connection import transaction
+from .refusals import refuse_damaged
 from .tables import RECORD_YIELDS
 
 EVERYTHING = "TRUE"
@@ -273,14 +274,49 @@ def stale(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def create(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)make every view as defined here, in one transaction, and record which definitions they are."""
+    """(Re)make every view as defined here in the archive, in one transaction, and record which definitions they
+    are: for whoever reads the archive with DuckDB itself. The archiver never reads them (`define`)."""
+    database, path = con.execute(
+        "SELECT database_name, path FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchone()
+    stored = '"' + database.replace('"', '""') + '".main.'
+    tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ?", [database]).fetchall()
+    refuse_damaged(
+        path or database,
+        [f"{name} is a table, where the archiver keeps its view" for (name,) in tables if name in VIEWS],
+    )
     with transaction(con):
         for name in reversed(VIEWS):
-            con.execute(f"DROP VIEW IF EXISTS {name}")
+            con.execute(f"DROP VIEW IF EXISTS {stored}{name}")
         for name, sql in VIEWS.items():
-            con.execute(f"CREATE VIEW {name} AS {sql}")
+            con.execute(f"CREATE VIEW {stored}{name} AS {sql}")
         con.execute("DELETE FROM schema_views")
         con.execute("INSERT INTO schema_views VALUES (?, now())", [FINGERPRINT])
+
+
+def define(con: duckdb.DuckDBPyConnection) -> None:
+    """Make every view as defined here a temporary view of `con`, which DuckDB finds before any view of the
+    archive's own: what the archiver and `archiver sql` read, whatever the archive file or a lake's catalog
+    holds under those names (`store.trust`). Temporary views are the connection's (a cursor has none:
+    `cursor`); read-only connections may make them."""
+    with transaction(con):
+        con.execute(TEMPORARY_VIEWS)
+
+
+TEMPORARY_VIEWS = ";\n".join(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}" for name, sql in VIEWS.items())
+"""Every view as a temporary view of the connection that runs it (`define`), in the transaction it is in."""
+
+
+def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """A cursor of the archive's connection `con`, with the package's views (`define`): every cursor the archiver
+    reads the archive with."""
+    made = con.cursor()
+    try:
+        define(made)
+    except BaseException:
+        made.close()
+        raise
+    return made
 
 
 STAT_QUERIES = {
