@@ -111,6 +111,7 @@ class ArchiverGroup(click.Group):
     def invoke(self, ctx: click.Context):
         from .errors import UsageError
         from .interrupts import as_stopped_query
+        from .redact import redacted
 
         try:
             return super().invoke(ctx)
@@ -129,7 +130,7 @@ class ArchiverGroup(click.Group):
             line = refusal(exc, ctx.meta.get("archiver.db"))
             if line is None:
                 raise
-            error = click.ClickException(printable(line))
+            error = click.ClickException(printable(redacted(line)))
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from None
 
