@@ -84,6 +84,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=40)
     parser.add_argument("--rows", type=int, default=75_000)
     parser.add_argument("--hold", type=float, default=10.0, help="seconds the clients stay stuck")
+    parser.add_argument("--path", default="/result/t-big.json", help="what the clients ask for (or /result/t-big)")
     parser.add_argument("--settle", type=float, default=5.0, help="seconds after they close before measuring")
     args = parser.parse_args()
 
@@ -98,7 +99,7 @@ def main() -> None:
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    path = "/result/t-big.json"
+    path = args.path
     try:
         deadline = time.monotonic() + 60
         while True:
