@@ -33,6 +33,7 @@ def big_archive(folder: Path, rows: int) -> str:
     """An archive of one task whose data Part has `rows` rows."""
     from archiver.archive import Archive
 
+    data = {"rows": [{"label": f"row {n}", "share": n / rows} for n in range(rows)]}
     task = {
         "kind": "task",
         "id": "t-big",
@@ -41,7 +42,7 @@ def big_archive(folder: Path, rows: int) -> str:
         "artifacts": [
             {
                 "artifactId": "answer",
-                "parts": [{"kind": "data", "data": {"rows": [{"label": f"row {n}", "share": n / rows} for n in range(rows)]}}],
+                "parts": [{"kind": "data", "data": data}],
             }
         ],
     }
