@@ -48,7 +48,8 @@ WRITERS_TURN_SECONDS = 0.15
 """Seconds it then stays closed: longer than a waiting writer's pause between tries (`store.connection`)."""
 BUILDING_AT_ONCE = 4
 """Answers built at once, each in a thread: building one can take tens of MiB for a while, and two cores gain
-nothing from more at once (anyio's default, 40, let 40 slow clients of a 3 MB answer take 1 GiB)."""
+nothing from more at once (with anyio's default, 40, the server stayed 545 MiB larger after 40 clients of a
+3 MB answer had gone: benchmarks/serve_stuck.py)."""
 STOP_SECONDS = 5.0
 """Seconds a stopping server waits for the queries it interrupted to end."""
 
