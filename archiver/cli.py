@@ -154,6 +154,7 @@ class ArchiverGroup(click.Group):
     def invoke(self, ctx: click.Context):
         from .errors import UsageError
         from .interrupts import as_stopped_query
+        from .redact import redacted
 
         try:
             return super().invoke(ctx)
@@ -174,7 +175,7 @@ class ArchiverGroup(click.Group):
             line = refusal(exc, ctx.meta.get("archiver.db"))
             if line is None:
                 raise
-            error = click.ClickException(printable(line))
+            error = click.ClickException(printable(redacted(line)))
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from None
 
@@ -956,13 +957,25 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port to listen on.")
 @click.option(
-    "--token",
-    envvar="ARCHIVER_TOKEN",
-    help="Every request must carry it (Authorization: Bearer, or open a page once with ?token=); "
-    "required when --host is not loopback (default: $ARCHIVER_TOKEN).",
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A file whose first line is the token every request must carry (Authorization: Bearer, or open a "
+    "page once with ?token=); required when --host is not loopback (default: $ARCHIVER_SERVE_TOKEN).",
+)
+@click.option(
+    "--token", default=None, help="The token itself (every user of the machine sees it in ps: prefer --token-file)."
+)
+@click.option(
+    "--allow-host",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests whose Host is NAME (a reverse proxy's name); repeatable.",
 )
 @click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)
-def serve(host: str, port: int, token: str | None, db: str | None) -> None:
+def serve(
+    host: str, port: int, token_file: Path | None, token: str | None, allow_host: tuple[str, ...], db: str | None
+) -> None:
     """Browse the archive read-only in a web browser: overview, search, results, studies, columns, agents,
     audit findings and verdicts, each page with a JSON twin (the same path with .json). `archiver docs serve`.
 
@@ -970,6 +983,7 @@ def serve(host: str, port: int, token: str | None, db: str | None) -> None:
     Examples:
       archiver serve                                 # http://127.0.0.1:8765
       archiver serve --db a.duckdb --port 9000
+      archiver serve --host 0.0.0.0 --token-file ~/.archiver-token --allow-host archive.example.com
     """
     from .errors import UsageError
     from .serve import serve as run
@@ -977,7 +991,7 @@ def serve(host: str, port: int, token: str | None, db: str | None) -> None:
     ctx = click.get_current_context()
     ctx.meta["archiver.db"] = db
     try:
-        run(db, host, port, token)
+        run(db, host, port, token, token_file=token_file, allow_hosts=allow_host)
     except UsageError as exc:  # refused before serving: with this command's usage line
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
 
@@ -1059,7 +1073,12 @@ def _bytes_option(name: str, default: int, text: str):
 
 
 @main.command()
-@click.option("--upstream", required=True, metavar="URL", help="The A2A agent to forward to (http://host:port).")
+@click.option(
+    "--upstream",
+    required=True,
+    metavar="URL",
+    help="The A2A agent to forward to (http://host:port); its credential: $ARCHIVER_UPSTREAM_AUTHORIZATION.",
+)
 @click.option(
     "--listen",
     default=f"{record_defaults.HOST}:{record_defaults.PORT}",

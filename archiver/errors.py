@@ -5,9 +5,13 @@ command line has one handler for them all (`cli.ArchiverGroup`): it prints the l
 error's `exit_code`, never with a traceback; the web view answers a request that met one with its
 `http_status` (`serve.app.failure`). Each stage's errors are defined where they are raised and
 derive from one kind here, so a caller can catch a whole stage, or every refusal, with one clause.
+A message never shows a secret: whatever a driver quoted (a password, a token) is masked as it is read
+(`redact.redacted`).
 """
 
 from __future__ import annotations
+
+from .redact import redacted
 
 
 class ArchiverError(Exception):
@@ -16,6 +20,9 @@ class ArchiverError(Exception):
     exit_code = 1
     http_status = 400
     """A request that met it cannot be answered as asked."""
+
+    def __str__(self) -> str:
+        return redacted(super().__str__())
 
 
 class UsageError(ArchiverError):

@@ -221,7 +221,7 @@ def client(tmp_path_factory):
     with Archive.open(db) as archive:
         archive.ingest([str(SAMPLES)])
         ids = [i for (i,) in archive.con.execute("SELECT result_key FROM results LIMIT 5").fetchall()]
-    with TestClient(create_app(db), raise_server_exceptions=False) as client:
+    with TestClient(create_app(db), raise_server_exceptions=False, base_url="http://localhost") as client:
         client.result_ids = ids
         yield client
 

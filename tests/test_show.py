@@ -338,7 +338,7 @@ def test_show_as_json_is_the_web_views_twin(lineage):
     lineage.close()
     printed = CliRunner().invoke(main, ["show", "t1", "--db", path, "--format", "json"])
     assert printed.exit_code == 0, printed.output
-    with TestClient(create_app(path)) as client:
+    with TestClient(create_app(path), base_url="http://localhost") as client:
         twin = client.get("/result/t1.json")
     assert twin.status_code == 200
     assert printed.output == twin.text + "\n"

@@ -131,7 +131,7 @@ def test_serve_filters_and_shows_partial_and_unscoped_verdicts(archive, write, d
     ingest(archive, write, {"half": ({"n": 300}, cite("2026-04-01/2026-04-30", 300))})
     archive.verify()
     archive.close()
-    with TestClient(create_app(str(tmp_path / "archive.duckdb"))) as client:
+    with TestClient(create_app(str(tmp_path / "archive.duckdb")), base_url="http://localhost") as client:
         twin = client.get("/verify.json?verdict=partial").json()
         assert [(row["task_id"], row["verdict"], row["coverage"]) for row in twin["rows"]] == [
             (

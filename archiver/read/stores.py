@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..errors import InputError
+from ..redact import known, redacted
 from .containers import TASK_TABLE_SHAPE, SourceFile, StoreTable, store_row, task_tables, text_cell, undecodable
 
 SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
@@ -60,8 +61,7 @@ class StoreURL:
 
     def scrub(self, text: str) -> str:
         """`text` (a driver's message) on one line, the password out of it wherever it appears."""
-        line = " ".join(str(text).split())
-        return line.replace(self.password, "***") if self.password else line
+        return redacted(" ".join(str(text).split()), self.password)
 
 
 def is_store_url(text: str) -> bool:
@@ -96,6 +96,7 @@ def parse(url: str) -> StoreURL:
     options = [(k, v) for k, v in parse_qsl(parts.query) if k != "password"]
     password = unquote(parts.password) if parts.password is not None else dict(parse_qsl(parts.query)).get("password")
     user = unquote(parts.username) if parts.username else None
+    known(password)
     store = StoreURL(kind or "", parts.hostname or "", port, user, unquote(parts.path.lstrip("/")), password)
     if kind is None or port == -1 or not store.database or "/" in store.database:
         masked = StoreURL(kind or parts.scheme, store.host, None, user, store.database or "?").shown

@@ -13,7 +13,7 @@ import logging
 import time
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -22,6 +22,7 @@ from multidict import CIMultiDict
 from yarl import URL
 
 from ..read.containers import GZIP_RATIO, RECORD_LIMIT
+from ..redact import redacted_query
 from . import CONNECT_TIMEOUT, DECODE_MAX_BYTES, READ_TIMEOUT, RECORD_MAX_BYTES
 from .metrics import RecordMetrics
 from .segments import RECORD_VERSION, timestamp
@@ -57,6 +58,8 @@ class ProxySettings:
     """Each completed exchange is written and fsynced before the last byte of its response reaches the client."""
     decode_max_bytes: int = DECODE_MAX_BYTES
     """The most decoded bytes of one compressed stream read for its events (also bounded by `GZIP_RATIO`)."""
+    authorization: str | None = field(default=None, repr=False)
+    """Sent to the upstream as `Authorization` when the client sends none (never recorded)."""
 
 
 CARD_REWRITE_MAX_BYTES = 8 * 2**20
@@ -182,7 +185,7 @@ class Exchange:
         """The upstream's response (its body still to read); None when there is none to forward (the client
         left, or the upstream failed: then the client was told, with a 502 or 504)."""
         scope, upstream = self.scope, self.proxy.upstream
-        headers = forwarded(scope["headers"])
+        headers = with_credential(forwarded(scope["headers"]), self.proxy.settings.authorization)
         url = upstream + (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
         if scope["query_string"]:
             url += "?" + scope["query_string"].decode("latin-1")
@@ -264,7 +267,7 @@ class Exchange:
             "time": self.time,
             "method": self.scope["method"],
             "path": path,
-            "query": self.scope["query_string"].decode("latin-1"),
+            "query": redacted_query(self.scope["query_string"].decode("latin-1")),
             "binding": binding_of(path, request.value),
             "protocol": protocol_of(path, request.value, header(self.scope["headers"], b"a2a-version")),
             "status": response.status,
@@ -381,6 +384,13 @@ async def chunks(response: aiohttp.ClientResponse):
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise UpstreamBroken(str(exc)) from exc
         yield chunk
+
+
+def with_credential(headers: list[tuple[bytes, bytes]], authorization: str | None) -> list[tuple[bytes, bytes]]:
+    """`headers` with the proxy's `Authorization` for the upstream, unless the client sent its own."""
+    if authorization is None or any(k.lower() == b"authorization" for k, _ in headers):
+        return headers
+    return [*headers, (b"authorization", authorization.encode("latin-1"))]
 
 
 def _multidict(headers: list[tuple[bytes, bytes]]) -> CIMultiDict:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
+import os
 import secrets
 import threading
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import uvicorn
 
 from ..errors import UsageError
+from ..redact import known, redacted, without_userinfo
 from . import (
     CONNECT_TIMEOUT,
     DECODE_MAX_BYTES,
@@ -34,6 +38,8 @@ from .segments import SegmentWriter, SpoolSettings
 log = logging.getLogger("archiver.record")
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+AUTHORIZATION_VARIABLE = "ARCHIVER_UPSTREAM_AUTHORIZATION"
+"""The `Authorization` header the proxy sends the upstream (`Bearer T`, `Basic B`) when a client sends none."""
 
 
 @dataclass
@@ -55,11 +61,19 @@ class RecordOptions:
     durable: bool = False
     decode_max_bytes: int = DECODE_MAX_BYTES
     proxy_id: str = ""
+    authorization: str | None = field(default=None, repr=False)
+    """The upstream's credential, sent as `Authorization` when a client sends none: given, else
+    $ARCHIVER_UPSTREAM_AUTHORIZATION, else the userinfo of `upstream` (as Basic), which is taken out of it."""
 
     def __post_init__(self) -> None:
         if not self.upstream.startswith(("http://", "https://")):
-            raise UsageError(f"{self.upstream} is no http:// or https:// URL", "--upstream")
+            raise UsageError(f"{without_userinfo(self.upstream)} is no http:// or https:// URL", "--upstream")
         self.proxy_id = self.proxy_id or secrets.token_hex(4)
+        parts = urlsplit(self.upstream)
+        userinfo = (unquote(parts.username or ""), unquote(parts.password or ""))
+        self.upstream = without_userinfo(self.upstream)  # shown, logged and stored without its credential
+        self.authorization = self.authorization or os.environ.get(AUTHORIZATION_VARIABLE) or _basic(*userinfo)
+        known(self.authorization, userinfo[1])
 
     @property
     def public(self) -> str:
@@ -75,7 +89,9 @@ class Recorder:
         self.ingest = SegmentIngest(options.db, self.metrics, options.wait) if options.db else None
         settings = SpoolSettings(options.spool, options.proxy_id, options.segment_bytes, options.segment_seconds)
         self.writer = SegmentWriter(settings, self._closed)
-        self.checker = LiveChecker(agent_name(options.upstream), options.upstream, self.metrics, options.alerts)
+        self.checker = LiveChecker(
+            agent_name(options.upstream, options.authorization), options.upstream, self.metrics, options.alerts
+        )
         self.background = Background(self.writer, self.checker, self.metrics)
         proxy_settings = ProxySettings(
             options.upstream,
@@ -86,6 +102,7 @@ class Recorder:
             options.public if options.rewrite_card else None,
             options.durable,
             options.decode_max_bytes,
+            options.authorization,
         )
         self.app = RecordingProxy(proxy_settings, self, self.metrics)
 
@@ -109,11 +126,20 @@ class Recorder:
             self.ingest.stop()
 
 
-def agent_name(upstream: str) -> str:
+def _basic(user: str, password: str) -> str | None:
+    """The Basic credential of a URL's userinfo; None without one."""
+    if not user and not password:
+        return None
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+
+
+def agent_name(upstream: str, authorization: str | None = None) -> str:
     """The agent's name from its card at the well-known path, else its URL (asked once, briefly, at start)."""
+    headers = {"Authorization": authorization} if authorization else {}
     for path in CARD_PATHS:
         try:
-            with urllib.request.urlopen(upstream.rstrip("/") + path, timeout=2.0) as answer:
+            asked = urllib.request.Request(upstream.rstrip("/") + path, headers=headers)
+            with urllib.request.urlopen(asked, timeout=2.0) as answer:
                 card = json.loads(answer.read())
         except (OSError, ValueError):
             continue
@@ -147,10 +173,17 @@ def serve(options: RecordOptions) -> None:
     if recorder.writer.recovered:
         log.warning("archiver record: closed %d segment(s) that an earlier run left open (it was killed): %s",
                     len(recorder.writer.recovered), ", ".join(p.name for p in recorder.writer.recovered))  # fmt: skip
-    log.info("archiver record: proxy %s listening on http://%s:%d for %s, recording into %s%s", options.proxy_id,
-             options.host, options.port, options.upstream, options.spool,
-             f", ingesting into {options.db}" if options.db else "")  # fmt: skip
+    log.info(start_line(options))
     running.run()
+
+
+def start_line(options: RecordOptions) -> str:
+    """What the proxy says as it starts: where it listens, for which upstream (never its credential)."""
+    ingesting = f", ingesting into {redacted(options.db)}" if options.db else ""
+    return (
+        f"archiver record: proxy {options.proxy_id} listening on http://{options.host}:{options.port} "
+        f"for {options.upstream}, recording into {options.spool}{ingesting}"
+    )
 
 
 class ProxyThread:

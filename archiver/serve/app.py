@@ -10,10 +10,11 @@ A page's JSON twin is the same path with `.json` (or the request's `Accept: appl
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -25,14 +26,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..errors import ArchiverError, UsageError
+from ..redact import known, redacted
 from ..render.html import STYLE
 from ..render.paths import display_path
 from ..store import views
 from .cells import fmt, heading, link, stat_words
-from .connections import ACCEPT_BURST, Limits, bounded_protocol
+from .connections import ACCEPT_BURST, Limits, bounded_protocol, return_memory
 from .data import Snapshots
 from .form import answers
-from .guard import Guard
+from .guard import Guard, Hosts
 from .pages import PAGES, Shown, downloaded
 from .renderers import respond
 from .tables import whole_words
@@ -45,6 +47,18 @@ HOLD_SECONDS = 2.0
 """Seconds the shared read-only connection admits new requests while requests never pause."""
 WRITERS_TURN_SECONDS = 0.15
 """Seconds it then stays closed: longer than a waiting writer's pause between tries (`store.connection`)."""
+BUILDING_AT_ONCE = 4
+"""Answers built at once, each in a thread: building one can take tens of MiB for a while, and two cores gain
+nothing from more at once (with anyio's default, 40, the server stayed 545 MiB larger after 40 clients of a
+3 MB answer had gone: benchmarks/serve_stuck.py)."""
+STOP_SECONDS = 5.0
+"""Seconds a stopping server waits for the queries it interrupted to end."""
+
+
+class StoppingError(ArchiverError):
+    """A request that arrived while the server stops."""
+
+    http_status = 503
 
 
 class Server:
@@ -59,6 +73,8 @@ class Server:
         self._opened = 0.0  # when it was opened
         self._closing = False  # admits no more requests: it closes when those under way end
         self._reopen_at = 0.0  # nothing opens it again before then: a writer's turn
+        self._cursors: set = set()  # the cursors of the requests under way
+        self._stopped = False  # the server is stopping: no request reads the archive any more
         self.templates = Environment(
             loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True), trim_blocks=True
         )
@@ -82,10 +98,18 @@ class Server:
         those under way end and stays closed for `WRITERS_TURN_SECONDS`: a waiting writer (which tries
         again at least that often) gets the file, and the requests wait for its commit."""
         shared = self._join()
-        cursor = views.cursor(shared.con)
+        try:
+            cursor = views.cursor(shared.con)
+        except BaseException:
+            self._leave()
+            raise
+        with self._turn:
+            self._cursors.add(cursor)
         try:
             yield type(shared)(cursor, shared.path, shared.location)
         finally:
+            with self._turn:
+                self._cursors.discard(cursor)
             cursor.close()
             self._leave()
 
@@ -93,8 +117,10 @@ class Server:
         from ..archive import Archive
 
         with self._turn:
-            while self._closing or time.monotonic() < self._reopen_at:
+            while not self._stopped and (self._closing or time.monotonic() < self._reopen_at):
                 self._turn.wait(None if self._closing else self._reopen_at - time.monotonic())
+            if self._stopped:
+                raise StoppingError("the server is stopping")
             if self._shared is None:
                 self._shared = Archive.open(self.db, read_only=True, wait=REQUEST_WAIT)
                 self._opened = time.monotonic()
@@ -121,6 +147,27 @@ class Server:
                 self.snapshots.get(archive)
         except ArchiverError:
             pass
+        except Exception:
+            if not self._stopped:  # else: its query was interrupted by `stop`
+                raise
+
+    def stop(self, wait: float = STOP_SECONDS) -> bool:
+        """Interrupt every query under way (the warm-up's, the requests') and wait up to `wait` seconds for
+        them to leave, which closes the connection: no thread may be inside DuckDB as the process exits
+        (DuckDB torn down under one aborts the process: `terminate called without an active exception`).
+        Whether they all left."""
+        deadline = time.monotonic() + wait
+        with self._turn:
+            self._stopped = True
+            self._turn.notify_all()
+            while self._users:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                for cursor in list(self._cursors):
+                    cursor.interrupt()
+                self._turn.wait(min(0.05, remaining))
+            return True
 
     def remembered(self, archive, key: tuple, make):
         """`make()`, kept until the archive changes (`data.Snapshots.remembered`)."""
@@ -194,17 +241,27 @@ def stylesheet(request: Request) -> Response:
     return Response(_css(), media_type="text/css; charset=utf-8", headers={"cache-control": "max-age=300"})
 
 
-def create_app(db: str | None = None, token: str | None = None) -> Guard:
+def create_app(db: str | None = None, token: str | None = None, hosts: Hosts | None = None) -> Guard:
     """The application serving the archive `db` (default $ARCHIVER_DB, else ./archive.duckdb); every
-    request must carry `token` when one is given."""
+    request must carry `token` when one is given, and name one of `hosts` (default: loopback's names) in
+    its `Host`."""
     server = Server(db, token)
     routes = [Route(route_of(path), handled(server, page), methods=["GET", "HEAD"]) for path, page in PAGES.items()]
     routes.append(Route("/download/{file}", handled(server, downloaded), methods=["GET", "HEAD"]))
     routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
     routes.append(Route("/static/serve.css", stylesheet))
-    guard = Guard(Starlette(routes=routes), token)
+    guard = Guard(Starlette(routes=routes, lifespan=_building_bounded), token, hosts or Hosts.bound("127.0.0.1"))
     guard.server = server
     return guard
+
+
+@asynccontextmanager
+async def _building_bounded(app):
+    """At most `BUILDING_AT_ONCE` answers are built at once (each in a thread of anyio's pool)."""
+    import anyio.to_thread
+
+    anyio.to_thread.current_default_thread_limiter().total_tokens = BUILDING_AT_ONCE
+    yield
 
 
 def is_loopback(host: str) -> bool:
@@ -216,6 +273,40 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+TOKEN_VARIABLES = ("ARCHIVER_SERVE_TOKEN", "ARCHIVER_TOKEN")
+"""Where the token is read from when neither `--token` nor `--token-file` gives it (`ARCHIVER_TOKEN`: its
+first name, still read)."""
+
+
+def token_from(given: str | None = None, file: str | Path | None = None) -> str | None:
+    """The token every request must carry: `given`, else the first line of `file`, else the first of
+    `TOKEN_VARIABLES` set; None for none. A file and a token both given, or a file without one, is refused."""
+    if given and file:
+        raise UsageError("give the token once: --token or --token-file", "--token-file")
+    if file:
+        try:
+            lines = Path(file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{file}: cannot read the token: {exc.strerror or exc}", "--token-file") from None
+        if not lines or not lines[0].strip():
+            raise UsageError(f"{file}: its first line is empty: write the token there", "--token-file")
+        given = lines[0].strip()
+    given = given or next((os.environ[name] for name in TOKEN_VARIABLES if os.environ.get(name)), None)
+    known(given)
+    return given
+
+
+class RedactedLog(logging.Filter):
+    """uvicorn's log lines (its access log's request lines) with every secret masked: `?token=` too."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redacted(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redacted(arg) if isinstance(arg, str) else arg for arg in record.args)
+        return True
+
+
 def serve(
     db: str | None,
     host: str = "127.0.0.1",
@@ -223,31 +314,49 @@ def serve(
     token: str | None = None,
     log: bool = True,
     limits: Limits | None = None,
+    token_file: str | Path | None = None,
+    allow_hosts: tuple[str, ...] = (),
 ) -> None:
-    """Serve until interrupted; another host than loopback needs a token (`UsageError` without one). A
-    missing archive, or an address it cannot listen on, is refused before serving. Each connection is
-    held to `limits` (`connections.Limits`: a deadline per request, a bounded head, a number of
-    connections below the file limit)."""
+    """Serve until interrupted; another host than loopback needs a token (`token`, `token_file`, else
+    `TOKEN_VARIABLES`; `UsageError` without one). A missing archive, or an address it cannot listen on, is
+    refused before serving. Requests must name a host it was bound to, `localhost` or one of `allow_hosts`
+    (`guard.Hosts`). Each connection is held to `limits` (`connections.Limits`: a deadline per request, a
+    bounded head, bounded send buffers, a number of connections below the file limit). Stopped, it
+    interrupts what still reads the archive before the process exits."""
     import uvicorn
 
     from ..archive import Archive
 
-    token = token or os.environ.get("ARCHIVER_TOKEN") or None
+    token = token_from(token, token_file)
     if not is_loopback(host) and not token:
-        raise UsageError(f"serving on {host}, not loopback, needs a token: --token or ARCHIVER_TOKEN", "--host")
+        raise UsageError(
+            f"serving on {host}, not loopback, needs a token: --token-file or ARCHIVER_SERVE_TOKEN", "--host"
+        )
     with Archive.open(db, read_only=True) as archive:  # no archive there, or not one: one line now, not per page
         where = archive.location.describe()
     listening = _listen(host, port)
-    app = create_app(db, token)
-    threading.Thread(target=app.server.warm, name="archiver-serve-warm", daemon=True).start()
+    app = create_app(db, token, Hosts.bound(host, listening.getsockname()[0], allow_hosts))
+    warming = threading.Thread(target=app.server.warm, name="archiver-serve-warm", daemon=True)
+    warming.start()
     bound = listening.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"archiver serve: {where} read-only at http://{shown}:{bound}/ (Ctrl-C stops)", flush=True)
+    limits = limits or Limits()
     config = uvicorn.Config(
-        app, log_level="info" if log else "warning", http=bounded_protocol(limits or Limits()), backlog=ACCEPT_BURST
+        app,
+        log_level="info" if log else "warning",
+        http=bounded_protocol(limits),
+        backlog=ACCEPT_BURST,
+        timeout_graceful_shutdown=STOP_SECONDS,
     )
-    server = uvicorn.Server(config)
-    server.run(sockets=[listening])
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logging.getLogger(name).addFilter(RedactedLog())
+    return_memory()
+    try:
+        uvicorn.Server(config).run(sockets=[listening])
+    finally:
+        app.server.stop()
+        warming.join(STOP_SECONDS)
 
 
 def _listen(host: str, port: int):

@@ -46,7 +46,7 @@ from .form import fields as form_fields
 from .form import selection as selection_from
 from .quantities import periods_of, series_of
 from .tables import FACETS, facet_list, grid
-from .urls import changed, day_query, encoded
+from .urls import changed, day_query, encoded, wanted
 
 
 @dataclass
@@ -156,14 +156,17 @@ def result(server, request) -> Shown:
     copy = request.query_params.get("copy") or None
     with server.archive() as archive:
         results = ask(server, archive, ("results", ident, copy), lambda: archive.results(ident, copy))
+        twin = ask(server, archive, ("result", ident, copy), lambda: results_document(ident, results))
+        laid_out = None  # the transcripts as `show` lays them out: for the HTML page only, never for its twin
+        if wanted(request) == "html":
+            laid_out = ask(server, archive, ("laid out", ident, copy), lambda: [result_html(v) for v in results])
     subjects = []
     for view in results:
         links = [("agent", view.agent)] if view.agent else []
         for c in view.citations:
             links += [("study", c.study), ("period", c.period), ("column", c.source_column), ("table", c.source_table)]
         subjects.append([(kind, name) for kind, name in dict.fromkeys(links) if name])
-    twin = results_document(ident, results)
-    shown = [(Markup(result_html(view)), links, view) for view, links in zip(results, subjects, strict=True)]
+    shown = [(Markup(html), links, view) for html, links, view in zip(laid_out or [], subjects, results, strict=False)]
     return Shown("result.html", f"Result {ident}", twin, {"shown": shown})
 
 

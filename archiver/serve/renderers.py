@@ -11,7 +11,7 @@ from starlette.responses import HTMLResponse, Response
 
 from ..render.jsontext import plain
 from .pages import Shown
-from .urls import TWIN, twin
+from .urls import twin, wanted
 
 
 def as_json(server, request: Request, shown: Shown, status: int = 200) -> Response:
@@ -31,14 +31,6 @@ def as_html(server, request: Request, shown: Shown, status: int = 200) -> Respon
 
 
 RENDERERS: dict[str, Callable[..., Response]] = {"html": as_html, "json": as_json}
-
-
-def wanted(request: Request) -> str:
-    """The renderer a request asks for."""
-    if request.url.path.endswith(TWIN):
-        return "json"
-    accept = request.headers.get("accept", "")
-    return "json" if "application/json" in accept and "text/html" not in accept else "html"
 
 
 def respond(server, request: Request, shown: Shown, status: int = 200) -> Response:

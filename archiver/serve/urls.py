@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from starlette.requests import Request
+
 TWIN = ".json"
 """What a page's address ends with to ask for its JSON twin (the overview's: /index.json)."""
 
@@ -48,3 +50,11 @@ def narrowed(request, name: str, value: Any) -> str:
 def day_query(day: str, **more: str) -> dict:
     """The filters of one day (a bare date as `until` includes that day) and more."""
     return {"since": day, "until": day, **{k: v for k, v in more.items() if v}}
+
+
+def wanted(request: Request) -> str:
+    """The renderer a request asks for."""
+    if request.url.path.endswith(TWIN):
+        return "json"
+    accept = request.headers.get("accept", "")
+    return "json" if "application/json" in accept and "text/html" not in accept else "html"

@@ -23,6 +23,7 @@ import duckdb
 
 from ..errors import UsageError
 from ..offline import BackendError, config, extension_directory, install_extensions, literal, lock, locked
+from ..redact import redacted
 from . import objectstore
 
 DEFAULT_DB = "archive.duckdb"
@@ -54,9 +55,15 @@ class Location:
         return self.catalog != "file"
 
     def describe(self) -> str:
+        """The location as messages and start lines show it: a catalog's password masked."""
         if not self.is_lake:
             return self.url
-        return f"DuckLake ({self.catalog} catalog {self.catalog_path})"
+        return f"DuckLake ({self.catalog} catalog {redacted(self.catalog_path)})"
+
+    @property
+    def shown(self) -> str:
+        """`url` as messages show it: a catalog's password masked."""
+        return redacted(self.url)
 
 
 def locate(db: str | None = None, data_path: str | None = None) -> Location:

@@ -116,7 +116,7 @@ def catalog_locked(exc: duckdb.Error, location: Location) -> ArchiveBusyError | 
     if location.catalog != "sqlite" or "database is locked" not in str(exc):
         return None
     return ArchiveBusyError(
-        f"{location.url}: the lake's SQLite catalog stayed locked by another writer; what was committed "
+        f"{location.shown}: the lake's SQLite catalog stayed locked by another writer; what was committed "
         "stays: run the same command again (a PostgreSQL catalog serves many writers at once)"
     )
 
@@ -131,7 +131,7 @@ def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusyErro
             "use ducklake:postgres:... or ducklake:sqlite:...)"
         )
     return ArchiveBusyError(
-        f"{location.url}: the archive is busy: {holder} holds it; waited {wait:g}s (use --wait to wait longer){why}"
+        f"{location.shown}: the archive is busy: {holder} holds it; waited {wait:g}s (use --wait to wait longer){why}"
     )
 
 
