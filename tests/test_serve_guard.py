@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -26,6 +25,7 @@ from archiver.serve import create_app
 from archiver.serve.app import StoppingError, token_from
 from archiver.serve.connections import Limits, bounded_protocol
 from archiver.serve.guard import Hosts
+from benchmarks.serve_stuck import stuck_client
 
 from .serve_data import ROOT
 from .servers import free_port
@@ -244,14 +244,6 @@ class _Served:
         self.thread.join(15)
 
 
-def _stuck(port: int, path: str) -> socket.socket:
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.connect(("127.0.0.1", port))
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
-    return sock
-
-
 def _until(condition, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -266,7 +258,7 @@ def test_a_client_that_never_reads_its_answer_is_dropped(big):
     with _Served(big, Limits(send_seconds=1.0)) as served:
         base = f"http://127.0.0.1:{served.port}"
         assert _get(f"{base}/result/t-big.json") == 200  # the answer is kept: the clients below get it at once
-        clients = [_stuck(served.port, "/result/t-big.json") for _ in range(6)]
+        clients = [stuck_client(served.port, "/result/t-big.json") for _ in range(6)]
         try:
             assert _until(lambda: len(served.protocol.live) == 6, 30)
             assert _until(lambda: not served.protocol.live, 30), "the stuck clients were not dropped"
@@ -283,7 +275,7 @@ def test_unread_answers_past_the_budget_drop_the_slowest_readers(big):
     with _Served(big, Limits(send_seconds=600, send_bytes=2 * 2**20)) as served:
         base = f"http://127.0.0.1:{served.port}"
         assert _get(f"{base}/result/t-big.json") == 200
-        clients = [_stuck(served.port, "/result/t-big.json") for _ in range(6)]
+        clients = [stuck_client(served.port, "/result/t-big.json") for _ in range(6)]
         try:
             assert _until(lambda: len(served.protocol.live) < 6, 30), "no slow reader was dropped"
             time.sleep(1)
