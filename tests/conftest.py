@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from archiver import redact
 from archiver.archive import Archive
 
 # The test modules' rewritten bytecode is kept between runs even where PYTHONDONTWRITEBYTECODE is set (as it
@@ -66,3 +67,13 @@ def write(tmp_path: Path):
         return str(path)
 
     return _write
+
+
+@pytest.fixture(autouse=True)
+def _secrets_told_forgotten():
+    """The secrets a test told the one redaction (`archiver.redact.known`: a store's password, a token) are
+    forgotten after it, so that a later test in the same worker reads its own words unmasked."""
+    told = set(redact._told)
+    yield
+    redact._told.clear()
+    redact._told.update(told)

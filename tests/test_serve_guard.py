@@ -120,9 +120,9 @@ def test_the_token_comes_from_a_file_or_the_environment_never_needing_the_comman
     assert token_from() == "newer-name"
     (tmp_path / "token").write_text(f"{TOKEN}\n")
     assert token_from(file=tmp_path / "token") == TOKEN
-    assert token_from("given") == "given"
+    assert token_from("a-token-given-as-an-argument") == "a-token-given-as-an-argument"
     with pytest.raises(UsageError, match="once"):
-        token_from("given", tmp_path / "token")
+        token_from("a-token-given-as-an-argument", tmp_path / "token")
     (tmp_path / "empty").write_text("\n")
     with pytest.raises(UsageError, match="empty"):
         token_from(file=tmp_path / "empty")
