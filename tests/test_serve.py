@@ -62,6 +62,13 @@ def client(served):
         yield client
 
 
+@pytest.fixture(autouse=True)
+def _no_columns_kept(request):
+    """Each test starts without the lists' remembered columns (cookies the shared client would carry)."""
+    if "client" in request.fixturenames:
+        request.getfixturevalue("client").cookies.clear()
+
+
 def cli_json(db: str, *args: str):
     run = CliRunner().invoke(main, [*args, "--db", db, "--format", "json"])
     assert run.exit_code == 0, run.output
@@ -891,6 +898,8 @@ def test_a_list_shows_its_default_columns_in_words(client):
     """The search showed every one of 28 fields, headed by their names; now nine, in words."""
     page = client.get("/search?column=s14r5").text
     assert headings(page) == [
+        "status",
+        "task or message",
         "value",
         "what it measures",
         "study",
@@ -898,34 +907,32 @@ def test_a_list_shows_its_default_columns_in_words(client):
         "source",
         "base n",
         "warnings",
-        "status",
-        "task or message",
     ]
     assert '<td class="str">18-34: share, s14r5</td>' in page
     assert '<td class="str">extractFunnel(versant_flat, s14r5)</td>' in page
     citations = client.get("/search?kind=citations&column=s14r5").text
     assert headings(citations) == [
+        "valid",
         "study",
         "period",
         "source",
         "base n",
         "warnings",
-        "valid",
         "claims",
         "results",
         "agents",
     ]
     audit = client.get("/audit?rule=small-base").text
-    assert headings(audit) == ["severity", "rule", "what is wrong", "task or message", "agent", "file", "place in file"]
+    assert headings(audit) == ["severity", "rule", "task or message", "agent", "file", "place in file", "what is wrong"]
     message = re.search(r"<tr><td[^>]*>warning</td><td[^>]*>small-base</td>.*?</tr>", audit, re.S).group(0)
     assert '<a href="/result/msg-' in message or '<a href="/result/t' in message
 
 
 def test_columns_are_chosen_with_col_and_offered_in_a_menu(client):
     page = client.get("/search?column=s14r5&_col=base_n&_col=value&_col=citation_hash").text
-    assert headings(page) == ["value", "base n", "citation"]  # in the list's own order
+    assert headings(page) == ["value", "base n", "citation"]  # the defaults' order, then the list's own
     menu = re.search(r'<details class="columns">(.*?)</details>', page, re.S).group(1)
-    offered = re.findall(r'name="_col" value="([^"]+)"( checked)?', menu)
+    offered = re.findall(r'type="checkbox" name="_col" value="([^"]+)"( checked)?', menu)
     assert len(offered) == 3 + len(CLAIM_FIELDS)  # what it measures, its source, its result, and every field
     assert [name for name, checked in offered if checked] == ["value", "base_n", "citation_hash"]
     assert '<input type="hidden" name="column" value="s14r5">' in menu
@@ -934,6 +941,19 @@ def test_columns_are_chosen_with_col_and_offered_in_a_menu(client):
     assert refused.json()["error"].startswith(
         "_col: 'nope' is not a column of this list; one of measures, source, result, value"
     )
+
+
+def test_a_choice_of_columns_is_kept_per_list_until_the_defaults_are_asked_for(served):
+    """Columns chosen with `?_col=` were forgotten on the next page of another search; now each list
+    keeps its choice (a cookie per list) until "The default columns" is pressed."""
+    with TestClient(create_app(served), base_url="http://localhost") as own:
+        own.get("/search?column=s14r5&_col=value&_col=task_id")
+        assert headings(own.get("/search?study=Versant*").text) == ["value", "task"]
+        assert headings(own.get("/search?kind=citations&column=s14r5").text)[0] == "valid"  # another list
+        assert headings(own.get("/audit?rule=small-base").text)[0] == "severity"
+        defaults = own.get("/search?column=s14r5&_col=value&_col=_default").text
+        assert headings(defaults)[:2] == ["status", "task or message"]
+        assert headings(own.get("/search?study=Versant*").text)[:2] == ["status", "task or message"]
 
 
 @pytest.mark.slow

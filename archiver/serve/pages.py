@@ -45,7 +45,7 @@ from .downloads import DOWNLOADS, download, sent
 from .form import fields as form_fields
 from .form import selection as selection_from
 from .quantities import periods_of, quantity_rows, series_of
-from .tables import FACETS, facet_list, grid
+from .tables import FACETS, Grid, facet_list, grid
 from .urls import changed, day_query, encoded, wanted
 
 
@@ -58,6 +58,11 @@ class Shown:
     twin: dict
     context: dict = field(default_factory=dict)
     linked: bool = True  # the HTML page links to its JSON twin (an error's does not)
+
+    @property
+    def cookies(self) -> dict[str, str]:
+        """The choices of columns its lists keep for the next visit (`tables.remembered`)."""
+        return dict(g.remember for g in self.context.values() if isinstance(g, Grid) and g.remember)
 
 
 def ask(server, archive, question: tuple, make):
