@@ -340,3 +340,14 @@ def test_a_list_without_facets_takes_the_main_area(page):
     page.goto("/search?kind=impact&study=*")
     assert page.locator("aside.facets").count() == 0
     assert page.locator("div.scroll").first.bounding_box()["width"] > 1000
+
+
+def test_the_verdicts_why_is_read_whole_at_1280_px(page):
+    """verify's "why" was cut at "1 of 7 clai" past the window's edge; now it follows the verdict and its
+    result, in view."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto("/verify?verdict=differs")
+    why = page.locator("tr.differs td.long").first
+    box, scroll = why.bounding_box(), page.locator("div.scroll").first.bounding_box()
+    assert box["x"] + box["width"] <= min(scroll["x"] + scroll["width"], 1280)
+    assert why.inner_text().startswith("1 of")
