@@ -62,6 +62,13 @@ def client(served):
         yield client
 
 
+@pytest.fixture(autouse=True)
+def _no_columns_kept(request):
+    """Each test starts without the lists' remembered columns (cookies the shared client would carry)."""
+    if "client" in request.fixturenames:
+        request.getfixturevalue("client").cookies.clear()
+
+
 def cli_json(db: str, *args: str):
     run = CliRunner().invoke(main, [*args, "--db", db, "--format", "json"])
     assert run.exit_code == 0, run.output
@@ -293,29 +300,49 @@ def charted(page: str) -> dict[str, list[str]]:
     return {unit: re.findall(r"<circle[^>]*><title>([^<]*)</title>", inner) for unit, inner in panels}
 
 
-def test_a_column_chart_draws_each_cited_quantity_on_an_axis_of_its_unit(client):
-    """s14r5 cites shares of 0.21-0.42 and counts of 1,210-4,210: once pooled on one axis and one median
-    ("median 1,210"), now a series per cell in a panel per unit, and the bases in one of their own."""
-    panels = charted(client.get("/column/s14r5").text)
-    assert list(panels) == ["share", "count", "value", "base"]  # the lineage files' s14r5 also states a mean
-    assert {
-        "18-34: share · s14r5 (extractFunnel), W6 (April 2026): 42%",
-        "35-54: share · s14r5 (extractFunnel), W6 (April 2026): 37%",
-        "55-74: share · s14r5 (extractFunnel), W6 (April 2026): 21%",
-    } <= set(panels["share"])
-    assert {
-        "18-34: n · s14r5 (extractFunnel), W6 (April 2026): 1,210",
-        "35-54: n · s14r5 (extractFunnel), W6 (April 2026): 1,655",
-        "55-74: n · s14r5 (extractFunnel), W6 (April 2026): 1,345",
-        "total · s14r5 (extractFunnel), W6 (April 2026): 4,210",
-    } <= set(panels["count"])
-    shares = [float(t.rsplit(": ", 1)[1].rstrip("%")) for t in panels["share"]]
-    counts = [float(t.rsplit(": ", 1)[1].replace(",", "")) for t in panels["count"]]
-    assert all(t.endswith("%") for t in panels["share"])
-    assert max(shares) <= 100
-    assert all(c == int(c) for c in counts)
-    assert panels["value"] == ["z · s14r5 (extractFunnel), W6 (April 2026): 2.5"]
-    assert panels["base"] == ["base n · s14r5, W6 (April 2026): 4,210 (50 to 4,210)"]
+def test_a_quantity_is_its_source_and_numbers_on_bad_citations_stand_apart(client):
+    """/column/visits_pw drew one series "total · visits_pw (extractMean)" at 740: the mean of Meridian's
+    1,480 and an invalid Northwind citation's 0. s14r5's "By period" pooled shares with counts (median
+    1,210). Now each quantity (study, table, column, function, cell, unit, standing of its citations) is
+    a row of its own, and nothing pools values across quantities."""
+    visits = client.get("/column/visits_pw.json").json()
+    totals = {(r["study"], r["table"], r["standing"]): r["mean"] for r in visits["quantities"] if r["cell"] == "total"}
+    assert totals == {
+        ("Meridian Shopper Panel", "meridian_panel", "valid"): 1480,
+        ("Northwind Retail Pulse", "nw_pulse_long", "invalid"): 0,
+    }
+    assert [set(row) for row in visits["by_period"]] == [
+        {"period", "citations", "claim_values", "base_min", "base_max"}
+    ]
+    rows = client.get("/column/s14r5.json").json()["quantities"]
+    keys = [
+        tuple(r[f] for f in ("study", "table", "column", "function", "cell", "unit", "standing", "period"))
+        for r in rows
+    ]
+    assert len(keys) == len(set(keys))
+    valid = {r["cell"]: r["mean"] for r in rows if r["study"] == "Versant Mega Tracker" and r["standing"] == "valid"}
+    assert (valid["18-34: share"], valid["18-34: n"], valid["total"]) == (0.42, 1210, 4210)
+    assert {r["standing"] for r in rows} == {"valid", "type lost", "invalid"}
+    page = client.get("/column/s14r5").text
+    assert "median" not in page
+    assert page.count('<tr class="not-valid">') == sum(r["standing"] != "valid" for r in rows)
+
+
+def test_a_chart_draws_each_quantity_on_an_axis_of_its_unit_only_over_several_periods(client):
+    """Each series is one quantity, named by its cell, source and study; a page of one period (the period
+    page, a column cited in one period) drew "by period" charts of one point: now it draws none."""
+    panels = charted(client.get("/column/aware_b1").text)
+    assert list(panels) == ["share", "count", "base"]
+    source = "extractFunnel(demo_flat, aware_b1) · Verify Demo Tracker"
+    assert f"18-34: share · {source}, W1 (June 2026): 57.2%" in panels["share"]
+    assert f"total · {source}, W2 (July 2026): 120" in panels["count"]
+    waves = ("W1 (June 2026)", "W2 (July 2026)", "W3 (August 2026)")
+    assert panels["base"] == [f"base n · {source}, {wave}: 120" for wave in waves]
+    assert all(float(t.rsplit(": ", 1)[1].rstrip("%")) <= 100 for t in panels["share"])
+    for one in ("/column/s14r5", "/period/" + quote("W6 (April 2026)")):
+        page = client.get(one).text
+        assert charted(page) == {}, one
+        assert "one period, so no chart" in page
 
 
 def test_a_period_label_is_drawn_whole_and_periods_in_their_order(client):
@@ -325,7 +352,7 @@ def test_a_period_label_is_drawn_whole_and_periods_in_their_order(client):
     label = re.search(r'<text class="tick"[^>]*>((?:<tspan[^>]*>[^<]*</tspan>)+)</text>', page).group(1)
     assert " ".join(re.findall(r">([^<]+)</tspan>", label)) == "Wave 1 (November 2025)"
     shares = charted(client.get("/column/aware_b1").text)["share"]
-    assert [t.split(", ")[1].split(":")[0] for t in shares if t.startswith("18-34: share")] == [
+    assert [t.rsplit(", ", 1)[1].split(":")[0] for t in shares if t.startswith("18-34: share")] == [
         "W1 (June 2026)",
         "W2 (July 2026)",
         "W3 (August 2026)",
@@ -871,6 +898,8 @@ def test_a_list_shows_its_default_columns_in_words(client):
     """The search showed every one of 28 fields, headed by their names; now nine, in words."""
     page = client.get("/search?column=s14r5").text
     assert headings(page) == [
+        "status",
+        "task or message",
         "value",
         "what it measures",
         "study",
@@ -878,34 +907,32 @@ def test_a_list_shows_its_default_columns_in_words(client):
         "source",
         "base n",
         "warnings",
-        "status",
-        "task or message",
     ]
     assert '<td class="str">18-34: share, s14r5</td>' in page
     assert '<td class="str">extractFunnel(versant_flat, s14r5)</td>' in page
     citations = client.get("/search?kind=citations&column=s14r5").text
     assert headings(citations) == [
+        "valid",
         "study",
         "period",
         "source",
         "base n",
         "warnings",
-        "valid",
         "claims",
         "results",
         "agents",
     ]
     audit = client.get("/audit?rule=small-base").text
-    assert headings(audit) == ["severity", "rule", "what is wrong", "task or message", "agent", "file", "place in file"]
+    assert headings(audit) == ["severity", "rule", "task or message", "agent", "file", "place in file", "what is wrong"]
     message = re.search(r"<tr><td[^>]*>warning</td><td[^>]*>small-base</td>.*?</tr>", audit, re.S).group(0)
     assert '<a href="/result/msg-' in message or '<a href="/result/t' in message
 
 
 def test_columns_are_chosen_with_col_and_offered_in_a_menu(client):
     page = client.get("/search?column=s14r5&_col=base_n&_col=value&_col=citation_hash").text
-    assert headings(page) == ["value", "base n", "citation"]  # in the list's own order
+    assert headings(page) == ["value", "base n", "citation"]  # the defaults' order, then the list's own
     menu = re.search(r'<details class="columns">(.*?)</details>', page, re.S).group(1)
-    offered = re.findall(r'name="_col" value="([^"]+)"( checked)?', menu)
+    offered = re.findall(r'type="checkbox" name="_col" value="([^"]+)"( checked)?', menu)
     assert len(offered) == 3 + len(CLAIM_FIELDS)  # what it measures, its source, its result, and every field
     assert [name for name, checked in offered if checked] == ["value", "base_n", "citation_hash"]
     assert '<input type="hidden" name="column" value="s14r5">' in menu
@@ -914,6 +941,19 @@ def test_columns_are_chosen_with_col_and_offered_in_a_menu(client):
     assert refused.json()["error"].startswith(
         "_col: 'nope' is not a column of this list; one of measures, source, result, value"
     )
+
+
+def test_a_choice_of_columns_is_kept_per_list_until_the_defaults_are_asked_for(served):
+    """Columns chosen with `?_col=` were forgotten on the next page of another search; now each list
+    keeps its choice (a cookie per list) until "The default columns" is pressed."""
+    with TestClient(create_app(served), base_url="http://localhost") as own:
+        own.get("/search?column=s14r5&_col=value&_col=task_id")
+        assert headings(own.get("/search?study=Versant*").text) == ["value", "task"]
+        assert headings(own.get("/search?kind=citations&column=s14r5").text)[0] == "valid"  # another list
+        assert headings(own.get("/audit?rule=small-base").text)[0] == "severity"
+        defaults = own.get("/search?column=s14r5&_col=value&_col=_default").text
+        assert headings(defaults)[:2] == ["status", "task or message"]
+        assert headings(own.get("/search?study=Versant*").text)[:2] == ["status", "task or message"]
 
 
 @pytest.mark.slow

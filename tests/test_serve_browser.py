@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -240,6 +241,7 @@ LISTS = [
     "/audit",
     "/verify",
     "/column/s14r5",
+    "/column/visits_pw",
     "/study/Kestrel%20Commuter%20Panel",
 ]
 
@@ -286,3 +288,66 @@ def test_a_wide_list_scrolls_in_its_box_under_a_header_that_stays(page):
     assert abs(head["y"] - top["y"]) <= 2  # the header stays at the top of the box
     title = page.locator("table.rows td span[title]").first
     assert title.get_attribute("title").startswith("/")  # a file's whole path on hover
+
+
+SERIES_LABELS = """() => [...document.querySelectorAll('figure.chart')].map(figure => {
+    const bySeries = {};
+    for (const point of figure.querySelectorAll('circle.point')) {
+        const cls = [...point.classList].find(c => /^s\\d$/.test(c));
+        const said = point.querySelector('title').textContent;
+        (bySeries[cls] = bySeries[cls] || new Set()).add(said.slice(0, said.lastIndexOf(', ')));
+    }
+    return Object.values(bySeries).map(names => [...names]);
+})"""
+
+
+@pytest.mark.parametrize("url", ["/column/aware_b1", "/study/Kestrel%20Commuter%20Panel", "/table/demo_flat"])
+def test_no_series_mixes_two_sources(page, url):
+    """`/column/visits_pw` drew one series averaging two studies' tables; now each series (a colour of a
+    chart) is one quantity, named by its source and study, and no two series of a chart share a name."""
+    page.goto(url)
+    figures = page.evaluate(SERIES_LABELS)
+    assert figures, url
+    for series in figures:
+        assert all(len(names) == 1 for names in series), series  # every point of a series: one quantity
+        names = [names[0] for names in series]
+        assert len(set(names)) == len(names)
+        assert all(re.search(r" · \w+\([^,]+, [^)]+\) · .", name) for name in names), names
+
+
+@pytest.mark.parametrize(
+    ("url", "first"),
+    [
+        ("/search?column=s14r5", ("status", "result")),
+        ("/search?kind=citations&column=s14r5", ("valid", "study")),
+        ("/audit", ("severity", "rule", "result", "agent")),
+    ],
+)
+def test_the_status_and_what_identifies_a_row_are_visible_without_scrolling_at_1280_px(page, url, first):
+    """At 1,920 px the page was capped at 1,280 px and the claims' status and task were off-screen; now
+    they come first, inside the window and the list's box, without scrolling."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(url)
+    box = page.locator("div.scroll").first.bounding_box()
+    for field in first:
+        cell = page.locator(f"table.rows th[data-field='{field}']").first.bounding_box()
+        assert cell["x"] >= box["x"], field
+        assert cell["x"] + cell["width"] <= min(box["x"] + box["width"], 1280), field
+
+
+def test_a_list_without_facets_takes_the_main_area(page):
+    """The impact list was drawn in the facets' 240 px column."""
+    page.goto("/search?kind=impact&study=*")
+    assert page.locator("aside.facets").count() == 0
+    assert page.locator("div.scroll").first.bounding_box()["width"] > 1000
+
+
+def test_the_verdicts_why_is_read_whole_at_1280_px(page):
+    """verify's "why" was cut at "1 of 7 clai" past the window's edge; now it follows the verdict and its
+    result, in view."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto("/verify?verdict=differs")
+    why = page.locator("tr.differs td.long").first
+    box, scroll = why.bounding_box(), page.locator("div.scroll").first.bounding_box()
+    assert box["x"] + box["width"] <= min(scroll["x"] + scroll["width"], 1280)
+    assert why.inner_text().startswith("1 of")

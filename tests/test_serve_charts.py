@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from archiver.serve import charts
+from archiver.serve import charts, quantities
 
 
 def bars(rows: list[dict]) -> str:
@@ -84,3 +84,44 @@ def test_other_has_a_colour_of_its_own():
     keys = re.findall(r'<span class="swatch (s\d)"></span>([^<]+)</span>', svg)
     assert [name for _, name in keys] == [*(f"agent {i}" for i in range(7)), "other"]
     assert len({cls for cls, _ in keys}) == 8
+
+
+def test_a_series_is_one_source_and_a_bad_citation_is_drawn_hollow():
+    """Two studies citing `visits_pw` were one series, their totals (1,480 and an invalid citation's 0)
+    averaged to 740; now each source is a series, the invalid one hollow and labelled."""
+    cell = {"source_column": "visits_pw", "source_function": "extractMean", "cell": "total", "unit": None}
+    rows = [
+        {
+            **cell,
+            "study": study,
+            "source_table": table,
+            "valid": valid,
+            "inferred": False,
+            "period": period,
+            "low": n,
+            "mean": n,
+            "high": n,
+            "base_low": n,
+            "base_mean": n,
+            "base_high": n,
+        }
+        for study, table, valid, n in (
+            ("Meridian", "meridian_panel", True, 1480),
+            ("Northwind", "nw_pulse_long", False, 0),
+        )
+        for period in ("2026-Q1", "2026-Q2")
+    ]
+    series, bases = quantities.series_of(rows)
+    assert [(s.name, s.hollow) for s in series] == [
+        ("total · extractMean(meridian_panel, visits_pw) · Meridian", False),
+        ("total · extractMean(nw_pulse_long, visits_pw) · Northwind [invalid citation]", True),
+    ]
+    assert [b.name for b in bases] == [
+        "base n · extractMean(meridian_panel, visits_pw) · Meridian",
+        "base n · extractMean(nw_pulse_long, visits_pw) · Northwind [invalid citation]",
+    ]
+    assert all(s.span(p) == (s.every()[0],) * 3 for s in series for p in ("2026-Q1", "2026-Q2"))
+    svg = "".join(charts.quantity_panels(series, quantities.periods_of(rows), bases, lambda p: "/x", "Claimed"))
+    assert "spread" not in svg  # no bar from 0 to 1,480: no two sources share a point
+    assert len(re.findall(r'<circle class="point s1 hollow"', svg)) == 4  # its two periods, in both panels
+    assert re.findall(r'class="swatch s1 hollow"></span>([^<]+)<', svg)[0].endswith("[invalid citation]")

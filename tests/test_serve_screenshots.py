@@ -1,8 +1,9 @@
 """Screenshots of every page of `archiver serve` on the sample transcripts (never on the hostile test
-archives), at 1,280 px, as docs/serve-*.png show them. They go to $ARCHIVER_SCREENSHOTS when it is set
-(`ARCHIVER_SCREENSHOTS=docs pytest tests/test_serve_screenshots.py -m browser` remakes the docs' own),
-else to the test's temporary folder; either way each page is checked to answer, draw without an error
-and fit the window's width (a wide list scrolls in its own box)."""
+archives), at 1,280 px and 1,920 px, as docs/serve-NAME.png and docs/serve-NAME-1920.png show them.
+They go to $ARCHIVER_SCREENSHOTS when it is set (`ARCHIVER_SCREENSHOTS=docs pytest
+tests/test_serve_screenshots.py -m browser` remakes the docs' own), else to the test's temporary
+folder; either way each page is checked to answer, draw without an error and fit the window's width
+(a wide list scrolls in its own box)."""
 
 from __future__ import annotations
 
@@ -24,13 +25,16 @@ if CHROMIUM is None:
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
 
 SAMPLES = ROOT / "sample_transcripts"
-WIDTH = 1280
+WIDTHS = {1280: "", 1920: "-1920"}
+"""Each window's width, and the suffix of its screenshots' names."""
 PAGES = {
     "overview": "/",
     "search": "/search?column=s14r5",
     "citations": "/search?kind=citations&study=Kestrel+Commuter+Panel",
     "result": "/result/task-vrs-rpc-funnel",
     "column": "/column/s14r5",
+    "column-sources": "/column/visits_pw",
+    "impact": "/search?kind=impact&study=Versant+Mega+Tracker",
     "study": "/study/Kestrel%20Commuter%20Panel",
     "period": "/period/W6%20(April%202026)",
     "table": "/table/demo_flat",
@@ -59,18 +63,21 @@ def monkeypatch_module():
         yield patch
 
 
-def test_every_page_of_the_samples_reads_at_1280_px(samples_url, tmp_path):
+def test_every_page_of_the_samples_reads_at_1280_and_1920_px(samples_url, tmp_path):
     folder = Path(os.environ.get("ARCHIVER_SCREENSHOTS") or tmp_path)
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": WIDTH, "height": 900}, base_url=samples_url)
         errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        for name, url in PAGES.items():
-            answer = page.goto(url)
-            assert answer.status == 200, url
-            assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH, url
-            page.screenshot(path=str(folder / f"serve-{name}.png"), full_page=True)
+        for width, suffix in WIDTHS.items():
+            page = browser.new_page(viewport={"width": width, "height": 900}, base_url=samples_url)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            for name, url in PAGES.items():
+                answer = page.goto(url)
+                assert answer.status == 200, url
+                assert page.evaluate("document.documentElement.scrollWidth") <= width, url
+                page.screenshot(path=str(folder / f"serve-{name}{suffix}.png"), full_page=True)
+            page.close()
         browser.close()
     assert errors == []
-    assert sorted(path.name for path in folder.glob("serve-*.png")) == sorted(f"serve-{n}.png" for n in PAGES)
+    made = sorted(f"serve-{n}{suffix}.png" for n in PAGES for suffix in WIDTHS.values())
+    assert sorted(path.name for path in folder.glob("serve-*.png")) == made

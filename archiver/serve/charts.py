@@ -2,7 +2,8 @@
 (the stylesheet's `.s0` to `.s7`), each mark a link to the list behind it.
 
 Numbers of different units never share an axis: a column's cited values are drawn one series per cited
-quantity (its column, function and the cell it labels: "share of 18-34"), in one panel per unit
+quantity (its study, table, column, function, cell and unit: `quantities.Quantity`; those on invalid or
+type-lost citations hollow and labelled), in one panel per unit
 (shares, counts, other values such as means), with the bases (n) in a panel of their own. Periods stand
 on a time axis where each maps to its own fielded dates, else in their order; days are spaced by their
 real gaps; tick labels carry the year; a count's axis has whole ticks only.
@@ -170,7 +171,7 @@ def stacked_bars(rows: list[dict], x: str, series: str, y: str, link: Callable[[
                 f"<title>{escape(label)}</title></rect></a>"
             )
             base = top
-    legend = [(names.index(n), n) for n in names if any(n in stack for stack in stacks.values())]
+    legend = [(names.index(n), n, False) for n in names if any(n in stack for stack in stacks.values())]
     height = TOP + PLOT + 26
     return _figure(title, axis + "".join(marks) + date_ticks(days, x_of, TOP + PLOT + 18), legend, height)
 
@@ -184,11 +185,11 @@ def _day(value) -> date:
 
 @dataclass
 class Series:
-    """One cited quantity (a column, its function, the cell a claim labels) across periods."""
+    """One cited quantity (`quantities.Quantity`: its source, cell and unit) across periods, named by its
+    label; hollow where its citations are invalid or lost their type."""
 
-    column: str
-    function: str
-    cell: str
+    name: str
+    hollow: bool = False
     spans: dict[str, list[tuple[float, float, float]]] = field(default_factory=dict)
     """Period -> each cited cell's least, mean and greatest value there."""
 
@@ -202,12 +203,6 @@ class Series:
 
     def every(self) -> list[float]:
         return [v for found in self.spans.values() for s in found for v in s]
-
-    @property
-    def name(self) -> str:
-        if not self.column:
-            return self.cell
-        return f"{self.cell} · {self.column}" + (f" ({self.function})" if self.function else "")
 
     @property
     def unit(self) -> str:
@@ -247,9 +242,12 @@ def period_axis(periods: list[Period]) -> tuple[dict[str, float], bool]:
 def quantity_panels(
     series: list[Series], periods: list[Period], bases: list[Series], link: Callable[[str], str], title: str
 ) -> list[str]:
-    """One chart per unit of the cited quantities, then one of the bases; an empty list when no number is cited."""
+    """One chart per unit of the cited quantities, then one of the bases; none over a single period (the
+    table of quantities says it all), and a line saying so."""
     if not series:
         return [f'<p class="empty">{escape(title)}: no cited numbers.</p>']
+    if len(periods) < 2:
+        return [f'<p class="note">{escape(title)}: one period, so no chart; each quantity is in the table below.</p>']
     x_of, timed = period_axis(periods)
     out = []
     for unit in ("share", "count", "value"):
@@ -276,7 +274,7 @@ def _lines(
     marks = []
     share = unit == "share"
     for index, s in enumerate(shown):
-        cls = f"s{index % SERIES_CLASSES}"
+        cls = f"s{index % SERIES_CLASSES}" + (" hollow" if s.hollow else "")
         points = [(x_of[p.name], s.span(p.name), p) for p in periods if s.spans.get(p.name)]
         if len(points) > 1:
             path = " ".join(f"{x:.1f},{y_of(middle):.1f}" for x, (_, middle, _), _ in points)
@@ -301,7 +299,9 @@ def _lines(
         if i % step == 0
     )
     height = TOP + PLOT + 18 + LINE * (lines + (1 if timed else 0))
-    legend = [(i, s.name) for i, s in enumerate(shown)] + ([(-1, f"and {more} more")] if more > 0 else [])
+    legend = [(i, s.name, s.hollow) for i, s in enumerate(shown)] + (
+        [(-1, f"and {more} more", False)] if more > 0 else []
+    )
     return _figure(title, axis + "".join(marks) + labels, legend, height, unit)
 
 
@@ -311,11 +311,9 @@ def _median(values: list[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def _figure(title: str, inner: str, legend: list[tuple[int, str]], height: float, unit: str = "") -> str:
+def _figure(title: str, inner: str, legend: list[tuple[int, str, bool]], height: float, unit: str = "") -> str:
     keys = "".join(
-        f'<span class="key">{"" if i < 0 else f"<span class={chr(34)}swatch s{i % SERIES_CLASSES}{chr(34)}></span>"}'
-        f"{escape(name)}</span>"
-        for i, name in legend
+        f'<span class="key">{"" if i < 0 else _swatch(i, hollow)}{escape(name)}</span>' for i, name, hollow in legend
     )
     return (
         f'<figure class="chart"{f" data-unit={chr(34)}{unit}{chr(34)}" if unit else ""}>'
@@ -324,3 +322,7 @@ def _figure(title: str, inner: str, legend: list[tuple[int, str]], height: float
         f'aria-label="{escape(title)}">{inner}</svg>'
         f'<div class="legend">{keys}</div></figure>'
     )
+
+
+def _swatch(index: int, hollow: bool) -> str:
+    return f'<span class="swatch s{index % SERIES_CLASSES}{" hollow" if hollow else ""}"></span>'

@@ -473,13 +473,13 @@ SUBJECTS = {"study": "study", "period": "period", "column": "column", "table": "
 def by_period(con, selection: Selection) -> list[dict]:
     """Per period of the selection's citations: how many citations, the numbers stated in the results
     resting on them (`claim_values`: each stored copy's, so that no claim is deduplicated across copies
-    here, which is what keeps this to one join at 10M claims), their least, median and greatest value,
-    and the bases (n). The results are those `archiver query claims` narrows to (`lineage.narrowed`)."""
+    here, which is what keeps this to one join at 10M claims) and the bases (n). No value is pooled: what
+    was claimed is summed up per quantity (`cited_values`). The results are those `archiver query claims`
+    narrows to (`lineage.narrowed`)."""
     condition, params = lineage.narrowed(selection)
     cited, cited_params = selection.where(scope="citation")
     sql = f"""
         SELECT c.period, count(DISTINCT c.citation_hash) AS citations, count(k.value) AS claim_values,
-               min(k.value) AS value_min, median(k.value) AS value_median, max(k.value) AS value_max,
                min(c.base_n) AS base_min, max(c.base_n) AS base_max
         FROM (SELECT DISTINCT result_key, citation_hash, period, base_n FROM citations
               WHERE {cited} AND {condition}) c
@@ -500,8 +500,9 @@ CHART_CELLS = 5_000
 
 
 def cited_values(con, selection: Selection) -> tuple[list[dict], bool]:
-    """What the results resting on the selection's citations state, per period, column, function and
-    cell (the core's name of the cell a claim fills, "18-34: share", else its pointer) and unit: the
+    """What the results resting on the selection's citations state, per period and quantity (study, table,
+    column, function, cell: the core's name of the cell a claim fills, "18-34: share", else its pointer;
+    unit; and whether the citation is valid and typed: `quantities.Quantity`): the
     least, mean and greatest value and the same of the citations' bases; `CHART_CELLS` at most, and
     whether there are more. Claims are joined to citations as `by_period` joins them (each stored
     copy's), in one aggregation (a mean, not a median: a median is a sort per cell, twice the time of
@@ -509,16 +510,17 @@ def cited_values(con, selection: Selection) -> tuple[list[dict], bool]:
     condition, params = lineage.narrowed(selection)
     cited, cited_params = selection.where(scope="citation")
     sql = f"""
-        SELECT c.period, any_value(c.fielded) AS fielded, c.source_column, c.source_function,
-               coalesce(k.cell, k.pointer) AS cell, k.unit,
+        SELECT c.period, any_value(c.fielded) AS fielded, c.study, c.source_table, c.source_column,
+               c.source_function, coalesce(k.cell, k.pointer) AS cell, k.unit, c.valid, c.inferred,
                min(k.value) AS low, avg(k.value) AS mean, max(k.value) AS high,
                min(c.base_n) AS base_low, avg(c.base_n) AS base_mean, max(c.base_n) AS base_high
-        FROM (SELECT DISTINCT result_key, citation_hash, period, fielded, source_column, source_function, base_n
+        FROM (SELECT DISTINCT result_key, citation_hash, period, fielded, study, source_table, source_column,
+                     source_function, valid, inferred, base_n
               FROM citations WHERE {cited} AND {condition}) c
         JOIN claims k ON k.result_key = c.result_key
         WHERE k.value IS NOT NULL
         GROUP BY ALL
-        ORDER BY c.period, c.source_column, c.source_function, cell, k.unit NULLS FIRST
+        ORDER BY c.period, c.source_column, c.study, c.source_table, c.source_function, cell, k.unit NULLS FIRST
         LIMIT {CHART_CELLS + 1}"""
     rows = list(stream(con.execute(sql, cited_params + params)))
     return rows[:CHART_CELLS], len(rows) > CHART_CELLS

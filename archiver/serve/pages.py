@@ -44,8 +44,8 @@ from .data import (
 from .downloads import DOWNLOADS, download, sent
 from .form import fields as form_fields
 from .form import selection as selection_from
-from .quantities import periods_of, series_of
-from .tables import FACETS, facet_list, grid
+from .quantities import periods_of, quantity_rows, series_of
+from .tables import FACETS, Grid, facet_list, grid
 from .urls import changed, day_query, encoded, wanted
 
 
@@ -58,6 +58,11 @@ class Shown:
     twin: dict
     context: dict = field(default_factory=dict)
     linked: bool = True  # the HTML page links to its JSON twin (an error's does not)
+
+    @property
+    def cookies(self) -> dict[str, str]:
+        """The choices of columns its lists keep for the next visit (`tables.remembered`)."""
+        return dict(g.remember for g in self.context.values() if isinstance(g, Grid) and g.remember)
 
 
 def ask(server, archive, question: tuple, make):
@@ -177,9 +182,9 @@ def subject(server, request) -> Shown:
     with server.archive() as archive:
         periods = ask(server, archive, ("periods", kind, name), lambda: by_period(archive.con, selection))
         small = ask(server, archive, ("small", kind, name), lambda: small_bases(archive.con, selection))
-        shown = list(
-            ask(server, archive, ("claimed", kind, name), lambda: claimed_charts(archive.con, kind, name, selection))
-        )
+        cells, partial = ask(server, archive, ("claimed", kind, name), lambda: cited_values(archive.con, selection))
+        shown = claimed_charts(cells, partial, kind, name)
+        quantities = quantity_rows(cells)
         per_day = verdicts = disagreeing = None
         if kind == "column":
             snap = server.snapshots.get(archive)
@@ -188,7 +193,14 @@ def subject(server, request) -> Shown:
             snap = server.snapshots.get(archive)
             per_day = ask(server, archive, ("per_day", name), lambda: findings_per_day(archive.con, snap, name))
             verdicts = ask(server, archive, ("verdicts_per_day", name), lambda: verdicts_per_day(archive.con, name))
-    twin = {"kind": kind, "name": name, "by_period": periods, "small_bases": small.as_dict()}
+    twin = {
+        "kind": kind,
+        "name": name,
+        "by_period": periods,
+        "quantities": quantities,
+        "quantities_capped": partial,
+        "small_bases": small.as_dict(),
+    }
     if disagreeing is not None:
         twin["conflicts"] = disagreeing
     if per_day is not None:
@@ -217,6 +229,7 @@ def subject(server, request) -> Shown:
         "kind": kind,
         "name": name,
         "periods": periods,
+        "quantities": quantities,
         "charts": [Markup(chart) for chart in shown],
         "small": small,
         "small_grid": grid(request, "small", small.fields, small.rows),
@@ -229,9 +242,8 @@ def subject(server, request) -> Shown:
     return Shown("subject.html", f"{kind} {name}", twin, context)
 
 
-def claimed_charts(con, kind: str, name: str, selection: Selection) -> list[str]:
-    """A subject's charts of what was claimed, by period (`quantity_panels`)."""
-    cells, partial = cited_values(con, selection)
+def claimed_charts(cells: list[dict], partial: bool, kind: str, name: str) -> list[str]:
+    """A subject's charts of what was claimed, by period (`quantity_panels`), from its `cited_values`."""
     series, bases = series_of(cells)
     title = "What was claimed, by period" + (f" (its first {CHART_CELLS:,} cells)" if partial else "")
     return quantity_panels(

@@ -1,11 +1,68 @@
-"""What a subject's claims measure, period by period: the series its chart draws (`charts.Series`)."""
+"""What a subject's claims measure, period by period: the quantities cited, each the series a chart
+draws (`charts.Series`) and the rows of the table beside it."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from datetime import date
 
+from .cells import source
 from .charts import Period, Series
+
+STANDINGS = ("valid", "type lost", "invalid")
+"""A citation's standing: valid, its media type stripped in a stored copy (inferred), or invalid."""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A cited quantity, the one key of every series, table row and twin row of what was claimed: the
+    source it is read from (study, table, column, function), the cell it fills and its unit, and the
+    standing of the citations it rests on (numbers on invalid or type-lost citations are kept apart)."""
+
+    study: str
+    table: str
+    column: str
+    function: str
+    cell: str
+    unit: str
+    standing: str
+
+    @classmethod
+    def of(cls, row: dict) -> Quantity:
+        unit = row.get("unit") or ""
+        standing = "invalid" if row.get("valid") is False else "type lost" if row.get("inferred") else "valid"
+        return cls(
+            row.get("study") or "",
+            row.get("source_table") or "",
+            row.get("source_column") or "",
+            row.get("source_function") or "",
+            row["cell"] + (f" ({unit})" if unit and unit != "%" else ""),
+            unit,
+            standing,
+        )
+
+    def base(self) -> Quantity:
+        """The base (n) its citations state."""
+        return replace(self, cell="base n", unit="")
+
+    @property
+    def hollow(self) -> bool:
+        return self.standing != "valid"
+
+    @property
+    def source(self) -> str:
+        return source({"source_table": self.table, "source_column": self.column, "source_function": self.function})
+
+    @property
+    def label(self) -> str:
+        """`18-34: share · extractFunnel(versant_flat, s14r5) · Versant Mega Tracker`, its standing after it
+        where the citation is not valid."""
+        said = " · ".join(part for part in (self.cell, self.source, self.study) if part)
+        return said + (f" [{self.standing} citation]" if self.hollow else "")
+
+    def sort_key(self) -> tuple:
+        return (STANDINGS.index(self.standing), self.column, self.study, self.table, self.function, natural(self.cell))
 
 
 def fielded_middle(fielded: str | None) -> date | None:
@@ -38,19 +95,49 @@ def natural(text: str) -> list:
 
 
 def series_of(rows: list[dict]) -> tuple[list[Series], list[Series]]:
-    """One series per cited quantity (column, function, cell, unit), and one of the bases (n) per column,
-    from the cited cells of `data.cited_values`. A value stated with `%` ("35%": 35) is a share (0.35)."""
-    found: dict[tuple, Series] = {}
-    bases: dict[str, Series] = {}
+    """One series per cited quantity (`Quantity`), and one of the bases (n) per source, from the cited
+    cells of `data.cited_values`. A value stated with `%` ("35%": 35) is a share (0.35)."""
+    found: dict[Quantity, Series] = {}
+    bases: dict[Quantity, Series] = {}
     for row in rows:
         period = row.get("period") or "(none)"
-        unit = row.get("unit")
-        cell = row["cell"] + (f" ({unit})" if unit and unit != "%" else "")
-        key = (row.get("source_column") or "", row.get("source_function") or "", cell)
-        scale = 100 if unit == "%" else 1
-        found.setdefault(key, Series(*key)).add(period, row["low"] / scale, row["mean"] / scale, row["high"] / scale)
+        quantity = Quantity.of(row)
+        scale = 100 if quantity.unit == "%" else 1
+        series = found.setdefault(quantity, Series(quantity.label, quantity.hollow))
+        series.add(period, row["low"] / scale, row["mean"] / scale, row["high"] / scale)
         if row.get("base_mean") is not None:
-            base = bases.setdefault(key[0], Series(key[0], "", "base n"))
-            base.add(period, row["base_low"], row["base_mean"], row["base_high"])
-    ordered = sorted(found.values(), key=lambda s: (s.column, s.function, natural(s.cell)))
-    return ordered, [bases[column] for column in sorted(bases)]
+            base = quantity.base()
+            bases.setdefault(base, Series(base.label, base.hollow)).add(
+                period, row["base_low"], row["base_mean"], row["base_high"]
+            )
+    return [found[q] for q in sorted(found, key=Quantity.sort_key)], [
+        bases[q] for q in sorted(bases, key=Quantity.sort_key)
+    ]
+
+
+def quantity_rows(rows: list[dict]) -> list[dict]:
+    """What was claimed, one row per quantity and period (the JSON twin's `quantities`, the page's table):
+    its key's fields, its least, mean and greatest value, and its bases."""
+    keyed = sorted(rows, key=lambda row: (Quantity.of(row).sort_key(), natural(row.get("period") or "")))
+    out = []
+    for row in keyed:
+        quantity = Quantity.of(row)
+        scale = 100 if quantity.unit == "%" else 1
+        out.append(
+            {
+                "study": quantity.study,
+                "table": quantity.table,
+                "column": quantity.column,
+                "function": quantity.function,
+                "cell": quantity.cell,
+                "unit": quantity.unit or None,
+                "standing": quantity.standing,
+                "period": row.get("period"),
+                "least": row["low"] / scale,
+                "mean": row["mean"] / scale,
+                "greatest": row["high"] / scale,
+                "base_least": row.get("base_low"),
+                "base_greatest": row.get("base_high"),
+            }
+        )
+    return out

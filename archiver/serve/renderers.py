@@ -33,5 +33,12 @@ def as_html(server, request: Request, shown: Shown, status: int = 200) -> Respon
 RENDERERS: dict[str, Callable[..., Response]] = {"html": as_html, "json": as_json}
 
 
+COLUMNS_KEPT = 365 * 24 * 3600
+"""Seconds a list keeps its chosen columns (a cookie per list)."""
+
+
 def respond(server, request: Request, shown: Shown, status: int = 200) -> Response:
-    return RENDERERS[wanted(request)](server, request, shown, status)
+    response = RENDERERS[wanted(request)](server, request, shown, status)
+    for name, value in shown.cookies.items():
+        response.set_cookie(name, value, max_age=COLUMNS_KEPT if value else 0, httponly=True, samesite="strict")
+    return response

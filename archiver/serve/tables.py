@@ -17,13 +17,17 @@ from .cells import fmt, heading, link, measures, shown_path, source
 from .urls import changed, narrowed
 
 DEFAULTS = {
-    "claims": ("value", "measures", "study", "period", "source", "base_n", "warnings", "status", "result"),
-    "citations": ("study", "period", "source", "base_n", "warnings", "valid", "claims", "results", "agents"),
+    "claims": ("status", "result", "value", "measures", "study", "period", "source", "base_n", "warnings"),
+    "citations": ("valid", "study", "period", "source", "base_n", "warnings", "claims", "results", "agents"),
     "impact": ("kind", "id", "claims", "results", "citations"),
-    "findings": ("severity", "rule", "detail", "result", "agent", "source_path", "locator"),
+    "findings": ("severity", "rule", "result", "agent", "source_path", "locator", "detail"),
     "small": ("study", "period", "source_column", "base_name", "base_n", "warnings", "claims", "results", "agents"),
 }
-"""The columns each list shows unless `?_col=` chooses others."""
+"""The columns each list shows unless `?_col=` chooses others (or chose them before: `remembered`), the
+status and what identifies a row first, and the order of any choice: these, then the others in the
+list's own order."""
+DEFAULT_CHOICE = "_default"
+"""`?_col=_default`: the list's default columns, forgetting a choice."""
 
 COMPUTED = {
     "measures": ("cell", "pointer", "source_column"),
@@ -66,6 +70,7 @@ class Grid:
     rows: list[list[tuple[str, Markup]]]  # per row, each cell's class and HTML
     offered: list[tuple[str, str, bool]]  # every column the menu offers: name, heading, shown
     kept: list[tuple[str, str]]  # the query's other parameters, kept by the column menu's form
+    remember: tuple[str, str] | None = None  # the cookie keeping this list's choice of columns, if one was made
 
 
 def offered(kind: str, fields: tuple[str, ...]) -> list[str]:
@@ -75,16 +80,35 @@ def offered(kind: str, fields: tuple[str, ...]) -> list[str]:
 
 
 def chosen(request, kind: str, fields: tuple[str, ...]) -> list[str]:
-    """The columns asked for with `?_col=` (in the list's order), else the list's defaults."""
+    """The columns asked for with `?_col=`, else those last asked for on this list (its cookie), else the
+    list's defaults; ordered as `DEFAULTS` says."""
     can = offered(kind, fields)
     asked = [c for c in request.query_params.getlist("_col") if c]
+    if DEFAULT_CHOICE in asked:  # the menu's "default columns" button, sent with the boxes ticked
+        asked = []
     for name in asked:
         if name not in can:
             shown = name if len(name) <= 40 else name[:40] + "…"
             raise UsageError(f"{shown!r} is not a column of this list; one of {', '.join(can)}", "_col")
-    if asked:
-        return [c for c in can if c in asked]
-    return [c for c in DEFAULTS.get(kind, fields) if c in can]
+    if not asked and "_col" not in request.query_params:
+        asked = [c for c in request.cookies.get(cookie_name(kind), "").split(".") if c in can]
+    first = [c for c in DEFAULTS.get(kind, fields) if c in can]
+    if not asked:
+        return first
+    return [c for c in first if c in asked] + [c for c in can if c in asked and c not in first]
+
+
+def cookie_name(kind: str) -> str:
+    return f"columns-{kind}"
+
+
+def remembered(request, kind: str) -> tuple[str, str] | None:
+    """The cookie that keeps a choice of columns made with `?_col=` for the list's next visits (empty
+    when the choice is the defaults)."""
+    asked = [c for c in request.query_params.getlist("_col") if c]
+    if "_col" not in request.query_params:
+        return None
+    return cookie_name(kind), "" if DEFAULT_CHOICE in asked else ".".join(asked)
 
 
 def grid(request, kind: str, fields: tuple[str, ...], rows: list[dict], sortable: bool = False) -> Grid:
@@ -101,7 +125,7 @@ def grid(request, kind: str, fields: tuple[str, ...], rows: list[dict], sortable
     cells = [[_cell(column, row) for column in columns] for row in rows]
     kept = [(k, v) for k, v in request.query_params.multi_items() if k not in ("_col", "page") and v != ""]
     menu = [(name, heading(name), name in names) for name in offered(kind, fields)]
-    return Grid(columns, cells, menu, kept)
+    return Grid(columns, cells, menu, kept, remembered(request, kind))
 
 
 def _is_number(value: Any) -> bool:
