@@ -17,13 +17,16 @@ from urllib.parse import quote
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from markupsafe import escape
 from starlette.testclient import TestClient
 
 from archiver.archive import Archive
+from archiver.audit.summary import cited_figure
 from archiver.cli import main
 from archiver.query.lineage import CLAIM_FIELDS
 from archiver.query.selection import Selection
 from archiver.serve import create_app
+from archiver.serve.cells import href
 from archiver.serve.form import filters
 from archiver.serve.headers import CSP
 
@@ -930,6 +933,34 @@ def test_facets_count_the_rows_beside_the_list_and_narrow_it(client, served):
     audit = client.get("/audit").text
     rules = re.search(r"<h2>rule</h2><ul>(.*?)</ul>", audit, re.S).group(1)
     assert '<a href="/audit?rule=small-base">small-base</a>' in rules
+
+
+def test_the_overview_leads_with_the_validly_cited_figure(client, served):
+    """The overview opened with 27 equal counters; the validly cited share was on no page (issue 41)."""
+    page = client.get("/").text
+    with Archive.open(served, read_only=True) as archive:
+        summary = archive.audit().summary
+    figure = re.search(r'<p class="figure"><strong>([^<]+)</strong>', page).group(1)
+    assert figure == cited_figure(summary)
+    assert page.index(figure) < page.index("<h2>The archive</h2>") < page.index("<summary>more counts</summary>")
+    for group in summary["per_agent"]:
+        if group["quantitative_results"] and group["agent"]:
+            row = f'<a href="{escape(href("agent", group["agent"]))}">'
+            assert row in page.split("<h2>The archive</h2>")[0]
+    first = page.split("<summary>more counts</summary>")[0]
+    assert "stored copies of results" in first
+    assert "rows healed after an interrupted write" not in first
+
+
+def test_most_cited_chips_count_the_results_citing_them(client, served):
+    twin = client.get("/index.json").json()
+    with Archive.open(served, read_only=True) as archive:
+        studies = dict(archive.con.execute(
+            "SELECT study, count(DISTINCT result_key) FROM citations WHERE study IS NOT NULL GROUP BY 1"
+        ).fetchall())  # fmt: skip
+    assert {row["name"]: row["results"] for row in twin["most_cited"]["study"]} == studies
+    first = twin["most_cited"]["study"][0]
+    assert f'{escape(first["name"])} <span class="n">{first["results"]}</span></a>' in client.get("/").text
 
 
 def test_the_forms_and_the_overview_speak_in_words(client):

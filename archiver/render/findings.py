@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..audit.report import FINDING_FIELDS, PUBLISHED_FIELDS
 from ..audit.rules import ERROR, RULES_BY_ID
 from ..audit.run import ORDER
-from ..audit.summary import SUMMARY_FIELDS, summary_rows
+from ..audit.summary import SUMMARY_FIELDS, percent, summary_rows
 from ..query.listing import Chunks, Listing
 from .paths import display_path, display_text
 from .terminal import counted, printable
@@ -85,7 +85,7 @@ def summary_text(s: dict) -> str:
         _headline(s),
         (
             f"quantitative results {s['quantitative_results']}  cited {s['cited_results']}  "
-            f"validly cited {s['validly_cited_results']} ({_percent(share)})  claims {s['claims']} (each counted once)"
+            f"validly cited {s['validly_cited_results']} ({percent(share)})  claims {s['claims']} (each counted once)"
         ),
         "findings: " + "  ".join(f"{rule} {count}" for rule, count in by_rule),
     ]
@@ -106,10 +106,6 @@ def _footer(s: dict, limit: int | None) -> str:
     total = sum(s["findings_by_severity"].values())
     shown = f"; the first {limit} shown (--limit)" if limit is not None and limit < total else ""
     return f"\n{_headline(s)}{shown}\n"
-
-
-def _percent(share: float | None) -> str:
-    return "n/a" if share is None else f"{share:.0%}"
 
 
 class _Sql(str):

@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from ..audit.report import PUBLISHED_FIELDS
 from ..audit.rules import ERROR, RULES_BY_ID, WARNING
+from ..audit.summary import cited_figure, percent
 from ..errors import UsageError
 from ..query.lineage import QUERIES
 from ..query.listing import Listing
@@ -100,7 +101,29 @@ def overview(server, request) -> Shown:
         lambda day, rule: "/audit" + encoded(day_query(day, rule=rule)),
         "Findings per day, by rule",
     )
-    return Shown("overview.html", "Overview", twin, {"charts": [Markup(results_chart), Markup(findings_chart)]})
+    context = {
+        "charts": [Markup(results_chart), Markup(findings_chart)],
+        "figure": cited_figure(summary),
+        "cited_by": {kind: cited_rows(summary, kind) for kind in ("agent", "study")},
+        "counts_first": {name: snap.stats[name] for name in COUNTS_FIRST if name in snap.stats},
+        "counts_more": {name: value for name, value in snap.stats.items() if name not in COUNTS_FIRST},
+    }
+    return Shown("overview.html", "Overview", twin, context)
+
+
+COUNTS_FIRST = ("results", "copies", "claims", "citations", "sources", "quarantined")
+"""The overview's counts shown beside the headline; the others are under "more counts"."""
+
+
+def cited_rows(summary: dict, kind: str) -> list[dict]:
+    """The validly cited figure of each agent or study (`kind`) with a quantitative result, as the overview's
+    table shows it: a study of none is the results that cite no study."""
+    return [
+        {"name": group[kind], "cited": group["validly_cited_results"], "of": group["quantitative_results"],
+         "share": percent(group["validly_cited_share"])}
+        for group in summary[f"per_{kind}"]
+        if group["quantitative_results"]
+    ]  # fmt: skip
 
 
 def search(server, request) -> Shown:
