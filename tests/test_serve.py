@@ -952,6 +952,18 @@ def test_the_overview_leads_with_the_validly_cited_figure(client, served):
     assert "rows healed after an interrupted write" not in first
 
 
+def test_agent_and_study_pages_lead_with_their_validly_cited_figure(client, served):
+    with Archive.open(served, read_only=True) as archive:
+        summary = archive.audit().summary
+    for kind in ("agent", "study"):
+        group = next(g for g in summary[f"per_{kind}"] if g[kind] and g["quantitative_results"])
+        page = client.get(href(kind, group[kind])).text
+        assert f'<p class="figure"><strong>{cited_figure(group)}</strong>' in page
+        twin = client.get(twin_of(href(kind, group[kind]))).json()
+        assert twin["validly_cited"]["validly_cited_results"] == group["validly_cited_results"]
+    assert '<p class="figure">' not in client.get("/column/s14r5").text
+
+
 def test_most_cited_chips_count_the_results_citing_them(client, served):
     twin = client.get("/index.json").json()
     with Archive.open(served, read_only=True) as archive:

@@ -115,6 +115,14 @@ COUNTS_FIRST = ("results", "copies", "claims", "citations", "sources", "quaranti
 """The overview's counts shown beside the headline; the others are under "more counts"."""
 
 
+def subject_figure(summary: dict, kind: str, name: str) -> dict:
+    """An agent's or a study's validly cited figure, as the audit's summary counts it (none stated: 0 of 0)."""
+    found = [group for group in summary[f"per_{kind}"] if group[kind] == name]
+    if found:
+        return {key: found[0][key] for key in ("quantitative_results", "validly_cited_results", "validly_cited_share")}
+    return {"quantitative_results": 0, "validly_cited_results": 0, "validly_cited_share": None}
+
+
 def cited_rows(summary: dict, kind: str) -> list[dict]:
     """The validly cited figure of each agent or study (`kind`) with a quantitative result, as the overview's
     table shows it: a study of none is the results that cite no study."""
@@ -203,7 +211,9 @@ def subject(server, request) -> Shown:
         shown = list(
             ask(server, archive, ("claimed", kind, name), lambda: claimed_charts(archive.con, kind, name, selection))
         )
-        per_day = verdicts = disagreeing = None
+        per_day = verdicts = disagreeing = figure = None
+        if kind in ("agent", "study"):
+            figure = subject_figure(server.snapshots.get(archive).summary, kind, name)
         if kind == "column":
             snap = server.snapshots.get(archive)
             disagreeing = ask(server, archive, ("conflicts", name), lambda: conflicts(archive.con, snap, name))
@@ -212,6 +222,8 @@ def subject(server, request) -> Shown:
             per_day = ask(server, archive, ("per_day", name), lambda: findings_per_day(archive.con, snap, name))
             verdicts = ask(server, archive, ("verdicts_per_day", name), lambda: verdicts_per_day(archive.con, name))
     twin = {"kind": kind, "name": name, "by_period": periods, "small_bases": small.as_dict()}
+    if figure is not None:
+        twin["validly_cited"] = figure
     if disagreeing is not None:
         twin["conflicts"] = disagreeing
     if per_day is not None:
@@ -239,6 +251,7 @@ def subject(server, request) -> Shown:
     context = {
         "kind": kind,
         "name": name,
+        "figure": cited_figure(figure) if figure else None,
         "periods": periods,
         "charts": [Markup(chart) for chart in shown],
         "small": small,
