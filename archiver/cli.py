@@ -567,17 +567,20 @@ def render_summary(summary) -> str:
 @db_options
 @format_options(OUTPUT_FORMATS, "table")
 def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
-    """Print the archive's counts: a row (name, value, what it counts) each; as JSON, one object of
-    name and value, as `Archive.stats()` gives them (`archiver stats --json | jq .claims`)."""
+    """Print the archive's counts: first how many quantitative results are validly cited, overall, per agent
+    and per study, then a row (name, value, what it counts) per count; as JSON, one object of name and value,
+    as `Archive.stats()` gives them, and `validly_cited` as `Archive.cited()` (`archiver stats --json | jq .claims`)."""
     from .query.listing import Listing
+    from .render.findings import cited_rows
     from .store.views import described
 
     with open_archive(db, wait, read_only=True) as archive:
         counts = archive.stats()
+        cited = archive.cited()
     if fmt == "json":
-        emit_json(counts)
+        emit_json({**counts, "validly_cited": cited})
         return
-    rows = [{"name": name, "value": value, "counts": described(name)} for name, value in counts.items()]
+    rows = cited_rows(cited) + [{"name": n, "value": value, "counts": described(n)} for n, value in counts.items()]
     write_listing(Listing(("name", "value", "counts"), rows), fmt, headers)
 
 

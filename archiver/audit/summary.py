@@ -132,6 +132,10 @@ def share(validly_cited: int, quantitative: int) -> float | None:
     return round(validly_cited / quantitative, 4) if quantitative else None
 
 
+CITED_FIELDS = ("quantitative_results", "validly_cited_results", "validly_cited_share", "per_agent", "per_study")
+"""The headline figure's part of the summary (`Archive.cited`)."""
+
+
 def percent(share: float | None) -> str:
     return "n/a" if share is None else f"{share:.0%}"
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..audit.report import FINDING_FIELDS, PUBLISHED_FIELDS
 from ..audit.rules import ERROR, RULES_BY_ID
 from ..audit.run import ORDER
-from ..audit.summary import SUMMARY_FIELDS, percent, summary_rows
+from ..audit.summary import SUMMARY_FIELDS, cited_figure, percent, summary_rows
 from ..query.listing import Chunks, Listing
 from .paths import display_path, display_text
 from .terminal import counted, printable
@@ -99,6 +99,18 @@ def summary_text(s: dict) -> str:
                 )
             )
     return "\n".join(lines) + "\n"
+
+
+def cited_rows(cited: dict) -> list[dict]:
+    """The validly cited figure (`Archive.cited`) as rows of `archiver stats` (name, value, what it counts):
+    overall, then each agent's and each study's with a quantitative result (its name in the words: they wrap)."""
+    rows = [{"name": "validly_cited_results", "value": cited["validly_cited_results"], "counts": cited_figure(cited)}]
+    for kind in ("agent", "study"):
+        for g in cited[f"per_{kind}"]:
+            if g["quantitative_results"]:
+                named = f"{g[kind] or f'(no {kind})'}: {cited_figure(g)}"
+                rows.append({"name": kind, "value": g["validly_cited_results"], "counts": named})
+    return rows
 
 
 def _footer(s: dict, limit: int | None) -> str:
