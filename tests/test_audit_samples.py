@@ -73,9 +73,9 @@ def test_stats_leads_with_the_validly_cited_figure_of_the_audit(samples_archive,
     with Archive.open(samples_copy, read_only=True) as archive:
         summary = archive.audit().summary
     table = CliRunner().invoke(main, ["stats", "--db", samples_copy, "--csv"]).output.splitlines()
-    assert table[1] == f'validly_cited_results,{summary["validly_cited_results"]},{cited_figure(summary)}'
+    assert table[1] == f"validly_cited_results,{summary['validly_cited_results']},{cited_figure(summary)}"
     agent = next(g for g in summary["per_agent"] if g["agent"] and g["quantitative_results"])
-    assert f'agent,{agent["validly_cited_results"]},{agent["agent"]}: {cited_figure(agent)}' in table
+    assert f"agent,{agent['validly_cited_results']},{agent['agent']}: {cited_figure(agent)}" in table
     assert any(line.startswith("study,0,(no study): 0 of ") for line in table)
     shown = json.loads(CliRunner().invoke(main, ["stats", "--db", samples_copy, "--json"]).output)
     assert shown["validly_cited"]["per_study"] == summary["per_study"]
