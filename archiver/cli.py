@@ -6,6 +6,7 @@ import functools
 import math
 import os
 import re
+import shlex
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import ClassVar
 
 import click
 from click.core import ParameterSource
+from click.shell_completion import BashComplete, CompletionItem, add_completion_class
 
 from . import record as record_defaults
 from .defaults import FOLLOW_INTERVAL_SECONDS, MIN_BASE, WAIT_SECONDS
@@ -277,8 +279,6 @@ def _archive_values(values: str):
     """Shell completion from the archive's values (`values`: SQL; the `--db` given before it)."""
 
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
-        from click.shell_completion import CompletionItem
-
         from .query.filters import archive_values
 
         return [CompletionItem(value) for value in archive_values(ctx.params.get("db"), values, incomplete)]
@@ -286,9 +286,20 @@ def _archive_values(values: str):
     return complete
 
 
-def _paths(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
-    from click.shell_completion import CompletionItem
+class QuotingBashComplete(BashComplete):
+    """Bash puts a completion in the command line as it is: a value with a space (`Versant Mega Tracker`)
+    would be several arguments, so it is quoted here; zsh and fish quote their own."""
 
+    def format_completion(self, item: CompletionItem) -> str:
+        if item.type == "plain":
+            item = CompletionItem(shlex.quote(item.value), help=item.help)
+        return super().format_completion(item)
+
+
+add_completion_class(QuotingBashComplete)
+
+
+def _paths(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
     return [CompletionItem(incomplete, type="file")]
 
 
@@ -1207,8 +1218,6 @@ def docs_command(topic: str | None) -> None:
 
 
 def _topics(incomplete: str) -> list:
-    from click.shell_completion import CompletionItem
-
     from .manual import pages
 
     return [CompletionItem(name) for name in pages() if name.startswith(incomplete)]

@@ -59,17 +59,21 @@ def test_every_command_that_prints_rows_takes_every_format_and_its_shortcut(db, 
 
 @pytest.mark.slow
 def test_stats_takes_the_output_formats(db):
-    """As JSON, one object of counts (scripts read `stats --json | jq .claims`); in every other format, a
-    row (name, value, what it counts) per count."""
+    """As JSON, one object of counts (scripts read `stats --json | jq .claims`) and the validly cited figure;
+    in every other format, the figure's rows, then a row (name, value, what it counts) per count."""
+    from archiver.render.findings import cited_rows
     from archiver.store.views import described
 
     counts = json.loads(run(db, "stats", "--format", "json").stdout)
     assert counts == json.loads(run(db, "stats", "--json").stdout)
     assert {"records", "claims", "citations"} <= set(counts)
+    cited = counts.pop("validly_cited")
     rows = [json.loads(line) for line in run(db, "stats", "--nl").stdout.splitlines()]
-    assert rows == [{"name": name, "value": value, "counts": described(name)} for name, value in counts.items()]
+    assert rows == cited_rows(cited) + [
+        {"name": name, "value": value, "counts": described(name)} for name, value in counts.items()
+    ]
     sources = f"sources,{counts['sources']},{described('sources')}"
-    assert run(db, "stats", "--csv").stdout.splitlines()[:2] == ["name,value,counts", sources]
+    assert sources in run(db, "stats", "--csv").stdout.splitlines()
 
 
 def test_two_formats_are_a_usage_error(db):
@@ -374,3 +378,17 @@ def test_each_error_carries_its_exit_code_and_http_status():
     assert declared["InputError"] == declared["VerifyError"] == (1, 400)
     assert {status for _, status in declared.values()} == {400, 404, 503}
     assert {code for code, _ in declared.values()} == {1, 2}
+
+
+@pytest.mark.slow
+def test_bash_completion_quotes_a_name_with_spaces(samples_archive):
+    """`--study Vers<TAB>` gave `--study Versant Mega Tracker` unquoted: three arguments (issue 41)."""
+    env = {
+        "_ARCHIVER_COMPLETE": "bash_complete",
+        "COMP_WORDS": f"archiver query claims --db {samples_archive} --study 'Vers",
+        "COMP_CWORD": "6",
+    }
+    result = CliRunner().invoke(main, [], prog_name="archiver", env=env)
+    assert result.output.splitlines() == ["plain,'Versant Mega Tracker'"]
+    env |= {"COMP_WORDS": f"archiver query claims --db {samples_archive} --column s14r", "COMP_CWORD": "6"}
+    assert CliRunner().invoke(main, [], prog_name="archiver", env=env).output.splitlines()[0] == "plain,s14r5"
