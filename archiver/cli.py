@@ -550,14 +550,14 @@ def render_summary(summary) -> str:
     aliased = f", {summary.files_aliased} the same bytes as a stored file" if summary.files_aliased else ""
     lines = [
         (
-            f"files {summary.files} ({summary.files_unchanged} unchanged{aliased})  records {summary.records}  "
-            f"duplicates skipped {summary.duplicates_skipped}  quarantined {summary.quarantined}"
+            f"files {summary.files:,} ({summary.files_unchanged:,} unchanged{aliased})  records {summary.records:,}  "
+            f"duplicates skipped {summary.duplicates_skipped:,}  quarantined {summary.quarantined:,}"
         ),
         (
-            f"archive now holds: tasks {summary.tasks}  results {summary.results} "
-            f"({counted(summary.copies, 'stored copy', 'stored copies')})  "
-            f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims} (in stored copies)  "
-            f"agent cards {summary.agent_cards}  error responses {summary.error_responses}"
+            f"archive now holds: tasks {summary.tasks:,}  results {summary.results:,} "
+            f"({counted(summary.copies, 'stored copy', 'stored copies')})  parts {summary.parts:,}  "
+            f"citations {summary.citations:,}  claims {summary.claims:,} (in stored copies)  "
+            f"agent cards {summary.agent_cards:,}  error responses {summary.error_responses:,}"
         ),
     ]
     if summary.archive_files_skipped:
@@ -1028,8 +1028,8 @@ def check_command(db: str | None, wait: float) -> None:
         say(f"{len(problems)} integrity problems", err=True)
         sys.exit(1)
     say(
-        f"ok: {counts['sources']} sources, {counts['records']} records, {counts['copies']} stored copies, "
-        f"{counts['parts']} parts, {counts['citations']} citations, {counts['claims']} claims"
+        f"ok: {counts['sources']:,} sources, {counts['records']:,} records, {counts['copies']:,} stored copies, "
+        f"{counts['parts']:,} parts, {counts['citations']:,} citations, {counts['claims']:,} claims"
     )
 
 

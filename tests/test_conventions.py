@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -392,3 +393,19 @@ def test_bash_completion_quotes_a_name_with_spaces(samples_archive):
     assert result.output.splitlines() == ["plain,'Versant Mega Tracker'"]
     env |= {"COMP_WORDS": f"archiver query claims --db {samples_archive} --column s14r", "COMP_CWORD": "6"}
     assert CliRunner().invoke(main, [], prog_name="archiver", env=env).output.splitlines()[0] == "plain,s14r5"
+
+
+def test_counts_for_people_have_thousands_separators():
+    """ "26129 claims" read as a code, not a count (issue 41)."""
+    from archiver.cli import render_summary
+    from archiver.render.terminal import counted
+
+    assert counted(26129, "claim") == "26,129 claims"
+    summary = SimpleNamespace(
+        files=1200, files_unchanged=0, files_aliased=0, records=26129, duplicates_skipped=0, quarantined=0,
+        tasks=1, results=2, copies=3, parts=4, citations=5, claims=26129, agent_cards=0, error_responses=0,
+        archive_files_skipped=0, folders_unreadable=[], claimed_elsewhere=[], leases_taken_over=[], commit_retries=0,
+    )  # fmt: skip
+    shown = render_summary(summary)
+    assert "files 1,200 " in shown
+    assert "claims 26,129 (in stored copies)" in shown

@@ -84,10 +84,10 @@ def summary_text(s: dict) -> str:
     lines = [
         _headline(s),
         (
-            f"quantitative results {s['quantitative_results']}  cited {s['cited_results']}  "
-            f"validly cited {s['validly_cited_results']} ({percent(share)})  claims {s['claims']} (each counted once)"
+            f"quantitative results {s['quantitative_results']:,}  cited {s['cited_results']:,}  validly cited "
+            f"{s['validly_cited_results']:,} ({percent(share)})  claims {s['claims']:,} (each counted once)"
         ),
-        "findings: " + "  ".join(f"{rule} {count}" for rule, count in by_rule),
+        "findings: " + "  ".join(f"{rule} {count:,}" for rule, count in by_rule),
     ]
     for title, key, name in (("per agent", "per_agent", "agent"), ("per study", "per_study", "study")):
         groups = [g for g in s[key] if g["quantitative_results"]]
