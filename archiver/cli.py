@@ -717,6 +717,10 @@ def write_listing(listing, fmt: str | None, headers: bool = True) -> int:
     return count
 
 
+MATCHING = "matching is case-sensitive; * is a glob"
+"""How a text filter's value matches (`archiver.query.filters`), as the CLI says it and README.md repeats it."""
+
+
 def tell_unmatched(archive, nothing: str, selection: dict, only_unmatched: bool = False) -> None:
     """On stderr, when a selection found nothing: that it did (`nothing`, e.g. "no claims match"), and
     which text filter values match no stored value, with what they may have meant (`only_unmatched`: say
@@ -724,7 +728,7 @@ def tell_unmatched(archive, nothing: str, selection: dict, only_unmatched: bool 
     phrases = archive.unmatched(**selection)
     if only_unmatched and not phrases:
         return
-    note = " (matching is case-sensitive; * is a glob)" if phrases else ""
+    note = f" ({MATCHING})" if phrases else ""
     say("; ".join([nothing, *phrases]) + note, err=True)
 
 
