@@ -1202,12 +1202,13 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
 @main.command(name="docs")
 @click.argument("topic", required=False, shell_complete=lambda ctx, param, incomplete: _topics(incomplete))
 def docs_command(topic: str | None) -> None:
-    """The manual: the list of its pages, or the page on TOPIC (cli, query, audit, verify, ...) as Markdown.
+    """The manual: the list of its pages, or the page on TOPIC (cli, query, audit, verify, ...) as Markdown, in
+    a pager ($PAGER) on a terminal.
 
     \b
     Examples:
       archiver docs                 # the pages, each with its title
-      archiver docs verify | less   # how verify judges a citation
+      archiver docs verify          # how verify judges a citation
     """
     from .manual import pages, title
 
@@ -1216,7 +1217,8 @@ def docs_command(topic: str | None) -> None:
         width = max(map(len, found))
         click.echo("".join(f"{name.ljust(width)}  {title(text)}\n" for name, text in found.items()), nl=False)
     elif topic.removesuffix(".md") in found:
-        click.echo(found[topic.removesuffix(".md")], nl=False)
+        page = found[topic.removesuffix(".md")]
+        click.echo_via_pager(page.removesuffix("\n"))  # a pager on a terminal ($PAGER), else plain; it ends the line
     else:
         raise click.BadParameter(f"no page {topic!r}; the pages: {', '.join(found)}", param_hint="TOPIC")
 
