@@ -382,7 +382,7 @@ def main(ctx: click.Context) -> None:
         ctx.color = False
 
 
-@main.command()
+@main.command(short_help="Ingest files, folders, globs, stdin or live task stores.")
 @click.argument("paths", nargs=-1, required=True)
 @db_options
 @data_path_option
@@ -574,7 +574,7 @@ def render_summary(summary) -> str:
     return "\n".join(lines)
 
 
-@main.command()
+@main.command(short_help="How many results are validly cited, and the archive's counts.")
 @db_options
 @format_options(OUTPUT_FORMATS, "table")
 def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
@@ -595,7 +595,7 @@ def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
     write_listing(Listing(("name", "value", "counts"), rows), fmt, headers)
 
 
-@main.group("db")
+@main.group("db", short_help="The archive: schema, check, repair, transfer, a lake's cleanup.")
 def db_group() -> None:
     """The archive itself: its schema version and upgrades, integrity check and repair, transfer, a lake's cleanup."""
 
@@ -652,7 +652,7 @@ db_group.add_command(
 )
 
 
-@main.command()
+@main.command(short_help="Find uncited results and invalid, untyped or dropped citations.")
 @db_options
 @report_options(
     AUDIT_FORMATS,
@@ -739,7 +739,7 @@ def run_lineage(name: str, db, wait, fmt, headers, limit, order_by, selection: d
             tell_unmatched(archive, f"no {'rows' if name == 'impact' else name} match", selection)
 
 
-@main.group("query")
+@main.group("query", short_help="What depends on a study, period or column.")
 def query_group() -> None:
     """Which claims, citations, tasks, agents and files depend on a study, period or column."""
 
@@ -771,7 +771,7 @@ _lineage_command(
 )
 
 
-@main.command()
+@main.command(short_help="A task, message or context as a person reads it.")
 @click.argument("ident", metavar="ID", shell_complete=_archive_values(RESULT_IDS))
 @click.option(
     "--format",
@@ -802,7 +802,7 @@ def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -
         click.echo(page, nl=False)
 
 
-@main.command()
+@main.command(short_help="Export raw records, or the index as Parquet.")
 @click.argument("destination", required=False)
 @click.option("--raw", is_flag=True, help="Raw records byte for byte: JSON Lines to DESTINATION (or stdout).")
 @click.option(
@@ -864,7 +864,7 @@ def _named_params(ctx, param, given: tuple[str, ...]) -> dict[str, str]:
     return named
 
 
-@main.command("sql")
+@main.command("sql", short_help="Run one read-only SELECT over the archive.")
 @click.argument("statement")
 @click.option(
     "-p",
@@ -909,7 +909,7 @@ def sql_command(statement, params, max_memory, timeout, fmt, headers, db, wait) 
         write_listing(archive.sql(statement, params or None), fmt, headers)
 
 
-@main.command()
+@main.command(short_help="Re-run the citations' extractors and compare with the claims.")
 @click.option(
     "--data-layer",
     "data_layer",
@@ -969,7 +969,7 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
     sys.exit(1 if report.fails(fail_on) else 0)
 
 
-@main.command()
+@main.command(short_help="Browse the archive read-only in a web browser.")
 @click.option(
     "--host", default="127.0.0.1", show_default=True, help="Address to listen on; other than loopback needs a token."
 )
@@ -1090,7 +1090,7 @@ def _bytes_option(name: str, default: int, text: str):
     return click.option(name, type=click.IntRange(1), default=default, show_default=True, help=text)
 
 
-@main.command()
+@main.command(short_help="Record an A2A agent's traffic through a proxy.")
 @click.option(
     "--upstream",
     required=True,
@@ -1199,7 +1199,7 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
     serve(options)
 
 
-@main.command(name="docs")
+@main.command(name="docs", short_help="The manual: its pages, or the page on TOPIC.")
 @click.argument("topic", required=False, shell_complete=lambda ctx, param, incomplete: _topics(incomplete))
 def docs_command(topic: str | None) -> None:
     """The manual: the list of its pages, or the page on TOPIC (cli, query, audit, verify, ...) as Markdown, in

@@ -409,3 +409,12 @@ def test_counts_for_people_have_thousands_separators():
     shown = render_summary(summary)
     assert "files 1,200 " in shown
     assert "claims 26,129 (in stored copies)" in shown
+
+
+def test_top_level_help_cuts_no_summary():
+    """`archiver --help` cut every command's summary with "..." (issue 41): each has a short_help that fits."""
+    shown = CliRunner().invoke(main, ["--help"], terminal_width=80).output
+    commands = shown.split("Commands:\n", 1)[1].splitlines()
+    assert len(commands) == len(main.commands)
+    assert not [line for line in commands if line.endswith("...")]
+    assert "  stats   How many results are validly cited, and the archive's counts." in commands
