@@ -247,7 +247,8 @@ def test_the_result_page_is_the_show_layout_with_links(client, served):
     with Archive.open(served, read_only=True) as archive:
         shown = archive.render("t1", "html")
     body = shown.split("<body>", 1)[1].split("</h1>", 1)[1].split("</body>")[0].strip()
-    assert body in page  # the same section `archiver show --format html` writes
+    assert body[body.index("<h3>") :] in page  # the Parts as `archiver show --format html` writes them
+    assert body[: body.index("stored in")] in page  # and its header, but that each copy links to its page
     for target in ("/agent/Versant%20Insights", "/study/Versant%20Mega%20Tracker", "/column/s14r5"):
         assert f'href="{target}"' in page
     assert "stored in 2 copies" in page
@@ -962,6 +963,22 @@ def test_agent_and_study_pages_lead_with_their_validly_cited_figure(client, serv
         twin = client.get(twin_of(href(kind, group[kind]))).json()
         assert twin["validly_cited"]["validly_cited_results"] == group["validly_cited_results"]
     assert '<p class="figure">' not in client.get("/column/s14r5").text
+
+
+def test_a_result_page_links_each_stored_copy(client, served):
+    """The result page said "(--copy FILE shows one)", a flag of the CLI, instead of linking the copies."""
+    with Archive.open(served, read_only=True) as archive:
+        task, paths = archive.con.execute(
+            "SELECT task_id, list(DISTINCT source_path ORDER BY source_path) FROM results WHERE task_id IS NOT NULL "
+            "GROUP BY 1 HAVING count(DISTINCT source_path) > 1 ORDER BY 1 LIMIT 1"
+        ).fetchone()
+    page = client.get(href("result", task)).text
+    assert "--copy FILE" not in page
+    assert "copies (each links to it):" in page
+    for path in paths:
+        assert f'<a href="{escape(href("result", task, copy=path))}">' in page
+    other = client.get(href("result", task, copy=paths[-1])).text
+    assert re.search(re.escape(f'{escape(href("result", task, copy=paths[-1]))}">') + r"[^<]+ \(shown\)</a>", other)
 
 
 def test_most_cited_chips_count_the_results_citing_them(client, served):

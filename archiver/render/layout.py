@@ -313,9 +313,10 @@ def source_text(citation: CitationView) -> str:
     return f"{citation.source_function or '?'}({citation.source_table or '?'}, {citation.source_column or '?'})"
 
 
-def header(result: ResultView) -> list[str]:
+def header(result: ResultView, choosing: str = "--copy FILE shows one") -> list[str]:
     """The result's line, its agent and context, where it is stored and (for a result stored in several
-    copies) which copy is shown: short lines, for an 80-column terminal."""
+    copies, each on a line of its own after the 3rd, in `source_paths`' order) which copy is shown and how
+    to choose another (`choosing`): short lines, for an 80-column terminal."""
     what = f"task {result.task_id}" if result.kind == "task" else f"message {result.message_id}"
     when = str(result.timestamp) if result.timestamp else None
     line = " · ".join(x for x in (what, result.state, when) if x)
@@ -330,7 +331,7 @@ def header(result: ResultView) -> list[str]:
     return [
         line,
         who,
-        f"stored in {len(paths)} copies (--copy FILE shows one):",
+        f"stored in {len(paths)} copies ({choosing}):",
         *(
             f"  {path}" + (ORIGIN_MARK if path in origin else "") + (" (shown)" if path == shown else "")
             for path in paths

@@ -47,7 +47,7 @@ from .form import fields as form_fields
 from .form import selection as selection_from
 from .quantities import periods_of, series_of
 from .tables import FACETS, facet_list, grid
-from .urls import changed, day_query, encoded, wanted
+from .urls import changed, day_query, encoded, href, wanted
 
 
 @dataclass
@@ -190,7 +190,9 @@ def result(server, request) -> Shown:
         twin = ask(server, archive, ("result", ident, copy), lambda: results_document(ident, results))
         laid_out = None  # the transcripts as `show` lays them out: for the HTML page only, never for its twin
         if wanted(request) == "html":
-            laid_out = ask(server, archive, ("laid out", ident, copy), lambda: [result_html(v) for v in results])
+            linked = copy_link(ident)
+            question = ("laid out", ident, copy)
+            laid_out = ask(server, archive, question, lambda: [result_html(r, linked) for r in results])
     subjects = []
     for view in results:
         links = [("agent", view.agent)] if view.agent else []
@@ -199,6 +201,11 @@ def result(server, request) -> Shown:
         subjects.append([(kind, name) for kind, name in dict.fromkeys(links) if name])
     shown = [(Markup(html), links, view) for html, links, view in zip(laid_out or [], subjects, results, strict=False)]
     return Shown("result.html", f"Result {ident}", twin, {"shown": shown})
+
+
+def copy_link(ident: str):
+    """The address of the result `ident` as one of its stored copies shows it (`?copy=PATH`, as `show --copy`)."""
+    return lambda path: href("result", ident, copy=path)
 
 
 def subject(server, request) -> Shown:
