@@ -80,3 +80,14 @@ def test_stats_leads_with_the_validly_cited_figure_of_the_audit(samples_archive,
     shown = json.loads(CliRunner().invoke(main, ["stats", "--db", samples_copy, "--json"]).output)
     assert shown["validly_cited"]["per_study"] == summary["per_study"]
     assert shown["validly_cited"]["validly_cited_share"] == summary["validly_cited_share"]
+
+
+@pytest.mark.slow
+def test_the_audit_summary_says_what_each_count_counts(report):
+    """ "13 uncited-result" counted stored copies beside "cited 59" counting results, unlabelled (issue 41)."""
+    from archiver.audit.summary import cited_figure
+    from archiver.render.findings import FINDINGS_COUNTED, summary_text
+
+    lines = summary_text(report.summary).splitlines()
+    assert lines[1].startswith(f"{cited_figure(report.summary)}  results cited {report.summary['cited_results']}  ")
+    assert lines[2].startswith(f"{FINDINGS_COUNTED}: uncited-result ")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..audit.report import FINDING_FIELDS, PUBLISHED_FIELDS
 from ..audit.rules import ERROR, RULES_BY_ID
 from ..audit.run import ORDER
-from ..audit.summary import SUMMARY_FIELDS, cited_figure, percent, summary_rows
+from ..audit.summary import SUMMARY_FIELDS, cited_figure, summary_rows
 from ..query.listing import Chunks, Listing
 from .paths import display_path, display_text
 from .terminal import counted, printable
@@ -76,18 +76,18 @@ def _headline(s: dict) -> str:
     )
 
 
+FINDINGS_COUNTED = "findings (each of one stored copy, record or card)"
+"""What the summary's findings per rule count: an uncited result stored in 3 files is 3 findings."""
+
+
 def summary_text(s: dict) -> str:
     """The summary for people: the findings by severity and rule (errors first), the validly cited share
     overall, per agent and per study."""
-    share = s["validly_cited_share"]
     by_rule = sorted(s["findings"].items(), key=lambda item: RULES_BY_ID[item[0]].severity != ERROR)
     lines = [
         _headline(s),
-        (
-            f"quantitative results {s['quantitative_results']:,}  cited {s['cited_results']:,}  validly cited "
-            f"{s['validly_cited_results']:,} ({percent(share)})  claims {s['claims']:,} (each counted once)"
-        ),
-        "findings: " + "  ".join(f"{rule} {count:,}" for rule, count in by_rule),
+        f"{cited_figure(s)}  results cited {s['cited_results']:,}  claims {s['claims']:,} (each counted once)",
+        f"{FINDINGS_COUNTED}: " + "  ".join(f"{rule} {count:,}" for rule, count in by_rule),
     ]
     for title, key, name in (("per agent", "per_agent", "agent"), ("per study", "per_study", "study")):
         groups = [g for g in s[key] if g["quantitative_results"]]
