@@ -556,7 +556,7 @@ def render_summary(summary) -> str:
         (
             f"archive now holds: tasks {summary.tasks:,}  results {summary.results:,} "
             f"({counted(summary.copies, 'stored copy', 'stored copies')})  parts {summary.parts:,}  "
-            f"citations {summary.citations:,}  claims {summary.claims:,} (in stored copies)  "
+            f"citation Parts {summary.citations:,}  claims {summary.claims:,} (in stored copies)  "
             f"agent cards {summary.agent_cards:,}  error responses {summary.error_responses:,}"
         ),
     ]
@@ -1033,7 +1033,7 @@ def check_command(db: str | None, wait: float) -> None:
         sys.exit(1)
     say(
         f"ok: {counts['sources']:,} sources, {counts['records']:,} records, {counts['copies']:,} stored copies, "
-        f"{counts['parts']:,} parts, {counts['citations']:,} citations, {counts['claims']:,} claims"
+        f"{counts['parts']:,} Parts, {counts['citations']:,} citation Parts, {counts['claims']:,} claims"
     )
 
 
