@@ -608,7 +608,7 @@ def current(db: str | None, wait: float) -> None:
         say(archive.version())
 
 
-@db_group.command()
+@db_group.command(short_help="Apply pending migrations, then remove unrecorded index rows.")
 @db_options
 @data_path_option
 def upgrade(db: str | None, wait: float) -> None:
@@ -623,7 +623,7 @@ def upgrade(db: str | None, wait: float) -> None:
             say_healed_rows(archive)
 
 
-@db_group.command("transfer")
+@db_group.command("transfer", short_help="Transfer every table into another archive (a file or a lake).")
 @click.option(
     "--to",
     "target",
@@ -744,28 +744,31 @@ def query_group() -> None:
     """Which claims, citations, tasks, agents and files depend on a study, period or column."""
 
 
-def _lineage_command(name: str, summary: str, examples: tuple[str, ...]) -> None:
+def _lineage_command(name: str, short: str, summary: str, examples: tuple[str, ...]) -> None:
     """`archiver query NAME`: the rows of `Archive.NAME` that pass the selection."""
 
     def command(db, wait, fmt, headers, limit, order_by, **selection) -> None:
         run_lineage(name, db, wait, fmt, headers, limit, order_by, selection)
 
     command.__doc__ = summary + "\n\n\b\nExamples:\n" + "".join(f"  {example}\n" for example in examples)
-    query_group.command(name)(selection_options(output_options(db_options(command))))
+    query_group.command(name, short_help=short)(selection_options(output_options(db_options(command))))
 
 
 _lineage_command(
     "citations",
+    "Each distinct citation, with what rests on it.",
     "One row per distinct citation, with how many claims, results, tasks and agents rest on it.",
     ("archiver query citations --invalid", "archiver query citations --has-warnings --format csv > citations.csv"),
 )
 _lineage_command(
     "claims",
+    "Each claim and the citation it depends on.",
     "One row per claim and citation it depends on; a claim stored in several copies is one claim.",
     ("archiver query claims --study 'Versant*' --period 'W6*'", "archiver query claims --column s14r5 --json"),
 )
 _lineage_command(
     "impact",
+    "The tasks, agents and files to tell of a correction.",
     "The affected tasks, contexts, agents and source files, with counts: whom to tell of a correction.",
     ("archiver query impact --study 'Versant*' --period 'W6*'", "archiver query impact --column s14r5 --md"),
 )
@@ -1014,7 +1017,7 @@ def serve(
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
 
 
-@db_group.command("check")
+@db_group.command("check", short_help="Check the archive's integrity.")
 @db_options
 def check_command(db: str | None, wait: float) -> None:
     """Check the archive's integrity: every index row points to a stored raw record, no file is half
@@ -1037,7 +1040,7 @@ def check_command(db: str | None, wait: float) -> None:
     )
 
 
-@db_group.command("repair")
+@db_group.command("repair", short_help="Remove index rows no committed ingest recorded.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed, and change nothing.")
 @db_options
 def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
@@ -1056,7 +1059,7 @@ def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
     say(removed_line(found, verb))
 
 
-@db_group.command("cleanup")
+@db_group.command("cleanup", short_help="On a lake: remove what writers that died left behind.")
 @db_options
 def cleanup_command(db: str | None, wait: float) -> None:
     """On a lake: remove what writers that died left behind: their uncommitted file leases and the Parquet

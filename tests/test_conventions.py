@@ -412,9 +412,12 @@ def test_counts_for_people_have_thousands_separators():
 
 
 def test_top_level_help_cuts_no_summary():
-    """`archiver --help` cut every command's summary with "..." (issue 41): each has a short_help that fits."""
-    shown = CliRunner().invoke(main, ["--help"], terminal_width=80).output
-    commands = shown.split("Commands:\n", 1)[1].splitlines()
-    assert len(commands) == len(main.commands)
-    assert not [line for line in commands if line.endswith("...")]
-    assert "  stats   How many results are validly cited, and the archive's counts." in commands
+    """`archiver --help` cut every command's summary with "..." (issue 41): each has a short_help that fits,
+    as have the commands of `db` and `query`."""
+    for group, args in ((main, []), (main.commands["db"], ["db"]), (main.commands["query"], ["query"])):
+        shown = CliRunner().invoke(main, [*args, "--help"], terminal_width=80).output
+        commands = shown.split("Commands:\n", 1)[1].splitlines()
+        assert len(commands) == len([c for c in group.commands.values() if not c.hidden])
+        assert not [line for line in commands if line.endswith("...")]
+        if group is main:
+            assert "  stats   How many results are validly cited, and the archive's counts." in commands
