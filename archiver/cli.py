@@ -1011,6 +1011,13 @@ def serve(
 
     ctx = click.get_current_context()
     ctx.meta["archiver.db"] = db
+    if token:
+        say(
+            "warning: --token shows the token to every user of this machine (ps); "
+            "give it with --token-file or $ARCHIVER_SERVE_TOKEN",
+            err=True,
+            tone="warning",
+        )
     try:
         run(db, host, port, token, token_file=token_file, allow_hosts=allow_host)
     except UsageError as exc:  # refused before serving: with this command's usage line

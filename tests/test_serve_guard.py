@@ -17,9 +17,11 @@ from pathlib import Path
 import duckdb
 import pytest
 import uvicorn
+from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from archiver.archive import Archive
+from archiver.cli import main
 from archiver.errors import UsageError
 from archiver.serve import create_app
 from archiver.serve.app import StoppingError, token_from
@@ -108,6 +110,16 @@ def test_what_has_effects_is_refused_from_another_sites_page(big):
         same = client.get(f"/?token={TOKEN}", headers={"origin": "http://localhost:8765"}, follow_redirects=False)
         assert same.status_code == 303
         assert client.post("/").status_code == 405  # no origin: still read-only
+
+
+def test_a_token_on_the_command_line_is_warned_of(tmp_path):
+    """`--token` still works, but says that `ps` shows it and where to give it instead (here the run is refused
+    before serving: a token and a token file both given)."""
+    (tmp_path / "token").write_text(f"{TOKEN}\n")
+    result = CliRunner().invoke(main, ["serve", "--token", TOKEN, "--token-file", str(tmp_path / "token")])
+    assert result.exit_code == 2
+    assert "warning: --token shows the token to every user of this machine (ps)" in result.stderr
+    assert TOKEN not in result.output
 
 
 def test_the_token_comes_from_a_file_or_the_environment_never_needing_the_command_line(tmp_path, monkeypatch):
