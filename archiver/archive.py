@@ -300,6 +300,15 @@ class Archive:
     def stats(self) -> dict[str, int]:
         return {name: self.con.execute(sql).fetchone()[0] for name, sql in views.STAT_QUERIES.items()}
 
+    def cited(self) -> dict:
+        """The headline figure, as the audit's summary counts it over the whole archive: quantitative results,
+        those validly cited and their share, overall and `per_agent` and `per_study` (`archiver.audit.summary`)."""
+        from .audit.run import audited
+        from .audit.summary import CITED_FIELDS
+
+        with audited(self.con, []) as audit:
+            return {name: audit.summary[name] for name in CITED_FIELDS}
+
     def version(self) -> int:
         return migrations.current_version(self.con)
 

@@ -6,6 +6,7 @@ import functools
 import math
 import os
 import re
+import shlex
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import ClassVar
 
 import click
 from click.core import ParameterSource
+from click.shell_completion import BashComplete, CompletionItem, add_completion_class
 
 from . import record as record_defaults
 from .defaults import FOLLOW_INTERVAL_SECONDS, MIN_BASE, WAIT_SECONDS
@@ -277,8 +279,6 @@ def _archive_values(values: str):
     """Shell completion from the archive's values (`values`: SQL; the `--db` given before it)."""
 
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
-        from click.shell_completion import CompletionItem
-
         from .query.filters import archive_values
 
         return [CompletionItem(value) for value in archive_values(ctx.params.get("db"), values, incomplete)]
@@ -286,9 +286,20 @@ def _archive_values(values: str):
     return complete
 
 
-def _paths(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
-    from click.shell_completion import CompletionItem
+class QuotingBashComplete(BashComplete):
+    """Bash puts a completion in the command line as it is: a value with a space (`Versant Mega Tracker`)
+    would be several arguments, so it is quoted here; zsh and fish quote their own."""
 
+    def format_completion(self, item: CompletionItem) -> str:
+        if item.type == "plain":
+            item = CompletionItem(shlex.quote(item.value), help=item.help)
+        return super().format_completion(item)
+
+
+add_completion_class(QuotingBashComplete)
+
+
+def _paths(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
     return [CompletionItem(incomplete, type="file")]
 
 
@@ -371,7 +382,7 @@ def main(ctx: click.Context) -> None:
         ctx.color = False
 
 
-@main.command()
+@main.command(short_help="Ingest files, folders, globs, stdin or live task stores.")
 @click.argument("paths", nargs=-1, required=True)
 @db_options
 @data_path_option
@@ -539,14 +550,14 @@ def render_summary(summary) -> str:
     aliased = f", {summary.files_aliased} the same bytes as a stored file" if summary.files_aliased else ""
     lines = [
         (
-            f"files {summary.files} ({summary.files_unchanged} unchanged{aliased})  records {summary.records}  "
-            f"duplicates skipped {summary.duplicates_skipped}  quarantined {summary.quarantined}"
+            f"files {summary.files:,} ({summary.files_unchanged:,} unchanged{aliased})  records {summary.records:,}  "
+            f"duplicates skipped {summary.duplicates_skipped:,}  quarantined {summary.quarantined:,}"
         ),
         (
-            f"archive now holds: tasks {summary.tasks}  results {summary.results} "
-            f"({counted(summary.copies, 'stored copy', 'stored copies')})  "
-            f"parts {summary.parts}  citations {summary.citations}  claims {summary.claims} (in stored copies)  "
-            f"agent cards {summary.agent_cards}  error responses {summary.error_responses}"
+            f"archive now holds: tasks {summary.tasks:,}  results {summary.results:,} "
+            f"({counted(summary.copies, 'stored copy', 'stored copies')})  parts {summary.parts:,}  "
+            f"citation Parts {summary.citations:,}  claims {summary.claims:,} (in stored copies)  "
+            f"agent cards {summary.agent_cards:,}  error responses {summary.error_responses:,}"
         ),
     ]
     if summary.archive_files_skipped:
@@ -563,25 +574,28 @@ def render_summary(summary) -> str:
     return "\n".join(lines)
 
 
-@main.command()
+@main.command(short_help="How many results are validly cited, and the archive's counts.")
 @db_options
 @format_options(OUTPUT_FORMATS, "table")
 def stats(db: str | None, wait: float, fmt: str, headers: bool) -> None:
-    """Print the archive's counts: a row (name, value, what it counts) each; as JSON, one object of
-    name and value, as `Archive.stats()` gives them (`archiver stats --json | jq .claims`)."""
+    """Print the archive's counts: first how many quantitative results are validly cited, overall, per agent
+    and per study, then a row (name, value, what it counts) per count; as JSON, one object of name and value,
+    as `Archive.stats()` gives them, and `validly_cited` as `Archive.cited()` (`archiver stats --json | jq .claims`)."""
     from .query.listing import Listing
+    from .render.findings import cited_rows
     from .store.views import described
 
     with open_archive(db, wait, read_only=True) as archive:
         counts = archive.stats()
+        cited = archive.cited()
     if fmt == "json":
-        emit_json(counts)
+        emit_json({**counts, "validly_cited": cited})
         return
-    rows = [{"name": name, "value": value, "counts": described(name)} for name, value in counts.items()]
+    rows = cited_rows(cited) + [{"name": n, "value": value, "counts": described(n)} for n, value in counts.items()]
     write_listing(Listing(("name", "value", "counts"), rows), fmt, headers)
 
 
-@main.group("db")
+@main.group("db", short_help="The archive: schema, check, repair, transfer, a lake's cleanup.")
 def db_group() -> None:
     """The archive itself: its schema version and upgrades, integrity check and repair, transfer, a lake's cleanup."""
 
@@ -594,7 +608,7 @@ def current(db: str | None, wait: float) -> None:
         say(archive.version())
 
 
-@db_group.command()
+@db_group.command(short_help="Apply pending migrations, then remove unrecorded index rows.")
 @db_options
 @data_path_option
 def upgrade(db: str | None, wait: float) -> None:
@@ -609,7 +623,7 @@ def upgrade(db: str | None, wait: float) -> None:
             say_healed_rows(archive)
 
 
-@db_group.command("transfer")
+@db_group.command("transfer", short_help="Transfer every table into another archive (a file or a lake).")
 @click.option(
     "--to",
     "target",
@@ -638,7 +652,7 @@ db_group.add_command(
 )
 
 
-@main.command()
+@main.command(short_help="Find uncited results and invalid, untyped or dropped citations.")
 @db_options
 @report_options(
     AUDIT_FORMATS,
@@ -703,6 +717,10 @@ def write_listing(listing, fmt: str | None, headers: bool = True) -> int:
     return count
 
 
+MATCHING = "matching is case-sensitive; * is a glob"
+"""How a text filter's value matches (`archiver.query.filters`), as the CLI says it and README.md repeats it."""
+
+
 def tell_unmatched(archive, nothing: str, selection: dict, only_unmatched: bool = False) -> None:
     """On stderr, when a selection found nothing: that it did (`nothing`, e.g. "no claims match"), and
     which text filter values match no stored value, with what they may have meant (`only_unmatched`: say
@@ -710,7 +728,7 @@ def tell_unmatched(archive, nothing: str, selection: dict, only_unmatched: bool 
     phrases = archive.unmatched(**selection)
     if only_unmatched and not phrases:
         return
-    note = " (matching is case-sensitive; * is a glob)" if phrases else ""
+    note = f" ({MATCHING})" if phrases else ""
     say("; ".join([nothing, *phrases]) + note, err=True)
 
 
@@ -721,39 +739,42 @@ def run_lineage(name: str, db, wait, fmt, headers, limit, order_by, selection: d
             tell_unmatched(archive, f"no {'rows' if name == 'impact' else name} match", selection)
 
 
-@main.group("query")
+@main.group("query", short_help="What depends on a study, period or column.")
 def query_group() -> None:
     """Which claims, citations, tasks, agents and files depend on a study, period or column."""
 
 
-def _lineage_command(name: str, summary: str, examples: tuple[str, ...]) -> None:
+def _lineage_command(name: str, short: str, summary: str, examples: tuple[str, ...]) -> None:
     """`archiver query NAME`: the rows of `Archive.NAME` that pass the selection."""
 
     def command(db, wait, fmt, headers, limit, order_by, **selection) -> None:
         run_lineage(name, db, wait, fmt, headers, limit, order_by, selection)
 
     command.__doc__ = summary + "\n\n\b\nExamples:\n" + "".join(f"  {example}\n" for example in examples)
-    query_group.command(name)(selection_options(output_options(db_options(command))))
+    query_group.command(name, short_help=short)(selection_options(output_options(db_options(command))))
 
 
 _lineage_command(
     "citations",
+    "Each distinct citation, with what rests on it.",
     "One row per distinct citation, with how many claims, results, tasks and agents rest on it.",
     ("archiver query citations --invalid", "archiver query citations --has-warnings --format csv > citations.csv"),
 )
 _lineage_command(
     "claims",
+    "Each claim and the citation it depends on.",
     "One row per claim and citation it depends on; a claim stored in several copies is one claim.",
     ("archiver query claims --study 'Versant*' --period 'W6*'", "archiver query claims --column s14r5 --json"),
 )
 _lineage_command(
     "impact",
+    "The tasks, agents and files to tell of a correction.",
     "The affected tasks, contexts, agents and source files, with counts: whom to tell of a correction.",
     ("archiver query impact --study 'Versant*' --period 'W6*'", "archiver query impact --column s14r5 --md"),
 )
 
 
-@main.command()
+@main.command(short_help="A task, message or context as a person reads it.")
 @click.argument("ident", metavar="ID", shell_complete=_archive_values(RESULT_IDS))
 @click.option(
     "--format",
@@ -784,7 +805,7 @@ def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -
         click.echo(page, nl=False)
 
 
-@main.command()
+@main.command(short_help="Export raw records, or the index as Parquet.")
 @click.argument("destination", required=False)
 @click.option("--raw", is_flag=True, help="Raw records byte for byte: JSON Lines to DESTINATION (or stdout).")
 @click.option(
@@ -846,7 +867,7 @@ def _named_params(ctx, param, given: tuple[str, ...]) -> dict[str, str]:
     return named
 
 
-@main.command("sql")
+@main.command("sql", short_help="Run one read-only SELECT over the archive.")
 @click.argument("statement")
 @click.option(
     "-p",
@@ -891,7 +912,7 @@ def sql_command(statement, params, max_memory, timeout, fmt, headers, db, wait) 
         write_listing(archive.sql(statement, params or None), fmt, headers)
 
 
-@main.command()
+@main.command(short_help="Re-run the citations' extractors and compare with the claims.")
 @click.option(
     "--data-layer",
     "data_layer",
@@ -951,7 +972,7 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
     sys.exit(1 if report.fails(fail_on) else 0)
 
 
-@main.command()
+@main.command(short_help="Browse the archive read-only in a web browser.")
 @click.option(
     "--host", default="127.0.0.1", show_default=True, help="Address to listen on; other than loopback needs a token."
 )
@@ -1003,7 +1024,7 @@ def serve(
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
 
 
-@db_group.command("check")
+@db_group.command("check", short_help="Check the archive's integrity.")
 @db_options
 def check_command(db: str | None, wait: float) -> None:
     """Check the archive's integrity: every index row points to a stored raw record, no file is half
@@ -1021,12 +1042,12 @@ def check_command(db: str | None, wait: float) -> None:
         say(f"{len(problems)} integrity problems", err=True)
         sys.exit(1)
     say(
-        f"ok: {counts['sources']} sources, {counts['records']} records, {counts['copies']} stored copies, "
-        f"{counts['parts']} parts, {counts['citations']} citations, {counts['claims']} claims"
+        f"ok: {counts['sources']:,} sources, {counts['records']:,} records, {counts['copies']:,} stored copies, "
+        f"{counts['parts']:,} Parts, {counts['citations']:,} citation Parts, {counts['claims']:,} claims"
     )
 
 
-@db_group.command("repair")
+@db_group.command("repair", short_help="Remove index rows no committed ingest recorded.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed, and change nothing.")
 @db_options
 def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
@@ -1045,7 +1066,7 @@ def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
     say(removed_line(found, verb))
 
 
-@db_group.command("cleanup")
+@db_group.command("cleanup", short_help="On a lake: remove what writers that died left behind.")
 @db_options
 def cleanup_command(db: str | None, wait: float) -> None:
     """On a lake: remove what writers that died left behind: their uncommitted file leases and the Parquet
@@ -1079,7 +1100,7 @@ def _bytes_option(name: str, default: int, text: str):
     return click.option(name, type=click.IntRange(1), default=default, show_default=True, help=text)
 
 
-@main.command()
+@main.command(short_help="Record an A2A agent's traffic through a proxy.")
 @click.option(
     "--upstream",
     required=True,
@@ -1188,15 +1209,16 @@ def record(upstream, listen, spool, db, wait, segment_bytes, segment_seconds, re
     serve(options)
 
 
-@main.command(name="docs")
+@main.command(name="docs", short_help="The manual: its pages, or the page on TOPIC.")
 @click.argument("topic", required=False, shell_complete=lambda ctx, param, incomplete: _topics(incomplete))
 def docs_command(topic: str | None) -> None:
-    """The manual: the list of its pages, or the page on TOPIC (cli, query, audit, verify, ...) as Markdown.
+    """The manual: the list of its pages, or the page on TOPIC (cli, query, audit, verify, ...) as Markdown, in
+    a pager ($PAGER) on a terminal.
 
     \b
     Examples:
       archiver docs                 # the pages, each with its title
-      archiver docs verify | less   # how verify judges a citation
+      archiver docs verify          # how verify judges a citation
     """
     from .manual import pages, title
 
@@ -1205,14 +1227,13 @@ def docs_command(topic: str | None) -> None:
         width = max(map(len, found))
         click.echo("".join(f"{name.ljust(width)}  {title(text)}\n" for name, text in found.items()), nl=False)
     elif topic.removesuffix(".md") in found:
-        click.echo(found[topic.removesuffix(".md")], nl=False)
+        page = found[topic.removesuffix(".md")]
+        click.echo_via_pager(page.removesuffix("\n"))  # a pager on a terminal ($PAGER), else plain; it ends the line
     else:
         raise click.BadParameter(f"no page {topic!r}; the pages: {', '.join(found)}", param_hint="TOPIC")
 
 
 def _topics(incomplete: str) -> list:
-    from click.shell_completion import CompletionItem
-
     from .manual import pages
 
     return [CompletionItem(name) for name in pages() if name.startswith(incomplete)]

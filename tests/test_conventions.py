@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -59,17 +60,21 @@ def test_every_command_that_prints_rows_takes_every_format_and_its_shortcut(db, 
 
 @pytest.mark.slow
 def test_stats_takes_the_output_formats(db):
-    """As JSON, one object of counts (scripts read `stats --json | jq .claims`); in every other format, a
-    row (name, value, what it counts) per count."""
+    """As JSON, one object of counts (scripts read `stats --json | jq .claims`) and the validly cited figure;
+    in every other format, the figure's rows, then a row (name, value, what it counts) per count."""
+    from archiver.render.findings import cited_rows
     from archiver.store.views import described
 
     counts = json.loads(run(db, "stats", "--format", "json").stdout)
     assert counts == json.loads(run(db, "stats", "--json").stdout)
     assert {"records", "claims", "citations"} <= set(counts)
+    cited = counts.pop("validly_cited")
     rows = [json.loads(line) for line in run(db, "stats", "--nl").stdout.splitlines()]
-    assert rows == [{"name": name, "value": value, "counts": described(name)} for name, value in counts.items()]
+    assert rows == cited_rows(cited) + [
+        {"name": name, "value": value, "counts": described(name)} for name, value in counts.items()
+    ]
     sources = f"sources,{counts['sources']},{described('sources')}"
-    assert run(db, "stats", "--csv").stdout.splitlines()[:2] == ["name,value,counts", sources]
+    assert sources in run(db, "stats", "--csv").stdout.splitlines()
 
 
 def test_two_formats_are_a_usage_error(db):
@@ -374,3 +379,45 @@ def test_each_error_carries_its_exit_code_and_http_status():
     assert declared["InputError"] == declared["VerifyError"] == (1, 400)
     assert {status for _, status in declared.values()} == {400, 404, 503}
     assert {code for code, _ in declared.values()} == {1, 2}
+
+
+@pytest.mark.slow
+def test_bash_completion_quotes_a_name_with_spaces(samples_archive):
+    """`--study Vers<TAB>` gave `--study Versant Mega Tracker` unquoted: three arguments (issue 41)."""
+    env = {
+        "_ARCHIVER_COMPLETE": "bash_complete",
+        "COMP_WORDS": f"archiver query claims --db {samples_archive} --study 'Vers",
+        "COMP_CWORD": "6",
+    }
+    result = CliRunner().invoke(main, [], prog_name="archiver", env=env)
+    assert result.output.splitlines() == ["plain,'Versant Mega Tracker'"]
+    env |= {"COMP_WORDS": f"archiver query claims --db {samples_archive} --column s14r", "COMP_CWORD": "6"}
+    assert CliRunner().invoke(main, [], prog_name="archiver", env=env).output.splitlines()[0] == "plain,s14r5"
+
+
+def test_counts_for_people_have_thousands_separators():
+    """ "26129 claims" read as a code, not a count (issue 41)."""
+    from archiver.cli import render_summary
+    from archiver.render.terminal import counted
+
+    assert counted(26129, "claim") == "26,129 claims"
+    summary = SimpleNamespace(
+        files=1200, files_unchanged=0, files_aliased=0, records=26129, duplicates_skipped=0, quarantined=0,
+        tasks=1, results=2, copies=3, parts=4, citations=5, claims=26129, agent_cards=0, error_responses=0,
+        archive_files_skipped=0, folders_unreadable=[], claimed_elsewhere=[], leases_taken_over=[], commit_retries=0,
+    )  # fmt: skip
+    shown = render_summary(summary)
+    assert "files 1,200 " in shown
+    assert "citation Parts 5  claims 26,129 (in stored copies)" in shown  # "citations" was 88, 59 or 3
+
+
+def test_top_level_help_cuts_no_summary():
+    """`archiver --help` cut every command's summary with "..." (issue 41): each has a short_help that fits,
+    as have the commands of `db` and `query`."""
+    for group, args in ((main, []), (main.commands["db"], ["db"]), (main.commands["query"], ["query"])):
+        shown = CliRunner().invoke(main, [*args, "--help"], terminal_width=80).output
+        commands = shown.split("Commands:\n", 1)[1].splitlines()
+        assert len(commands) == len([c for c in group.commands.values() if not c.hidden])
+        assert not [line for line in commands if line.endswith("...")]
+        if group is main:
+            assert "  stats   How many results are validly cited, and the archive's counts." in commands

@@ -186,3 +186,12 @@ def test_installs_name_the_free_distribution():
     installs = [line.split("#")[0] for line in re.findall(r"pip install[^\n`]*", documented() + code)]
     assert installs
     assert [line for line in installs if re.search(r"[\s'\"]archiver(\[|\s|'|\"|$)", line)] == []
+
+
+def test_the_readme_says_how_values_match_as_the_tool_does():
+    """The README said matching is exact, the tool that `*` is a glob (issue 41)."""
+    from archiver.cli import MATCHING
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"--study 'versant*'        # nothing: {MATCHING}" in readme
+    assert "matching is exact" not in readme

@@ -57,3 +57,14 @@ def test_every_command_people_run_shows_examples():
 
 def _path(command) -> list[str]:
     return ["query", command.name] if command.name in main.commands["query"].commands else [command.name]
+
+
+def test_a_page_goes_to_a_pager(monkeypatch):
+    """`archiver docs verify` printed raw Markdown down a terminal (issue 41): click's pager, which writes
+    plain when the output is no terminal (the test above)."""
+    import click
+
+    paged = []
+    monkeypatch.setattr(click, "echo_via_pager", paged.append)
+    CliRunner().invoke(main, ["docs", "verify"])
+    assert paged == [(DOCS / "verify.md").read_text(encoding="utf-8").removesuffix("\n")]

@@ -285,5 +285,5 @@ def test_reads_during_an_ingest_wait_and_answer_or_say_the_archive_is_busy(corpu
     import json
 
     counts = json.loads(patient.stdout)
-    assert {k: v for k, v in counts.items() if k != "healed_rows"} == uninterrupted[0][0]
+    assert {k: v for k, v in counts.items() if k not in ("healed_rows", "validly_cited")} == uninterrupted[0][0]
     assert archiver("db", "check", "--db", db).returncode == 0

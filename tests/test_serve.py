@@ -17,13 +17,16 @@ from urllib.parse import quote
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from markupsafe import escape
 from starlette.testclient import TestClient
 
 from archiver.archive import Archive
+from archiver.audit.summary import cited_figure
 from archiver.cli import main
 from archiver.query.lineage import CLAIM_FIELDS
 from archiver.query.selection import Selection
 from archiver.serve import create_app
+from archiver.serve.cells import href
 from archiver.serve.form import filters
 from archiver.serve.headers import CSP
 
@@ -251,7 +254,8 @@ def test_the_result_page_is_the_show_layout_with_links(client, served):
     with Archive.open(served, read_only=True) as archive:
         shown = archive.render("t1", "html")
     body = shown.split("<body>", 1)[1].split("</h1>", 1)[1].split("</body>")[0].strip()
-    assert body in page  # the same section `archiver show --format html` writes
+    assert body[body.index("<h3>") :] in page  # the Parts as `archiver show --format html` writes them
+    assert body[: body.index("stored in")] in page  # and its header, but that each copy links to its page
     for target in ("/agent/Versant%20Insights", "/study/Versant%20Mega%20Tracker", "/column/s14r5"):
         assert f'href="{target}"' in page
     assert "stored in 2 copies" in page
@@ -970,6 +974,62 @@ def test_facets_count_the_rows_beside_the_list_and_narrow_it(client, served):
     audit = client.get("/audit").text
     rules = re.search(r"<h2>rule</h2><ul>(.*?)</ul>", audit, re.S).group(1)
     assert '<a href="/audit?rule=small-base">small-base</a>' in rules
+
+
+def test_the_overview_leads_with_the_validly_cited_figure(client, served):
+    """The overview opened with 27 equal counters; the validly cited share was on no page (issue 41)."""
+    page = client.get("/").text
+    with Archive.open(served, read_only=True) as archive:
+        summary = archive.audit().summary
+    figure = re.search(r'<p class="figure"><strong>([^<]+)</strong>', page).group(1)
+    assert figure == cited_figure(summary)
+    assert page.index(figure) < page.index("<h2>The archive</h2>") < page.index("<summary>more counts</summary>")
+    for group in summary["per_agent"]:
+        if group["quantitative_results"] and group["agent"]:
+            row = f'<a href="{escape(href("agent", group["agent"]))}">'
+            assert row in page.split("<h2>The archive</h2>")[0]
+    first = page.split("<summary>more counts</summary>")[0]
+    assert "stored copies of results" in first
+    assert "rows healed after an interrupted write" not in first
+
+
+def test_agent_and_study_pages_lead_with_their_validly_cited_figure(client, served):
+    with Archive.open(served, read_only=True) as archive:
+        summary = archive.audit().summary
+    for kind in ("agent", "study"):
+        group = next(g for g in summary[f"per_{kind}"] if g[kind] and g["quantitative_results"])
+        page = client.get(href(kind, group[kind])).text
+        assert f'<p class="figure"><strong>{cited_figure(group)}</strong>' in page
+        twin = client.get(twin_of(href(kind, group[kind]))).json()
+        assert twin["validly_cited"]["validly_cited_results"] == group["validly_cited_results"]
+    assert '<p class="figure">' not in client.get("/column/s14r5").text
+
+
+def test_a_result_page_links_each_stored_copy(client, served):
+    """The result page said "(--copy FILE shows one)", a flag of the CLI, instead of linking the copies."""
+    with Archive.open(served, read_only=True) as archive:
+        task, paths = archive.con.execute(
+            "SELECT task_id, list(DISTINCT source_path ORDER BY source_path) FROM results WHERE task_id IS NOT NULL "
+            "GROUP BY 1 HAVING count(DISTINCT source_path) > 1 ORDER BY 1 LIMIT 1"
+        ).fetchone()
+    page = client.get(href("result", task)).text
+    assert "--copy FILE" not in page
+    assert "copies (each links to it):" in page
+    for path in paths:
+        assert f'<a href="{escape(href("result", task, copy=path))}">' in page
+    other = client.get(href("result", task, copy=paths[-1])).text
+    assert re.search(re.escape(f'{escape(href("result", task, copy=paths[-1]))}">') + r"[^<]+ \(shown\)</a>", other)
+
+
+def test_most_cited_chips_count_the_results_citing_them(client, served):
+    twin = client.get("/index.json").json()
+    with Archive.open(served, read_only=True) as archive:
+        studies = dict(archive.con.execute(
+            "SELECT study, count(DISTINCT result_key) FROM citations WHERE study IS NOT NULL GROUP BY 1"
+        ).fetchall())  # fmt: skip
+    assert {row["name"]: row["results"] for row in twin["most_cited"]["study"]} == studies
+    first = twin["most_cited"]["study"][0]
+    assert f'{escape(first["name"])} <span class="n">{first["results"]}</span></a>' in client.get("/").text
 
 
 def test_the_forms_and_the_overview_speak_in_words(client):

@@ -38,7 +38,7 @@ def test_a_percent_string_is_compared_and_show_prints_its_verdict(archive, write
     found = outcomes(archive.verify())
     assert found["wrong"][:2] == (
         "differs",
-        "1 of 2 claims differ; /share: claimed '35%', re-derived 0.4891304347826087",
+        "1 of 2 claims differ; /share: claimed '35%', re-derived 48.9%",
     )
     shown = archive.render("wrong")
     assert "covers 2 numbers: share, n" in shown

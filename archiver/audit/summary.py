@@ -132,6 +132,23 @@ def share(validly_cited: int, quantitative: int) -> float | None:
     return round(validly_cited / quantitative, 4) if quantitative else None
 
 
+CITED_FIELDS = ("quantitative_results", "validly_cited_results", "validly_cited_share", "per_agent", "per_study")
+"""The headline figure's part of the summary (`Archive.cited`)."""
+
+
+def percent(share: float | None) -> str:
+    return "n/a" if share is None else f"{share:.0%}"
+
+
+def cited_figure(group: dict) -> str:
+    """The headline figure in words: how many of `group`'s quantitative results are validly cited (the totals
+    of `counts`, or one agent's or study's of them), each result counted once."""
+    return (
+        f"{group['validly_cited_results']:,} of {group['quantitative_results']:,} quantitative results "
+        f"validly cited ({percent(group['validly_cited_share'])})"
+    )
+
+
 def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     cursor = con.execute(sql)
     names = [d[0] for d in cursor.description]

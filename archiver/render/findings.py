@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..audit.report import FINDING_FIELDS, PUBLISHED_FIELDS
 from ..audit.rules import ERROR, RULES_BY_ID
 from ..audit.run import ORDER
-from ..audit.summary import SUMMARY_FIELDS, summary_rows
+from ..audit.summary import SUMMARY_FIELDS, cited_figure, summary_rows
 from ..query.listing import Chunks, Listing
 from .paths import display_path, display_text
 from .terminal import counted, printable
@@ -76,18 +76,18 @@ def _headline(s: dict) -> str:
     )
 
 
+FINDINGS_COUNTED = "findings (each of one stored copy, record or card)"
+"""What the summary's findings per rule count: an uncited result stored in 3 files is 3 findings."""
+
+
 def summary_text(s: dict) -> str:
     """The summary for people: the findings by severity and rule (errors first), the validly cited share
     overall, per agent and per study."""
-    share = s["validly_cited_share"]
     by_rule = sorted(s["findings"].items(), key=lambda item: RULES_BY_ID[item[0]].severity != ERROR)
     lines = [
         _headline(s),
-        (
-            f"quantitative results {s['quantitative_results']}  cited {s['cited_results']}  "
-            f"validly cited {s['validly_cited_results']} ({_percent(share)})  claims {s['claims']} (each counted once)"
-        ),
-        "findings: " + "  ".join(f"{rule} {count}" for rule, count in by_rule),
+        f"{cited_figure(s)}  results cited {s['cited_results']:,}  claims {s['claims']:,} (each counted once)",
+        f"{FINDINGS_COUNTED}: " + "  ".join(f"{rule} {count:,}" for rule, count in by_rule),
     ]
     for title, key, name in (("per agent", "per_agent", "agent"), ("per study", "per_study", "study")):
         groups = [g for g in s[key] if g["quantitative_results"]]
@@ -101,15 +101,23 @@ def summary_text(s: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cited_rows(cited: dict) -> list[dict]:
+    """The validly cited figure (`Archive.cited`) as rows of `archiver stats` (name, value, what it counts):
+    overall, then each agent's and each study's with a quantitative result (its name in the words: they wrap)."""
+    rows = [{"name": "validly_cited_results", "value": cited["validly_cited_results"], "counts": cited_figure(cited)}]
+    for kind in ("agent", "study"):
+        for g in cited[f"per_{kind}"]:
+            if g["quantitative_results"]:
+                named = f"{g[kind] or f'(no {kind})'}: {cited_figure(g)}"
+                rows.append({"name": kind, "value": g["validly_cited_results"], "counts": named})
+    return rows
+
+
 def _footer(s: dict, limit: int | None) -> str:
     """After the findings: the headline again (the summary is above them), and how many were left out."""
     total = sum(s["findings_by_severity"].values())
     shown = f"; the first {limit} shown (--limit)" if limit is not None and limit < total else ""
     return f"\n{_headline(s)}{shown}\n"
-
-
-def _percent(share: float | None) -> str:
-    return "n/a" if share is None else f"{share:.0%}"
 
 
 class _Sql(str):

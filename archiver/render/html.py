@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 from ..query.transcript import ResultView
@@ -38,11 +39,17 @@ def render_html(results: list[ResultView], title: str) -> str:
     )
 
 
-def result_html(result: ResultView) -> str:
-    """One result as a section of HTML: its header, the gaps of its copy, its Parts in reading order."""
-    title, *where = header(result)
+def result_html(result: ResultView, copy_href: Callable[[str], str] | None = None) -> str:
+    """One result as a section of HTML: its header, the gaps of its copy, its Parts in reading order. With
+    `copy_href` (a stored path's address), each of several copies links to its own page."""
+    linked = copy_href is not None and len(result.source_paths) > 1
+    title, *where = header(result, "each links to it" if linked else "--copy FILE shows one")
     out = [f'<section class="result"><h2>{escape(title)}</h2>']
-    out += [f'<p class="where">{escape(line)}</p>' for line in where]
+    out += [f'<p class="where">{escape(line)}</p>' for line in (where[:2] if linked else where)]
+    if linked:
+        items = zip(result.source_paths, where[2:], strict=True)
+        links = "".join(f'<li><a href="{escape(copy_href(p))}">{escape(line.strip())}</a></li>' for p, line in items)
+        out.append(f'<ul class="where">{links}</ul>')
     out += [f'<p class="gap">⚠ {escape(display_text(gap))}</p>' for gap in result.copy_gaps]
     for section in sections(result):
         out.append(f"<h3>{escape(section.title)}</h3>")

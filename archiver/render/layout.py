@@ -13,9 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
-from ..cite.stated import stated
+from ..cite.stated import as_written, is_number, literal_of, stated
 from ..query.transcript import CitationView, PartView, ResultView
 from .paths import display_path
 from .terminal import counted
@@ -176,7 +174,7 @@ def _table(name: str, pointer: str, rows: list[dict], literals: dict[str, str], 
 
 def _cell(pointer: str, value: Any, literals: dict[str, str], claims: bool) -> Cell:
     """A scalar as shown; a claim when it is a number, or a string stating one ("35%": `cite.stated`)."""
-    number = _is_number(value)
+    number = is_number(value)
     if isinstance(value, str):
         return Cell(pointer, value, False, claims and stated(value) is not None)
     text = (literals.get(pointer) or literal_of(value)) if number else literal_of(value)
@@ -249,19 +247,6 @@ def coverage(found: list[Table | Field]) -> str:
     return "; ".join(parts)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def literal_of(value: Any) -> str:
-    if isinstance(value, float):
-        return repr(value)
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return str(value)
-
-
 def citation_status(citation: CitationView) -> str:
     """ "citation", "INVALID citation", "TYPE-LOST citation" or both marks."""
     marks = []
@@ -318,26 +303,6 @@ def verdict_lines(c: CitationView, labels: dict[str, Cell]) -> list[Line]:
     return [Line("verdict", f"re-run: {c.verdict}{rows}{when}")]
 
 
-def as_written(value: Any, written: str) -> str:
-    """A re-derived number to one decimal more than the agent wrote (more only where needed to differ), not
-    the float's every digit: the agent wrote 0.47, the data layer re-derives 0.415. A number the agent
-    stated as a string is shown as it stated it: the agent wrote 35%, the data layer re-derives 48.9%."""
-    number = stated(written)
-    if number is not None and _is_number(value):
-        places = len(number.literal.partition(".")[2]) + 1
-        if number.percent and abs(value) <= 1:
-            return f"{value * 100:.{places}f}%"
-        return f"{value:.{places}f}"
-    if not _is_number(value) or "." not in written or "e" in written.lower():
-        return literal_of(value)
-    places = len(written.split(".", 1)[1]) + 1
-    text = f"{value:.{places}f}"
-    while text == written and places < 17:
-        places += 1
-        text = f"{value:.{places}f}"
-    return text
-
-
 def n_text(n: float | None) -> str:
     if n is None:
         return "?"
@@ -348,9 +313,10 @@ def source_text(citation: CitationView) -> str:
     return f"{citation.source_function or '?'}({citation.source_table or '?'}, {citation.source_column or '?'})"
 
 
-def header(result: ResultView) -> list[str]:
+def header(result: ResultView, choosing: str = "--copy FILE shows one") -> list[str]:
     """The result's line, its agent and context, where it is stored and (for a result stored in several
-    copies) which copy is shown: short lines, for an 80-column terminal."""
+    copies, each on a line of its own after the 3rd, in `source_paths`' order) which copy is shown and how
+    to choose another (`choosing`): short lines, for an 80-column terminal."""
     what = f"task {result.task_id}" if result.kind == "task" else f"message {result.message_id}"
     when = str(result.timestamp) if result.timestamp else None
     line = " · ".join(x for x in (what, result.state, when) if x)
@@ -365,7 +331,7 @@ def header(result: ResultView) -> list[str]:
     return [
         line,
         who,
-        f"stored in {len(paths)} copies (--copy FILE shows one):",
+        f"stored in {len(paths)} copies ({choosing}):",
         *(
             f"  {path}" + (ORIGIN_MARK if path in origin else "") + (" (shown)" if path == shown else "")
             for path in paths

@@ -27,8 +27,8 @@ def _escape(match: re.Match) -> str:
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
-    """A count and what it counts, the noun in the plural but for one: "1 stored copy", "2 stored copies"."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+    """A count and what it counts, the noun in the plural but for one: "1 stored copy", "2,130 stored copies"."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 TONES = {"bad": "31", "warning": "33", "good": "32"}

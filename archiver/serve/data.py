@@ -177,7 +177,7 @@ class Snapshot:
     summary: dict
     findings: pa.Table  # every finding, with its copy's agent, time and file hash
     results_per_day: list[dict]
-    subjects: dict[str, list[str]]  # the most cited studies, periods, columns and tables, for the overview's links
+    subjects: dict[str, list[dict]]  # the most cited studies, periods, columns and tables (name, results citing it)
     made: float = field(default_factory=time.monotonic)
     seconds: float = 0.0
 
@@ -317,7 +317,7 @@ def snapshot(archive) -> Snapshot:
         summary = audit.summary
     days = list(stream(con.execute(_RESULTS_PER_DAY)))
     subjects = {
-        kind: [row[0] for row in con.execute(_MOST_CITED.format(column=column)).fetchall()]
+        kind: list(stream(con.execute(_MOST_CITED.format(column=column))))
         for kind, column in (
             ("study", "study"),
             ("period", "period"),
@@ -329,8 +329,9 @@ def snapshot(archive) -> Snapshot:
 
 
 SUBJECTS_SHOWN = 30
-_MOST_CITED = f"""SELECT {{column}} FROM citations WHERE {{column}} IS NOT NULL
-                  GROUP BY ALL ORDER BY count(*) DESC, 1 LIMIT {SUBJECTS_SHOWN}"""
+_MOST_CITED = f"""SELECT {{column}} AS name, count(DISTINCT result_key) AS results FROM citations
+                  WHERE {{column}} IS NOT NULL GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT {SUBJECTS_SHOWN}"""
+"""The most cited of a subject (study, period, column, table): by the results citing it, each counted once."""
 
 
 def verdict_counts(con) -> dict[str, int]:

@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from ..audit.report import PUBLISHED_FIELDS
 from ..audit.rules import ERROR, RULES_BY_ID, WARNING
+from ..audit.summary import cited_figure, percent
 from ..errors import UsageError
 from ..query.lineage import QUERIES
 from ..query.listing import Listing
@@ -46,7 +47,7 @@ from .form import fields as form_fields
 from .form import selection as selection_from
 from .quantities import periods_of, quantity_rows, series_of
 from .tables import FACETS, Grid, facet_list, grid
-from .urls import changed, day_query, encoded, wanted
+from .urls import changed, day_query, encoded, href, wanted
 
 
 @dataclass
@@ -105,7 +106,37 @@ def overview(server, request) -> Shown:
         lambda day, rule: "/audit" + encoded(day_query(day, rule=rule)),
         "Findings per day, by rule",
     )
-    return Shown("overview.html", "Overview", twin, {"charts": [Markup(results_chart), Markup(findings_chart)]})
+    context = {
+        "charts": [Markup(results_chart), Markup(findings_chart)],
+        "figure": cited_figure(summary),
+        "cited_by": {kind: cited_rows(summary, kind) for kind in ("agent", "study")},
+        "counts_first": {name: snap.stats[name] for name in COUNTS_FIRST if name in snap.stats},
+        "counts_more": {name: value for name, value in snap.stats.items() if name not in COUNTS_FIRST},
+    }
+    return Shown("overview.html", "Overview", twin, context)
+
+
+COUNTS_FIRST = ("results", "copies", "claims", "citations", "sources", "quarantined")
+"""The overview's counts shown beside the headline; the others are under "more counts"."""
+
+
+def subject_figure(summary: dict, kind: str, name: str) -> dict:
+    """An agent's or a study's validly cited figure, as the audit's summary counts it (none stated: 0 of 0)."""
+    found = [group for group in summary[f"per_{kind}"] if group[kind] == name]
+    if found:
+        return {key: found[0][key] for key in ("quantitative_results", "validly_cited_results", "validly_cited_share")}
+    return {"quantitative_results": 0, "validly_cited_results": 0, "validly_cited_share": None}
+
+
+def cited_rows(summary: dict, kind: str) -> list[dict]:
+    """The validly cited figure of each agent or study (`kind`) with a quantitative result, as the overview's
+    table shows it: a study of none is the results that cite no study."""
+    return [
+        {"name": group[kind], "cited": group["validly_cited_results"], "of": group["quantitative_results"],
+         "share": percent(group["validly_cited_share"])}
+        for group in summary[f"per_{kind}"]
+        if group["quantitative_results"]
+    ]  # fmt: skip
 
 
 def search(server, request) -> Shown:
@@ -164,7 +195,9 @@ def result(server, request) -> Shown:
         twin = ask(server, archive, ("result", ident, copy), lambda: results_document(ident, results))
         laid_out = None  # the transcripts as `show` lays them out: for the HTML page only, never for its twin
         if wanted(request) == "html":
-            laid_out = ask(server, archive, ("laid out", ident, copy), lambda: [result_html(v) for v in results])
+            linked = copy_link(ident)
+            question = ("laid out", ident, copy)
+            laid_out = ask(server, archive, question, lambda: [result_html(r, linked) for r in results])
     subjects = []
     for view in results:
         links = [("agent", view.agent)] if view.agent else []
@@ -173,6 +206,11 @@ def result(server, request) -> Shown:
         subjects.append([(kind, name) for kind, name in dict.fromkeys(links) if name])
     shown = [(Markup(html), links, view) for html, links, view in zip(laid_out or [], subjects, results, strict=False)]
     return Shown("result.html", f"Result {ident}", twin, {"shown": shown})
+
+
+def copy_link(ident: str):
+    """The address of the result `ident` as one of its stored copies shows it (`?copy=PATH`, as `show --copy`)."""
+    return lambda path: href("result", ident, copy=path)
 
 
 def subject(server, request) -> Shown:
@@ -185,7 +223,9 @@ def subject(server, request) -> Shown:
         cells, partial = ask(server, archive, ("claimed", kind, name), lambda: cited_values(archive.con, selection))
         shown = claimed_charts(cells, partial, kind, name)
         quantities = quantity_rows(cells)
-        per_day = verdicts = disagreeing = None
+        per_day = verdicts = disagreeing = figure = None
+        if kind in ("agent", "study"):
+            figure = subject_figure(server.snapshots.get(archive).summary, kind, name)
         if kind == "column":
             snap = server.snapshots.get(archive)
             disagreeing = ask(server, archive, ("conflicts", name), lambda: conflicts(archive.con, snap, name))
@@ -201,6 +241,8 @@ def subject(server, request) -> Shown:
         "quantities_capped": partial,
         "small_bases": small.as_dict(),
     }
+    if figure is not None:
+        twin["validly_cited"] = figure
     if disagreeing is not None:
         twin["conflicts"] = disagreeing
     if per_day is not None:
@@ -228,6 +270,7 @@ def subject(server, request) -> Shown:
     context = {
         "kind": kind,
         "name": name,
+        "figure": cited_figure(figure) if figure else None,
         "periods": periods,
         "quantities": quantities,
         "charts": [Markup(chart) for chart in shown],

@@ -15,6 +15,7 @@ as stale.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import uuid
 from collections import defaultdict
@@ -25,6 +26,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
+from ..cite.stated import as_written, literal_of
 from ..query.selection import Selection
 from ..store.params import STRINGS, strings
 from .compare import ClaimValue, Comparison, differences
@@ -391,10 +393,19 @@ def _judge(
     return DIFFERS, _differing(found, claims), found
 
 
+def _for_people(difference: dict) -> str:
+    """A re-derived number as a person reads it, to a decimal more than the claim was written
+    (`cite.stated.as_written`: 0.415, not 0.41510322261717025); the differences keep it exact."""
+    value, claimed = difference["rerun"], difference["claimed"]
+    if not isinstance(value, float) or value.is_integer() or not math.isfinite(value):
+        return repr(value)
+    return as_written(value, claimed if isinstance(claimed, str) else literal_of(claimed))
+
+
 def _differing(found: list[dict], claims: list[ClaimValue]) -> str:
     """`1 of 5 claims differ; /segments/0/share: claimed 0.47, re-derived 0.415`, the scale cause first."""
     first = found[0]
-    rerun = "nothing" if first.get("note") and first["rerun"] is None else repr(first["rerun"])
+    rerun = "nothing" if first.get("note") and first["rerun"] is None else _for_people(first)
     if first.get("note", "").startswith("the extractor returned"):
         rerun = f"{first['rerun']} ({first['note']})"
     scale = next((d["note"] for d in found if d.get("note", "").startswith("scale:")), None)
