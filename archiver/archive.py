@@ -13,7 +13,7 @@ import duckdb
 
 from .defaults import MIN_BASE
 from .errors import ArchiveError, QueryError, UsageError
-from .store import migrations, trust, views
+from .store import kept, migrations, trust, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy, transaction
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
@@ -90,8 +90,12 @@ def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
     try:
         applied = retry_busy(migrations.upgrade, con)
         if applied:
-            return retry_busy(lambda connection: heal(connection, unanchored=True), con)
-        return retry_busy(heal, con) if replayed else []
+            healed = retry_busy(lambda connection: heal(connection, unanchored=True), con)
+        else:
+            healed = retry_busy(heal, con) if replayed else []
+        if applied or healed:
+            kept.refresh(con)
+        return healed
     except BaseException:
         with suppress(duckdb.Error):
             con.close()
@@ -312,12 +316,15 @@ class Archive:
     def version(self) -> int:
         return migrations.current_version(self.con)
 
-    def upgrade(self, upto: int | None = None) -> list:
+    def upgrade(self, upto: int | None = None, on_batch: Callable[[int, int], None] | None = None) -> list:
         """Apply pending migrations (up to `upto`); at the latest version, remove what no committed ingest
-        recorded, as an open that upgrades does (kept in `healed`)."""
+        recorded, as an open that upgrades does (kept in `healed`), and make the claim index's pending rows
+        (`store.kept`; `on_batch(done, total)` hears of each batch of results)."""
         applied = migrations.upgrade(self.con, upto)
         if applied and migrations.current_version(self.con) == migrations.latest_version():
             self.healed += heal(self.con, unanchored=True)
+        if migrations.current_version(self.con) == migrations.latest_version():
+            kept.refresh(self.con, on_batch)
         return applied
 
     def repair(self, dry_run: bool = False) -> list[Healed]:
@@ -335,7 +342,11 @@ class Archive:
                 "upgrades it and repairs it"
             )
         refuse_while_writing(self.location)
-        return orphans(self.con) if dry_run else heal(self.con, unanchored=True)
+        if dry_run:
+            return orphans(self.con)
+        healed = heal(self.con, unanchored=True)
+        kept.refresh(self.con)
+        return healed
 
     def sources(self) -> list[SourceRow]:
         """The recorded source-file versions as typed `SourceRow`s, by path and time of ingest."""

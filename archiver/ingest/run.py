@@ -21,6 +21,7 @@ from ..prepare import FileOutcome, PreparedFile
 from ..read import stores
 from ..read.containers import SourceFile
 from ..read.version import SourceVersion
+from ..store import kept
 from ..store.backend import archive_files
 from ..store.leases import Holder, Leases
 from ..store.views import STAT_QUERIES
@@ -100,6 +101,7 @@ def ingest(
         with _writer_settings(con):
             run.files(paths, tables, wait_for_writers)
         stop_if_received()
+        kept.refresh(con)  # the claim index's rows of the results this run touched (`store.kept`)
     except BaseException as exc:
         stopped = as_interrupted(exc)
         if isinstance(stopped, Interrupted):

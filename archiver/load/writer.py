@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from ..errors import ArchiveError
 from ..read.version import SourceVersion
+from ..store import kept
 from ..store.connection import transaction
 from ..store.params import STRINGS, strings
 from ..store.refusals import out_of_memory, storage_failure
@@ -155,6 +156,11 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
     replaced = [p.version.replaces for p in to_write if p.version.replaces]
     if replaced:
         paths, versions = strings(sorted({path for path, _ in replaced})), strings(f"{p}\x1f{r}" for p, r in replaced)
+        of_replaced = (
+            f"WHERE list_contains({STRINGS}, source_path) AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)"
+        )
+        kept.touch(con, f"SELECT result_key FROM results {of_replaced}", [paths, versions])
+        kept.touch_cards(con, f"SELECT source_path, source_dir FROM agent_cards {of_replaced}", [paths, versions])
         for name in DERIVED:
             con.execute(
                 f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path) "
@@ -176,6 +182,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
                 pending.add(name, table)
         counts[id(prepared)] = count
     pending.flush()  # the records first (the `records` step), then the derived tables (`index`)
+    pending.touch()
     insert_sources(con, [prepared.source_row for prepared in to_write] + aliases)
     reached("sources")
     return [counts[id(prepared)] if first_path is None else first_path for prepared, first_path in results]
@@ -251,8 +258,14 @@ class _Pending:
         self.con = con
         self.tables: dict[str, list[pa.Table]] = {"records": []}
         self.bytes = 0
+        self.results: set[str] = set()  # the keys of the results given a stored copy
+        self.cards: list[pa.Table] = []  # where the agent cards stored sit
 
     def add(self, name: str, table: pa.Table) -> None:
+        if name == "results":
+            self.results.update(table.column("result_key").to_pylist())
+        elif name == "agent_cards" and table.num_rows:
+            self.cards.append(table.select(["source_path", "source_dir"]))
         self.tables.setdefault(name, []).append(table)
         self.bytes += table.get_total_buffer_size()
         if self.bytes >= PENDING_BYTES:
@@ -267,6 +280,19 @@ class _Pending:
         reached("index")
         self.tables = {"records": []}
         self.bytes = 0
+
+    def touch(self) -> None:
+        """Mark the results written, and those whose agent a card written may name, pending in the claim index
+        (`store.kept`)."""
+        if self.results:
+            kept.touch(self.con, f"SELECT unnest({STRINGS}) AS result_key", [strings(sorted(self.results))])
+        if self.cards:
+            cards = pa.concat_tables(self.cards)
+            paths = strings(sorted(set(cards.column("source_path").to_pylist())))
+            dirs = strings(sorted(set(cards.column("source_dir").to_pylist())))
+            kept.touch_cards(
+                self.con, f"SELECT unnest({STRINGS}) AS source_path, unnest({STRINGS}) AS source_dir", [paths, dirs]
+            )
 
 
 def _new_records(table: pa.Table) -> int:

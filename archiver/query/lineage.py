@@ -134,13 +134,9 @@ def narrowed(filters: Selection) -> tuple[str, list]:
 
 
 def claims(filters: Selection, order_by: str | None = None, limit: int | None = None) -> Query:
-    """The `claim_citations` view's rows that pass the filters, with each claim's re-run verdict.
-
-    The view's own SQL, narrowed to the results the filters concern before claims are deduplicated.
-    """
-    condition, params = narrowed(filters)
-    where, outer_params = filters.where()
-    params = params * views.CLAIM_CITATIONS_NARROWINGS + outer_params
+    """The claims counted once (the `claim_citations` view: the kept claim index, `store.kept`) that pass the
+    filters, with each claim's re-run verdict."""
+    where, params = filters.where()
     computed = {"value": "literal AS value", "status": f"{status_sql()} AS status"}
     columns = ", ".join(computed.get(f, f'"{f}"') for f in CLAIM_FIELDS)
     order = _order(
@@ -150,7 +146,6 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
         {"value": "claim_citations.value"},
     )
     sql = f"""
-        WITH claim_citations AS ({views.claim_citations(condition)})
         SELECT {columns}
         FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM claim_citations k {_VERDICT_JOIN}) claim_citations
         WHERE {where} ORDER BY {order}"""

@@ -27,10 +27,13 @@ from dataclasses import dataclass
 import duckdb
 
 from .backend import Location
+from . import kept
 from .connection import ArchiveBusyError, transaction
 from .leases import leases_for
 from .tables import INDEX_TABLES, UNANCHORED, UNCOMMITTED
 
+KEYED = ("results", "parts", "citations", "claims")
+"""The tables whose rows name their result: a row removed from one changes the claim index's rows of its result."""
 _ROWS = "SELECT t.source_path, t.source_sha256, count(*) FROM {table} t WHERE {where} GROUP BY ALL ORDER BY ALL"
 
 
@@ -84,6 +87,10 @@ def _remove(con: duckdb.DuckDBPyConnection, unanchored: bool) -> list[Healed]:
         for table, where in steps:
             rows = con.execute(_ROWS.format(table=table, where=where)).fetchall()
             if rows:
+                if table == "agent_cards":
+                    kept.touch_cards(con, f"SELECT source_path, source_dir FROM {table} t WHERE {where}")
+                elif table in KEYED:
+                    kept.touch(con, f"SELECT result_key FROM {table} t WHERE {where}")
                 con.execute(f"DELETE FROM {table} t WHERE {where}")
                 found += [Healed(table, path, sha256, count) for path, sha256, count in rows]
     return found

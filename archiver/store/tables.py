@@ -37,6 +37,11 @@ claim's Part in the same copy). Ingest writes them together, so such a row was w
 ingest either, whatever version it names (archives made before the commit marker gave the rows of a
 killed ingest their path's latest version, migration 0007). In the order they are removed: parts first."""
 
+CLAIM_INDEX = "claim_index"
+CLAIM_INDEX_PENDING = "claim_index_pending"
+"""The kept claim index and the keys of the results whose rows in it are to be made again (migration 0015,
+`store.kept`)."""
+
 CHUNKS_TABLE = "value_chunks"
 """Where values too large to keep in their cells are stored, in chunks (migration 0011, `store.chunks`)."""
 

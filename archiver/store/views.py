@@ -16,7 +16,7 @@ import duckdb
 from .chunks import wholes_sql
 from .connection import transaction
 from .refusals import refuse_damaged
-from .tables import RECORD_YIELDS
+from .tables import CLAIM_INDEX, CLAIM_INDEX_PENDING, RECORD_YIELDS
 
 EVERYTHING = "TRUE"
 
@@ -176,6 +176,14 @@ def claim_citations(narrowed: str = EVERYTHING) -> str:
     LEFT JOIN cited c ON c.result_key = k.result_key"""
 
 
+KEPT_CLAIMS = f"""
+SELECT * FROM {CLAIM_INDEX} WHERE result_key NOT IN (SELECT result_key FROM {CLAIM_INDEX_PENDING})
+UNION ALL
+SELECT * FROM ({claim_citations(f"result_key IN (SELECT result_key FROM {CLAIM_INDEX_PENDING})")})"""
+"""The claims counted once as the archive keeps them (`store.kept`): the index's rows, but a pending result's made
+from the definition, so that the answer is the definition's whether or not the index was refreshed."""
+
+
 def citation_uses(where: str = EVERYTHING) -> str:
     """One row per citation Part in a stored copy that passes `where` (over these very columns), with
     the copy's task, message, context, artifact, agent, time and file."""
@@ -254,7 +262,8 @@ VIEWS: dict[str, str] = {
     "result_agents": f"SELECT copy_id, agent FROM ({copies()})",
     "citation_uses": citation_uses(),
     "result_citations": result_citations(),
-    "claim_citations": claim_citations(),
+    "claim_citations_derived": claim_citations(),
+    "claim_citations": KEPT_CLAIMS,
     "claim_lineage": "SELECT * FROM claim_citations",
     "citation_index": citation_index(),
     "latest_verdicts": LATEST_VERDICTS,
