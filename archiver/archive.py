@@ -133,6 +133,7 @@ class Archive:
         self.created = created  # this open made the archive file
         self._discard_if_empty = False
         self.healed = healed or []  # what this open (or `upgrade`) removed of rows no committed ingest recorded
+        self.reindexed = 0  # results whose claim index rows `repair` made again
         self._limits = None  # the bounds of `sql` inside `bounded`
         self.damage = damage or []
         """What is wrong with the archive's schema (`store.trust`), when opened without `refuse_damage`."""
@@ -333,6 +334,8 @@ class Archive:
         Part is not indexed; record them in `healed`. What was removed (with `dry_run`, what would be; the
         archive is left as it was), by table and file version. Re-ingesting their files indexes them again.
 
+        Then the claim index is made again for every result (`store.kept`; how many in `reindexed`).
+
         Needs the archive open for writing, at the latest schema (an open that upgrades repairs as well).
         On a lake, refused while another writer holds leases (its rows are not committed yet)."""
         if migrations.pending(self.con):
@@ -345,7 +348,7 @@ class Archive:
         if dry_run:
             return orphans(self.con)
         healed = heal(self.con, unanchored=True)
-        kept.refresh(self.con)
+        self.reindexed = kept.rebuild(self.con)
         return healed
 
     def sources(self) -> list[SourceRow]:

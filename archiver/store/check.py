@@ -18,7 +18,21 @@ import duckdb
 
 from ..errors import ArchiveError
 from . import chunks
-from .tables import CHUNKED_COLUMNS, CHUNKS_TABLE, INDEX_TABLES, UNANCHORED, UNCOMMITTED, chunked
+from .tables import (
+    CHUNKED_COLUMNS,
+    CHUNKS_TABLE,
+    CLAIM_INDEX,
+    CLAIM_INDEX_PENDING,
+    INDEX_TABLES,
+    UNANCHORED,
+    UNCOMMITTED,
+    chunked,
+)
+from .views import claim_citations
+
+INDEX_SAMPLE = 2_000
+"""Results whose kept claim index rows `db check` compares with the definition (a repeatable sample)."""
+_SAMPLED = "result_key IN (SELECT result_key FROM archiver_check_sample)"
 
 EXAMPLES = 5
 """Offending rows named per problem; the count covers them all."""
@@ -165,6 +179,21 @@ CHECKS = (
         f"SELECT t.source_path || ': part ' || t.part_id || ' ' || t.pointer FROM claims t "
         f"WHERE {UNANCHORED['claims']}",
         repairable=True,
+    ),
+    Check(
+        "claim-index",
+        f"results (of a sample of {INDEX_SAMPLE:,}) whose kept claim index rows differ from their definition "
+        "(`archiver db repair` makes them again)",
+        f"""
+          WITH archiver_check_sample AS MATERIALIZED (
+              SELECT result_key FROM (SELECT DISTINCT result_key FROM results
+                                      WHERE result_key NOT IN (SELECT result_key FROM {CLAIM_INDEX_PENDING}))
+              USING SAMPLE reservoir({INDEX_SAMPLE} ROWS) REPEATABLE (40)),
+          kept AS (SELECT * FROM {CLAIM_INDEX} WHERE {_SAMPLED}),
+          derived AS ({claim_citations(_SAMPLED)})
+          SELECT DISTINCT result_key FROM (
+              (SELECT * FROM kept EXCEPT ALL SELECT * FROM derived)
+              UNION ALL (SELECT * FROM derived EXCEPT ALL SELECT * FROM kept))""",
     ),
     Check(
         "duplicate-claim",

@@ -54,6 +54,14 @@ def touch_cards(con: duckdb.DuckDBPyConnection, cards_sql: str, params: list | N
     )
 
 
+def rebuild(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None) -> int:
+    """Make every result's index rows again (`archiver db repair`: what `db check`'s `claim-index` found differing,
+    and everything else)."""
+    with transaction(con):
+        touch(con, "SELECT DISTINCT result_key FROM results")
+    return refresh(con, on_batch)
+
+
 def pending(con: duckdb.DuckDBPyConnection) -> int:
     """How many results wait for their index rows to be made again."""
     return con.execute(f"SELECT count(DISTINCT result_key) FROM {PENDING}").fetchone()[0]
