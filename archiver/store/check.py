@@ -17,22 +17,18 @@ from dataclasses import dataclass, field
 import duckdb
 
 from ..errors import ArchiveError
-from . import chunks
+from . import chunks, kept
 from .tables import (
     CHUNKED_COLUMNS,
     CHUNKS_TABLE,
-    CLAIM_INDEX,
-    CLAIM_INDEX_PENDING,
     INDEX_TABLES,
     UNANCHORED,
     UNCOMMITTED,
     chunked,
 )
-from .views import claim_citations
 
 INDEX_SAMPLE = 2_000
 """Results whose kept claim index rows `db check` compares with the definition (a repeatable sample)."""
-_SAMPLED = "result_key IN (SELECT result_key FROM archiver_check_sample)"
 
 EXAMPLES = 5
 """Offending rows named per problem; the count covers them all."""
@@ -184,16 +180,10 @@ CHECKS = (
         "claim-index",
         f"results (of a sample of {INDEX_SAMPLE:,}) whose kept claim index rows differ from their definition "
         "(`archiver db repair` makes them again)",
-        f"""
-          WITH archiver_check_sample AS MATERIALIZED (
-              SELECT result_key FROM (SELECT DISTINCT result_key FROM results
-                                      WHERE result_key NOT IN (SELECT result_key FROM {CLAIM_INDEX_PENDING}))
-              USING SAMPLE reservoir({INDEX_SAMPLE} ROWS) REPEATABLE (40)),
-          kept AS (SELECT * FROM {CLAIM_INDEX} WHERE {_SAMPLED}),
-          derived AS ({claim_citations(_SAMPLED)})
-          SELECT DISTINCT result_key FROM (
-              (SELECT * FROM kept EXCEPT ALL SELECT * FROM derived)
-              UNION ALL (SELECT * FROM derived EXCEPT ALL SELECT * FROM kept))""",
+        kept.differing(
+            f"SELECT result_key FROM (SELECT DISTINCT result_key FROM results) "
+            f"USING SAMPLE reservoir({INDEX_SAMPLE} ROWS) REPEATABLE (40)"
+        ),
     ),
     Check(
         "duplicate-claim",

@@ -54,6 +54,20 @@ def touch_cards(con: duckdb.DuckDBPyConnection, cards_sql: str, params: list | N
     )
 
 
+def differing(chosen: str = "SELECT DISTINCT result_key FROM results") -> str:
+    """SQL selecting the keys of the results (of those `chosen` selects, not pending) whose index rows are not the
+    rows their definition gives: none, in an archive whose index is kept as it should be."""
+    among = "result_key IN (SELECT result_key FROM archiver_chosen)"
+    return f"""
+        WITH archiver_chosen AS MATERIALIZED (
+            SELECT result_key FROM ({chosen}) WHERE result_key NOT IN (SELECT result_key FROM {PENDING})),
+        kept AS (SELECT * FROM {INDEX} WHERE {among}),
+        derived AS ({claim_citations(among)})
+        SELECT DISTINCT result_key FROM (
+            (SELECT * FROM kept EXCEPT ALL SELECT * FROM derived)
+            UNION ALL (SELECT * FROM derived EXCEPT ALL SELECT * FROM kept))"""
+
+
 def rebuild(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None) -> int:
     """Make every result's index rows again (`archiver db repair`: what `db check`'s `claim-index` found differing,
     and everything else)."""

@@ -1,0 +1,201 @@
+"""The claim index kept by the writes that change it (`archiver.store.kept`, issue 40) is, after every write, what
+its definition (the view `claim_citations_derived`) computes from the stored copies; and an answer never depends
+on whether a refresh ran: a result still pending is read from the definition."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from archiver.archive import Archive
+from archiver.store import kept
+from tests.test_migrations import first_version_archive
+from tests.transcripts import SAMPLES, jsonrpc_result, v1_cited_parts, v1_task
+
+CARD = {
+    "name": "Panel Agent",
+    "url": "http://agent.example/",
+    "version": "1",
+    "capabilities": {},
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["application/json"],
+    "skills": [],
+}
+
+
+def state(db: Path | str) -> tuple[int, int, int, list[str]]:
+    """The kept rows, the definition's rows, the pending results and the results whose kept rows differ."""
+    with Archive.open(str(db), read_only=True) as archive:
+        one = archive.con.execute
+        return (
+            one("SELECT count(*) FROM claim_index").fetchone()[0],
+            one("SELECT count(*) FROM claim_citations_derived").fetchone()[0],
+            kept.pending(archive.con),
+            [key for (key,) in one(kept.differing()).fetchall()],
+        )
+
+
+def exact(db: Path | str) -> int:
+    """Assert the index is kept: nothing pending, every result's rows its definition's; the rows kept."""
+    rows, derived, pending, differing = state(db)
+    assert (pending, differing) == (0, [])
+    assert rows == derived
+    return rows
+
+
+def claims_json(db: Path | str, *args: str) -> list[dict]:
+    done = subprocess.run(
+        [sys.executable, "-m", "archiver", "query", "claims", "--db", str(db), "--format", "json", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def task_file(path: Path, task_id: str, share: float, timestamp: str = "2026-04-21T09:00:00Z") -> Path:
+    task = v1_task(task_id, v1_cited_parts({"share": share}))
+    task["status"]["timestamp"] = timestamp
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(jsonrpc_result({"task": task})) + "\n")
+    return path
+
+
+def test_after_ingesting_the_samples_the_kept_index_is_its_definition(tmp_path):
+    db = tmp_path / "a.duckdb"
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(SAMPLES)])
+    assert exact(db) > 200
+
+
+def test_a_card_ingested_later_names_the_agent_of_results_indexed_before(tmp_path):
+    folder = tmp_path / "agent"
+    task_file(folder / "tasks.jsonl", "t-1", 0.3)
+    db = tmp_path / "a.duckdb"
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(folder)])
+    assert {row["agent"] for row in claims_json(db)} == {None}
+    (folder / "card.json").write_text(json.dumps(CARD))
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(folder)])
+    assert {row["agent"] for row in claims_json(db)} == {"Panel Agent"}
+    exact(db)
+
+
+def test_a_growing_log_replaces_its_earlier_version_s_claims(tmp_path):
+    """Bytes appended to a stored file extend its version, whose index rows replace the earlier version's."""
+    path = task_file(tmp_path / "in" / "log.jsonl", "t-1", 0.3)
+    db = tmp_path / "a.duckdb"
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(path)])
+        before = archive.con.execute("SELECT DISTINCT source_sha256 FROM claim_index").fetchall()
+    grown = task_file(tmp_path / "more.jsonl", "t-2", 0.4)
+    with path.open("a") as log:
+        log.write(grown.read_text())
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(path)])
+        after = archive.con.execute("SELECT DISTINCT source_sha256 FROM claim_index WHERE task_id = 't-1'").fetchall()
+    assert sorted((row["task_id"], row["value"]) for row in claims_json(db)) == [("t-1", 0.3), ("t-2", 0.4)]
+    assert after != before  # the rows of the earlier version are gone: the extension holds t-1 now
+    exact(db)
+
+
+def test_a_result_stored_in_two_files_is_counted_once_with_its_latest_copy(tmp_path):
+    db = tmp_path / "a.duckdb"
+    first = task_file(tmp_path / "a" / "log.jsonl", "t-1", 0.3, "2026-04-21T09:00:00Z")
+    second = task_file(tmp_path / "b" / "log.jsonl", "t-1", 0.3, "2026-04-22T09:00:00Z")
+    for path in (first, second):  # in two ingests: the second touches a result the first indexed
+        with Archive.open(str(db)) as archive:
+            archive.ingest([str(path)])
+    rows = claims_json(db)
+    assert [(row["value"], row["source_path"]) for row in rows] == [(0.3, str(second))]
+    with Archive.open(str(db), read_only=True) as archive:
+        assert archive.con.execute("SELECT copies FROM claim_index").fetchall() == [(2,)]
+    exact(db)
+
+
+def test_an_ingest_killed_after_its_commit_leaves_answers_exact_and_the_next_write_refreshes(tmp_path):
+    """The refresh runs after the last commit: killed between them, the results it touched are pending, read from
+    the definition, so every answer is what the refreshed index gives; the next ingest refreshes them."""
+    db, clean = tmp_path / "a.duckdb", tmp_path / "clean.duckdb"
+    with Archive.open(str(clean)) as archive:
+        archive.ingest([str(SAMPLES)])
+    killed = subprocess.run(
+        [sys.executable, "-m", "archiver", "ingest", str(SAMPLES), "--db", str(db)],
+        env={**os.environ, "ARCHIVER_KILL_AT": "commit"},
+        capture_output=True,
+    )
+    assert killed.returncode == -9
+    rows, _, pending, _ = state(db)
+    assert pending > 0
+    for args in ((), ("--column", "s14r5"), ("--agent", "Meridian*")):
+        assert claims_json(db, *args) == claims_json(clean, *args)
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(SAMPLES)])
+    assert exact(db) == exact(clean)
+
+
+def test_an_archive_of_schema_14_builds_its_index_when_it_is_upgraded(tmp_path):
+    db = tmp_path / "old.duckdb"
+    first_version_archive(str(db), str(SAMPLES / "versant-insights"), tmp_path, version=14)
+    with Archive.open(str(db)) as archive:
+        assert archive.version() >= 15
+    assert exact(db) > 0
+
+
+def test_rows_healed_away_leave_the_index(tmp_path):
+    """A file version whose `sources` row is gone was never committed: repair removes its rows, and its claims
+    leave the index with them."""
+    db = tmp_path / "a.duckdb"
+    kept_file = task_file(tmp_path / "in" / "a.jsonl", "t-1", 0.3)
+    torn = task_file(tmp_path / "in" / "b.jsonl", "t-2", 0.5)
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(kept_file), str(torn)])
+        archive.con.execute("DELETE FROM sources WHERE path = ?", [str(torn)])
+    with Archive.open(str(db)) as archive:
+        assert archive.repair()
+    assert [row["task_id"] for row in claims_json(db)] == ["t-1"]
+    exact(db)
+
+
+def test_db_check_finds_a_kept_row_that_is_not_its_definition_and_repair_makes_it_again(tmp_path):
+    db = tmp_path / "a.duckdb"
+    shutil.copy(task_file(tmp_path / "in" / "a.jsonl", "t-1", 0.3), tmp_path / "in" / "b.jsonl")
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(tmp_path / "in")])
+        archive.con.execute("UPDATE claim_index SET study = 'Another Study'")
+
+    def command(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "archiver", "db", *args, "--db", str(db)], capture_output=True,
+                              text=True)  # fmt: skip
+
+    checked = command("check")
+    assert checked.returncode == 1
+    assert "problem: claim-index: 1 results" in checked.stderr
+    assert "task:t-1" in checked.stderr
+    repaired = command("repair")
+    assert repaired.returncode == 0, repaired.stderr
+    assert "claim index made again: 1 results" in repaired.stdout
+    assert command("check").returncode == 0
+    exact(db)
+
+
+def test_every_reader_of_claims_reads_the_index(tmp_path):
+    """`query claims`, `sql` and the export read the kept rows: a kept row changed behind the archiver's back shows
+    in each (what `db check` exists to find)."""
+    db = tmp_path / "a.duckdb"
+    task_file(tmp_path / "in" / "a.jsonl", "t-1", 0.3)
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(tmp_path / "in")])
+        assert archive.con.execute("SELECT study FROM claim_index").fetchall() == [("Versant Mega Tracker",)]
+        archive.con.execute("UPDATE claim_index SET study = 'Planted'")
+    assert [row["study"] for row in claims_json(db)] == ["Planted"]
+    done = subprocess.run(
+        [sys.executable, "-m", "archiver", "sql", "SELECT study FROM claim_citations", "--db", str(db), "--format",
+         "json"], capture_output=True, text=True, check=True)  # fmt: skip
+    assert json.loads(done.stdout) == [{"study": "Planted"}]
+
