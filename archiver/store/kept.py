@@ -30,7 +30,7 @@ REFRESH_RESULTS = 200_000
 """Results whose rows one refresh transaction makes again: bounds its memory (the definition's windows and joins
 hold a batch's claims) and the work an interruption loses; each batch scans the claims once."""
 
-REFRESH_MEMORY_MB = 1024
+REFRESH_MEMORY_MB = 512
 """DuckDB's buffer pool while refreshing (it spills beyond)."""
 
 
