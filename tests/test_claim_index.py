@@ -130,7 +130,7 @@ def test_an_ingest_killed_after_its_commit_leaves_answers_exact_and_the_next_wri
         capture_output=True,
     )
     assert killed.returncode == -9
-    rows, _, pending, _ = state(db)
+    _, _, pending, _ = state(db)
     assert pending > 0
     for args in ((), ("--column", "s14r5"), ("--agent", "Meridian*")):
         assert claims_json(db, *args) == claims_json(clean, *args)
@@ -198,4 +198,3 @@ def test_every_reader_of_claims_reads_the_index(tmp_path):
         [sys.executable, "-m", "archiver", "sql", "SELECT study FROM claim_citations", "--db", str(db), "--format",
          "json"], capture_output=True, text=True, check=True)  # fmt: skip
     assert json.loads(done.stdout) == [{"study": "Planted"}]
-

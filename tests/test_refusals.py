@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from archiver.archive import Archive
 from archiver.cli import main
 from archiver.errors import ArchiverError
-from archiver.load.writer import is_conflict
+from archiver.store.connection import is_conflict
 from archiver.store.migrations import available
 
 from .lineage_data import build

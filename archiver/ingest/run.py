@@ -23,6 +23,7 @@ from ..read.containers import SourceFile
 from ..read.version import SourceVersion
 from ..store import kept
 from ..store.backend import archive_files
+from ..store.connection import CommitConflictError
 from ..store.leases import Holder, Leases
 from ..store.views import STAT_QUERIES
 from ..workers import Gauge
@@ -101,7 +102,8 @@ def ingest(
         with _writer_settings(con):
             run.files(paths, tables, wait_for_writers)
         stop_if_received()
-        kept.refresh(con)  # the claim index's rows of the results this run touched (`store.kept`)
+        with suppress(CommitConflictError):  # another writer's refresh: what stays pending is read as defined
+            kept.refresh(con)  # the claim index's rows of the results this run touched (`store.kept`)
     except BaseException as exc:
         stopped = as_interrupted(exc)
         if isinstance(stopped, Interrupted):

@@ -13,10 +13,7 @@ at commit, the catalog database may be busy): the transaction is retried with ex
 from __future__ import annotations
 
 import os
-import random
-import re
 import signal
-import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -24,12 +21,10 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import ArchiveError
 from ..read.version import SourceVersion
 from ..store import kept
-from ..store.connection import transaction
+from ..store.connection import committed
 from ..store.params import STRINGS, strings
-from ..store.refusals import out_of_memory, storage_failure
 from ..store.tables import CHUNKED_COLUMNS, CHUNKS_TABLE, INDEX_TABLES
 from .chunks import Split
 from .versions import stored_contents
@@ -49,20 +44,6 @@ SOURCE_COLUMNS = (
     "lineage",
     "alias_of",
 )
-
-
-COMMIT_ATTEMPTS = 10
-BACKOFF_SECONDS = 0.05
-BACKOFF_MAX_SECONDS = 5.0
-_CONFLICT = re.compile(
-    r"conflict|database is locked|busy|could not serialize|deadlock|"
-    r"duplicate key value violates unique constraint \"ducklake_",
-    re.IGNORECASE,
-)
-
-
-class CommitConflictError(ArchiveError):
-    """A commit still conflicted with other writers after every retry; nothing of its files was stored."""
 
 
 def write_files(
@@ -86,12 +67,11 @@ def _retried_files(con: duckdb.DuckDBPyConnection, files: list, on_retry: Callab
     return _retried(con, lambda: _write(con, files), [prepared.source_row["path"] for prepared in files], on_retry)
 
 
-def is_conflict(exc: Exception) -> bool:
-    """A commit another writer got in the way of: retried. A disk that refuses to store, or a memory limit
-    reached, is no conflict."""
-    if storage_failure(exc) or out_of_memory(exc):
-        return False
-    return isinstance(exc, duckdb.TransactionException) or bool(_CONFLICT.search(str(exc)))
+def _retried(con: duckdb.DuckDBPyConnection, write: Callable[[], T], paths: list[str], on_retry: Callable | None) -> T:
+    """`write()` in a transaction (`committed`), then the `commit` step of the crash tests."""
+    done = committed(con, write, f"nothing stored of: {', '.join(paths)}; ingest again", on_retry)
+    reached("commit")
+    return done
 
 
 def write_aliases(
@@ -100,32 +80,6 @@ def write_aliases(
     """Record paths holding bytes stored already at another path (`alias_row`s), in one transaction."""
     if rows:
         _retried(con, lambda: insert_sources(con, rows), [row["path"] for row in rows], on_retry)
-
-
-def _retried(con: duckdb.DuckDBPyConnection, write: Callable[[], T], paths: list[str], on_retry: Callable | None) -> T:
-    """`write()` in a transaction, again with backoff while the commit conflicts with other writers."""
-    for attempt in range(COMMIT_ATTEMPTS):
-        try:
-            return _transaction(con, write)
-        except duckdb.Error as exc:
-            if not is_conflict(exc):
-                raise
-            if attempt == COMMIT_ATTEMPTS - 1:
-                raise CommitConflictError(
-                    f"commit conflicted {COMMIT_ATTEMPTS} times, nothing stored of: "
-                    f"{', '.join(paths)}; ingest again (last error: {' '.join(str(exc).split())})"
-                ) from exc
-            if on_retry:
-                on_retry(exc)
-            time.sleep(min(BACKOFF_MAX_SECONDS, BACKOFF_SECONDS * 2**attempt) * random.uniform(0.5, 1.5))
-    raise AssertionError("unreachable")
-
-
-def _transaction(con: duckdb.DuckDBPyConnection, write: Callable[[], T]) -> T:
-    with transaction(con):
-        done = write()
-    reached("commit")
-    return done
 
 
 KILL_AT = "ARCHIVER_KILL_AT"
@@ -157,16 +111,13 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
     if replaced:
         paths, versions = strings(sorted({path for path, _ in replaced})), strings(f"{p}\x1f{r}" for p, r in replaced)
         of_replaced = (
-            f"WHERE list_contains({STRINGS}, source_path) AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)"
+            f"WHERE list_contains({STRINGS}, source_path) "
+            f"AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)"
         )
         kept.touch(con, f"SELECT result_key FROM results {of_replaced}", [paths, versions])
         kept.touch_cards(con, f"SELECT source_path, source_dir FROM agent_cards {of_replaced}", [paths, versions])
         for name in DERIVED:
-            con.execute(
-                f"DELETE FROM {name} WHERE list_contains({STRINGS}, source_path) "
-                f"AND list_contains({STRINGS}, source_path || chr(31) || source_sha256)",
-                [paths, versions],
-            )
+            con.execute(f"DELETE FROM {name} {of_replaced}", [paths, versions])
     counts: dict[int, int] = {}
     pending = _Pending(con)
     for tables, sharing in _by_batches(to_write):

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import duckdb
 
 from ..defaults import WAIT_SECONDS
 from ..errors import ArchiveError
 from .backend import DEFAULT_DB, BackendError, Location, create_lake, exists, install, installed, locate, open_database
-from .refusals import NoArchiveError, explain, refuse_non_archive
+from .refusals import NoArchiveError, explain, out_of_memory, refuse_non_archive, storage_failure
 
 __all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusyError", "BackendError", "connect", "transaction"]
 
@@ -152,3 +154,47 @@ def rollback(con: duckdb.DuckDBPyConnection) -> None:
     """ROLLBACK, unless the failed statement was the COMMIT, which leaves no transaction to roll back."""
     with contextlib.suppress(duckdb.TransactionException):
         con.execute("ROLLBACK")
+
+
+T = TypeVar("T")
+COMMIT_ATTEMPTS = 10
+BACKOFF_SECONDS = 0.05
+BACKOFF_MAX_SECONDS = 5.0
+_CONFLICT = re.compile(
+    r"conflict|database is locked|busy|could not serialize|deadlock|"
+    r"duplicate key value violates unique constraint \"ducklake_",
+    re.IGNORECASE,
+)
+
+
+class CommitConflictError(ArchiveError):
+    """A commit still conflicted with other writers after every retry; nothing of it was stored."""
+
+
+def is_conflict(exc: Exception) -> bool:
+    """A commit another writer got in the way of: retried. A disk that refuses to store, or a memory limit
+    reached, is no conflict."""
+    if storage_failure(exc) or out_of_memory(exc):
+        return False
+    return isinstance(exc, duckdb.TransactionException) or bool(_CONFLICT.search(str(exc)))
+
+
+def committed(con: duckdb.DuckDBPyConnection, write: Callable[[], T], lost: str, on_retry: Callable | None = None) -> T:
+    """`write()` in a transaction, again with backoff while the commit conflicts with other writers (a lake
+    several share: DuckLake checks at commit, the catalog database may be busy); `on_retry` hears of each retry.
+    After the last, `CommitConflictError` says what was `lost`."""
+    for attempt in range(COMMIT_ATTEMPTS):
+        try:
+            with transaction(con):
+                return write()
+        except duckdb.Error as exc:
+            if not is_conflict(exc):
+                raise
+            if attempt == COMMIT_ATTEMPTS - 1:
+                raise CommitConflictError(
+                    f"commit conflicted {COMMIT_ATTEMPTS} times, {lost} (last error: {' '.join(str(exc).split())})"
+                ) from exc
+            if on_retry:
+                on_retry(exc)
+            time.sleep(min(BACKOFF_MAX_SECONDS, BACKOFF_SECONDS * 2**attempt) * random.uniform(0.5, 1.5))
+    raise AssertionError("unreachable")

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from .backend import Location
 from . import kept
+from .backend import Location
 from .connection import ArchiveBusyError, transaction
 from .leases import leases_for
 from .tables import INDEX_TABLES, UNANCHORED, UNCOMMITTED

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import duckdb
 
-from .connection import transaction
+from .connection import committed, transaction
 from .tables import CLAIM_INDEX as INDEX
 from .tables import CLAIM_INDEX_PENDING as PENDING
 from .views import claim_citations
@@ -85,7 +85,9 @@ def refresh(
     con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None, batch: int = REFRESH_RESULTS
 ) -> int:
     """Make the index rows of every pending result again, `batch` results a transaction; `on_batch(done, total)`
-    hears of each. Returns how many results were refreshed. An interruption keeps what earlier batches did."""
+    hears of each. Returns how many results were refreshed. An interruption keeps what earlier batches did. A
+    commit another writer's refresh got in the way of is retried (`committed`); one that still conflicts leaves
+    its results pending, read from the definition until a later refresh (`CommitConflictError`)."""
     total = pending(con)
     done = 0
     if not total:
@@ -93,19 +95,7 @@ def refresh(
     before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     con.execute(f"SET memory_limit = '{REFRESH_MEMORY_MB}MB'")
     try:
-        while True:
-            with transaction(con):
-                con.execute(
-                    f"""CREATE OR REPLACE TEMP TABLE archiver_refreshed AS
-                        SELECT DISTINCT result_key FROM {PENDING} ORDER BY result_key LIMIT {int(batch)}"""
-                )
-                count = con.execute("SELECT count(*) FROM archiver_refreshed").fetchone()[0]
-                if not count:
-                    break
-                chosen = "result_key IN (SELECT result_key FROM archiver_refreshed)"
-                con.execute(f"DELETE FROM {INDEX} WHERE {chosen}")
-                con.execute(f"INSERT INTO {INDEX} BY NAME SELECT * FROM ({claim_citations(chosen)})")
-                con.execute(f"DELETE FROM {PENDING} WHERE {chosen}")
+        while count := committed(con, lambda: _refresh_batch(con, batch), "the claim index's pending results stay so"):
             done += count
             if on_batch:
                 on_batch(min(done, total), total)
@@ -113,3 +103,18 @@ def refresh(
         con.execute("DROP TABLE IF EXISTS archiver_refreshed")
         con.execute(f"SET memory_limit = '{before}'")
     return done
+
+
+def _refresh_batch(con: duckdb.DuckDBPyConnection, batch: int) -> int:
+    """In the caller's transaction: make the rows of up to `batch` pending results again; how many."""
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE archiver_refreshed AS
+            SELECT DISTINCT result_key FROM {PENDING} ORDER BY result_key LIMIT {int(batch)}"""
+    )
+    count = con.execute("SELECT count(*) FROM archiver_refreshed").fetchone()[0]
+    if count:
+        chosen = "result_key IN (SELECT result_key FROM archiver_refreshed)"
+        con.execute(f"DELETE FROM {INDEX} WHERE {chosen}")
+        con.execute(f"INSERT INTO {INDEX} BY NAME SELECT * FROM ({claim_citations(chosen)})")
+        con.execute(f"DELETE FROM {PENDING} WHERE {chosen}")
+    return count
