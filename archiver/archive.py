@@ -94,7 +94,7 @@ def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
         else:
             healed = retry_busy(heal, con) if replayed else []
         if applied or healed:
-            kept.refresh(con)
+            retry_busy(kept.refresh, con)
         return healed
     except BaseException:
         with suppress(duckdb.Error):
