@@ -14,6 +14,8 @@ import pytest
 from archiver import redact
 from archiver.archive import Archive
 
+pytest_plugins = ("tests.lakes",)  # the lake tests' fixtures (tests/test_lake_*.py)
+
 # The test modules' rewritten bytecode is kept between runs even where PYTHONDONTWRITEBYTECODE is set (as it
 # is on this project's machines): rewriting their asserts again cost every run 10 s and more of collection.
 # Subprocesses the tests start keep the environment as it is.

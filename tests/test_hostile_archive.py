@@ -1,6 +1,6 @@
 """An archive file a user hands the tool, however it was changed, is read by the package's SQL only or refused
 in one line: a view, macro or table planted in the file binds nothing the archiver runs (`store.trust`), and
-damage (a dropped, retyped or emptied table, a replaced view) never ends in a traceback. Lakes: test_lake.py."""
+damage (a dropped, retyped or emptied table, a replaced view) never ends in a traceback. Lakes: test_lake_sql.py."""
 
 from __future__ import annotations
 

@@ -14,17 +14,12 @@ from archiver.archive import Archive
 from archiver.cli import main
 from tests.transcripts import jsonrpc_result, v1_cited_parts, v1_task
 
-pytestmark = pytest.mark.lake
+pytestmark = [pytest.mark.lake, pytest.mark.usefixtures("lake_environment")]
 
 SEEN = (
     'Failed to query most recent snapshot for DuckLake: Failed to prepare query "SELECT type FROM sqlite_master '
     "WHERE lower(name)=lower('ducklake_snapshot');\": database is locked"
 )
-
-
-@pytest.fixture(autouse=True)
-def _extensions(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("ARCHIVER_EXTENSION_DIR", str(tmp_path_factory.getbasetemp() / "duckdb-extensions"))
 
 
 def test_a_catalog_locked_past_sqlites_wait_is_one_line_and_loses_nothing(tmp_path, write, monkeypatch):

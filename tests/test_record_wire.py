@@ -4,13 +4,15 @@ the command line's refusals."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
 from archiver.cli import main
-from archiver.record.segments import SegmentWriter, SpoolSettings
+from archiver.record.segments import SegmentWriter, SpoolSettings, envelope, stream_end
 from archiver.record.wire import EventSplitter, binding_of, forwarded, protocol_of, recorded_headers
 from tests.record_support import read_spool
 
@@ -95,6 +97,46 @@ def test_a_stream_spanning_segments_repeats_its_opening_and_an_empty_segment_is_
     empty.rotate_old()
     empty.close()
     assert list((tmp_path / "empty").glob("rec-*")) == []
+
+
+def test_a_streams_envelopes_are_written_byte_for_byte_as_built_in_one_place(tmp_path):
+    """Every envelope is built by `envelope` (the proxy's exchange, stream-open and stream-end, the writer's
+    event and its proxy-shutdown stream-end): the version and kind first, then the fields in their order."""
+    writer = SegmentWriter(SpoolSettings(tmp_path, "0badcafe"))
+    at = "2026-12-01T00:00:00.000000Z"
+    writer.stream_open(envelope("stream-open", exchange="e1", time=at, status=200, request=None))
+    writer.event("e1", 0, 1796083200.25, b"data: {}\n\n")
+    writer.close(at="2026-12-01T00:00:01.000000Z")
+    (segment,) = tmp_path.glob("rec-*.sse")
+    assert segment.read_bytes() == (
+        b': a2a-record {"a2a_record":1,"kind":"stream-open","exchange":"e1","time":"2026-12-01T00:00:00.000000Z",'
+        b'"status":200,"request":null}\n'
+        b': a2a-record {"a2a_record":1,"kind":"event","exchange":"e1","seq":0,"time":"2026-12-01T00:00:00.250000Z"}\n'
+        b"data: {}\n\n"
+        b': a2a-record {"a2a_record":1,"kind":"stream-end","exchange":"e1","time":"2026-12-01T00:00:01.000000Z",'
+        b'"events":1,"status":200,"end":"proxy-shutdown"}\n'
+    )
+    assert orjson.dumps(stream_end("e1", at, 2, 200, "complete")) == (
+        b'{"a2a_record":1,"kind":"stream-end","exchange":"e1","time":"2026-12-01T00:00:00.000000Z","events":2,'
+        b'"status":200,"end":"complete"}'
+    )
+
+
+def test_the_spool_contract_shows_the_envelopes_keys_in_the_order_they_are_written(tmp_path):
+    """docs/record.md's event and stream-end lines have the keys the writer writes, in its order."""
+    shown = (Path(__file__).resolve().parent.parent / "docs" / "record.md").read_text(encoding="utf-8")
+    writer = SegmentWriter(SpoolSettings(tmp_path, "0badcafe"))
+    writer.stream_open(envelope("stream-open", exchange="e1", status=200))
+    writer.event("e1", 0, 1796083200.25, b"data: {}\n\n")
+    writer.close()
+    (segment,) = tmp_path.glob("rec-*.sse")
+    keys = {}
+    for line in re.findall(r"^: a2a-record (\{.*\})$", shown + segment.read_text(), re.M):
+        if '"kind":"event"' in line or '"kind":"stream-end"' in line:
+            keys.setdefault(orjson.loads(line)["kind"], []).append(list(orjson.loads(line)))
+    event = ["a2a_record", "kind", "exchange", "seq", "time"]
+    ending = ["a2a_record", "kind", "exchange", "time", "events", "status", "end"]
+    assert keys == {"event": [event] * 3, "stream-end": [ending] * 2}  # the docs' two and one, then the writer's
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ from ..read.containers import GZIP_RATIO, RECORD_LIMIT
 from ..redact import redacted_query
 from . import CONNECT_TIMEOUT, DECODE_MAX_BYTES, READ_TIMEOUT, RECORD_MAX_BYTES
 from .metrics import RecordMetrics
-from .segments import RECORD_VERSION, timestamp
+from .segments import envelope, stream_end, timestamp
 from .wire import (
     JSON_BINDINGS,
     BodyDecoder,
@@ -257,23 +257,22 @@ class Exchange:
         """The envelope fields an exchange and a stream-open share (the spool contract, docs/record.md)."""
         request = recorded_body(self.request_body, self.request_size, self.cap, encoding_of(self.scope["headers"]))
         path = self.scope["path"]
-        found = {
-            "a2a_record": RECORD_VERSION,
-            "kind": kind,
-            "proxy": self.proxy.settings.proxy_id,
-            "upstream": self.proxy.upstream,
-            "connection": self.proxy.connection(self.scope),
-            "exchange": self.id,
-            "time": self.time,
-            "method": self.scope["method"],
-            "path": path,
-            "query": redacted_query(self.scope["query_string"].decode("latin-1")),
-            "binding": binding_of(path, request.value),
-            "protocol": protocol_of(path, request.value, header(self.scope["headers"], b"a2a-version")),
-            "status": response.status,
-            "request_headers": recorded_headers(self.scope["headers"]),
-            "response_headers": recorded_headers(response.raw_headers),
-        }
+        found = envelope(
+            kind,
+            proxy=self.proxy.settings.proxy_id,
+            upstream=self.proxy.upstream,
+            connection=self.proxy.connection(self.scope),
+            exchange=self.id,
+            time=self.time,
+            method=self.scope["method"],
+            path=path,
+            query=redacted_query(self.scope["query_string"].decode("latin-1")),
+            binding=binding_of(path, request.value),
+            protocol=protocol_of(path, request.value, header(self.scope["headers"], b"a2a-version")),
+            status=response.status,
+            request_headers=recorded_headers(self.scope["headers"]),
+            response_headers=recorded_headers(response.raw_headers),
+        )
         self._add_body(found, "request", request)
         return found
 
@@ -521,8 +520,7 @@ class Stream:
     async def run(self) -> None:
         exchange, response = self.exchange, self.response
         proxy = exchange.proxy
-        opening = exchange.envelope("stream_open", response)
-        opening["kind"] = "stream-open"
+        opening = exchange.envelope("stream-open", response)
         if self.decoder is not None:
             opening["response_encoding"] = self.encoding
         proxy.metrics.requests.labels(opening["binding"]).inc()
@@ -543,15 +541,7 @@ class Stream:
         if self.splitter.oversized:
             self.exchange.proxy.metrics.lost("too-large", "an SSE event over --record-max-bytes or "
                                              "ARCHIVER_RECORD_LIMIT", self.splitter.oversized)  # fmt: skip
-        ending = {
-            "a2a_record": RECORD_VERSION,
-            "kind": "stream-end",
-            "exchange": self.exchange.id,
-            "time": timestamp(),
-            "events": self.events,
-            "status": self.response.status,
-            "end": self.end,
-        }
+        ending = stream_end(self.exchange.id, timestamp(), self.events, self.response.status, self.end)
         if self.unreadable:
             ending["response_unreadable"] = self.unreadable
         return ending

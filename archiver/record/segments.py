@@ -27,6 +27,17 @@ ENVELOPE = b": a2a-record "
 """What starts an envelope line of a stream segment: an SSE comment, so that SSE readers pass it by."""
 
 
+def envelope(kind: str, **fields) -> dict:
+    """A record's envelope (the spool contract, docs/record.md): the version and its kind, then `fields` in
+    the order given, which is their order in its JSON."""
+    return {"a2a_record": RECORD_VERSION, "kind": kind, **fields}
+
+
+def stream_end(exchange: str, at: str, events: int, status: int | None, end: str) -> dict:
+    """The envelope ending a stream: its `events` recorded, the response's `status`, and how it ended."""
+    return envelope("stream-end", exchange=exchange, time=at, events=events, status=status, end=end)
+
+
 def timestamp(at: float | None = None) -> str:
     """Now (or `at`, seconds since the epoch) in RFC 3339 UTC with microseconds: 2026-11-30T17:40:00.123456Z."""
     moment = datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
@@ -156,7 +167,7 @@ class SegmentWriter:
 
     def event(self, exchange: str, seq: int, at: float, lines: bytes) -> None:
         """One event of a stream, received whole by the proxy at `at` (seconds since the epoch)."""
-        head = {"a2a_record": RECORD_VERSION, "kind": "event", "exchange": exchange, "seq": seq, "time": timestamp(at)}
+        head = envelope("event", exchange=exchange, seq=seq, time=timestamp(at))
         self.events[exchange] = seq + 1
         self._append_to_stream(exchange, _envelope_line(head) + lines)
 
@@ -228,16 +239,8 @@ class SegmentWriter:
     def close(self, at: str | None = None) -> None:
         """End the streams still open (`proxy-shutdown`), then close every segment."""
         for exchange in list(self.streams):
-            opening = self.streams[exchange]
-            ending = {
-                "a2a_record": RECORD_VERSION,
-                "kind": "stream-end",
-                "exchange": exchange,
-                "time": at or timestamp(),
-                "events": self.events.get(exchange, 0),
-                "status": opening.get("status"),
-                "end": "proxy-shutdown",
-            }
+            status = self.streams[exchange].get("status")
+            ending = stream_end(exchange, at or timestamp(), self.events.get(exchange, 0), status, "proxy-shutdown")
             try:
                 self.stream_end(ending)
             except OSError:
