@@ -160,6 +160,7 @@ def arguments() -> argparse.Namespace:
         help="keep the scaled archives, and reuse kept ones newer than their source",
     )
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "RESULTS.md")
+    parser.add_argument("--label", default="", help="said in the run's heading in RESULTS.md (what was measured)")
     args = parser.parse_args()
     args.work = args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -228,8 +229,9 @@ def write(args: argparse.Namespace, table: Table) -> None:
     command = " ".join(["benchmarks/run", *sys.argv[1:]])
     text = "\n".join([f"`{command}` on {machine}", "", *table.markdown(), ""])
     print(text)
-    title = f"tasks {args.tasks:,}" + (
-        f", beside {args.baseline}, {time.strftime('%Y-%m-%d')}" if args.baseline else ""
+    title = ", ".join(
+        [f"tasks {args.tasks:,}", *([f"beside {args.baseline}"] if args.baseline else []), time.strftime("%Y-%m-%d")]
+        + ([args.label] if args.label else [])
     )
     args.results.write_text(_merge(args.results, title, text))
 
@@ -336,9 +338,9 @@ def jsonl_row(table: Table, corpus: Path, work: Path) -> None:
 
 
 def _merge(results: Path, title: str, text: str) -> str:
-    """RESULTS.md keeps one section per run title (corpus size, and baseline and day when measured beside
-    one), and this run replaces a section of its own title; sections that are not runs (the analysis of
-    what bounds the numbers) are kept as they are."""
+    """RESULTS.md keeps one section per run title (corpus size, baseline, day and label); a run of a title
+    already there re-measures its rows in that section (`_rows_merged`); sections that are not runs (the
+    analysis of what bounds the numbers) are kept as they are."""
     header = "# Benchmark results\n\nEach `## tasks N` section is one run of `benchmarks/run`.\n"
     runs: dict[str, str] = {}
     notes: list[str] = []
@@ -349,12 +351,31 @@ def _merge(results: Path, title: str, text: str) -> str:
                 runs[heading] = body.strip("\n")
             else:
                 notes.append(f"\n## {heading}\n{body.rstrip()}\n")
-    runs[title] = text.strip("\n")
+    runs[title] = _rows_merged(runs[title], text.strip("\n")) if title in runs else text.strip("\n")
 
     def order(heading: str) -> tuple[int, str]:
         return int(heading.split()[1].rstrip(",").replace(",", "")), heading
 
     return header + "".join(f"\n## {t}\n\n{runs[t]}\n" for t in sorted(runs, key=order)) + "".join(notes)
+
+
+def _rows_merged(old: str, new: str) -> str:
+    """A section re-measured in part (`--rows`, `--scales`): the new rows replace the old rows of the same
+    measure where they stand, rows new to the section follow, and the command lines of both runs are kept.
+    A table of other sides replaces the old one whole."""
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    old_table, new_table = ([line for line in lines if line.startswith("|")] for lines in (old_lines, new_lines))
+    if old_table[:2] != new_table[:2]:
+        return new
+
+    def measure(line: str) -> str:
+        return line.split(" | ")[0]
+
+    remeasured = {measure(line): line for line in new_table[2:]}
+    rows = [remeasured.pop(measure(line), line) for line in old_table[2:]] + list(remeasured.values())
+    prose = [line for line in old_lines if line and not line.startswith("|")]
+    prose += [line for line in new_lines if line and not line.startswith("|") and line not in prose]
+    return "\n".join([*prose, "", *new_table[:2], *rows])
 
 
 if __name__ == "__main__":

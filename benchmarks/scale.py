@@ -22,13 +22,16 @@ KEYS = ("result_key", "copy_id", "part_id")
 RENAMED = (*KEYS, "task_id", "context_id")
 
 
-def keyed_tables(con) -> dict[str, list[str]]:
-    """Every base table of the open archive whose rows belong to stored copies, with its columns in order."""
+def keyed_tables(con, catalog: str | None = None) -> dict[str, list[str]]:
+    """Every base table of the archive (the open one, or the attached `catalog`) whose rows belong to stored
+    copies, with its columns in order."""
     rows = con.execute(
         """SELECT c.table_name, c.column_name FROM information_schema.columns c
            JOIN information_schema.tables t USING (table_catalog, table_schema, table_name)
-           WHERE t.table_type = 'BASE TABLE' AND c.table_schema = 'main' AND c.table_catalog = current_database()
-           ORDER BY c.table_name, c.ordinal_position"""
+           WHERE t.table_type = 'BASE TABLE' AND c.table_schema = 'main'
+             AND c.table_catalog = coalesce(?, current_database())
+           ORDER BY c.table_name, c.ordinal_position""",
+        [catalog],
     ).fetchall()
     columns: dict[str, list[str]] = {}
     for table, column in rows:
@@ -76,7 +79,8 @@ def _replicate(con, copies: int, say) -> None:
 
 
 def _subset(source_db: Path, target_db: Path, keep: int, say):
-    """A new archive of the source's first `keep` results (by copy id) and what belongs to them."""
+    """A new archive of the source's first `keep` results (by result key, with all their copies) and what
+    belongs to them."""
     import duckdb
 
     from archiver.store.migrations import upgrade
@@ -84,16 +88,20 @@ def _subset(source_db: Path, target_db: Path, keep: int, say):
     con = duckdb.connect(str(target_db))
     con.execute("SET enable_progress_bar = false")
     upgrade(con)
-    made = {table for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE estimated_size > 0")}
+    made = {t for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE estimated_size > 0").fetchall()}
     # (the schema's own bookkeeping, written by the upgrade, is not copied)
     con.execute(f"ATTACH '{source_db}' AS src (READ_ONLY)")
-    con.execute(f"CREATE TEMP TABLE kept AS SELECT copy_id, result_key FROM src.results ORDER BY copy_id LIMIT {keep}")
+    con.execute(  # every copy of the results kept: "counted once" stays what it was for them
+        f"""CREATE TEMP TABLE kept AS SELECT copy_id, result_key FROM src.results WHERE result_key IN
+            (SELECT DISTINCT result_key FROM src.results ORDER BY result_key LIMIT {keep})"""
+    )
     con.execute(
         "CREATE TEMP TABLE kept_parts AS SELECT part_id FROM src.parts WHERE copy_id IN (SELECT copy_id FROM kept)"
     )
-    keyed = keyed_tables(con)
+    keyed = keyed_tables(con, "src")
     for table in ("results", *sorted(set(keyed) - {"results"})):
         started = time.perf_counter()
+        con.execute(f"CREATE TABLE IF NOT EXISTS {table} AS FROM src.{table} LIMIT 0")
         key = next(k for k in ("copy_id", "result_key", "part_id") if k in keyed[table])
         among = {"copy_id": "kept", "result_key": "kept", "part_id": "kept_parts"}[key]
         con.execute(f"DELETE FROM {table}")  # what the upgrade derived from no results
