@@ -146,7 +146,8 @@ def arguments() -> argparse.Namespace:
         "--rows",
         type=chosen_rows,
         default=ISSUE_40,
-        help=f"rows measured, comma-separated (default: issue 40's: {','.join(ISSUE_40)}); `all`: {','.join(EVERY)}",
+        help=f"rows measured, comma-separated, of: {', '.join(EVERY)}; or all (default: issue 40's rows, "
+        f"{', '.join(ISSUE_40)})",
     )
     parser.add_argument("--baseline", metavar="REV", help="a revision measured beside the working tree in this run")
     parser.add_argument("--sdk-copies", type=int, default=300, help="copies of the samples in the SDK-shaped corpus")
