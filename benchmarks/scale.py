@@ -3,7 +3,8 @@ archives `benchmarks/run` and `benchmarks/serve_load` ask their questions of.
 
 Generic over the schema: every base table whose rows belong to a stored copy (a column among `KEYS`) is
 scaled, whatever tables a revision adds (a kept index maintained by ingest included), and every key column
-among `RENAMED` is suffixed alike in all of them, so a replica is a result of its own everywhere.
+among `RENAMED` is renamed alike in all of them (text suffixed, integers shifted), so a replica is a result
+of its own everywhere.
 
     python -m benchmarks.scale SOURCE.duckdb TARGET.duckdb 100000000
 """
@@ -67,15 +68,38 @@ def scale_archive(source_db: Path, target_db: Path, claims_wanted: int, say=lamb
 
 
 def _replicate(con, copies: int, say) -> None:
-    """Every keyed table's rows `copies - 1` times more, replica k's keys suffixed `~k`: one INSERT ... SELECT
-    over range() a table, from a temporary copy of its rows as they were."""
-    for table, columns in keyed_tables(con).items():
+    """Every keyed table's rows `copies - 1` times more, replica k's keys renamed (`_renamed`): one INSERT ...
+    SELECT over range() a table, from a temporary copy of its rows as they were."""
+    keyed = keyed_tables(con)
+    renamed = _renamed(con, keyed)
+    for table, columns in keyed.items():
         started = time.perf_counter()
-        select = ", ".join(f"{c} || '~' || k AS {c}" if c in RENAMED else c for c in columns)
+        select = ", ".join(f"{renamed[c]} AS {c}" if c in renamed else c for c in columns)
         con.execute(f"CREATE TEMP TABLE base_{table} AS SELECT * FROM {table}")
         con.execute(f"INSERT INTO {table} SELECT {select} FROM base_{table}, range(1, {copies}) t(k)")
         con.execute(f"DROP TABLE base_{table}")
         say(f"{table} x{copies} {time.perf_counter() - started:,.1f} s")
+
+
+def _renamed(con, keyed: dict[str, list[str]]) -> dict[str, str]:
+    """For each column of `RENAMED`, its value in replica k, the same in every table: text suffixed `~k`, an
+    integer shifted by k times one more than its largest value in any table."""
+    types = dict(
+        con.execute(
+            "SELECT DISTINCT column_name, data_type FROM information_schema.columns "
+            "WHERE table_catalog = current_database() AND list_contains(?, column_name)",
+            [list(RENAMED)],
+        ).fetchall()
+    )
+    renamed = {}
+    for column, kind in types.items():
+        if kind in ("INTEGER", "BIGINT", "HUGEINT", "UINTEGER", "UBIGINT", "UHUGEINT"):
+            largest = [f"(SELECT max({column}) FROM {table})" for table, names in keyed.items() if column in names]
+            (span,) = con.execute(f"SELECT coalesce(greatest({', '.join(largest)}), 0) + 1").fetchone()
+            renamed[column] = f"{column} + k * {span}"
+        else:
+            renamed[column] = f"{column} || '~' || k"
+    return renamed
 
 
 def _subset(source_db: Path, target_db: Path, keep: int, say):

@@ -75,6 +75,25 @@ def test_scaled_down_the_kept_index_keeps_the_rows_of_the_results_kept(indexed, 
     assert (kept, apart) == (view, 0)
 
 
+def test_integer_keys_are_shifted_alike_in_every_table(tmp_path):
+    source = tmp_path / "integers.duckdb"
+    with duckdb.connect(str(source)) as con:
+        con.execute("CREATE TABLE results (result_key BIGINT, copy_id INTEGER, task_id VARCHAR)")
+        con.execute("INSERT INTO results VALUES (1, 10, 't1'), (7, 70, 't7')")
+        con.execute("CREATE TABLE claims (part_id BIGINT, copy_id INTEGER, value DOUBLE)")
+        con.execute("INSERT INTO claims VALUES (100, 10, 1.5), (101, 10, 2.5), (700, 70, 3.5)")
+        con.execute("CREATE TABLE findings (result_key BIGINT, rule VARCHAR)")
+        con.execute("INSERT INTO findings VALUES (7, 'uncited-result')")
+    target = tmp_path / "scaled.duckdb"
+    assert scale_archive(source, target, 9) == 9
+    with duckdb.connect(str(target), read_only=True) as con:
+        assert con.execute("SELECT count(DISTINCT copy_id), count(DISTINCT task_id) FROM results").fetchone() == (6, 6)
+        joined = "SELECT count(*) FROM claims JOIN results USING (copy_id)"
+        assert con.execute(joined).fetchone()[0] == 9
+        found = "SELECT task_id FROM findings JOIN results USING (result_key) ORDER BY 1"
+        assert [r[0] for r in con.execute(found).fetchall()] == ["t7", "t7~1", "t7~2"]
+
+
 def test_a_command_past_its_time_is_stopped_with_its_children(tmp_path):
     pid_file = tmp_path / "child.pid"
     code = (
