@@ -69,10 +69,7 @@ def scale_archive(source_db: Path, target_db: Path, claims_wanted: int, say=lamb
 
 def _replicate(con, copies: int, say) -> None:
     """Every keyed table's rows `copies - 1` times more, replica k's keys renamed (`_renamed`): one INSERT ...
-    SELECT over range() a table, from a temporary copy of its rows as they were. Rows are written by every
-    thread, not in the order they were made (twice as fast on two cores): a replica's rows keep their order
-    within each thread's share of it."""
-    con.execute("SET preserve_insertion_order = false")
+    SELECT over range() a table, from a temporary copy of its rows as they were."""
     keyed = keyed_tables(con)
     renamed = _renamed(con, keyed)
     for table, columns in keyed.items():
