@@ -362,7 +362,8 @@ def _merge(results: Path, title: str, text: str) -> str:
 
 def _rows_merged(old: str, new: str) -> str:
     """A section re-measured in part (`--rows`, `--scales`): the new rows replace the old rows of the same
-    measure where they stand, rows new to the section follow, and the command lines of both runs are kept.
+    measure where they stand, rows new to the section follow, the command lines of both runs are kept above
+    the table and any note below it stays there.
     A table of other sides replaces the old one whole."""
     old_lines, new_lines = old.splitlines(), new.splitlines()
     old_table, new_table = ([line for line in lines if line.startswith("|")] for lines in (old_lines, new_lines))
@@ -374,9 +375,11 @@ def _rows_merged(old: str, new: str) -> str:
 
     remeasured = {measure(line): line for line in new_table[2:]}
     rows = [remeasured.pop(measure(line), line) for line in old_table[2:]] + list(remeasured.values())
-    prose = [line for line in old_lines if line and not line.startswith("|")]
-    prose += [line for line in new_lines if line and not line.startswith("|") and line not in prose]
-    return "\n".join([*prose, "", *new_table[:2], *rows])
+    first = old_lines.index(old_table[0])
+    commands = [line for line in old_lines[:first] if line]
+    commands += [line for line in new_lines if line and not line.startswith("|") and line not in commands]
+    after = old_lines[first + len(old_table) :]  # what was written below the table stays below it
+    return "\n\n".join(commands) + "\n\n" + "\n".join([*new_table[:2], *rows, *after])
 
 
 if __name__ == "__main__":

@@ -146,7 +146,8 @@ def section(command: str, rows: list[tuple[str, str]]) -> str:
 def test_a_rerun_of_some_rows_replaces_them_in_their_section(tmp_path):
     results = tmp_path / "RESULTS.md"
     first = section("benchmarks/run", [("count (10.0M claims)", "29 s"), ("audit (10.0M claims)", "> 600 s")])
-    results.write_text(_merge(results, "tasks 20,000, 2026-12-06", first) + "\n## What bounds it\n\nprose\n")
+    note = "\n\nMeasured under load.\n"
+    results.write_text(_merge(results, "tasks 20,000, 2026-12-06", first + note) + "\n## What bounds it\n\nprose\n")
     again = section(
         "benchmarks/run --rows audit", [("audit (10.0M claims)", "12 s"), ("audit (100.0M claims)", "99 s")]
     )
@@ -159,6 +160,7 @@ def test_a_rerun_of_some_rows_replaces_them_in_their_section(tmp_path):
         "| audit (10.0M claims) | 12 s | t |",
         "| audit (100.0M claims) | 99 s | t |",
     ]
+    assert "| audit (100.0M claims) | 99 s | t |\n\nMeasured under load.\n" in body
     assert merged.endswith("## What bounds it\n\nprose\n")
     other_day = _merge(results, "tasks 20,000, 2026-12-07", again)
     assert "| audit (10.0M claims) | > 600 s | t |" in other_day
