@@ -1,12 +1,14 @@
 """What every benchmark shares: the repository's root, a generated corpus by its size and seed, one command
-timed (wall seconds, the peak memory of its process tree, its output), and the side measured (`Side`: this
-working tree, or a baseline revision installed in a virtual environment of its own)."""
+timed (wall seconds, the peak memory of its process tree, its output; killed past a `Bound`), and the side
+measured (`Side`: this working tree, or a baseline revision installed in a virtual environment of its own)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -58,12 +60,29 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def timed(command: list[str], sample_memory: bool = False, cwd: Path = ROOT) -> tuple[float, int, str]:
-    """Wall seconds, peak tree RSS (when sampled) and stdout of one command."""
+@dataclass(frozen=True)
+class Bound:
+    """How long and how large one measured command may grow before it is stopped."""
+
+    seconds: float = 600.0
+    rss: int = 16 * 2**30
+
+
+class BoundExceededError(Exception):
+    """A command stopped for passing its `Bound`; the message is the table's cell ("> 600 s, killed")."""
+
+
+def timed(
+    command: list[str], sample_memory: bool = False, cwd: Path = ROOT, bound: Bound | None = None
+) -> tuple[float, int, str]:
+    """Wall seconds, peak tree RSS (when sampled) and stdout of one command. With a `bound`, the memory is
+    always sampled and a command that passes either limit is killed with its process group: `BoundExceededError`."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, start_new_session=bound is not None
+    )
     peak = 0
-    if sample_memory:
+    if sample_memory or bound:
         chunks: dict[str, bytes] = {}
         readers = [
             threading.Thread(target=lambda name=name: chunks.__setitem__(name, getattr(process, name).read()))
@@ -77,7 +96,9 @@ def timed(command: list[str], sample_memory: bool = False, cwd: Path = ROOT) -> 
                 process.wait(timeout=0.25)
                 break
             except subprocess.TimeoutExpired:
-                pass
+                if bound and (why := _past(bound, time.perf_counter() - start, peak)):
+                    _kill(process, readers)
+                    raise BoundExceededError(why) from None
         for reader in readers:
             reader.join()
         stdout, stderr = chunks["stdout"], chunks["stderr"]
@@ -87,6 +108,22 @@ def timed(command: list[str], sample_memory: bool = False, cwd: Path = ROOT) -> 
     if process.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(command)} failed: {stderr.decode()[-2000:]}")
     return elapsed, peak, stdout.decode()
+
+
+def _past(bound: Bound, seconds: float, peak: int) -> str:
+    if seconds > bound.seconds:
+        return f"> {bound.seconds:,.0f} s, killed ({peak / 2**20:,.0f} MiB peak)"
+    if peak > bound.rss:
+        return f"> {bound.rss / 2**30:,.0f} GiB RSS after {seconds:,.0f} s, killed"
+    return ""
+
+
+def _kill(process: subprocess.Popen, readers: list[threading.Thread]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    for reader in readers:
+        reader.join()
 
 
 @dataclass(frozen=True)
@@ -100,8 +137,8 @@ class Side:
     def command(self, *args: str) -> list[str]:
         return [self.python, "-m", "archiver", *args]
 
-    def run(self, *args: str, sample_memory: bool = False) -> tuple[float, int, str]:
-        return timed(self.command(*args), sample_memory, cwd=self.cwd)
+    def run(self, *args: str, sample_memory: bool = False, bound: Bound | None = None) -> tuple[float, int, str]:
+        return timed(self.command(*args), sample_memory, cwd=self.cwd, bound=bound)
 
 
 HERE = Side("archiver", sys.executable, ROOT)

@@ -27,11 +27,10 @@ from pathlib import Path
 
 import orjson
 
-from . import sdk_shaped
-from .common import HERE, ROOT, Side, baseline, corpus_for, fresh, ingest_time, timed
-from .generate import MEDIA_TYPE, RARE_COLUMN
-
-ARCHIVER = [sys.executable, "-m", "archiver"]
+from . import questions, sdk_shaped
+from .common import HERE, ROOT, Bound, Side, baseline, corpus_for, fresh, ingest_time, timed
+from .generate import MEDIA_TYPE
+from .scale import scale_archive
 
 
 def payloads(corpus: Path) -> list[bytes]:
@@ -67,60 +66,6 @@ def parse_floor(texts: list[bytes], repeat: int = 3) -> float:
     return statistics.median(times)
 
 
-def scale_archive(source_db: Path, target_db: Path, claims_wanted: int) -> int:
-    """An archive with about `claims_wanted` claims: when the source holds more, a new archive of whole
-    results taken from it (with their records and sources, as an ingest of fewer files would store them;
-    deleting from a copy would leave the dropped rows in its row groups for every scan to pass over);
-    when it holds fewer, a copy with its results replicated under fresh ids."""
-    import duckdb
-
-    from archiver.store.migrations import upgrade
-
-    target_db.unlink(missing_ok=True)
-    with duckdb.connect(str(source_db), read_only=True) as source:
-        have = source.execute("SELECT count(*) FROM claims").fetchone()[0]
-        keep = round(source.execute("SELECT count(*) FROM results").fetchone()[0] * claims_wanted / have)
-    derived = ("parts", "citations", "claims")
-    if have > claims_wanted:
-        con = duckdb.connect(str(target_db))
-        con.execute("SET enable_progress_bar = false")
-        upgrade(con)
-        con.execute(f"ATTACH '{source_db}' AS src (READ_ONLY)")
-        con.execute(f"CREATE TEMP TABLE kept AS SELECT copy_id FROM src.results ORDER BY copy_id LIMIT {keep}")
-        for table in ("results", *derived):
-            con.execute(f"INSERT INTO {table} SELECT * FROM src.{table} WHERE copy_id IN (SELECT copy_id FROM kept)")
-        con.execute("""INSERT INTO records SELECT * FROM src.records
-                       WHERE record_id IN (SELECT unnest(record_ids) FROM results) OR status = 'quarantined'""")
-        con.execute("INSERT INTO sources SELECT * FROM src.sources WHERE path IN (SELECT source_path FROM records)")
-        for table in ("agent_cards", "rpc_errors"):
-            con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
-        con.execute("DETACH src")
-    else:
-        shutil.copy(source_db, target_db)
-        con = duckdb.connect(str(target_db))
-        con.execute("SET enable_progress_bar = false")
-        copies = -(-claims_wanted // have)
-        keyed = {
-            "results": ("copy_id", "result_key", "task_id", "context_id"),
-            **dict.fromkeys(derived, ("part_id", "copy_id", "result_key")),
-        }
-        for table, keys in keyed.items():
-            columns = [
-                r[0]
-                for r in con.execute(
-                    "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-                    [table],
-                ).fetchall()
-            ]
-            select = ", ".join(f"{c} || '~' || k AS {c}" if c in keys else c for c in columns)
-            con.execute(f"CREATE TEMP TABLE base_{table} AS SELECT * FROM {table}")
-            con.execute(f"INSERT INTO {table} SELECT {select} FROM base_{table}, range(1, {copies}) t(k)")
-    con.execute("CHECKPOINT")
-    total = con.execute("SELECT count(*) FROM claims").fetchone()[0]
-    con.close()
-    return total
-
-
 def read_json_baseline(corpus: Path) -> tuple[float, int]:
     """Citation Parts found by DuckDB's own read_json over the JSON Lines files, and the seconds it took."""
     import duckdb
@@ -151,48 +96,13 @@ def scaled(side: Side, source_db: Path, target_db: Path, claims: int) -> int:
         return scale_archive(source_db, target_db, claims)
     code = (
         f"import sys; sys.path.append({str(ROOT)!r}); from pathlib import Path; "
-        f"from benchmarks.run import scale_archive; "
+        f"from benchmarks.scale import scale_archive; "
         f"print(scale_archive(Path({str(source_db)!r}), Path({str(target_db)!r}), {claims}))"
     )
     done = subprocess.run([side.python, "-c", code], cwd=side.cwd, capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"scaling with {side.name} failed: {done.stderr[-2000:]}")
     return int(done.stdout.split()[-1])
-
-
-def interleaved(commands: dict[Side, list[str]], runs: int) -> dict[Side, tuple[float, int, str]]:
-    """Each side's median wall time, peak memory and answer for one question, the sides taking turns."""
-    first = {side: side.run(*args, sample_memory=True) for side, args in commands.items()}
-    times = {side: [seconds] for side, (seconds, _, _) in first.items()}
-    for _ in range(runs - 1):
-        for side, args in commands.items():
-            times[side].append(side.run(*args)[0])
-    return {side: (statistics.median(times[side]), first[side][1], first[side][2]) for side in commands}
-
-
-def described(seconds: float, peak: int, out: str) -> str:
-    return (
-        f"{seconds:.2f} s ({len(out.splitlines()):,} lines, {len(out.encode()) / 1e6:,.1f} MB out, "
-        f"{peak / 2**20:,.0f} MiB peak)"
-    )
-
-
-def copy_reference(db: Path, column: str, out: Path, runs: int) -> float:
-    """Seconds for DuckDB alone, in a process of its own, to write the rows of `query claims --column`
-    as JSON Lines: the query's own SQL in one `COPY ... TO` statement."""
-    from archiver.query.lineage import claims
-    from archiver.query.selection import Selection
-
-    query = claims(Selection.of(column=[column]))
-    code = (
-        "import duckdb, json, sys; con = duckdb.connect(sys.argv[1], read_only=True); "
-        "con.execute('SET enable_progress_bar = false'); "
-        "con.execute('COPY (' + sys.argv[2] + ') TO ' + repr(sys.argv[3]) + ' (FORMAT json)', json.loads(sys.argv[4]))"
-    )
-    command = [sys.executable, "-c", code, str(db), query.sql, str(out), json.dumps(query.params)]
-    seconds = statistics.median(timed(command)[0] for _ in range(runs))
-    out.unlink(missing_ok=True)
-    return seconds
 
 
 class Table:
@@ -212,29 +122,124 @@ class Table:
         return lines + [f"| {m} | {' | '.join(values)} | {r} |" for m, values, r in self.rows]
 
 
-def speed_up(times: dict[Side, float]) -> str:
-    """How many times faster this tree is than each baseline."""
-    return ", ".join(f"{times[side] / times[HERE]:.1f}x faster than {side.name}" for side in times if side is not HERE)
+CORPUS_ROWS = ("ingest", "sdk", "small-files", "jsonl", "help")
+ISSUE_40 = ("ingest", *questions.ROWS, "help")
+EVERY = (*CORPUS_ROWS, *questions.ROWS, *questions.MORE)
 
 
-def main() -> None:
+def chosen_rows(text: str) -> tuple[str, ...]:
+    """`--rows`: names from `EVERY`, comma-separated; `all` for every one."""
+    names = EVERY if text == "all" else tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in EVERY]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown rows {', '.join(unknown)}; rows: {', '.join(EVERY)}, all")
+    return names
+
+
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="archiver benchmarks")
     parser.add_argument("--tasks", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "corpus")
-    parser.add_argument("--scales", default="1000000,10000000", help="claims in the scaled query archives")
+    parser.add_argument("--scales", default="10000000,100000000", help="claims in the scaled query archives")
+    parser.add_argument(
+        "--rows",
+        type=chosen_rows,
+        default=ISSUE_40,
+        help=f"rows measured, comma-separated, of: {', '.join(EVERY)}; or all (default: issue 40's rows, "
+        f"{', '.join(ISSUE_40)})",
+    )
     parser.add_argument("--baseline", metavar="REV", help="a revision measured beside the working tree in this run")
     parser.add_argument("--sdk-copies", type=int, default=300, help="copies of the samples in the SDK-shaped corpus")
     parser.add_argument("--small-files", type=int, default=10000, help="one-record files in the small-files row")
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (the median is quoted)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds a question may take before it is killed")
+    parser.add_argument("--max-rss", type=float, default=16.0, help="GiB a question may hold before it is killed")
+    parser.add_argument(
+        "--keep-scaled",
+        action="store_true",
+        help="keep the scaled archives, and reuse kept ones newer than their source",
+    )
     parser.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "RESULTS.md")
+    parser.add_argument("--label", default="", help="said in the run's heading in RESULTS.md (what was measured)")
     args = parser.parse_args()
     args.work = args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
+    return args
+
+
+def main() -> None:
+    args = arguments()
     sides = [HERE] + ([baseline(args.baseline, args.work)] if args.baseline else [])
     table = Table(sides)
-
     corpus, truth = corpus_for(args.tasks, args.seed, args.work)
+    dbs = {side: args.work / f"bench-{args.tasks}-{side.name}.duckdb" for side in sides}
+    if "ingest" in args.rows:
+        ingest_rows(table, sides, corpus, truth, dbs, args.runs)
+    for side, db in dbs.items():  # the source of the scaled archives, ingested once when not measured
+        if not db.exists():
+            side.run("ingest", str(corpus), "--db", str(db), "--json")
+    if "sdk" in args.rows:
+        sdk_row(table, sides, args.work, args.sdk_copies, args.runs)
+    if "small-files" in args.rows:
+        small_files_row(table, sides, corpus, args.work, args.small_files, args.runs)
+    if "jsonl" in args.rows:
+        jsonl_row(table, corpus, args.work)
+    help_s = {side: statistics.median(side.run("--help")[0] for _ in range(5)) for side in sides}
+    scaled_rows(table, args, dbs, help_s)
+    if "help" in args.rows:
+        bare_s = statistics.median(timed([sys.executable, "-c", "pass"])[0] for _ in range(5))
+        table.add(
+            "archiver --help cold start",
+            {s: f"{t:.2f} s" for s, t in help_s.items()},
+            f"bare python {bare_s:.2f} s; target < 0.3 s",
+        )
+    write(args, table)
+
+
+def scaled_rows(table: Table, args: argparse.Namespace, dbs: dict[Side, Path], help_s: dict[Side, float]) -> None:
+    """The questions of `--rows` at each of `--scales`, on archives scaled from each side's ingested one."""
+    asked = [name for name in args.rows if name in questions.ASK]
+    about = questions.chosen(dbs[HERE]) if asked else None
+    bound = Bound(args.timeout, int(args.max_rss * 2**30))
+    for wanted in [int(x) for x in args.scales.split(",") if x] if asked else []:
+        scaled_dbs = {side: args.work / f"bench-{args.tasks}-{side.name}-{wanted}.duckdb" for side in dbs}
+        claims = {side: kept_or_scaled(side, dbs[side], scaled_dbs[side], wanted, args.keep_scaled) for side in dbs}
+        for side, db in scaled_dbs.items():  # a warm file cache for every timed run
+            side.run("sql", "SELECT count(*) FROM claims", "--db", str(db))
+        scale = questions.Scaled(scaled_dbs, claims[HERE], help_s, about, bound, args.runs, args.work)
+        for name in asked:
+            questions.ASK[name](scale, table)
+        if not args.keep_scaled:
+            for path in scaled_dbs.values():
+                fresh(path).unlink(missing_ok=True)
+
+
+def kept_or_scaled(side: Side, source_db: Path, target_db: Path, claims: int, keep: bool) -> int:
+    """The scaled archive's claims: a kept one reused when newer than its source, else scaled anew."""
+    if keep and target_db.exists() and target_db.stat().st_mtime > source_db.stat().st_mtime:
+        return int(side.run("sql", "SELECT count(*) AS n FROM claims", "--db", str(target_db), "--csv")[2].split()[-1])
+    return scaled(side, source_db, target_db, claims)
+
+
+def write(args: argparse.Namespace, table: Table) -> None:
+    machine = (
+        f"{os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
+    )
+    command = " ".join(["benchmarks/run", *sys.argv[1:]])
+    text = "\n".join([f"`{command}` on {machine}", "", *table.markdown(), ""])
+    print(text)
+    title = ", ".join(
+        [f"tasks {args.tasks:,}", *([f"beside {args.baseline}"] if args.baseline else []), time.strftime("%Y-%m-%d")]
+        + ([args.label] if args.label else [])
+    )
+    args.results.write_text(_merge(args.results, title, text))
+
+
+def ingest_rows(table: Table, sides: list[Side], corpus: Path, truth: dict, dbs: dict[Side, Path], runs: int) -> None:
+    """Ingest against the parse floor and (with a baseline) against the baseline, medians of `runs` fresh
+    ingests, the sides taking turns; peak RSS of the first; re-ingest of the unchanged corpus."""
     size = truth["bytes"]
     texts = payloads(corpus)
     floor = parse_floor(texts)
@@ -242,50 +247,60 @@ def main() -> None:
         "corpus",
         f"{size / 1e6:,.0f} MB, {len(texts):,} records, {truth['tasks']:,} results, {truth['claims']:,} claims",
     )
-    dbs = {side: args.work / f"bench-{args.tasks}-{side.name}.duckdb" for side in sides}
-    ingested = {
-        side: side.run("ingest", str(corpus), "--db", str(fresh(dbs[side])), "--json", sample_memory=True)
-        for side in sides
-    }
-    for side, (_, _, out) in ingested.items():
-        summary = json.loads(out)
-        assert (summary["citations"], summary["claims"]) == (truth["citations"], truth["claims"]), (side, summary)
-    seconds = {side: ingested[side][0] for side in sides}
+    times: dict[Side, list[float]] = {side: [] for side in sides}
+    peaks: dict[Side, int] = {}
+    for turn in range(runs):
+        for side in sides:
+            seconds, peak, out = side.run(
+                "ingest", str(corpus), "--db", str(fresh(dbs[side])), "--json", sample_memory=turn == 0
+            )
+            summary = json.loads(out)
+            assert (summary["citations"], summary["claims"]) == (truth["citations"], truth["claims"]), (side, summary)
+            times[side].append(seconds)
+            peaks.setdefault(side, peak)
+    seconds = {side: statistics.median(t) for side, t in times.items()}
     table.add(
         "ingest wall time",
         {s: f"{t:,.1f} s" for s, t in seconds.items()},
         f"parse floor {floor:,.2f} s (orjson, one process)",
     )
+    for side in sides[1:]:
+        table.add(
+            f"ingest / baseline {side.name}",
+            f"{seconds[HERE] / seconds[side]:,.2f}x"
+            + (", met" if seconds[HERE] <= 1.15 * seconds[side] else ", missed"),
+            f"target <= 1.15x (issue 40, the 2 GB benchmark: --tasks 1800000); medians of {runs}",
+        )
     table.add(
         "ingest throughput",
         {s: f"{size / 1e6 / t:,.1f} MB/s, {len(texts) / t:,.0f} records/s" for s, t in seconds.items()},
         f"floor {size / 1e6 / floor:,.0f} MB/s, {len(texts) / floor:,.0f} records/s",
     )
     table.add("ingest / parse floor", {s: f"{t / floor:,.1f}x" for s, t in seconds.items()}, "target <= 12x")
-    table.add(
-        "ingest peak RSS (process tree)", {s: f"{ingested[s][1] / 2**20:,.0f} MiB" for s in sides}, "target < 1024 MiB"
-    )
+    table.add("ingest peak RSS (process tree)", {s: f"{peaks[s] / 2**20:,.0f} MiB" for s in sides}, "target < 1024 MiB")
     reingest = {side: side.run("ingest", str(corpus), "--db", str(dbs[side]), "--json")[0] for side in sides}
     table.add(
         "re-ingest, unchanged corpus",
         {s: f"{t:,.2f} s = {100 * t / seconds[s]:.1f}% of ingest" for s, t in reingest.items()},
-        "target < 5%",
+        "target < 2%",
     )
 
-    sdk = args.work / f"sdk-{args.sdk_copies}"
+
+def sdk_row(table: Table, sides: list[Side], work: Path, copies: int, runs: int) -> None:
+    sdk = work / f"sdk-{copies}"
     if not (sdk / "truth.json").exists():
         shutil.rmtree(sdk, ignore_errors=True)
-        sdk_shaped.generate(sdk, args.sdk_copies)
+        sdk_shaped.generate(sdk, copies)
     sdk_texts = payloads(sdk)
     sdk_floor = parse_floor(sdk_texts)
     sdk_truth = json.loads((sdk / "truth.json").read_text())
     table.add(
         "SDK-shaped corpus",
-        f"{args.sdk_copies:,} copies of the samples' text transcripts: {sdk_truth['files']:,} files, "
+        f"{copies:,} copies of the samples' text transcripts: {sdk_truth['files']:,} files, "
         f"{sdk_truth['bytes'] / 1e6:,.0f} MB, {len(sdk_texts):,} records",
     )
-    sdk_db = args.work / "bench-sdk.duckdb"
-    sdk_seconds = {side: ingest_time(side, [sdk], sdk_db, args.runs) for side in sides}
+    sdk_db = work / "bench-sdk.duckdb"
+    sdk_seconds = {side: ingest_time(side, [sdk], sdk_db, runs) for side in sides}
     fresh(sdk_db).unlink(missing_ok=True)
     table.add(
         "SDK-shaped ingest / parse floor",
@@ -293,21 +308,25 @@ def main() -> None:
         f"target <= 8x (parse floor {sdk_floor:,.3f} s)",
     )
 
+
+def small_files_row(table: Table, sides: list[Side], corpus: Path, work: Path, files: int, runs: int) -> None:
     from . import small_files
 
-    many, one = small_files.split(corpus, args.work / f"small-{args.tasks}-{args.small_files}", args.small_files)
-    small_db = args.work / "bench-small.duckdb"
-    small = {side: small_files.measure(side, many, one, small_db, args.runs) for side in sides}
+    many, one = small_files.split(corpus, work / f"small-{corpus.name}-{files}", files)
+    small_db = work / "bench-small.duckdb"
+    small = {side: small_files.measure(side, many, one, small_db, runs) for side in sides}
     fresh(small_db).unlink(missing_ok=True)
     table.add(
-        f"{args.small_files:,} one-record files / the same records in one file",
+        f"{files:,} one-record files / the same records in one file",
         {s: f"{a / b:,.1f}x ({a:,.1f} s / {b:,.2f} s)" for s, (a, b) in small.items()},
         "target <= 2x",
     )
 
+
+def jsonl_row(table: Table, corpus: Path, work: Path) -> None:
     jsonl_files = sorted(str(p) for p in corpus.rglob("*.jsonl"))
     baseline_s, baseline_found = read_json_baseline(corpus)
-    jsonl_db = fresh(args.work / f"bench-{args.tasks}-jsonl.duckdb")
+    jsonl_db = fresh(work / f"bench-{corpus.name}-jsonl.duckdb")
     jsonl_s = timed([*HERE.command("ingest", *jsonl_files, "--db", str(jsonl_db), "--json")])[0]
     count = "SELECT count(*) AS n FROM citations WHERE NOT inferred"
     typed = json.loads(HERE.run("sql", count, "--db", str(jsonl_db), "--format", "json")[2])[0]["n"]
@@ -318,71 +337,11 @@ def main() -> None:
         f"DuckDB read_json by hand {baseline_s:,.2f} s, {baseline_found:,} citations (no claims, copies, raw)",
     )
 
-    help_s = {side: statistics.median(side.run("--help")[0] for _ in range(5)) for side in sides}
-    busiest = "SELECT source_column, study FROM citations GROUP BY ALL ORDER BY count(*) DESC LIMIT 1"
-    index = json.loads(HERE.run("sql", busiest, "--db", str(dbs[HERE]), "--format", "json")[2])[0]
-    for wanted in [int(x) for x in args.scales.split(",") if x]:
-        scaled_dbs = {side: args.work / f"bench-{args.tasks}-{side.name}-{wanted}.duckdb" for side in sides}
-        claims = {side: scaled(side, dbs[side], scaled_dbs[side], wanted) for side in sides}
-        label = f"{claims[HERE] / 1e6:,.1f}M claims"
-        for side in sides:  # a warm file cache for every timed run
-            side.run("sql", "SELECT count(*) FROM claims", "--db", str(scaled_dbs[side]))
-
-        def asked(*question: str, dbs: dict[Side, Path] = scaled_dbs) -> dict[Side, tuple[float, int, str]]:
-            return interleaved({side: [*question, "--db", str(dbs[side])] for side in sides}, args.runs)
-
-        column = asked("query", "claims", "--column", index["source_column"], "--format", "jsonl")
-        copy_s = copy_reference(scaled_dbs[HERE], index["source_column"], args.work / "copy.jsonl", args.runs)
-        table.add(f"query claims --column, busiest ({label})", {s: described(*v) for s, v in column.items()})
-        table.add(
-            f"query claims --column, busiest / DuckDB writing the same rows ({label})",
-            f"{column[HERE][0] / copy_s:,.1f}x",
-            f"DuckDB `COPY (the query) TO` JSON Lines {copy_s:.2f} s, process start included; target <= 2x",
-        )
-        rare = asked("query", "claims", "--column", RARE_COLUMN, "--format", "jsonl")
-        table.add(f"query claims --column, 0.1% of claims ({label})", {s: described(*v) for s, v in rare.items()})
-        table.add(
-            f"query claims --column, 0.1% of claims / archiver --help ({label})",
-            {s: f"{rare[s][0] / help_s[s]:,.1f}x" for s in sides},
-            "target <= 5x",
-        )
-        for name, question in (
-            ("query impact --study", ("query", "impact", "--study", index["study"], "--format", "json")),
-            ("audit", ("audit", "--format", "json", "--fail-on", "never")),
-            ("count(*) FROM claim_citations", ("sql", "SELECT count(*) FROM claim_citations", "--format", "json")),
-        ):
-            answered = asked(*question)
-            table.add(
-                f"{name} ({label})",
-                {s: described(*v) for s, v in answered.items()},
-                speed_up({s: v[0] for s, v in answered.items()}) or "target < 1 s",
-            )
-        for path in scaled_dbs.values():
-            fresh(path).unlink(missing_ok=True)
-    bare_s = statistics.median(timed([sys.executable, "-c", "pass"])[0] for _ in range(5))
-    table.add(
-        "archiver --help cold start",
-        {s: f"{t:.2f} s" for s, t in help_s.items()},
-        f"bare python {bare_s:.2f} s; target < 0.3 s",
-    )
-
-    machine = (
-        f"{os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
-        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
-    )
-    command = " ".join(["benchmarks/run", *sys.argv[1:]])
-    text = "\n".join([f"`{command}` on {machine}", "", *table.markdown(), ""])
-    print(text)
-    title = f"tasks {args.tasks:,}" + (
-        f", beside {args.baseline}, {time.strftime('%Y-%m-%d')}" if args.baseline else ""
-    )
-    args.results.write_text(_merge(args.results, title, text))
-
 
 def _merge(results: Path, title: str, text: str) -> str:
-    """RESULTS.md keeps one section per run title (corpus size, and baseline and day when measured beside
-    one), and this run replaces a section of its own title; sections that are not runs (the analysis of
-    what bounds the numbers) are kept as they are."""
+    """RESULTS.md keeps one section per run title (corpus size, baseline, day and label); a run of a title
+    already there re-measures its rows in that section (`_rows_merged`); sections that are not runs (the
+    analysis of what bounds the numbers) are kept as they are."""
     header = "# Benchmark results\n\nEach `## tasks N` section is one run of `benchmarks/run`.\n"
     runs: dict[str, str] = {}
     notes: list[str] = []
@@ -393,12 +352,34 @@ def _merge(results: Path, title: str, text: str) -> str:
                 runs[heading] = body.strip("\n")
             else:
                 notes.append(f"\n## {heading}\n{body.rstrip()}\n")
-    runs[title] = text.strip("\n")
+    runs[title] = _rows_merged(runs[title], text.strip("\n")) if title in runs else text.strip("\n")
 
     def order(heading: str) -> tuple[int, str]:
         return int(heading.split()[1].rstrip(",").replace(",", "")), heading
 
     return header + "".join(f"\n## {t}\n\n{runs[t]}\n" for t in sorted(runs, key=order)) + "".join(notes)
+
+
+def _rows_merged(old: str, new: str) -> str:
+    """A section re-measured in part (`--rows`, `--scales`): the new rows replace the old rows of the same
+    measure where they stand, rows new to the section follow, the command lines of both runs are kept above
+    the table and any note below it stays there.
+    A table of other sides replaces the old one whole."""
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    old_table, new_table = ([line for line in lines if line.startswith("|")] for lines in (old_lines, new_lines))
+    if old_table[:2] != new_table[:2]:
+        return new
+
+    def measure(line: str) -> str:
+        return line.split(" | ")[0]
+
+    remeasured = {measure(line): line for line in new_table[2:]}
+    rows = [remeasured.pop(measure(line), line) for line in old_table[2:]] + list(remeasured.values())
+    first = old_lines.index(old_table[0])
+    commands = [line for line in old_lines[:first] if line]
+    commands += [line for line in new_lines if line and not line.startswith("|") and line not in commands]
+    after = old_lines[first + len(old_table) :]  # what was written below the table stays below it
+    return "\n\n".join(commands) + "\n\n" + "\n".join([*new_table[:2], *rows, *after])
 
 
 if __name__ == "__main__":

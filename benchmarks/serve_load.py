@@ -32,7 +32,8 @@ from urllib.parse import quote, urlencode
 
 import duckdb
 
-from .run import ARCHIVER, ROOT, corpus_for, scale_archive
+from .common import HERE, ROOT, Bound, Side, corpus_for
+from .scale import scale_archive
 
 KINDS = (
     "overview",
@@ -59,7 +60,7 @@ def archive_for(claims: int, work: Path) -> Path:
     corpus, _ = corpus_for(20000, 7, work)
     db = work / "bench-20000.duckdb"
     if not db.exists():
-        subprocess.run([*ARCHIVER, "ingest", str(corpus), "--db", str(db), "--json"], check=True, capture_output=True)
+        subprocess.run(HERE.command("ingest", str(corpus), "--db", str(db), "--json"), check=True, capture_output=True)
     scale_archive(db, target, claims)
     return target
 
@@ -157,11 +158,74 @@ def first_answers(port: int, urls: dict[str, list[str]], seconds: float, clients
     return out
 
 
+def pages(column: str, study: str) -> dict[str, str]:
+    """The fixed pages of issue 40's serve row, about the busiest column and its study."""
+    return {
+        "overview": "/",
+        "search by column": f"/search?{urlencode({'column': column})}",
+        "column page": f"/column/{quote(column, safe='')}",
+        "audit": "/audit",
+        "conflicts": f"/download/conflicts.json?{urlencode({'column': column})}",
+        "study page": f"/study/{quote(study, safe='')}",
+    }
+
+
+def after_start(side: Side, db: Path, addresses: dict[str, str], bound: Bound) -> tuple[float | str, dict]:
+    """`archiver serve` of `side` started on `db`: the seconds to its first answer (the overview, process
+    start included), then each page asked once in turn, its first answer's seconds (the overview's is the
+    request of that first answer). A wait past `bound.seconds` ends the start: its cell says so, the pages
+    not yet asked are left out."""
+    port = free_port()
+    server = subprocess.Popen(
+        side.command("serve", "--db", str(db), "--port", str(port)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=side.cwd,
+        env={**os.environ, "ARCHIVER_TOKEN": ""},
+    )
+    started = time.perf_counter()
+    first: float | str = f"> {bound.seconds:,.0f} s, no answer"
+    answered: dict[str, float | str] = {}
+    try:
+        connection = _connected(port, started + bound.seconds, server)
+        for kind, path in addresses.items() if connection else ():
+            asked = time.perf_counter()
+            wait = max(1.0, started + bound.seconds - asked) if kind == "overview" else bound.seconds
+            connection.sock.settimeout(wait)
+            try:
+                status = get(connection, path)
+            except TimeoutError:
+                answered[kind] = f"> {wait:,.0f} s, stopped"
+                break
+            if status != 200:
+                raise RuntimeError(f"{side.name} serve answered {status} to {path}")
+            answered[kind] = time.perf_counter() - asked
+            if kind == "overview":
+                first = time.perf_counter() - started
+        return first, answered
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def _connected(port: int, deadline: float, server: subprocess.Popen) -> http.client.HTTPConnection | None:
+    while time.perf_counter() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError("archiver serve did not start")
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        try:
+            connection.connect()
+            return connection
+        except OSError:
+            time.sleep(0.05)
+    return None
+
+
 def run(db: Path, seconds: float, clients: int, seed: int, warm_seconds: float) -> tuple[list[tuple], dict]:
     urls = targets(db, seed)
     port = free_port()
     server = subprocess.Popen(
-        [*ARCHIVER, "serve", "--db", str(db), "--port", str(port)],
+        HERE.command("serve", "--db", str(db), "--port", str(port)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         cwd=ROOT,
