@@ -1,0 +1,50 @@
+"""Source paths as people read them (issue 41, item 2): relative to the working directory where they lie
+beneath it, as `audit` shows them, in every output for people (the terminal's tables, Markdown, the web
+view's cells); the machine formats keep the stored, absolute path. Before, `query impact` and the web
+printed `/work/.../sample_transcripts/versant-insights/stream-v1.sse` where `audit` printed
+`sample_transcripts/versant-insights/stream-v1.sse`."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from click.testing import CliRunner
+
+from archiver.cli import main
+from archiver.render.paths import display_path, shown_field
+from tests.transcripts import SAMPLES
+
+STREAM = str(SAMPLES / "versant-insights" / "stream-v1.sse")
+
+
+def test_a_path_field_is_shown_relative_and_nothing_else_is(monkeypatch):
+    monkeypatch.chdir(SAMPLES.parent)
+    assert shown_field({"source_path": STREAM}, "source_path") == "sample_transcripts/versant-insights/stream-v1.sse"
+    assert shown_field({"kind": "source_file", "id": STREAM}, "id") == "sample_transcripts/versant-insights/stream-v1.sse"
+    assert shown_field({"kind": "task", "id": STREAM}, "id") == STREAM
+    assert shown_field({"pointer": "/total"}, "pointer") == "/total"
+    monkeypatch.chdir(SAMPLES / "versant-insights")
+    assert shown_field({"source_path": STREAM}, "source_path") == "stream-v1.sse"
+    monkeypatch.chdir("/tmp")
+    assert display_path(STREAM) == STREAM
+
+
+def impact(db: str, *args: str) -> str:
+    result = CliRunner().invoke(main, ["query", "impact", "--study", "Versant Mega Tracker", "--db", db, *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_query_impact_shows_paths_as_audit_does_and_json_keeps_them_whole(samples_copy, monkeypatch):
+    monkeypatch.chdir(SAMPLES.parent)
+    relative = os.path.relpath(STREAM)
+    table = impact(samples_copy, "--format", "table")
+    assert f"source_file  {relative}  " in table
+    assert STREAM not in table
+    assert f"| source_file | {relative} |" in impact(samples_copy, "--format", "markdown")
+    assert f"source_file,{STREAM}," in impact(samples_copy, "--format", "csv")
+    rows = json.loads(impact(samples_copy, "--format", "json"))
+    assert {"kind": "source_file", "id": STREAM, "claims": 4, "results": 1, "citations": 1} in rows
+    audit = CliRunner().invoke(main, ["audit", "--db", samples_copy, "--fail-on", "never", "--format", "table"])
+    assert "  sample_transcripts/" in audit.output and str(SAMPLES) not in audit.output
