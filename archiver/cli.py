@@ -473,15 +473,16 @@ def ingest(
     if follow:
         _follow(paths, db, wait, as_json or fmt == "json", workers, interval)
         return
-    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress(progress) as line:
-        summary = archive.ingest(
-            paths,
-            on_file=line.update,
-            workers=workers or default_workers(),
-            wait_for_writers=wait_for_writers,
-            tables=tables,
-            watcher=line,
-        )
+    with stopped_by_signals(), ended_by_signals(), Progress(progress) as line:
+        with open_archive(db, wait) as archive:
+            summary = archive.ingest(
+                paths,
+                workers=workers or default_workers(),
+                wait_for_writers=wait_for_writers,
+                tables=tables,
+                watcher=line,
+            )
+            line.finishing("closing the archive (its log written into the file)")
     for problem in summary.problems:
         say(f"quarantined: {problem}", err=True)
     for path in summary.unrecognised_files:
@@ -797,7 +798,8 @@ def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -
       archiver show ctx-versant-rest --format json | jq '.results[].citations'
     """
     with open_archive(db, wait, read_only=True) as archive:
-        page = archive.render(ident, fmt, copy, colour=not output and wants_colour(sys.stdout))
+        width = None if output else terminal_width(sys.stdout)
+        page = archive.render(ident, fmt, copy, colour=not output and wants_colour(sys.stdout), width=width)
     if output:
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(page)
