@@ -159,3 +159,14 @@ def test_a_path_is_cut_from_the_left_at_a_slash_keeping_its_file_name():
     assert cut(path, 22) == "…/stream-partial.sse"
     assert cut("Northwind Retail Pulse", 10) == "Northwind…"
     assert column("id", [path], [path]).least == len("…/stream-partial.sse")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_show_fits_its_lines_and_tables(samples_copy, columns):
+    written, lines = in_terminal(["show", "task-vrs-rpc-funnel", "--db", samples_copy], columns)
+    fits(written, columns)
+    text = read(lines)
+    assert "base: Adults 18-74, aware of brand · n=4210 · weight main_weight" in text
+    assert "stored in: sample_transcripts/versant-insights/rpc-v1.jsonl" in text
+    assert "18-34 0.42 1210.0" in text
