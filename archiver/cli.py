@@ -21,6 +21,7 @@ from .defaults import FOLLOW_INTERVAL_SECONDS, MIN_BASE, WAIT_SECONDS
 from .query.filters import FILTERS, RESULT_IDS
 from .render.fitting import terminal_width, wrapped
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
+from .render.paths import display_path, display_text
 from .render.terminal import counted, painted, printable, wants_colour
 
 DB_HELP = (
@@ -484,9 +485,9 @@ def ingest(
             )
             line.finishing("closing the archive (its log written into the file)")
     for problem in summary.problems:
-        say(f"quarantined: {problem}", err=True)
+        say(f"quarantined: {display_text(problem)}", err=True)
     for path in summary.unrecognised_files:
-        say(f"warning: {path}: no A2A object recognised in this file", tone="warning", err=True)
+        say(f"warning: {display_path(path)}: no A2A object recognised in this file", tone="warning", err=True)
     for folder in summary.folders_unreadable:
         say(f"warning: {folder}: folder not read", tone="warning", err=True)
     if summary.found_nothing:
@@ -517,7 +518,7 @@ def _follow(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, 
 
     def passed(summary) -> None:
         for problem in summary.problems:
-            say(f"quarantined: {problem}", err=True)
+            say(f"quarantined: {display_text(problem)}", err=True)
         if as_json:
             emit_json(summary.as_dict(), indent=False)
         else:

@@ -49,3 +49,15 @@ def test_query_impact_shows_paths_as_audit_does_and_json_keeps_them_whole(sample
     assert {"kind": "source_file", "id": STREAM, "claims": 4, "results": 1, "citations": 1} in rows
     audit = CliRunner().invoke(main, ["audit", "--db", samples_copy, "--fail-on", "never", "--format", "table"])
     assert "  sample_transcripts/" in audit.output and str(SAMPLES) not in audit.output
+
+
+def test_ingest_names_a_quarantined_file_as_it_was_given(tmp_path, monkeypatch):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_text('{"x": 1}\nnot json\n')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["ingest", "in", "--db", "a.duckdb", "--no-progress"])
+    assert result.exit_code == 1
+    said = result.stderr.splitlines()
+    assert "quarantined: in/a.jsonl: line 1: no A2A object recognised (keys: x)" in said
+    assert "warning: in/a.jsonl: no A2A object recognised in this file" in said
+    assert str(tmp_path) not in result.stderr
