@@ -416,7 +416,8 @@ def main(ctx: click.Context) -> None:
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show bytes and records read, with the total and ETA, on stderr (default: when it is a terminal).",
+    help="Show what it is doing (reading, committing), the files stored and the time left, on stderr "
+    "(default: when it is a terminal).",
 )
 @click.option(
     "--follow",
