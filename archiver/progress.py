@@ -42,12 +42,15 @@ class Progress:
         self.commit_seconds = 0.0
         """How long the commits that ended took."""
         self.finish = ""
+        self.listed = False
+        """Whether the ingest has said what it will store (before, it opens the archive and lists the files)."""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
 
     def planned(self, files: int, size: int, reading: Callable[[], tuple[int, int]] = lambda: (0, 0)) -> None:
         with self._lock:
+            self.listed = True
             self.files_total += files
             self.bytes_total += size
             self.reading = reading
@@ -88,6 +91,8 @@ class Progress:
             self.shown = done = max(self.shown, self.bytes_read + size)
             self.shown_records = max(self.shown_records, self.records + records)
             total = max(self.bytes_total, done)
+            if not self.listed:
+                return ["ingesting: opening the archive, listing the files", f"{_clock(elapsed)} elapsed"]
             left = self._left(done, total, elapsed, now)
             return [
                 self._doing(done, total),
