@@ -438,8 +438,11 @@ class Archive:
         warnings.warn("Archive.show is Archive.results now; Archive.render gives text", DeprecationWarning, 2)
         return self.results(ident, copy)
 
-    def render(self, ident: str, fmt: str = "text", copy: str | None = None, colour: bool = False) -> str:
-        """What `archiver show` prints: the `results` as text (with `colour`, coloured for a terminal), as
+    def render(
+        self, ident: str, fmt: str = "text", copy: str | None = None, colour: bool = False, width: int | None = None
+    ) -> str:
+        """What `archiver show` prints: the `results` as text (with `colour`, coloured for a terminal; with
+        `width`, fitted to that many columns), as
         one self-contained HTML page (fmt="html"), or as JSON (fmt="json": the web view's `/result/ID.json`)."""
         results = self.results(ident, copy)
         if fmt == "json":
@@ -452,7 +455,7 @@ class Archive:
             return render_html(results, f"archiver show {ident}")
         from .render.text import render_text
 
-        return render_text(results, colour)
+        return render_text(results, colour, width)
 
     def export(self, target: str | os.PathLike | BinaryIO, fmt: str = "jsonl", **selection):
         """Export records or the index.

@@ -21,6 +21,7 @@ from .defaults import FOLLOW_INTERVAL_SECONDS, MIN_BASE, WAIT_SECONDS
 from .query.filters import FILTERS, RESULT_IDS
 from .render.fitting import terminal_width, wrapped
 from .render.formats import AUDIT_FORMATS, HEADED, OUTPUT_FORMATS, VERIFY_FORMATS
+from .render.paths import display_path, display_text
 from .render.terminal import counted, painted, printable, wants_colour
 
 DB_HELP = (
@@ -415,7 +416,8 @@ def main(ctx: click.Context) -> None:
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show bytes and records read, with the total and ETA, on stderr (default: when it is a terminal).",
+    help="Show what it is doing (reading, committing), the files stored and the time left, on stderr "
+    "(default: when it is a terminal).",
 )
 @click.option(
     "--follow",
@@ -473,19 +475,20 @@ def ingest(
     if follow:
         _follow(paths, db, wait, as_json or fmt == "json", workers, interval)
         return
-    with stopped_by_signals(), ended_by_signals(), open_archive(db, wait) as archive, Progress(progress) as line:
-        summary = archive.ingest(
-            paths,
-            on_file=line.update,
-            workers=workers or default_workers(),
-            wait_for_writers=wait_for_writers,
-            tables=tables,
-            watcher=line,
-        )
+    with stopped_by_signals(), ended_by_signals(), Progress(progress) as line:
+        with open_archive(db, wait) as archive:
+            summary = archive.ingest(
+                paths,
+                workers=workers or default_workers(),
+                wait_for_writers=wait_for_writers,
+                tables=tables,
+                watcher=line,
+            )
+            line.finishing("closing the archive (its log written into the file)")
     for problem in summary.problems:
-        say(f"quarantined: {problem}", err=True)
+        say(f"quarantined: {display_text(problem)}", err=True)
     for path in summary.unrecognised_files:
-        say(f"warning: {path}: no A2A object recognised in this file", tone="warning", err=True)
+        say(f"warning: {display_path(path)}: no A2A object recognised in this file", tone="warning", err=True)
     for folder in summary.folders_unreadable:
         say(f"warning: {folder}: folder not read", tone="warning", err=True)
     if summary.found_nothing:
@@ -516,7 +519,7 @@ def _follow(paths: tuple[str, ...], db: str | None, wait: float, as_json: bool, 
 
     def passed(summary) -> None:
         for problem in summary.problems:
-            say(f"quarantined: {problem}", err=True)
+            say(f"quarantined: {display_text(problem)}", err=True)
         if as_json:
             emit_json(summary.as_dict(), indent=False)
         else:
@@ -797,7 +800,8 @@ def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -
       archiver show ctx-versant-rest --format json | jq '.results[].citations'
     """
     with open_archive(db, wait, read_only=True) as archive:
-        page = archive.render(ident, fmt, copy, colour=not output and wants_colour(sys.stdout))
+        width = None if output else terminal_width(sys.stdout)
+        page = archive.render(ident, fmt, copy, colour=not output and wants_colour(sys.stdout), width=width)
     if output:
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(page)

@@ -54,6 +54,22 @@ def test_query_claims_fits_leaving_out_empty_columns_and_keeping_the_status(samp
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("columns", [110, 130])
+def test_query_claims_is_a_table_only_where_its_ids_and_status_fit_whole(samples_copy, columns):
+    """At 110 columns the table fitted by cutting the ids (`task-fnl-r…`, `/mean_visi…`): a claim could not be
+    told from another; it is shown a claim at a time until the ids and the status fit whole (126 here)."""
+    written, lines = in_terminal(["query", "claims", "--column", "visits_pw", "--db", samples_copy], columns)
+    fits(written, columns)
+    if columns == 110:
+        assert "task_id        task-fnl-rpc-visits" in lines
+        assert "pointer        /mean_visits_per_week" in lines
+    else:
+        assert lines[0].split()[:3] == ["value", "pointer", "task_id"]
+        assert lines[2].split()[:3] == ["1.8", "/mean_visits_per_week", "task-fnl-rpc-visits"]
+        assert lines[2].endswith("invalid: base.n is 0, not positive")
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("columns", WIDTHS)
 def test_query_impact_cuts_paths_from_the_left_keeping_the_file_name(samples_copy, columns):
     args = ["query", "impact", "--study", "Versant Mega Tracker", "--db", samples_copy]
@@ -132,6 +148,9 @@ def test_the_widest_column_shrinks_first_and_numbers_and_status_stay_whole():
     assert widths(columns, 50) == [5, 11, 8, 20]
     assert widths(columns, 40) is None  # even at their least (10 for the study) they do not fit
     assert columns[0] == Column("n", 5, 5, numeric=True, prose=False)
+    identified = [column("task_id", ["task-vrs-compat-funnel"], ["task-vrs-compat-funnel"]), *columns]
+    assert widths(identified, 75) == [22, 5, 12, 8, 20]
+    assert widths(identified, 72) is None  # the id is never cut to `task-vrs-…`
 
 
 def test_a_path_is_cut_from_the_left_at_a_slash_keeping_its_file_name():
@@ -140,3 +159,14 @@ def test_a_path_is_cut_from_the_left_at_a_slash_keeping_its_file_name():
     assert cut(path, 22) == "…/stream-partial.sse"
     assert cut("Northwind Retail Pulse", 10) == "Northwind…"
     assert column("id", [path], [path]).least == len("…/stream-partial.sse")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_show_fits_its_lines_and_tables(samples_copy, columns):
+    written, lines = in_terminal(["show", "task-vrs-rpc-funnel", "--db", samples_copy], columns)
+    fits(written, columns)
+    text = read(lines)
+    assert "base: Adults 18-74, aware of brand · n=4210 · weight main_weight" in text
+    assert "stored in: sample_transcripts/versant-insights/rpc-v1.jsonl" in text
+    assert "18-34 0.42 1210.0" in text

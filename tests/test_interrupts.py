@@ -24,8 +24,8 @@ from benchmarks.generate import generate
 ROOT = Path(__file__).resolve().parent.parent
 STOP_SECONDS = 2.0
 COMMITTED = re.compile(
-    r"^interrupted by (SIGINT|SIGTERM): committed (\d+) files \((\d+) new records\) before "
-    r"stopping; the files in flight were not stored \(run the same command again to finish\)$"
+    r"^interrupted by (SIGINT|SIGTERM): committed (\d+)(?: of \d+)? files? \((\d+) new records\) before "
+    r"stopping(; \d+ not stored \(run the same command again to finish\))?$"
 )
 
 

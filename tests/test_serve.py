@@ -1056,3 +1056,15 @@ def test_facets_read_no_more_rows_than_the_count(served, monkeypatch):
     assert '<p class="count">5+ rows' in page
     studies = re.search(r"<h2>study</h2><ul>(.*?)</ul>", page, re.S).group(1)
     assert sum(int(n) for n in re.findall(r'<span class="n">(\d+)</span>', studies)) == 5
+
+
+def test_a_path_cell_shows_the_path_relative_and_the_stored_path_on_hover(client):
+    """Issue 41: a source file's path reads as `audit` prints it (relative to the working directory), the
+    whole stored path in the cell's title."""
+    stored = ROOT / "sample_transcripts" / "versant-insights" / "rpc-v1.jsonl"
+    shown = stored.relative_to(Path.cwd())
+    page = client.get("/search?kind=impact&column=s14r5").text
+    assert f'<span class="word" title="{stored}">{shown}</span>' in page
+    assert f">{stored}<" not in page
+    findings = client.get("/audit").text
+    assert f'title="{ROOT}/sample_transcripts/' in findings and '">sample_transcripts/' in findings

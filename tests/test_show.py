@@ -346,3 +346,29 @@ def test_show_as_json_is_the_web_views_twin(lineage):
     assert document["id"] == "t1"
     assert [r["task_id"] for r in document["results"]] == ["t1"]
     assert document["results"][0]["citations"][0]["study"] == "Versant Mega Tracker"
+
+
+WIDE_ROWS = [
+    {"segment": "Adults 18-34, urban, weekly shoppers", "region": "North-West coastal", "share": 0.42, "n": 1210},
+    {"segment": "Adults 35-54, suburban", "region": "South-East inland", "share": 0.37, "n": 1655},
+]
+
+
+@pytest.mark.slow
+def test_show_fits_a_table_to_the_terminal_by_the_one_rule(archive, write):
+    """Issue 41: `show`'s tables went through no fitting rule: at 60 columns a wide table's lines wrapped
+    on the screen mid-cell. They fit as every table does: the widest text cut, numbers whole; a table that
+    cannot fit is shown a row at a time; the other lines wrap between words."""
+    archive.ingest([write("wide.jsonl", [task("t-wide", [{"data": {"segments": WIDE_ROWS}}, cite()])])], workers=1)
+    whole = archive.render("t-wide")
+    assert "   Adults 18-34, urban, weekly shoppers  North-West coastal   0.42  1210" in whole
+    for width in (60, 72):
+        text = archive.render("t-wide", width=width)
+        assert [line for line in text.splitlines() if len(line) > width] == []
+        assert "base: Adults 18-74, aware of brand · n=4210 · weight main_weight" in " ".join(text.split())
+    assert "   Adults 18-34, urban, we…  North-West coastal   0.42  1210" in archive.render("t-wide", width=60)
+    assert "   Adults 18-…  North-West…   0.42  1210" in archive.render("t-wide", width=40)
+    narrow = archive.render("t-wide", width=34).splitlines()
+    assert [line for line in narrow if len(line) > 34] == []
+    assert "   segment  Adults 18-34, urban," in narrow
+    assert "   share    0.42" in narrow and "   n        1210" in narrow

@@ -54,13 +54,24 @@ memory stays capped by memory_limit."""
 
 
 class Watcher(Protocol):
-    """What follows an ingest as it reads (`archiver.progress.Progress`): the files and bytes it will read,
-    then each file as its records are read (in input order, before the file is committed)."""
+    """What follows an ingest (`archiver.progress.Progress`): the files and bytes it will read, each file as
+    its records are read (in input order, before the file is committed), each commit (its files and bytes,
+    the step it is at, its end), and what the run does once every file is stored."""
 
     def planned(self, files: int, size: int, reading: Callable[[], tuple[int, int]]) -> None:
         """`reading()`: the bytes and records read so far of the files being prepared (not yet `read`)."""
 
     def read(self, path: str, size: int, records: int) -> None: ...
+
+    def committing(self, files: int, size: int) -> None: ...
+
+    def writing(self, step: str) -> None:
+        """The step of the commit under way: "writing claims", "the commit"."""
+
+    def committed(self, files: int, size: int) -> None: ...
+
+    def finishing(self, what: str) -> None:
+        """What the run does after its last commit ("counting the archive's index")."""
 
 
 Work = list[tuple[SourceFile, SourceVersion]]
@@ -107,9 +118,7 @@ def ingest(
     except BaseException as exc:
         stopped = as_interrupted(exc)
         if isinstance(stopped, Interrupted):
-            stopped.progress = run.summary.committed(
-                "before stopping; the files in flight were not stored (run the same command again to finish)"
-            )
+            stopped.progress = run.stopped()
             _skip_checkpoint(con)
             raise stopped from None
         raise
@@ -117,6 +126,8 @@ def ingest(
         if leases is not None:
             leases.release()
             run.summary.leases_taken_over = list(leases.taken_over)
+    if watcher is not None:
+        watcher.finishing("counting what the archive holds")
     run.count_index()
     return run.summary
 
@@ -141,6 +152,14 @@ class Run:
         """Files another live writer of the lake is ingesting: left, or waited for."""
         self.aliases: list[tuple] = []
         """Files whose bytes the archive holds (or this run stores) at another path: recorded last."""
+        self.planned = 0
+        """Files to store, once the run has listed them."""
+
+    def stopped(self) -> str:
+        """What an interrupted run committed and what it did not, in one statement."""
+        left = self.planned - self.summary.stored
+        after = f"; {left} not stored (run the same command again to finish)" if left > 0 else ""
+        return self.summary.committed("before stopping", self.planned) + after
 
     def files(self, paths: list[str], tables: Sequence[str], wait_for_writers: bool) -> None:
         """Store the files `paths` name; those another writer holds are waited for or left (`not_stored`)."""
@@ -155,6 +174,7 @@ class Run:
         work, stored = self.versions(sources)
         if self.leases is not None:  # a writer killed between its commit and marking its leases left them held
             self.leases.settle(stored)
+        self.planned = len(work)
         if self.watcher is not None:
             self.watcher.planned(len(work), sum(version.size for _, version in work), self.gauge.total)
         self.store(work)
@@ -223,11 +243,17 @@ class Run:
         if not group:
             return
         _limit_memory(self.con, max(PENDING_BYTES, *(p.largest for p in group)))
+        files, size = len(group), sum(p.version.size for p in group)
+        if self.watcher is not None:
+            self.watcher.committing(files, size)
         try:
-            written = write_files(self.con, group, on_retry=self.summary.count_retry)
+            step = self.watcher.writing if self.watcher is not None else None
+            written = write_files(self.con, group, on_retry=self.summary.count_retry, on_step=step)
         finally:
             for each in group:
                 each.discard()
+        if self.watcher is not None:
+            self.watcher.committed(files, size)
         tallied = 0
         try:
             for each, new in zip(group, written, strict=False):

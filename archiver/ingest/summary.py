@@ -66,9 +66,12 @@ class IngestSummary:
     def new_records(self) -> int:
         return self.records - self.duplicates_skipped
 
-    def committed(self, when: str) -> str:
-        """What was committed, for the one line an interrupted run ends with ("before stopping")."""
-        return f"committed {self.stored} files ({self.new_records} new records) {when}"
+    def committed(self, when: str, planned: int = 0) -> str:
+        """What was committed (of the `planned` files, when given), for the one line an interrupted run ends
+        with ("before stopping")."""
+        files = f"{self.stored} of {planned}" if planned else str(self.stored)
+        plural = "s" * ((planned or self.stored) != 1)
+        return f"committed {files} file{plural} ({self.new_records} new records) {when}"
 
     def tally(self, outcome: FileOutcome) -> None:
         """Count one file done: committed, unchanged, an alias, or left to another writer."""

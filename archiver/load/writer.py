@@ -46,25 +46,40 @@ SOURCE_COLUMNS = (
 )
 
 
+Step = Callable[[str], None]
+"""Told what a commit is doing now ("writing claims", "the commit"), for a person watching."""
+
+
 def write_files(
-    con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable[[Exception], None] | None = None
+    con: duckdb.DuckDBPyConnection,
+    files: list,
+    on_retry: Callable[[Exception], None] | None = None,
+    on_step: Step | None = None,
 ) -> list[int | str]:
     """Write prepared files (each with `.tables`, `.source_row` and `.version`) in one transaction;
     returns how many (non-filler) records each added, or, for bytes that another writer stored first,
     the path they are stored at (for another path than the file's, the file is recorded as its alias).
-    Falls back to one transaction per file on failure; `on_retry` hears of each commit retry."""
+    Falls back to one transaction per file on failure; `on_retry` hears of each commit retry, `on_step` of
+    each table written and of the commit."""
     if len(files) > 1:
         try:
-            return _retried_files(con, files, on_retry)
+            return _retried_files(con, files, on_retry, on_step)
         except duckdb.InterruptException:
             raise
         except duckdb.Error:
             pass
-    return [count for prepared in files for count in _retried_files(con, [prepared], on_retry)]
+    return [count for prepared in files for count in _retried_files(con, [prepared], on_retry, on_step)]
 
 
-def _retried_files(con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable | None) -> list[int | str]:
-    return _retried(con, lambda: _write(con, files), [prepared.source_row["path"] for prepared in files], on_retry)
+def _retried_files(
+    con: duckdb.DuckDBPyConnection, files: list, on_retry: Callable | None, on_step: Step | None
+) -> list[int | str]:
+    paths = [prepared.source_row["path"] for prepared in files]
+    return _retried(con, lambda: _write(con, files, on_step or _quiet), paths, on_retry)
+
+
+def _quiet(step: str) -> None:
+    """No one to tell of a commit's steps."""
 
 
 def _retried(con: duckdb.DuckDBPyConnection, write: Callable[[], T], paths: list[str], on_retry: Callable | None) -> T:
@@ -92,7 +107,7 @@ def reached(step: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
+def _write(con: duckdb.DuckDBPyConnection, files: list, on_step: Step) -> list[int | str]:
     """Write the files' rows, their `sources` rows last: those are the commit marker, so a version whose
     `sources` row is missing was never committed, whatever else of it a crash left behind."""
     stored = stored_contents(con, [prepared.version.sha256 for prepared in files])
@@ -119,7 +134,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
         for name in DERIVED:
             con.execute(f"DELETE FROM {name} {of_replaced}", [paths, versions])
     counts: dict[int, int] = {}
-    pending = _Pending(con)
+    pending = _Pending(con, on_step)
     for tables, sharing in _by_batches(to_write):
         if getattr(tables, "files", 1) > 1:  # small files' shared batches
             _add_shared(pending, tables, sharing, counts)
@@ -136,6 +151,7 @@ def _write(con: duckdb.DuckDBPyConnection, files: list) -> list[int | str]:
     pending.touch()
     insert_sources(con, [prepared.source_row for prepared in to_write] + aliases)
     reached("sources")
+    on_step("the commit")
     return [counts[id(prepared)] if first_path is None else first_path for prepared, first_path in results]
 
 
@@ -205,8 +221,8 @@ class _Pending:
     small files' batches together (an insert has a fixed cost: one per small file took more than the
     rest of its work). The records go in first."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
-        self.con = con
+    def __init__(self, con: duckdb.DuckDBPyConnection, on_step: Step) -> None:
+        self.con, self.on_step = con, on_step
         self.tables: dict[str, list[pa.Table]] = {"records": []}
         self.bytes = 0
         self.results: set[str] = set()  # the keys of the results given a stored copy
@@ -225,6 +241,7 @@ class _Pending:
     def flush(self) -> None:
         for name, tables in self.tables.items():
             if tables:
+                self.on_step(f"writing {name}")
                 _insert(self.con, name, pa.concat_tables(tables, promote_options="permissive"))
             if name == "records":
                 reached("records")

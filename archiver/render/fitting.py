@@ -1,7 +1,8 @@
 """The one fitting rule for text on a terminal: tables shrunk to its width, lines wrapped at its edge.
 
-A table fits by, in this order: leaving out the columns empty in every row; keeping numbers and the
-status (status, severity, verdict: what is wrong) whole; shrinking the widest of the other columns
+A table fits by, in this order: leaving out the columns empty in every row; keeping numbers, the
+status (status, severity, verdict: what is wrong) and what identifies a row (a task or message id, a
+claim's pointer) whole; shrinking the widest of the other columns
 first, none below `MIN_WIDTH` (a path is cut from the left and keeps its file name); and wrapping the
 last column, when it is prose, beneath itself. A table that does not fit so is shown a row at a time,
 each field on a line of its own. A line of text wraps at the widest gaps first (the two spaces between
@@ -20,8 +21,9 @@ MIN_WIDTH = 10
 """The narrowest a shrunk column gets (a path's: its longest file name after `…/`)."""
 GAP = 2
 """Spaces between two columns."""
-WHOLE_FIELDS = frozenset({"status", "severity", "verdict"})
-"""The columns never cut, besides numbers: what is wrong is read whole."""
+WHOLE_FIELDS = frozenset({"status", "severity", "verdict", "task_id", "message_id", "context_id", "pointer"})
+"""The columns never cut, besides numbers: what is wrong, and what identifies the row (`task-vrs-compat-f…`
+could be two tasks). A table that cannot show them whole is shown a row at a time."""
 
 
 @dataclass(frozen=True)

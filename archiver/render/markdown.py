@@ -9,6 +9,7 @@ from typing import BinaryIO
 
 from ..query.listing import Listing, as_text
 from .delimited import cell
+from .paths import shown_field
 from .terminal import printable
 
 
@@ -19,7 +20,7 @@ def write(listing: Listing, out: BinaryIO, headers: bool = True) -> int:
         if headers:
             text.write(_line(fields) + _line(["---"] * len(fields)))
         for row in listing.rows:
-            text.write(_line([_text(cell(row.get(field))) for field in fields]))
+            text.write(_line([_text(cell(shown_field(row, field))) for field in fields]))
             count += 1
     return count
 

@@ -9,6 +9,7 @@ from typing import IO, Any, BinaryIO
 from ..query.listing import Listing, as_text
 from .cells import cell_text
 from .fitting import aligned, column, cut, record_lines, row_lines, shown, terminal_width, widths, wrapped
+from .paths import shown_field
 from .terminal import painted, printable, wants_colour
 
 TABLE_SAMPLE = 200  # rows read ahead to size the table's columns
@@ -53,7 +54,7 @@ def _columns(
     """The rows as aligned columns (fitted to `width`: `fitting`); how many, and the columns left out."""
     rows = iter(rows)
     head = list(islice(rows, TABLE_SAMPLE))
-    cells = [[_cell(r.get(f)) for f in fields] for r in head]
+    cells = [[_cell(shown_field(r, f)) for f in fields] for r in head]
     columns = [column(f, [row[at] for row in cells], [r.get(f) for r in head], headers) for at, f in enumerate(fields)]
     kept = shown(columns, cells) if width is not None else [True] * len(fields)
     columns = [c for c, keep in zip(columns, kept, strict=True) if keep]
@@ -66,7 +67,7 @@ def _columns(
         out.write("  ".join("-" * w for w in fitted) + "\n")
     count = 0
     for row in chain(head, rows):
-        shown_cells = [_cell(row.get(c.name)) for c in columns]
+        shown_cells = [_cell(shown_field(row, c.name)) for c in columns]
         if fitted is None:  # a row at a time, a blank line between two
             lines = ([""] if count else []) + record_lines(names, shown_cells, width, paint)
         elif width is None:

@@ -28,9 +28,8 @@ from starlette.routing import Route
 from ..errors import ArchiverError, UsageError
 from ..redact import known, redacted
 from ..render.html import STYLE
-from ..render.paths import display_path
 from ..store import views
-from .cells import fmt, heading, link, stat_words
+from .cells import fmt, heading, link, shown_path, stat_words
 from .connections import ACCEPT_BURST, Limits, bounded_protocol, return_memory
 from .data import Snapshots
 from .form import answers
@@ -81,7 +80,7 @@ class Server:
         self.templates.globals.update(
             link=link,
             href=href,
-            display_path=display_path,
+            shown_path=shown_path,
             fmt=fmt,
             heading=heading,
             stat_words=stat_words,

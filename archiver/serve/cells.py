@@ -96,13 +96,12 @@ def measures(row: dict) -> str:
     return f"{cell}, {row['source_column']}" if row.get("source_column") else cell
 
 
-def shown_path(path: Any) -> str:
-    """A file as a cell shows it: its folder and name (the whole path on hover)."""
+def shown_path(path: Any) -> Markup:
+    """A source file's path as a cell shows it: relative to the working directory (`display_path`), the
+    stored path on hover, never broken at its `/` or `-`."""
     if not path:
-        return ""
-    shown = display_path(str(path))
-    parts = shown.replace("\\", "/").split("/")
-    return "/".join(parts[-2:]) if len(parts) > 2 else shown
+        return Markup("")
+    return Markup(f'<span class="word" title="{escape(str(path))}">{escape(display_path(str(path)))}</span>')
 
 
 def stat_words(name: str) -> str:

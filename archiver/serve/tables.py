@@ -12,7 +12,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ..errors import UsageError
-from ..render.paths import display_text
+from ..render.paths import display_text, holds_path
 from .cells import fmt, heading, link, measures, shown_path, source
 from .urls import changed, narrowed
 
@@ -141,8 +141,8 @@ def _cell(column: Column, row: dict) -> tuple[str, Markup]:
     if name == "result":
         field = "task_id" if row.get("task_id") else "message_id"
         return "str", link(field, row.get(field), row)
-    if name == "source_path" and value:
-        return "str", Markup(f'<span title="{escape(str(value))}">{escape(shown_path(value))}</span>')
+    if holds_path(row, name) and value:
+        return "str", shown_path(value)
     if name in HASHES and isinstance(value, str) and len(value) > HASH_SHOWN:
         return "str", Markup(f'<span title="{escape(value)}">{escape(value[:HASH_SHOWN])}…</span>')
     if name in PROSE and value:
