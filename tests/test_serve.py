@@ -4,6 +4,7 @@ TestClient; the browser tests are tests/test_serve_browser.py)."""
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 import csv
 import hashlib
 import io
@@ -154,7 +155,7 @@ def test_search_rows_are_the_cli_rows_with_its_field_names(client, served):
     rows = cli_json(served, "query", "claims", "--column", "s14r5", "--column", "s12r2", "--order-by", "-value")
     assert twin["rows"] == rows
     assert twin["count"] == len(rows)
-    assert not twin["count_capped"]
+    assert twin["next_url"] is None  # one page holds them all
     for kind in ("citations", "impact"):
         twin = client.get(f"/search.json?kind={kind}&study=Versant+Mega+Tracker").json()
         assert twin["rows"] == cli_json(served, "query", kind, "--study", "Versant Mega Tracker")
@@ -242,7 +243,7 @@ def test_the_audit_verdicts_and_conflicts_download_whole_errors_first(client, se
     assert len(verdicts) == client.get("/verify.json").json()["count"]
     conflicts = client.get("/download/conflicts.csv?column=s14r5")
     assert conflicts.status_code == 200
-    assert conflicts.text.splitlines()[0] == "task_id,detail,source_path,locator,result_key"
+    assert conflicts.text.splitlines()[0] == "task_id,message_id,part_index,detail,source_path,locator,result_key"
     for page, address in (("/audit", "/download/audit.csv"), ("/verify", "/download/verify.tsv")):
         assert f'href="{address}"' in client.get(page).text, page
     assert client.get("/download/nothing.csv").status_code == 404
@@ -1046,13 +1047,59 @@ def test_the_forms_and_the_overview_speak_in_words(client):
     assert "rows healed after an interrupted write" in tiles
 
 
-def test_facets_read_no_more_rows_than_the_count(served, monkeypatch):
-    """A list's facets are counted over the rows its count reads: past `COUNT_CAP`, the first of them."""
-    from archiver.serve import data
+def test_a_list_counts_and_facets_every_row_and_its_twin_pages_on(client, served):
+    """Issue 40 item 4 and 41: the count was capped at 10,000 and the facets counted the first 10,000 rows;
+    the JSON twin had neither the facets nor the next page. Now both are aggregates over the whole list, and
+    the twin carries `facet_results` (each value's count and toggle address) and `next_url`."""
+    every = cli_json(served, "query", "claims", "--study", "*")
+    twin = client.get("/search.json?study=*&size=3").json()
+    assert twin["count"] == len(every) > 6
+    studies = twin["facet_results"]["study"]
+    counted = Counter(row["study"] for row in every)
+    assert [(v["value"], v["count"]) for v in studies["results"]] == sorted(
+        counted.items(), key=lambda i: (-i[1], i[0])
+    )[:8]
+    assert studies["truncated"] == (len(counted) > 8)
+    first = studies["results"][0]
+    narrowed = client.get(first["toggle_url"]).json()
+    assert first["toggle_url"].startswith("/search.json?") and narrowed["count"] == first["count"]
+    assert narrowed["facet_results"]["study"]["results"][0]["selected"]
+    assert twin["next_url"] == "/search.json?study=%2A&size=3&page=2"
+    second = client.get(twin["next_url"]).json()
+    assert second["rows"] == every[3:6]
+    last = client.get(f"/search.json?study=*&size=3&page={-(-len(every) // 3)}").json()
+    assert last["next_url"] is None and last["rows"] == every[len(every) - len(last["rows"]) :]
+    page = client.get("/search?study=*&size=3").text
+    assert f'<p class="count">{len(every):,} rows · page 1 of {-(-len(every) // 3):,}</p>' in page
 
-    monkeypatch.setattr(data, "COUNT_CAP", 5)
-    with TestClient(create_app(served), base_url="http://localhost") as capped:
-        page = capped.get("/search?study=*").text
-    assert '<p class="count">5+ rows' in page
-    studies = re.search(r"<h2>study</h2><ul>(.*?)</ul>", page, re.S).group(1)
-    assert sum(int(n) for n in re.findall(r'<span class="n">(\d+)</span>', studies)) == 5
+
+def test_a_column_facet_keeps_the_same_name_of_two_sources_apart(client, served):
+    """`visits_pw` is a column of two studies' tables: its facet counted them as one value."""
+    every = cli_json(served, "query", "claims", "--column", "visits_pw")
+    sources = Counter((row["study"], row["source_table"]) for row in every)
+    assert len(sources) == 2
+    facet = client.get("/search.json?column=visits_pw").json()["facet_results"]["source_column"]["results"]
+    assert {(v["filters"]["study"], v["filters"]["table"]): v["count"] for v in facet} == sources
+    assert {v["value"] for v in facet} == {"visits_pw"}
+    for value in facet:
+        study, table = value["filters"]["study"], value["filters"]["table"]
+        assert value["label"] == f"visits_pw · {study} / {table}"
+        assert client.get(value["toggle_url"]).json()["count"] == value["count"]
+    page = client.get("/search?column=visits_pw").text
+    for (study, table), n in sources.items():
+        assert f'visits_pw · {escape(study)} / {table}</a> <span class="n">{n}</span>' in page
+
+
+def test_every_list_twin_has_facets_and_a_next_page(client):
+    for address in ("/audit.json?size=2", "/verify.json?size=2", "/column/s14r5.json"):
+        twin = client.get(address).json()
+        for listed in (twin, twin.get("small_bases"), twin.get("conflicts")):
+            if listed is None or "rows" not in listed:
+                continue
+            assert {"count", "next_url", "facet_results", "page", "page_size"} <= set(listed)
+    audit = client.get("/audit.json?size=2").json()
+    assert audit["next_url"] == "/audit.json?size=2&page=2"
+    rules = audit["facet_results"]["rule"]["results"]
+    assert sum(v["count"] for v in rules) == audit["count"] or audit["facet_results"]["rule"]["truncated"]
+    one = rules[0]
+    assert client.get(one["toggle_url"]).json()["count"] == one["count"]
