@@ -4,7 +4,6 @@ TestClient; the browser tests are tests/test_serve_browser.py)."""
 from __future__ import annotations
 
 import contextlib
-from collections import Counter
 import csv
 import hashlib
 import io
@@ -12,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
@@ -1062,13 +1062,15 @@ def test_a_list_counts_and_facets_every_row_and_its_twin_pages_on(client, served
     assert studies["truncated"] == (len(counted) > 8)
     first = studies["results"][0]
     narrowed = client.get(first["toggle_url"]).json()
-    assert first["toggle_url"].startswith("/search.json?") and narrowed["count"] == first["count"]
+    assert first["toggle_url"].startswith("/search.json?")
+    assert narrowed["count"] == first["count"]
     assert narrowed["facet_results"]["study"]["results"][0]["selected"]
     assert twin["next_url"] == "/search.json?study=%2A&size=3&page=2"
     second = client.get(twin["next_url"]).json()
     assert second["rows"] == every[3:6]
     last = client.get(f"/search.json?study=*&size=3&page={-(-len(every) // 3)}").json()
-    assert last["next_url"] is None and last["rows"] == every[len(every) - len(last["rows"]) :]
+    assert last["next_url"] is None
+    assert last["rows"] == every[len(every) - len(last["rows"]) :]
     page = client.get("/search?study=*&size=3").text
     assert f'<p class="count">{len(every):,} rows · page 1 of {-(-len(every) // 3):,}</p>' in page
 
@@ -1103,3 +1105,36 @@ def test_every_list_twin_has_facets_and_a_next_page(client):
     assert sum(v["count"] for v in rules) == audit["count"] or audit["facet_results"]["rule"]["truncated"]
     one = rules[0]
     assert client.get(one["toggle_url"]).json()["count"] == one["count"]
+
+
+def test_a_conflict_about_a_message_links_the_message_and_the_list_pages(tmp_path, write):
+    """Issue 41: a conflicting claim whose result is a message had an empty "result" cell, and the
+    conflicts list was one unpaged table."""
+    from .transcripts import CITATIONS_MT, citation, jsonrpc_result, v1_task
+
+    cited = [{"data": citation(), "mediaType": CITATIONS_MT}]
+    message = {"messageId": "m-says", "role": "ROLE_AGENT", "contextId": "ctx-m", "parts": [{"data": {"total": 4211}}]}
+    write("m.jsonl", [jsonrpc_result({"message": {**message, "parts": message["parts"] + cited}})])
+    for n, total in enumerate((4210, 4212, 4213)):
+        write(f"t{n}.jsonl", [jsonrpc_result(v1_task(f"t-says-{n}", [{"data": {"total": total}}, *cited]))])
+    db = str(tmp_path / "archive.duckdb")
+    with Archive.open(db) as archive:
+        archive.ingest([str(tmp_path / "in")])
+        found = [f for f in archive.audit().findings if f.rule == "conflicting-claims"]
+    assert "m-says" in {f.message_id for f in found}
+    with TestClient(create_app(db), base_url="http://localhost") as own:
+        twin = own.get("/column/s14r5.json?size=2").json()["conflicts"]
+        assert twin["count"] == len(found) > 2
+        assert twin["next_url"] == "/column/s14r5.json?size=2&conflicts_page=2"
+        rows = twin["rows"] + own.get(twin["next_url"]).json()["conflicts"]["rows"]
+        page = own.get("/column/s14r5?size=50").text
+    assert sorted(r["detail"] for r in rows) == sorted(f.detail for f in found)[: len(rows)]
+    table = page[page.index("Where agents disagree") :]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    results = [row[0] for row in cells if row]
+    assert len(results) == len(found)
+    by_message = [r for r in results if r.startswith('<a href="/result/m-says')]
+    assert len(by_message) == sum(1 for f in found if f.message_id == "m-says") > 0
+    assert "" not in results
+    assert f"{len(found)} rows" in table
+    assert '<a href="/download/conflicts.csv?column=s14r5" download>csv</a>' in table

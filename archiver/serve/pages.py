@@ -233,11 +233,14 @@ def subject(server, request) -> Shown:
     kind = request.url.path.split("/")[1]
     name = _name(request, "name")
     selection = Selection.of(**{SUBJECTS[kind]: [name]})
-    small_at, conflicts_at = (_page(request, f"{list_}_page")[0] for list_ in ("small", "conflicts"))
+    (small_at, size), (conflicts_at, _) = (_page(request, f"{list_}_page") for list_ in ("small", "conflicts"))
     with server.archive() as archive:
         periods = ask(server, archive, ("periods", kind, name), lambda: by_period(archive.con, selection))
         small = ask(
-            server, archive, ("small", kind, name, small_at), lambda: small_bases(archive.con, selection, small_at)
+            server,
+            archive,
+            ("small", kind, name, small_at, size),
+            lambda: small_bases(archive.con, selection, small_at, size),
         )
         cells, partial = ask(server, archive, ("claimed", kind, name), lambda: cited_values(archive.con, selection))
         shown = claimed_charts(cells, partial, kind, name)
@@ -250,8 +253,8 @@ def subject(server, request) -> Shown:
             disagreeing = ask(
                 server,
                 archive,
-                ("conflicts", name, conflicts_at),
-                lambda: conflicts_page(archive.con, snap, name, conflicts_at, PAGE_SIZE),
+                ("conflicts", name, conflicts_at, size),
+                lambda: conflicts_page(archive.con, snap, name, conflicts_at, size),
             )
         if kind == "agent":
             snap = server.snapshots.get(archive)
