@@ -15,37 +15,30 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import os
 import re
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
+from tests.serve_data import SCREENSHOTS
+
 from . import sdk_shaped
 from .run import ARCHIVER, ROOT
-from .serve_load import free_port
+from .serve_load import free_port, serve_process
 
 COPIES = 810
 LAYER = ROOT / "sample_transcripts" / "data-layer" / "archiver-data-layer.toml"
+SAMPLES = SCREENSHOTS.items()
 PAGES = {
-    "overview": "/",
-    "search": "/search?column=s14r5",
+    **{
+        name: url.replace("/result/task-vrs-rpc-funnel", "/result/task-vrs-rpc-funnel-c0")
+        for name, url in SCREENSHOTS.items()
+    },
     "search-sources": "/search?column=visits_pw",
-    "citations": "/search?kind=citations&study=Kestrel+Commuter+Panel",
-    "result": "/result/task-vrs-rpc-funnel-c0",
-    "column": "/column/s14r5",
-    "column-sources": "/column/visits_pw",
-    "impact": "/search?kind=impact&study=Versant+Mega+Tracker",
-    "study": "/study/Kestrel%20Commuter%20Panel",
-    "period": "/period/W6%20(April%202026)",
-    "table": "/table/demo_flat",
-    "agent": "/agent/Kestrel%20Mobility%20Agent",
-    "audit": "/audit",
-    "verify": "/verify",
 }
-"""Every page, by the name of its screenshot: the samples' pages (tests/test_serve_screenshots.py), their
-results under the first copy's ids, and a search of a column two studies cite."""
+"""Every page, by the name of its screenshot: the samples' (tests/serve_data.py), their result under the first
+copy's ids, and a search of a column two studies cite."""
 WIDTHS = {1280: "", 1920: "-1920"}
 UNGROUPED = re.compile(r"(?<![\w.:/#-])\d{4,}(?![\w.:/-])")
 """A whole number of four or more digits standing alone in a page's text: a count without its separator
@@ -78,13 +71,7 @@ def started(db: Path) -> tuple[subprocess.Popen, int, float]:
     """`archiver serve` on `db` in a process of its own, once its first answer (the overview's snapshot)
     is in: the process, its port, and the seconds that first answer took."""
     port = free_port()
-    server = subprocess.Popen(
-        [*ARCHIVER, "serve", "--db", str(db), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        env={**os.environ, "ARCHIVER_TOKEN": "", "ARCHIVER_SERVE_TOKEN": ""},
-    )
+    server = serve_process(db, port)
     deadline = time.monotonic() + 120
     while True:
         try:
