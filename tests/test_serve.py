@@ -1060,6 +1060,10 @@ def test_a_list_counts_and_facets_every_row_and_its_twin_pages_on(client, served
         counted.items(), key=lambda i: (-i[1], i[0])
     )[:8]
     assert studies["truncated"] == (len(counted) > 8)
+    assert studies["without_value"] == 0
+    agents = twin["facet_results"]["agent"]
+    assert agents["without_value"] == sum(1 for row in every if row["agent"] is None) > 0
+    assert sum(v["count"] for v in agents["results"]) + agents["without_value"] == len(every) or agents["truncated"]
     first = studies["results"][0]
     narrowed = client.get(first["toggle_url"]).json()
     assert first["toggle_url"].startswith("/search.json?")

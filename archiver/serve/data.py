@@ -57,6 +57,7 @@ class FacetCounts:
     keys: tuple[str, ...]
     values: list[tuple[tuple, int]]
     distinct: int
+    without: int = 0  # rows without a value (left out of the facet)
 
     @property
     def truncated(self) -> bool:
@@ -107,7 +108,8 @@ def paged(
         UNION ALL BY NAME
         SELECT * FROM (SELECT '{name}' AS serve_facet,
                               {", ".join(f'CAST("{key}" AS VARCHAR) AS serve_k{i}' for i, key in enumerate(keys))},
-                              count(*) AS serve_n, count(*) OVER () AS serve_distinct
+                              count(*) AS serve_n, count(*) OVER () AS serve_distinct,
+                              sum(count(*)) OVER () AS serve_valued
                        FROM q WHERE "{keys[0]}" IS NOT NULL GROUP BY ALL
                        ORDER BY serve_n DESC, {", ".join(f"serve_k{i}" for i in range(len(keys)))}
                        LIMIT {FACET_VALUES})"""
@@ -120,12 +122,13 @@ def paged(
         SELECT count(*) AS serve_total FROM q{faceted}"""
     rows = list(stream(con.execute(counted, params)))
     total = next(row["serve_total"] for row in rows if row["serve_total"] is not None)
-    counts = {name: FacetCounts(keys, [], 0) for name, keys in facets.items()}
+    counts = {name: FacetCounts(keys, [], 0, total) for name, keys in facets.items()}
     for row in rows:
         if row.get("serve_facet") is not None:
             facet = counts[row["serve_facet"]]
             facet.values.append((tuple(row[f"serve_k{i}"] for i in range(len(facet.keys))), row["serve_n"]))
             facet.distinct = row["serve_distinct"]
+            facet.without = total - int(row["serve_valued"])
     for facet in counts.values():
         facet.values.sort(key=lambda item: (-item[1], tuple(key or "" for key in item[0])))
     shown = [row for row in rows if row["serve_total"] is None and row.get("serve_facet") is None]

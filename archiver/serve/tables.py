@@ -181,6 +181,7 @@ class Facet:
     heading: str
     values: list[FacetValue]
     truncated: bool  # the list holds more values than these
+    without: int  # rows without a value
 
     def as_dict(self, twin) -> dict:
         """As the JSON twin's `facet_results` holds it (Datasette's shape): `twin` makes an address a JSON one."""
@@ -192,6 +193,7 @@ class Facet:
                 for v in self.values
             ],
             "truncated": self.truncated,
+            "without_value": self.without,
         }  # fmt: skip
 
 
@@ -203,7 +205,7 @@ def facet_list(request, found) -> list[Facet]:
         sources = {key[1:] for key, _ in counted.values}
         values = [_facet_value(request, counted.keys, key, n, len(sources) > 1) for key, n in counted.values]
         if values:
-            out.append(Facet(name, heading(name), values, counted.truncated))
+            out.append(Facet(name, heading(name), values, counted.truncated, counted.without))
     return out
 
 
