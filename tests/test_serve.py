@@ -1142,3 +1142,16 @@ def test_a_conflict_about_a_message_links_the_message_and_the_list_pages(tmp_pat
     assert "" not in results
     assert f"{len(found)} rows" in table
     assert '<a href="/download/conflicts.csv?column=s14r5" download>csv</a>' in table
+
+
+def test_verdicts_leave_out_the_columns_no_row_of_the_page_fills(client):
+    """On a page of reproduced verdicts "why" and "claimed → re-derived" were two empty columns pushing the
+    source and time off-screen at 1,280 px; they are shown where a row of the page has them."""
+    for verdict in ("reproduced", "differs"):
+        rows = client.get(f"/verify.json?verdict={verdict}").json()["rows"]
+        assert rows, verdict
+        page = client.get(f"/verify?verdict={verdict}").text
+        assert ("<th>why</th>" in page) == any(row["reason"] for row in rows)
+        assert ("<th>claimed → re-derived</th>" in page) == any(row["differences"] for row in rows)
+    assert "<th>why</th>" in client.get("/verify?verdict=differs").text
+    assert "<th>why</th>" not in client.get("/verify?verdict=reproduced").text
