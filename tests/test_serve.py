@@ -244,6 +244,11 @@ def test_the_audit_verdicts_and_conflicts_download_whole_errors_first(client, se
     conflicts = client.get("/download/conflicts.csv?column=s14r5")
     assert conflicts.status_code == 200
     assert conflicts.text.splitlines()[0] == "task_id,message_id,part_index,detail,source_path,locator,result_key"
+    small = client.get("/download/small.json?column=visits_pw").json()  # a subject's small bases, whole
+    twin = client.get("/column/visits_pw.json").json()["small_bases"]
+    assert len(small) == twin["count"] > 0
+    assert small[: len(twin["rows"])] == twin["rows"]
+    assert '<a href="/download/small.csv?column=visits_pw" download>csv</a>' in client.get("/column/visits_pw").text
     for page, address in (("/audit", "/download/audit.csv"), ("/verify", "/download/verify.tsv")):
         assert f'href="{address}"' in client.get(page).text, page
     assert client.get("/download/nothing.csv").status_code == 404
@@ -295,7 +300,7 @@ def test_verdicts_show_the_rederived_value_beside_the_claimed(client):
 def test_a_column_page_lists_its_periods_and_small_bases(client):
     twin = client.get("/column/aware_b1.json").json()
     assert [row["period"] for row in twin["by_period"]] == ["W1 (June 2026)", "W2 (July 2026)", "W3 (August 2026)"]
-    small = client.get("/column/s14r5.json").json()["small_bases"]["rows"]
+    small = client.get("/column/visits_pw.json").json()["small_bases"]["rows"]
     assert all(row["base_n"] < 30 for row in small)
 
 
