@@ -1160,3 +1160,14 @@ def test_verdicts_leave_out_the_columns_no_row_of_the_page_fills(client):
         assert ("<th>claimed → re-derived</th>" in page) == any(row["differences"] for row in rows)
     assert "<th>why</th>" in client.get("/verify?verdict=differs").text
     assert "<th>why</th>" not in client.get("/verify?verdict=reproduced").text
+
+
+def test_a_list_count_and_its_pages_are_grouped_in_thousands(served):
+    """ "26129 claims" had no thousands separator; a list's count and its page numbers have."""
+    from archiver.serve.data import Page
+
+    templates = create_app(served).server.templates
+    count_line = templates.get_template("base.html").module.count_line
+    line = str(count_line(Page(("value",), [], 26129, 1234, 10)))
+    assert line == '<p class="count">26,129 rows · page 1,234 of 2,613</p>\n'
+    assert str(count_line(Page(("value",), [], 1, 1, 50))) == '<p class="count">1 row</p>\n'
