@@ -475,16 +475,15 @@ def ingest(
     if follow:
         _follow(paths, db, wait, as_json or fmt == "json", workers, interval)
         return
-    with stopped_by_signals(), ended_by_signals(), Progress(progress) as line:
-        with open_archive(db, wait) as archive:
-            summary = archive.ingest(
-                paths,
-                workers=workers or default_workers(),
-                wait_for_writers=wait_for_writers,
-                tables=tables,
-                watcher=line,
-            )
-            line.finishing("closing the archive (its log written into the file)")
+    with stopped_by_signals(), ended_by_signals(), Progress(progress) as line, open_archive(db, wait) as archive:
+        summary = archive.ingest(
+            paths,
+            workers=workers or default_workers(),
+            wait_for_writers=wait_for_writers,
+            tables=tables,
+            watcher=line,
+        )
+        line.finishing("closing the archive (its log written into the file)")
     for problem in summary.problems:
         say(f"quarantined: {display_text(problem)}", err=True)
     for path in summary.unrecognised_files:
@@ -997,9 +996,20 @@ def verify(data_layer, status, tolerance, timeout, resume, fmt, headers, fail_on
     metavar="NAME",
     help="Also answer requests whose Host is NAME (a reverse proxy's name); repeatable.",
 )
+@click.option(
+    "--access-log",
+    is_flag=True,
+    help="Print a line per request (method, address, status; a ?token= masked); off by default.",
+)
 @click.option("--db", envvar="ARCHIVER_DB", default=None, help=DB_HELP)
 def serve(
-    host: str, port: int, token_file: Path | None, token: str | None, allow_host: tuple[str, ...], db: str | None
+    host: str,
+    port: int,
+    token_file: Path | None,
+    token: str | None,
+    allow_host: tuple[str, ...],
+    access_log: bool,
+    db: str | None,
 ) -> None:
     """Browse the archive read-only in a web browser: overview, search, results, studies, columns, agents,
     audit findings and verdicts, each page with a JSON twin (the same path with .json). `archiver docs serve`.
@@ -1009,6 +1019,7 @@ def serve(
       archiver serve                                 # http://127.0.0.1:8765
       archiver serve --db a.duckdb --port 9000
       archiver serve --host 0.0.0.0 --token-file ~/.archiver-token --allow-host archive.example.com
+      archiver serve --access-log                    # a line per request
     """
     from .errors import UsageError
     from .serve import serve as run
@@ -1023,7 +1034,7 @@ def serve(
             tone="warning",
         )
     try:
-        run(db, host, port, token, token_file=token_file, allow_hosts=allow_host)
+        run(db, host, port, token, token_file=token_file, allow_hosts=allow_host, access_log=access_log)
     except UsageError as exc:  # refused before serving: with this command's usage line
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
 

@@ -102,6 +102,17 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def serve_process(db: Path, port: int) -> subprocess.Popen:
+    """`archiver serve` on `db` and `port` in a process of its own, without a token, its errors piped."""
+    return subprocess.Popen(
+        HERE.command("serve", "--db", str(db), "--port", str(port)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "ARCHIVER_TOKEN": "", "ARCHIVER_SERVE_TOKEN": ""},
+    )
+
+
 def get(connection: http.client.HTTPConnection, path: str) -> int:
     connection.request("GET", path)
     response = connection.getresponse()
@@ -224,13 +235,7 @@ def _connected(port: int, deadline: float, server: subprocess.Popen) -> http.cli
 def run(db: Path, seconds: float, clients: int, seed: int, warm_seconds: float) -> tuple[list[tuple], dict]:
     urls = targets(db, seed)
     port = free_port()
-    server = subprocess.Popen(
-        HERE.command("serve", "--db", str(db), "--port", str(port)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        env={**os.environ, "ARCHIVER_TOKEN": ""},
-    )
+    server = serve_process(db, port)
     try:
         deadline = time.monotonic() + 60
         while True:

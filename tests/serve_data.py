@@ -17,6 +17,25 @@ XSS = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
 """What a hostile agent writes into every field: it must stay text on every page."""
 
 
+SCREENSHOTS = {
+    "overview": "/",
+    "search": "/search?column=s14r5",
+    "citations": "/search?kind=citations&study=Kestrel+Commuter+Panel",
+    "result": "/result/task-vrs-rpc-funnel",
+    "column": "/column/s14r5",
+    "column-sources": "/column/visits_pw",
+    "impact": "/search?kind=impact&study=Versant+Mega+Tracker",
+    "study": "/study/Kestrel%20Commuter%20Panel",
+    "period": "/period/W6%20(April%202026)",
+    "table": "/table/demo_flat",
+    "agent": "/agent/Kestrel%20Mobility%20Agent",
+    "audit": "/audit",
+    "verify": "/verify",
+}
+"""Every page of `archiver serve` on the samples, by the name of its screenshot (docs/serve-NAME.png, made by
+tests/test_serve_screenshots.py; docs/scale/NAME.png on a 250k-claim archive by benchmarks/scale_screenshots.py)."""
+
+
 def xss_files(write) -> list[str]:
     hostile = cite(
         study=f"Study {XSS}",

@@ -157,5 +157,6 @@ def test_ctrl_c_leaves_one_statement_of_what_was_committed(tmp_path):
     stopped = STOPPED.match(said)
     assert stopped, said
     committed, planned = int(stopped.group(1)), int(stopped.group(2))
-    assert planned == 40 and committed < planned
+    assert planned == 40
+    assert committed < planned
     assert int(stopped.group(4)) == planned - committed

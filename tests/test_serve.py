@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
@@ -154,7 +155,7 @@ def test_search_rows_are_the_cli_rows_with_its_field_names(client, served):
     rows = cli_json(served, "query", "claims", "--column", "s14r5", "--column", "s12r2", "--order-by", "-value")
     assert twin["rows"] == rows
     assert twin["count"] == len(rows)
-    assert not twin["count_capped"]
+    assert twin["next_url"] is None  # one page holds them all
     for kind in ("citations", "impact"):
         twin = client.get(f"/search.json?kind={kind}&study=Versant+Mega+Tracker").json()
         assert twin["rows"] == cli_json(served, "query", kind, "--study", "Versant Mega Tracker")
@@ -242,7 +243,12 @@ def test_the_audit_verdicts_and_conflicts_download_whole_errors_first(client, se
     assert len(verdicts) == client.get("/verify.json").json()["count"]
     conflicts = client.get("/download/conflicts.csv?column=s14r5")
     assert conflicts.status_code == 200
-    assert conflicts.text.splitlines()[0] == "task_id,detail,source_path,locator,result_key"
+    assert conflicts.text.splitlines()[0] == "task_id,message_id,part_index,detail,source_path,locator,result_key"
+    small = client.get("/download/small.json?column=visits_pw").json()  # a subject's small bases, whole
+    twin = client.get("/column/visits_pw.json").json()["small_bases"]
+    assert len(small) == twin["count"] > 0
+    assert small[: len(twin["rows"])] == twin["rows"]
+    assert '<a href="/download/small.csv?column=visits_pw" download>csv</a>' in client.get("/column/visits_pw").text
     for page, address in (("/audit", "/download/audit.csv"), ("/verify", "/download/verify.tsv")):
         assert f'href="{address}"' in client.get(page).text, page
     assert client.get("/download/nothing.csv").status_code == 404
@@ -294,7 +300,7 @@ def test_verdicts_show_the_rederived_value_beside_the_claimed(client):
 def test_a_column_page_lists_its_periods_and_small_bases(client):
     twin = client.get("/column/aware_b1.json").json()
     assert [row["period"] for row in twin["by_period"]] == ["W1 (June 2026)", "W2 (July 2026)", "W3 (August 2026)"]
-    small = client.get("/column/s14r5.json").json()["small_bases"]["rows"]
+    small = client.get("/column/visits_pw.json").json()["small_bases"]["rows"]
     assert all(row["base_n"] < 30 for row in small)
 
 
@@ -1046,16 +1052,36 @@ def test_the_forms_and_the_overview_speak_in_words(client):
     assert "rows healed after an interrupted write" in tiles
 
 
-def test_facets_read_no_more_rows_than_the_count(served, monkeypatch):
-    """A list's facets are counted over the rows its count reads: past `COUNT_CAP`, the first of them."""
-    from archiver.serve import data
-
-    monkeypatch.setattr(data, "COUNT_CAP", 5)
-    with TestClient(create_app(served), base_url="http://localhost") as capped:
-        page = capped.get("/search?study=*").text
-    assert '<p class="count">5+ rows' in page
-    studies = re.search(r"<h2>study</h2><ul>(.*?)</ul>", page, re.S).group(1)
-    assert sum(int(n) for n in re.findall(r'<span class="n">(\d+)</span>', studies)) == 5
+def test_a_list_counts_and_facets_every_row_and_its_twin_pages_on(client, served):
+    """Issue 40 item 4 and 41: the count was capped at 10,000 and the facets counted the first 10,000 rows;
+    the JSON twin had neither the facets nor the next page. Now both are aggregates over the whole list, and
+    the twin carries `facet_results` (each value's count and toggle address) and `next_url`."""
+    every = cli_json(served, "query", "claims", "--study", "*")
+    twin = client.get("/search.json?study=*&size=3").json()
+    assert twin["count"] == len(every) > 6
+    studies = twin["facet_results"]["study"]
+    counted = Counter(row["study"] for row in every)
+    assert [(v["value"], v["count"]) for v in studies["results"]] == sorted(
+        counted.items(), key=lambda i: (-i[1], i[0])
+    )[:8]
+    assert studies["truncated"] == (len(counted) > 8)
+    assert studies["without_value"] == 0
+    agents = twin["facet_results"]["agent"]
+    assert agents["without_value"] == sum(1 for row in every if row["agent"] is None) > 0
+    assert sum(v["count"] for v in agents["results"]) + agents["without_value"] == len(every) or agents["truncated"]
+    first = studies["results"][0]
+    narrowed = client.get(first["toggle_url"]).json()
+    assert first["toggle_url"].startswith("/search.json?")
+    assert narrowed["count"] == first["count"]
+    assert narrowed["facet_results"]["study"]["results"][0]["selected"]
+    assert twin["next_url"] == "/search.json?study=%2A&size=3&page=2"
+    second = client.get(twin["next_url"]).json()
+    assert second["rows"] == every[3:6]
+    last = client.get(f"/search.json?study=*&size=3&page={-(-len(every) // 3)}").json()
+    assert last["next_url"] is None
+    assert last["rows"] == every[len(every) - len(last["rows"]) :]
+    page = client.get("/search?study=*&size=3").text
+    assert f'<p class="count">{len(every):,} rows · page 1 of {-(-len(every) // 3):,}</p>' in page
 
 
 def test_a_path_cell_shows_the_path_relative_and_the_stored_path_on_hover(client):
@@ -1067,4 +1093,94 @@ def test_a_path_cell_shows_the_path_relative_and_the_stored_path_on_hover(client
     assert f'<span class="word" title="{stored}">{shown}</span>' in page
     assert f">{stored}<" not in page
     findings = client.get("/audit").text
-    assert f'title="{ROOT}/sample_transcripts/' in findings and '">sample_transcripts/' in findings
+    assert f'title="{ROOT}/sample_transcripts/' in findings
+    assert '">sample_transcripts/' in findings
+
+
+def test_a_column_facet_keeps_the_same_name_of_two_sources_apart(client, served):
+    """`visits_pw` is a column of two studies' tables: its facet counted them as one value."""
+    every = cli_json(served, "query", "claims", "--column", "visits_pw")
+    sources = Counter((row["study"], row["source_table"]) for row in every)
+    assert len(sources) == 2
+    facet = client.get("/search.json?column=visits_pw").json()["facet_results"]["source_column"]["results"]
+    assert {(v["filters"]["study"], v["filters"]["table"]): v["count"] for v in facet} == sources
+    assert {v["value"] for v in facet} == {"visits_pw"}
+    for value in facet:
+        study, table = value["filters"]["study"], value["filters"]["table"]
+        assert value["label"] == f"visits_pw · {study} / {table}"
+        assert client.get(value["toggle_url"]).json()["count"] == value["count"]
+    page = client.get("/search?column=visits_pw").text
+    for (study, table), n in sources.items():
+        assert f'visits_pw · {escape(study)} / {table}</a> <span class="n">{n}</span>' in page
+
+
+def test_every_list_twin_has_facets_and_a_next_page(client):
+    for address in ("/audit.json?size=2", "/verify.json?size=2", "/column/s14r5.json"):
+        twin = client.get(address).json()
+        for listed in (twin, twin.get("small_bases"), twin.get("conflicts")):
+            if listed is None or "rows" not in listed:
+                continue
+            assert {"count", "next_url", "facet_results", "page", "page_size"} <= set(listed)
+    audit = client.get("/audit.json?size=2").json()
+    assert audit["next_url"] == "/audit.json?size=2&page=2"
+    rules = audit["facet_results"]["rule"]["results"]
+    assert sum(v["count"] for v in rules) == audit["count"] or audit["facet_results"]["rule"]["truncated"]
+    one = rules[0]
+    assert client.get(one["toggle_url"]).json()["count"] == one["count"]
+
+
+def test_a_conflict_about_a_message_links_the_message_and_the_list_pages(tmp_path, write):
+    """Issue 41: a conflicting claim whose result is a message had an empty "result" cell, and the
+    conflicts list was one unpaged table."""
+    from .transcripts import CITATIONS_MT, citation, jsonrpc_result, v1_task
+
+    cited = [{"data": citation(), "mediaType": CITATIONS_MT}]
+    message = {"messageId": "m-says", "role": "ROLE_AGENT", "contextId": "ctx-m", "parts": [{"data": {"total": 4211}}]}
+    write("m.jsonl", [jsonrpc_result({"message": {**message, "parts": message["parts"] + cited}})])
+    for n, total in enumerate((4210, 4212, 4213)):
+        write(f"t{n}.jsonl", [jsonrpc_result(v1_task(f"t-says-{n}", [{"data": {"total": total}}, *cited]))])
+    db = str(tmp_path / "archive.duckdb")
+    with Archive.open(db) as archive:
+        archive.ingest([str(tmp_path / "in")])
+        found = [f for f in archive.audit().findings if f.rule == "conflicting-claims"]
+    assert "m-says" in {f.message_id for f in found}
+    with TestClient(create_app(db), base_url="http://localhost") as own:
+        twin = own.get("/column/s14r5.json?size=2").json()["conflicts"]
+        assert twin["count"] == len(found) > 2
+        assert twin["next_url"] == "/column/s14r5.json?size=2&conflicts_page=2"
+        rows = twin["rows"] + own.get(twin["next_url"]).json()["conflicts"]["rows"]
+        page = own.get("/column/s14r5?size=50").text
+    assert sorted(r["detail"] for r in rows) == sorted(f.detail for f in found)[: len(rows)]
+    table = page[page.index("Where agents disagree") :]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    results = [row[0] for row in cells if row]
+    assert len(results) == len(found)
+    by_message = [r for r in results if r.startswith('<a href="/result/m-says')]
+    assert len(by_message) == sum(1 for f in found if f.message_id == "m-says") > 0
+    assert "" not in results
+    assert f"{len(found)} rows" in table
+    assert '<a href="/download/conflicts.csv?column=s14r5" download>csv</a>' in table
+
+
+def test_verdicts_leave_out_the_columns_no_row_of_the_page_fills(client):
+    """On a page of reproduced verdicts "why" and "claimed → re-derived" were two empty columns pushing the
+    source and time off-screen at 1,280 px; they are shown where a row of the page has them."""
+    for verdict in ("reproduced", "differs"):
+        rows = client.get(f"/verify.json?verdict={verdict}").json()["rows"]
+        assert rows, verdict
+        page = client.get(f"/verify?verdict={verdict}").text
+        assert ("<th>why</th>" in page) == any(row["reason"] for row in rows)
+        assert ("<th>claimed → re-derived</th>" in page) == any(row["differences"] for row in rows)
+    assert "<th>why</th>" in client.get("/verify?verdict=differs").text
+    assert "<th>why</th>" not in client.get("/verify?verdict=reproduced").text
+
+
+def test_a_list_count_and_its_pages_are_grouped_in_thousands(served):
+    """ "26129 claims" had no thousands separator; a list's count and its page numbers have."""
+    from archiver.serve.data import Page
+
+    templates = create_app(served).server.templates
+    count_line = templates.get_template("base.html").module.count_line
+    line = str(count_line(Page(("value",), [], 26129, 1234, 10)))
+    assert line == '<p class="count">26,129 rows · page 1,234 of 2,613</p>\n'
+    assert str(count_line(Page(("value",), [], 1, 1, 50))) == '<p class="count">1 row</p>\n'

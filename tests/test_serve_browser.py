@@ -351,3 +351,30 @@ def test_the_verdicts_why_is_read_whole_at_1280_px(page):
     box, scroll = why.bounding_box(), page.locator("div.scroll").first.bounding_box()
     assert box["x"] + box["width"] <= min(scroll["x"] + scroll["width"], 1280)
     assert why.inner_text().startswith("1 of")
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_a_column_facet_shows_each_source_whole(browser, base_url, width):
+    """The column facet counted `visits_pw` of two studies as one value; now each source is a value of its
+    own, labelled with its study and table, read whole beside its count (wrapped between words if need be,
+    never cut or under the list)."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, base_url=base_url)
+    page = context.new_page()
+    page.goto("/search?column=visits_pw")
+    section = page.locator("aside.facets section", has=page.locator("h2", has_text="column"))
+    values = section.locator("li a")
+    labels = values.all_inner_texts()
+    assert len(labels) == 2
+    assert all(label.startswith("visits_pw · ") for label in labels)
+    assert len(set(labels)) == 2
+    for index in range(values.count()):
+        link = values.nth(index)
+        assert link.evaluate("a => a.scrollWidth <= a.clientWidth + 1"), labels[index]
+        count = link.locator("xpath=following-sibling::span[@class='n']").bounding_box()
+        box = link.bounding_box()
+        assert count["x"] >= box["x"] + box["width"] - 1  # the count beside it, not over it
+    aside, table = page.locator("aside.facets").bounding_box(), page.locator("div.scroll").first.bounding_box()
+    overlap_x = aside["x"] < table["x"] + table["width"] and table["x"] < aside["x"] + aside["width"]
+    overlap_y = aside["y"] < table["y"] + table["height"] and table["y"] < aside["y"] + aside["height"]
+    assert not (overlap_x and overlap_y)
+    context.close()

@@ -157,15 +157,18 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 @pytest.mark.slow
-def test_the_token_is_in_no_process_list_or_log_and_sigint_stops_at_once(big, tmp_path):
+@pytest.mark.parametrize("access_log", [True, False])
+def test_the_token_is_in_no_process_list_or_log_and_sigint_stops_at_once(big, tmp_path, access_log):
     """`serve --token-file`: the token is not in the process's arguments, `?token=` is masked in its access
-    log, a foreign Host is refused, and SIGINT ends it in seconds without DuckDB aborting the process."""
+    log, a foreign Host is refused, and SIGINT ends it in seconds without DuckDB aborting the process. The
+    access log is printed with `--access-log` only (issue 41: every request was printed)."""
     (tmp_path / "token").write_text(TOKEN)
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("ARCHIVER_SERVE_TOKEN", None)
     env.pop("ARCHIVER_TOKEN", None)
     command = [sys.executable, "-m", "archiver", "serve", "--db", big, "--port", str(port)]
+    command += ["--access-log"] if access_log else []
     server = subprocess.Popen(
         [*command, "--token-file", str(tmp_path / "token")], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
@@ -190,7 +193,8 @@ def test_the_token_is_in_no_process_list_or_log_and_sigint_stops_at_once(big, tm
             server.kill()
             server.wait()
     output = server.stdout.read().decode(errors="replace")
-    assert "GET /?token=***" in output
+    assert ("GET /?token=***" in output) == access_log
+    assert ("GET /index.json" in output) == access_log
     assert TOKEN not in output
     assert "terminate called" not in output
     assert server.returncode == 130, output

@@ -15,7 +15,7 @@ import pytest
 
 from archiver.archive import Archive
 
-from .serve_data import ROOT, serving
+from .serve_data import ROOT, SCREENSHOTS, serving
 
 pytestmark = pytest.mark.browser
 
@@ -27,21 +27,7 @@ if CHROMIUM is None:
 SAMPLES = ROOT / "sample_transcripts"
 WIDTHS = {1280: "", 1920: "-1920"}
 """Each window's width, and the suffix of its screenshots' names."""
-PAGES = {
-    "overview": "/",
-    "search": "/search?column=s14r5",
-    "citations": "/search?kind=citations&study=Kestrel+Commuter+Panel",
-    "result": "/result/task-vrs-rpc-funnel",
-    "column": "/column/s14r5",
-    "column-sources": "/column/visits_pw",
-    "impact": "/search?kind=impact&study=Versant+Mega+Tracker",
-    "study": "/study/Kestrel%20Commuter%20Panel",
-    "period": "/period/W6%20(April%202026)",
-    "table": "/table/demo_flat",
-    "agent": "/agent/Kestrel%20Mobility%20Agent",
-    "audit": "/audit",
-    "verify": "/verify",
-}
+PAGES = SCREENSHOTS
 """Every page, by the name of its screenshot (docs/serve-NAME.png)."""
 
 

@@ -233,13 +233,7 @@ class Run:
     def commit(self, group: list[PreparedFile]) -> None:
         """Write the files of `group` in one transaction; those committed are taken out of it (what is left
         after an error, `tally_landed` looks for)."""
-        if self.leases is not None:
-            for lost in [p for p in group if not self.leases.confirm(p.source_row["sha256"])]:
-                group.remove(lost)
-                lost.discard()
-                why = "its lease was taken over by another writer while this one prepared it"
-                self.summary.not_stored.append(f"{lost.outcome.path}: {why}")
-                self.tally(FileOutcome(lost.outcome.path, elsewhere=why))
+        self.drop_lost_leases(group)
         if not group:
             return
         _limit_memory(self.con, max(PENDING_BYTES, *(p.largest for p in group)))
@@ -271,6 +265,17 @@ class Run:
         finally:
             del group[:tallied]
         stop_if_received()
+
+    def drop_lost_leases(self, group: list[PreparedFile]) -> None:
+        """Take out of `group` the files whose lease another writer took over while they were prepared."""
+        if self.leases is None:
+            return
+        for lost in [p for p in group if not self.leases.confirm(p.source_row["sha256"])]:
+            group.remove(lost)
+            lost.discard()
+            why = "its lease was taken over by another writer while this one prepared it"
+            self.summary.not_stored.append(f"{lost.outcome.path}: {why}")
+            self.tally(FileOutcome(lost.outcome.path, elsewhere=why))
 
     def tally_landed(self, group: list[PreparedFile]) -> None:
         """Count the files of a commit cut short that landed all the same: an interrupt that arrives as COMMIT

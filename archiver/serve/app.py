@@ -315,13 +315,15 @@ def serve(
     limits: Limits | None = None,
     token_file: str | Path | None = None,
     allow_hosts: tuple[str, ...] = (),
+    access_log: bool = False,
 ) -> None:
     """Serve until interrupted; another host than loopback needs a token (`token`, `token_file`, else
     `TOKEN_VARIABLES`; `UsageError` without one). A missing archive, or an address it cannot listen on, is
     refused before serving. Requests must name a host it was bound to, `localhost` or one of `allow_hosts`
     (`guard.Hosts`). Each connection is held to `limits` (`connections.Limits`: a deadline per request, a
     bounded head, bounded send buffers, a number of connections below the file limit). Stopped, it
-    interrupts what still reads the archive before the process exits."""
+    interrupts what still reads the archive before the process exits. `access_log` prints a line per
+    request (uvicorn's access log, secrets masked: `RedactedLog`); without it only the start and errors."""
     import uvicorn
 
     from ..archive import Archive
@@ -344,6 +346,7 @@ def serve(
     config = uvicorn.Config(
         app,
         log_level="info" if log else "warning",
+        access_log=access_log,
         http=bounded_protocol(limits),
         backlog=ACCEPT_BURST,
         timeout_graceful_shutdown=STOP_SECONDS,

@@ -1,7 +1,8 @@
 """What each page of `archiver serve` shows, asked of the archive with the commands' own queries.
 
-Every list is one page of rows (LIMIT and OFFSET) with a count bounded at `COUNT_CAP`, so no page
-reads a whole table out, however large the archive. Rows carry the field names of the CLI's
+Every list is one page of rows (LIMIT and OFFSET) with the exact count of the whole list and its
+facets, aggregates over the whole list in the same query, so no page sends a whole table out, however
+large the archive. Rows carry the field names of the CLI's
 `--format json`: the lineage queries' (`archiver.query.lineage`), the audit's findings
 (`archiver.audit.report.PUBLISHED_FIELDS`) and verify's verdicts (`CitationVerdict`).
 
@@ -17,6 +18,7 @@ import threading
 import time
 import types
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -38,48 +40,53 @@ PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LAST_PAGE = 2**31
 """The highest page asked for that is read as asked (an offset DuckDB can take); a higher one is read as it."""
-COUNT_CAP = 10_000
-"""Lists count their rows up to this many ("10,000+"): a count never reads more than that many out."""
 SMALL_BASE = MIN_BASE
 """A citation whose base n is below this is listed as small (as the audit's `small-base` default)."""
 SELECTION_FIELDS = tuple(f.name for f in fields(Selection))
 LISTS = ("claims", "citations", "impact")
+FACET_VALUES = 8
+"""Values shown per facet, the most frequent first."""
+
+
+@dataclass
+class FacetCounts:
+    """How many rows of a whole list hold each value of a facet: `values` are the `FACET_VALUES` most
+    frequent keys (the facet's fields, the value first and what tells two of one name apart after it) with
+    their rows; `distinct` is how many keys there are in all."""
+
+    keys: tuple[str, ...]
+    values: list[tuple[tuple, int]]
+    distinct: int
+    without: int = 0  # rows without a value (left out of the facet)
+
+    @property
+    def truncated(self) -> bool:
+        return self.distinct > len(self.values)
 
 
 @dataclass
 class Page:
-    """One page of a list: its rows, how many there are (at most `COUNT_CAP` counted), where it starts,
-    and its facets (how many of those counted rows hold each value of a field)."""
+    """One page of a list: its rows, how many rows the whole list has, where the page starts, and the
+    facets of the whole list (`FacetCounts`)."""
 
     fields: tuple[str, ...]
     rows: list[dict]
     total: int
-    capped: bool  # total is COUNT_CAP and there are more
     page: int
     size: int
-    facets: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    facets: dict[str, FacetCounts] = field(default_factory=dict)
 
     @property
     def pages(self) -> int:
         return max(1, -(-self.total // self.size))
 
     def as_dict(self) -> dict:
-        return {
-            "rows": self.rows,
-            "count": self.total,
-            "count_capped": self.capped,
-            "page": self.page,
-            "page_size": self.size,
-        }
+        return {"rows": self.rows, "count": self.total, "page": self.page, "page_size": self.size}
 
 
 def page_bounds(page: int, size: int) -> tuple[int, int]:
     """The page (from 1 to `LAST_PAGE`) and page size (1 to `MAX_PAGE_SIZE`) nearest those asked for."""
     return max(1, min(int(page), LAST_PAGE)), max(1, min(int(size), MAX_PAGE_SIZE))
-
-
-FACET_VALUES = 8
-"""Values shown per facet, the most frequent first."""
 
 
 def paged(
@@ -89,45 +96,47 @@ def paged(
     fields_: tuple[str, ...],
     page: int,
     size: int,
-    facets: tuple[str, ...] = (),
+    facets: dict[str, tuple[str, ...]] | None = None,
 ) -> Page:
-    """Rows `page` (from 1) of `sql`, `size` a page, with a count of at most `COUNT_CAP` and the
-    `facets` of the rows counted (the `FACET_VALUES` most frequent values of each field, NULL left
-    out): one query, its rows worked out once for all three."""
+    """Rows `page` (from 1) of `sql`, `size` a page, with the exact count of its rows and its `facets`
+    (name: the fields a value is keyed by, its own first), each an aggregate over every row of `sql`
+    (the `FACET_VALUES` most frequent keys, a NULL value left out): one query, its rows worked out once."""
     page, size = page_bounds(page, size)
+    facets = facets or {}
     faceted = "".join(
         f"""
         UNION ALL BY NAME
-        SELECT * FROM (SELECT '{name}' AS serve_facet, CAST("{name}" AS VARCHAR) AS serve_value, count(*) AS serve_n
-                       FROM counted WHERE "{name}" IS NOT NULL GROUP BY 2 ORDER BY 3 DESC, 2 LIMIT {FACET_VALUES})"""
-        for name in facets
+        SELECT * FROM (SELECT '{name}' AS serve_facet,
+                              {", ".join(f'CAST("{key}" AS VARCHAR) AS serve_k{i}' for i, key in enumerate(keys))},
+                              count(*) AS serve_n, count(*) OVER () AS serve_distinct,
+                              sum(count(*)) OVER () AS serve_valued
+                       FROM q WHERE "{keys[0]}" IS NOT NULL GROUP BY ALL
+                       ORDER BY serve_n DESC, {", ".join(f"serve_k{i}" for i in range(len(keys)))}
+                       LIMIT {FACET_VALUES})"""
+        for name, keys in facets.items()
     )
     counted = f"""
-        WITH q AS MATERIALIZED ({sql}),
-        counted AS MATERIALIZED (SELECT * FROM q LIMIT {COUNT_CAP if facets else 0})
+        WITH q AS MATERIALIZED ({sql})
         SELECT * FROM (SELECT *, NULL AS serve_total FROM q LIMIT {size} OFFSET {(page - 1) * size})
         UNION ALL BY NAME
-        SELECT count(*) AS serve_total FROM (SELECT 1 FROM q LIMIT {COUNT_CAP + 1}){faceted}"""
+        SELECT count(*) AS serve_total FROM q{faceted}"""
     rows = list(stream(con.execute(counted, params)))
     total = next(row["serve_total"] for row in rows if row["serve_total"] is not None)
-    counts: dict[str, list[tuple[str, int]]] = {name: [] for name in facets}
+    counts = {name: FacetCounts(keys, [], 0, total) for name, keys in facets.items()}
     for row in rows:
         if row.get("serve_facet") is not None:
-            counts[row["serve_facet"]].append((row["serve_value"], row["serve_n"]))
-    rows = [row for row in rows if row["serve_total"] is None and row.get("serve_facet") is None]
-    return Page(
-        fields_,
-        [{f: row.get(f) for f in fields_} for row in rows],
-        min(total, COUNT_CAP),
-        total > COUNT_CAP,
-        page,
-        size,
-        {name: sorted(found, key=lambda item: (-item[1], item[0])) for name, found in counts.items()},
-    )
+            facet = counts[row["serve_facet"]]
+            facet.values.append((tuple(row[f"serve_k{i}"] for i in range(len(facet.keys))), row["serve_n"]))
+            facet.distinct = row["serve_distinct"]
+            facet.without = total - int(row["serve_valued"])
+    for facet in counts.values():
+        facet.values.sort(key=lambda item: (-item[1], tuple(key or "" for key in item[0])))
+    shown = [row for row in rows if row["serve_total"] is None and row.get("serve_facet") is None]
+    return Page(fields_, [{f: row.get(f) for f in fields_} for row in shown], total, page, size, counts)
 
 
 def lineage_page(
-    con, kind: str, selection: Selection, order_by: str | None, page: int, size: int, facets: tuple[str, ...] = ()
+    con, kind: str, selection: Selection, order_by: str | None, page: int, size: int, facets: dict | None = None
 ) -> Page:
     """A page of `archiver query KIND` with the same selection and order."""
     query = lineage.QUERIES[kind](selection, order_by=order_by)
@@ -345,24 +354,18 @@ FINDING_FILTERS = ("agent", "task", "since", "until", "source")
 
 
 def findings_page(
-    con, snap: Snapshot, rules: list[str], severity: str | None, selection: Selection, page, size, facets=()
+    con, snap: Snapshot, rules: list[str], severity: str | None, selection: Selection, page, size, facets=None
 ) -> Page:
-    con.register("serve_findings", snap.findings)
-    try:
+    with _findings_of(con, snap):
         sql, params = _findings_query(rules, severity, selection)
         return paged(con, sql, params, (*PUBLISHED_FIELDS, "agent", "timestamp"), page, size, facets)
-    finally:
-        con.unregister("serve_findings")
 
 
 def findings_rows(con, snap: Snapshot, rules: list[str], severity: str | None, selection: Selection) -> list[dict]:
     """Every finding `findings_page` pages through (a download of `/audit`), in its order."""
-    con.register("serve_findings", snap.findings)
-    try:
+    with _findings_of(con, snap):
         sql, params = _findings_query(rules, severity, selection)
         return list(stream(con.execute(f"SELECT {', '.join(PUBLISHED_FIELDS)} FROM ({sql})", params)))
-    finally:
-        con.unregister("serve_findings")
 
 
 def _findings_query(rules: list[str], severity: str | None, selection: Selection) -> tuple[str, list]:
@@ -377,33 +380,47 @@ def _findings_query(rules: list[str], severity: str | None, selection: Selection
     return f"SELECT * FROM serve_findings f WHERE {where} ORDER BY {order}", params
 
 
-CONFLICT_FIELDS = ("task_id", "detail", "source_path", "locator", "result_key")
+CONFLICT_FIELDS = ("task_id", "message_id", "part_index", "detail", "source_path", "locator", "result_key")
 
 
-def conflicts(con, snap: Snapshot, column: str) -> list[dict]:
+def conflicts_page(con, snap: Snapshot, column: str, page: int, size: int) -> Page:
     """The audit's `conflicting-claims` findings on results citing `column`: where claims about it disagree."""
+    with _findings_of(con, snap):
+        return paged(con, *_conflicts_query(column), CONFLICT_FIELDS, page, size)
+
+
+def conflict_rows(con, snap: Snapshot, column: str) -> list[dict]:
+    """Every finding `conflicts_page` pages through (a download of a column's conflicts), in its order."""
+    with _findings_of(con, snap):
+        return list(stream(con.execute(*_conflicts_query(column))))
+
+
+def _conflicts_query(column: str) -> tuple[str, list]:
+    sql = f"""SELECT {", ".join(f"f.{name}" for name in CONFLICT_FIELDS)}
+              FROM serve_findings f
+              WHERE f.rule = 'conflicting-claims'
+                AND f.result_key IN (SELECT result_key FROM citations WHERE source_column = ?)
+              ORDER BY f.detail, f.source_path, f.locator"""
+    return sql, [column]
+
+
+@contextmanager
+def _findings_of(con, snap: Snapshot):
+    """The snapshot's findings as the table `serve_findings` of `con` while the block runs."""
     con.register("serve_findings", snap.findings)
     try:
-        sql = f"""SELECT {", ".join(f"f.{name}" for name in CONFLICT_FIELDS)}
-                 FROM serve_findings f
-                 WHERE f.rule = 'conflicting-claims'
-                   AND f.result_key IN (SELECT result_key FROM citations WHERE source_column = ?)
-                 ORDER BY f.detail, f.source_path"""
-        return list(stream(con.execute(sql, [column])))
+        yield
     finally:
         con.unregister("serve_findings")
 
 
 def findings_per_day(con, snap: Snapshot, agent: str | None = None) -> list[dict]:
     """Findings per day (of their copy's time) and rule."""
-    con.register("serve_findings", snap.findings)
-    try:
+    with _findings_of(con, snap):
         where, params = ("agent = ?", [agent]) if agent else ("TRUE", [])
         sql = f"""SELECT CAST(timestamp AS DATE) AS day, rule, count(*) AS findings FROM serve_findings
                   WHERE timestamp IS NOT NULL AND {where} GROUP BY ALL ORDER BY day, rule"""
         return list(stream(con.execute(sql, params)))
-    finally:
-        con.unregister("serve_findings")
 
 
 # Verdicts: the latest of each citation of a result, with its citation's fields.
@@ -491,9 +508,21 @@ def by_period(con, selection: Selection) -> list[dict]:
 
 def small_bases(con, selection: Selection, page: int = 1, size: int = PAGE_SIZE) -> Page:
     """The selection's citations whose base n is below `SMALL_BASE`, smallest first."""
+    return paged(con, *_small_query(selection), SMALL_FIELDS, page, size)
+
+
+def small_base_rows(con, selection: Selection) -> list[dict]:
+    """Every citation `small_bases` pages through (a download of a subject's small bases), in its order."""
+    return list(stream(con.execute(*_small_query(selection))))
+
+
+SMALL_FIELDS = lineage.citations(Selection()).fields
+
+
+def _small_query(selection: Selection) -> tuple[str, list]:
     query = lineage.citations(selection)
     sql = f"SELECT * FROM ({query.sql}) WHERE base_n < {SMALL_BASE} ORDER BY base_n, study, period, citation_hash"
-    return paged(con, sql, query.params, query.fields, page, size)
+    return sql, query.params
 
 
 CHART_CELLS = 5_000

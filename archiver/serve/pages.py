@@ -25,17 +25,20 @@ from .data import (
     CONFLICT_FIELDS,
     FINDING_FILTERS,
     PAGE_SIZE,
+    SMALL_FIELDS,
     SUBJECTS,
     VERDICT_FIELDS,
     Page,
     by_period,
     cited_values,
-    conflicts,
+    conflict_rows,
+    conflicts_page,
     findings_page,
     findings_per_day,
     findings_rows,
     lineage_page,
     page_bounds,
+    small_base_rows,
     small_bases,
     verdict_counts,
     verdict_rows,
@@ -46,8 +49,8 @@ from .downloads import DOWNLOADS, download, sent
 from .form import fields as form_fields
 from .form import selection as selection_from
 from .quantities import periods_of, quantity_rows, series_of
-from .tables import FACETS, Grid, facet_list, grid
-from .urls import changed, day_query, encoded, href, wanted
+from .tables import FACETS, Facet, Grid, facet_list, grid
+from .urls import as_twin, changed, day_query, encoded, href, wanted
 
 
 @dataclass
@@ -148,7 +151,7 @@ def search(server, request) -> Shown:
     page, size = _page(request)
     unfiltered = selection == Selection()  # the whole archive is the overview's; a list of it reads every claim
     if unfiltered:
-        found = Page(QUERIES[kind](selection).fields, [], 0, False, 1, size)
+        found = Page(QUERIES[kind](selection).fields, [], 0, 1, size)
     else:
         with server.archive() as archive:
             found = ask(
@@ -157,12 +160,13 @@ def search(server, request) -> Shown:
                 ("rows", kind, repr(selection), order_by, page, size),
                 lambda: lineage_page(archive.con, kind, selection, order_by, page, size, FACETS[kind]),
             )
+    facets = facet_list(request, found)
     twin = {
         "kind": kind,
         "filters": selection.as_dict(),
         "order_by": order_by,
         "needs_filter": unfiltered,  # no rows: a search without a filter lists nothing
-        **found.as_dict(),
+        **listed(request, found, facets),
     }
     context = {
         "kind": kind,
@@ -173,10 +177,22 @@ def search(server, request) -> Shown:
         "unfiltered": unfiltered,
         "pager": _pager(request, found),
         "grid": grid(request, kind, found.fields, found.rows, sortable=True),
-        "facets": facet_list(request, found),
+        "facets": facets,
         "downloads": _downloads(request, kind),
     }
     return Shown("search.html", f"Search {kind}", twin, context)
+
+
+def listed(request, found: Page, facets: list[Facet] = (), parameter: str = "page") -> dict:
+    """A list as a JSON twin holds it: its page of rows, its exact `count`, `next_url` (the twin of its
+    next page; None on the last) and `facet_results` (Datasette's: each facet's values, counts and the
+    address that toggles each)."""
+    following = _pager(request, found, parameter)["next"]
+    return {
+        **found.as_dict(),
+        "next_url": as_twin(following) if following else None,
+        "facet_results": {facet.name: facet.as_dict(as_twin) for facet in facets},
+    }
 
 
 def _downloads(request, kind: str, **query: str) -> list[tuple[str, str]]:
@@ -217,9 +233,15 @@ def subject(server, request) -> Shown:
     kind = request.url.path.split("/")[1]
     name = _name(request, "name")
     selection = Selection.of(**{SUBJECTS[kind]: [name]})
+    (small_at, size), (conflicts_at, _) = (_page(request, f"{list_}_page") for list_ in ("small", "conflicts"))
     with server.archive() as archive:
         periods = ask(server, archive, ("periods", kind, name), lambda: by_period(archive.con, selection))
-        small = ask(server, archive, ("small", kind, name), lambda: small_bases(archive.con, selection))
+        small = ask(
+            server,
+            archive,
+            ("small", kind, name, small_at, size),
+            lambda: small_bases(archive.con, selection, small_at, size),
+        )
         cells, partial = ask(server, archive, ("claimed", kind, name), lambda: cited_values(archive.con, selection))
         shown = claimed_charts(cells, partial, kind, name)
         quantities = quantity_rows(cells)
@@ -228,7 +250,12 @@ def subject(server, request) -> Shown:
             figure = subject_figure(server.snapshots.get(archive).summary, kind, name)
         if kind == "column":
             snap = server.snapshots.get(archive)
-            disagreeing = ask(server, archive, ("conflicts", name), lambda: conflicts(archive.con, snap, name))
+            disagreeing = ask(
+                server,
+                archive,
+                ("conflicts", name, conflicts_at, size),
+                lambda: conflicts_page(archive.con, snap, name, conflicts_at, size),
+            )
         if kind == "agent":
             snap = server.snapshots.get(archive)
             per_day = ask(server, archive, ("per_day", name), lambda: findings_per_day(archive.con, snap, name))
@@ -239,12 +266,12 @@ def subject(server, request) -> Shown:
         "by_period": periods,
         "quantities": quantities,
         "quantities_capped": partial,
-        "small_bases": small.as_dict(),
+        "small_bases": listed(request, small, parameter="small_page"),
     }
     if figure is not None:
         twin["validly_cited"] = figure
     if disagreeing is not None:
-        twin["conflicts"] = disagreeing
+        twin["conflicts"] = listed(request, disagreeing, parameter="conflicts_page")
     if per_day is not None:
         twin |= {"findings_per_day": per_day, "verdicts_per_day": verdicts}
         shown.append(
@@ -276,13 +303,22 @@ def subject(server, request) -> Shown:
         "charts": [Markup(chart) for chart in shown],
         "small": small,
         "small_grid": grid(request, "small", small.fields, small.rows),
+        "small_pager": _pager(request, small, "small_page"),
+        "small_downloads": _subject_downloads("small", SUBJECTS[kind], name),
         "conflicts": disagreeing,
-        "conflict_downloads": [(f, f"/download/conflicts.{f}" + encoded({"column": name})) for f in DOWNLOADS],
+        "conflicts_grid": grid(request, "conflicts", disagreeing.fields, disagreeing.rows) if disagreeing else None,
+        "conflicts_pager": _pager(request, disagreeing, "conflicts_page") if disagreeing else None,
+        "conflict_downloads": _subject_downloads("conflicts", "column", name),
         "search": "/search" + encoded({SUBJECTS[kind]: name}),
         "audit": "/audit" + encoded({"agent": name}) if kind == "agent" else None,
         "verify": "/verify" + encoded({"agent": name}) if kind == "agent" else None,
     }
     return Shown("subject.html", f"{kind} {name}", twin, context)
+
+
+def _subject_downloads(kind: str, parameter: str, name: str) -> list[tuple[str, str]]:
+    """(format, address) of a subject's list `kind` (its small bases, a column's conflicts) as a file."""
+    return [(f, f"/download/{kind}.{f}" + encoded({parameter: name})) for f in DOWNLOADS]
 
 
 def claimed_charts(cells: list[dict], partial: bool, kind: str, name: str) -> list[str]:
@@ -321,7 +357,8 @@ def audit(server, request) -> Shown:
             ("findings", tuple(rules), severity, repr(selection), page, size),
             lambda: findings_page(archive.con, snap, rules, severity, selection, page, size, FACETS["findings"]),
         )
-    twin = {"filters": {"rule": rules, "severity": severity, **selection.as_dict()}, **found.as_dict()}
+    facets = facet_list(request, found)
+    twin = {"filters": {"rule": rules, "severity": severity, **selection.as_dict()}, **listed(request, found, facets)}
     context = {
         "found": found,
         "pager": _pager(request, found),
@@ -331,7 +368,7 @@ def audit(server, request) -> Shown:
         "fields": form_fields(params, only=FINDING_FILTERS),
         "summary": snap.summary,
         "grid": grid(request, "findings", found.fields, found.rows),
-        "facets": facet_list(request, found),
+        "facets": facets,
         "downloads": _downloads(request, "audit"),
     }
     return Shown("audit.html", "Audit findings", twin, context)
@@ -357,7 +394,11 @@ def verify(server, request) -> Shown:
             lambda: verdicts_page(archive.con, selection, verdict, page, size),
         )
         counts = verdict_counts(archive.con)
-    twin = {"filters": {"verdict": verdict, **selection.as_dict()}, "verdicts_by_status": counts, **found.as_dict()}
+    twin = {
+        "filters": {"verdict": verdict, **selection.as_dict()},
+        "verdicts_by_status": counts,
+        **listed(request, found),
+    }
     context = {
         "found": found,
         "pager": _pager(request, found),
@@ -385,7 +426,7 @@ def downloaded(server, request):
         return sent(Listing(LISTS[kind], _rows_of(server, archive, kind, params)), kind, fmt_)
 
 
-LISTS = {"audit": PUBLISHED_FIELDS, "verify": VERDICT_FIELDS, "conflicts": CONFLICT_FIELDS}
+LISTS = {"audit": PUBLISHED_FIELDS, "verify": VERDICT_FIELDS, "conflicts": CONFLICT_FIELDS, "small": SMALL_FIELDS}
 """The other lists a page shows whole as a download, and their fields."""
 
 
@@ -393,10 +434,12 @@ def _rows_of(server, archive, kind: str, params) -> list[dict]:
     if kind == "verify":
         verdict, selection = _verify_filters(params)
         return verdict_rows(archive.con, selection, verdict)
+    if kind == "small":
+        return small_base_rows(archive.con, selection_from(params))
     snap = server.snapshots.get(archive)
     if kind == "audit":
         return findings_rows(archive.con, snap, *_audit_filters(params))
-    return conflicts(archive.con, snap, params.get("column") or "")
+    return conflict_rows(archive.con, snap, params.get("column") or "")
 
 
 PAGES = {
@@ -418,9 +461,9 @@ def _name(request, key: str) -> str:
     return name[: -len(".json")] if name.endswith(".json") else name
 
 
-def _page(request) -> tuple[int, int]:
-    """The page and its size asked for, brought within their bounds (`page_bounds`)."""
-    page, size = (_whole(request, name, default) for name, default in (("page", 1), ("size", PAGE_SIZE)))
+def _page(request, parameter: str = "page") -> tuple[int, int]:
+    """The page (`parameter`) and its size asked for, brought within their bounds (`page_bounds`)."""
+    page, size = (_whole(request, name, default) for name, default in ((parameter, 1), ("size", PAGE_SIZE)))
     return page_bounds(page, size)
 
 
@@ -439,8 +482,10 @@ def _known(value: str, known, parameter: str) -> None:
         raise UsageError(f"{shown!r} is not one of {', '.join(known)}", parameter)
 
 
-def _pager(request, found: Page) -> dict:
+def _pager(request, found: Page, parameter: str = "page") -> dict:
+    """The addresses of a list's previous and next pages (None where there is none); `parameter` names
+    its page where a page shows two lists."""
     return {
-        "previous": changed(request, page=found.page - 1) if found.page > 1 else None,
-        "next": changed(request, page=found.page + 1) if found.page < found.pages or found.capped else None,
+        "previous": changed(request, **{parameter: found.page - 1}) if found.page > 1 else None,
+        "next": changed(request, **{parameter: found.page + 1}) if found.page < found.pages else None,
     }

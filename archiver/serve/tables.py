@@ -14,7 +14,7 @@ from markupsafe import Markup
 from ..errors import UsageError
 from ..render.paths import display_text, holds_path
 from .cells import fmt, heading, link, measures, shown_path, source
-from .urls import changed, narrowed
+from .urls import changed
 
 DEFAULTS = {
     "claims": ("status", "result", "value", "measures", "study", "period", "source", "base_n", "warnings"),
@@ -22,6 +22,7 @@ DEFAULTS = {
     "impact": ("kind", "id", "claims", "results", "citations"),
     "findings": ("severity", "rule", "result", "agent", "source_path", "locator", "detail"),
     "small": ("study", "period", "source_column", "base_name", "base_n", "warnings", "claims", "results", "agents"),
+    "conflicts": ("result", "detail", "source_path", "locator"),
 }
 """The columns each list shows unless `?_col=` chooses others (or chose them before: `remembered`), the
 status and what identifies a row first, and the order of any choice: these, then the others in the
@@ -38,15 +39,19 @@ COMPUTED = {
 task or (where there is none) the message a row is about."""
 SORTS_BY = {"measures": "cell", "source": "source_column", "result": "task_id"}
 
+_COLUMN = ("source_column", "study", "source_table")
+_PERIOD = ("period", "study")
 FACETS = {
-    "claims": ("study", "period", "source_column", "agent"),
-    "citations": ("study", "period", "source_column"),
-    "impact": (),
-    "findings": ("rule", "severity", "agent"),
+    "claims": {"study": ("study",), "period": _PERIOD, "source_column": _COLUMN, "agent": ("agent",)},
+    "citations": {"study": ("study",), "period": _PERIOD, "source_column": _COLUMN},
+    "impact": {},
+    "findings": {"rule": ("rule",), "severity": ("severity",), "agent": ("agent",)},
 }
-"""The fields each list is faceted by."""
-FACET_PARAMETERS = {"source_column": "column"}
-"""A facet's filter where it is not named as its field."""
+"""The facets of each list, and the fields each counts a value by: its own, then those telling apart two
+values of one name (a column is its study's and table's: `visits_pw` of two studies is two quantities,
+never one count; a period is its study's: W6 of one study is not W6 of another)."""
+FACET_PARAMETERS = {"source_column": "column", "source_table": "table"}
+"""A field's filter where it is not named as the field."""
 
 HASHES = frozenset({"citation_hash", "result_key", "source_sha256"})
 PROSE = frozenset({"warnings", "problems", "detail", "base_name", "verdict_reason", "status"})
@@ -161,19 +166,56 @@ def whole_words(text: str) -> Markup:
 
 
 @dataclass
+class FacetValue:
+    value: str
+    label: str  # the value, and its source where the facet's values come from several
+    count: int
+    toggle: str  # the address narrowed to it, or (chosen) no longer narrowed by it
+    chosen: bool
+    filters: dict[str, str]  # the filters narrowing the list to it
+
+
+@dataclass
 class Facet:
     name: str
     heading: str
-    values: list[tuple[str, int, str, bool]]  # value, rows, the address narrowed to it, already chosen
+    values: list[FacetValue]
+    truncated: bool  # the list holds more values than these
+    without: int  # rows without a value
+
+    def as_dict(self, twin) -> dict:
+        """As the JSON twin's `facet_results` holds it (Datasette's shape): `twin` makes an address a JSON one."""
+        return {
+            "name": self.name,
+            "results": [
+                {"value": v.value, "label": v.label, "count": v.count, "toggle_url": twin(v.toggle),
+                 "selected": v.chosen, "filters": v.filters}
+                for v in self.values
+            ],
+            "truncated": self.truncated,
+            "without_value": self.without,
+        }  # fmt: skip
 
 
 def facet_list(request, found) -> list[Facet]:
-    """The facets of a page of a list (`data.Page.facets`), each value a link narrowing the list to it."""
+    """The facets of a list (`data.Page.facets`), each value a link narrowing the list to it (a value
+    chosen: a link that no longer narrows it)."""
     out = []
     for name, counted in found.facets.items():
-        parameter = FACET_PARAMETERS.get(name, name)
-        given = request.query_params.getlist(parameter)
-        values = [(value, n, narrowed(request, parameter, value), value in given) for value, n in counted]
+        sources = {key[1:] for key, _ in counted.values}
+        values = [_facet_value(request, counted.keys, key, n, len(sources) > 1) for key, n in counted.values]
         if values:
-            out.append(Facet(name, heading(name), values))
+            out.append(Facet(name, heading(name), values, counted.truncated, counted.without))
     return out
+
+
+def _facet_value(request, keys: tuple[str, ...], key: tuple, n: int, sourced: bool) -> FacetValue:
+    """One value of a facet: labelled with its source (`visits_pw · Meridian Shopper Panel / meridian_panel`)
+    when the facet's values come from several."""
+    filters = {FACET_PARAMETERS.get(k, k): v for k, v in zip(keys, key, strict=True) if v is not None}
+    own = FACET_PARAMETERS.get(keys[0], keys[0])
+    chosen = all(value in request.query_params.getlist(name) for name, value in filters.items())
+    toggle = changed(request, drop=("page", own)) if chosen else changed(request, drop=("page",), **filters)
+    source = " / ".join(v for v in key[1:] if v is not None)
+    label = f"{key[0]} · {source}" if sourced and source else key[0]
+    return FacetValue(key[0], label, n, toggle, chosen, filters)

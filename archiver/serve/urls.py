@@ -41,10 +41,10 @@ def changed(request, drop: tuple[str, ...] = (), path: str | None = None, **repl
     return (request.url.path if path is None else path) + encoded(items)
 
 
-def narrowed(request, name: str, value: Any) -> str:
-    """The request's own address with the filter `name` set to `value`, from page 1 (a facet's link: the
-    value is one the list holds, so the list narrows to it)."""
-    return changed(request, drop=("page",), **{name: str(value)})
+def as_twin(address: str) -> str:
+    """A page's address (with its query string) as its JSON twin's; a twin's stays as it is."""
+    path, _, query = address.partition("?")
+    return address if path.endswith(TWIN) else twin(path, query)
 
 
 def day_query(day: str, **more: str) -> dict:
