@@ -249,42 +249,44 @@ fn read_records_of_containers() {
     assert_golden("read", &out);
 }
 
+/// Each `kind<TAB>JSON` case of a stage and what `answer` gives for it, a case a line and its answer
+/// the next; a case whose JSON the core refuses is written so (Python's JSON wrote the inputs: NaN and
+/// the infinities are among them).
+fn json_cases(stage: &str, answer: impl Fn(&str, &Value) -> String) -> String {
+    let mut out = String::new();
+    for line in inputs(stage) {
+        let (kind, given) = line.split_once('\t').unwrap();
+        writeln!(out, "{kind} {}", shown(given.as_bytes())).unwrap();
+        match decode(given.as_bytes()) {
+            Ok(value) => writeln!(out, "  {}", answer(kind, &value)).unwrap(),
+            Err(InvalidJson(reason)) => writeln!(out, "  not JSON: {reason}").unwrap(),
+        }
+    }
+    out
+}
+
 // --- understand ------------------------------------------------------------------------------------
 
 #[test]
 fn understand_dialects_envelopes_rows_and_timestamps() {
-    let mut out = String::new();
-    for line in inputs("understand") {
-        let (kind, given) = line.split_once('\t').unwrap();
-        writeln!(out, "{kind} {}", shown(given.as_bytes())).unwrap();
-        // Python's JSON wrote the inputs: NaN and the infinities stay in as the cases of the core's refusal.
-        let value = match decode(given.as_bytes()) {
-            Ok(value) => value,
-            Err(InvalidJson(reason)) => {
-                writeln!(out, "  not JSON: {reason}").unwrap();
-                continue;
-            }
-        };
-        let understood = match kind {
-            "events" => outcome(events_of(&value)),
-            "recorded" => {
-                let Value::Array(pair) = &value else {
-                    panic!("{line}")
-                };
-                let event = pair.get(1).filter(|event| !event.is_null());
-                outcome(recorded_events(&pair[0], event))
-            }
-            "store_row" => {
-                let Value::Object(row) = &value else {
-                    panic!("{line}")
-                };
-                outcome(task_of_store_row(row))
-            }
-            "timestamp" => outcome(timestamp_of(Some(&value))),
-            _ => panic!("{line}"),
-        };
-        writeln!(out, "  {understood}").unwrap();
-    }
+    let out = json_cases("understand", |kind, value| match kind {
+        "events" => outcome(events_of(&value)),
+        "recorded" => {
+            let Value::Array(pair) = &value else {
+                panic!("{kind}")
+            };
+            let event = pair.get(1).filter(|event| !event.is_null());
+            outcome(recorded_events(&pair[0], event))
+        }
+        "store_row" => {
+            let Value::Object(row) = &value else {
+                panic!("{kind}")
+            };
+            outcome(task_of_store_row(row))
+        }
+        "timestamp" => outcome(timestamp_of(Some(&value))),
+        _ => panic!("{kind}"),
+    });
     assert_golden("understand", &out);
 }
 
@@ -292,22 +294,11 @@ fn understand_dialects_envelopes_rows_and_timestamps() {
 
 #[test]
 fn citations_and_claims() {
-    let mut out = String::new();
-    for line in inputs("cite") {
-        let (kind, given) = line.split_once('\t').unwrap();
-        writeln!(out, "{kind} {}", shown(given.as_bytes())).unwrap();
-        // Python's JSON wrote the inputs: NaN and the infinities stay in as the cases of the core's refusal.
-        let value = match decode(given.as_bytes()) {
-            Ok(value) => value,
-            Err(InvalidJson(reason)) => {
-                writeln!(out, "  not JSON: {reason}").unwrap();
-                continue;
-            }
-        };
+    let out = json_cases("cite", |kind, value| {
         let found = match kind {
             "citation" => {
                 let Value::Array(pair) = &value else {
-                    panic!("{line}")
+                    panic!("{kind}")
                 };
                 let media_type = match &pair[1] {
                     Value::String(text) => Some(&**text),
@@ -316,10 +307,10 @@ fn citations_and_claims() {
                 format!("{:?}", citation_of(&pair[0], media_type))
             }
             "claims" => format!("{:?}\n  {:?}", numeric_leaves(&value), claims_of(&value)),
-            _ => panic!("{line}"),
+            _ => panic!("{kind}"),
         };
-        writeln!(out, "  {}", shown(found.as_bytes())).unwrap();
-    }
+        shown(found.as_bytes())
+    });
     assert_golden("cite", &out);
 }
 
