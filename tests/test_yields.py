@@ -4,13 +4,14 @@ counted by `stats`, or the audit's `unrecognised-record` names it; shapes of ind
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
 from archiver.archive import Archive
 from archiver.store.tables import RECORD_YIELDS
-from tests.snapshots.core import frozen
 from tests.transcripts import rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -204,16 +205,36 @@ def test_stats_count_each_kind_of_record(archive, write):
     assert (stats["records"], stats["quarantined"]) == (10, 0)
 
 
+TEST_FILES = [
+    "tests/js/package-lock.json",
+    "tests/js/package.json",
+    "tests/js/peer.mjs",
+    "tests/stores/README.md",
+    "tests/stores/a2a-js-rows.json",
+    "tests/stores/a2a-js-tasks.mysql.sql",
+    "tests/stores/a2a-js-tasks.postgres.sql",
+    "tests/stores/make_js_rows.mjs",
+]
+"""Files of tests/ that other tests ingest."""
+GENERATED = ROOT / "archiver" / "core" / "tests" / "golden" / "index.inputs"
+"""The core's generated transcripts (every dialect, shapes broken on purpose): a case a line, a JSON list of
+[name, bytes] pairs, bytes outside printable ASCII and the backslash written `\\xNN`."""
+
+
+def generated_files() -> list[tuple[str, bytes]]:
+    def unescaped(text: str) -> bytes:
+        return re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m[1], 16)]), text.encode())
+
+    return [(name, unescaped(data)) for line in GENERATED.read_text().splitlines() for name, data in json.loads(line)]
+
+
 def corpus(tmp_path: Path) -> list[str]:
-    """Every sample, every file of tests/ that the tests ingest, the generated transcripts of the core's
-    snapshots (every dialect, shapes broken on purpose) and a generated benchmark corpus."""
+    """Every sample, every file of tests/ that the tests ingest, the core's generated transcripts and a
+    generated benchmark corpus."""
     from benchmarks.generate import generate
 
-    snapshot = frozen.read("index")
-    named = sorted({name for case in snapshot["corpus"] for name in case["in"]["files"] if name.startswith("tests/")})
-    paths = [str(ROOT / "sample_transcripts"), *(str(ROOT / name) for name in named)]
-    cases = [item for case in snapshot["generated"] + snapshot["generated_together"] for item in case["in"]]
-    for number, (name, data) in enumerate(cases):
+    paths = [str(ROOT / "sample_transcripts"), *(str(ROOT / name) for name in TEST_FILES)]
+    for number, (name, data) in enumerate(generated_files()):
         folder = tmp_path / "generated" / str(number)
         folder.mkdir(parents=True)
         (folder / name).write_bytes(data)

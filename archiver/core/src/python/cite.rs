@@ -1,7 +1,7 @@
 //! The `cite` stage's functions in `archiver._core` (Citations v1, and the assembly of stored copies it
-//! reads). `stated_number` is what `archiver.cite.stated` reads a string with; the others are for the
-//! differential tests only (`tests/test_core_cite.py`), which hand them what the Python code they
-//! replace is handed and compare the answers. Nothing else calls them.
+//! reads). `stated_number` is what `archiver.cite.stated` reads a string with; `claim_rows` is what
+//! `archiver.store.reread` reads claims again with; the others are test surfaces (tests/test_citations.py,
+//! tests/test_memory.py).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -10,17 +10,13 @@ use pyo3::types::{PyDict, PyList};
 use super::convert::{to_py, to_value};
 use super::model::{artifact_dict, map_py, message_dict, part_dict, value_py};
 use crate::cite::citations::{citation_of, Citation, Date};
-use crate::cite::claims::{claims_of, numeric_leaves, Claim, Stating};
-use crate::cite::parts::judged;
+use crate::cite::claims::{claims_of, numeric_leaves};
 use crate::cite::stated::stated;
-use crate::json::{Map, Number, Text, Value};
+use crate::json::{Number, Value};
 use crate::load::rows::claim_columns;
 use crate::understand::assemble::{Assembled, FileAssembly, StoredCopy};
 use crate::understand::events::events_of;
-use crate::understand::model::{
-    Artifact, ArtifactUpdate, ErrorResponse, Event, Message, Part, PartKind, Request, Role, Status,
-    StatusUpdate, Task,
-};
+use crate::understand::model::Event;
 use crate::understand::Understood;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -30,8 +26,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         claim_rows,
         citation_of_value,
         numeric_leaves_of_value,
-        judged_value,
-        assemble_values,
         assemble_decoded
     )
 }
@@ -71,7 +65,7 @@ fn claim_rows(
 }
 
 /// `archiver.cite.citations.citation_of(data, media_type)` through the core: the `Citation`'s fields as a
-/// dict (dates as `datetime.date`, and `valid`), or None. For the differential tests only.
+/// dict (dates as `datetime.date`, and `valid`), or None. A test surface.
 #[pyfunction]
 #[pyo3(signature = (data, media_type=None))]
 fn citation_of_value(
@@ -86,39 +80,12 @@ fn citation_of_value(
     }
 }
 
-/// `archiver.cite.claims.numeric_leaves(data)` through the core: [(pointer, number), ...]. For the
-/// differential tests only.
+/// `archiver.cite.claims.numeric_leaves(data)` through the core: [(pointer, number), ...]. A test
+/// surface (tests/test_citations.py, tests/test_properties.py).
 #[pyfunction]
 fn numeric_leaves_of_value(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let data = to_value(data)?;
     leaves_list(py, &numeric_leaves(&data))
-}
-
-/// `archiver.cite.parts.judged(kind, data, media_type, role)` through the core: (citation dict or None,
-/// leaves). For the differential tests only.
-#[pyfunction]
-#[pyo3(signature = (kind, data, media_type, role))]
-fn judged_value(
-    py: Python<'_>,
-    kind: &str,
-    data: &Bound<'_, PyAny>,
-    media_type: Option<&str>,
-    role: &str,
-) -> PyResult<Py<PyAny>> {
-    let data = if data.is_none() {
-        None
-    } else {
-        Some(to_value(data)?)
-    };
-    let (citation, leaves) = judged(part_kind(kind), data.as_ref(), media_type, role_of(role));
-    let citation = match citation {
-        Some(citation) => citation_dict(py, &citation)?,
-        None => py.None(),
-    };
-    Ok((citation, claims_list(py, &leaves)?)
-        .into_pyobject(py)?
-        .into_any()
-        .unbind())
 }
 
 /// (record_id, rpc_id, events described in JSON, locator, size)
@@ -145,18 +112,10 @@ macro_rules! assembly_surface {
 }
 
 assembly_surface!(
-    /// One file's assembly through the core, each record's `events` described in JSON (the test's
-    /// `describe` writes them from the Python model). Answers ["refused", record_id, reason] for each
-    /// record refused, then ["copy", copy], ["card", record_id, card] and ["error", record_id, rpc_id,
-    /// code, message] as `finish` hands them. For the differential tests only.
-    assemble_values,
-    |events: &Value| events_of_description(events).map(Ok)
-);
-
-assembly_surface!(
-    /// As `assemble_values`, each record given as its decoded JSON value, its events read by the core's
-    /// `understand::events::events_of` (a record it refuses is ["refused", record_id, reason] too). For
-    /// the differential tests only.
+    /// One file's assembly through the core, each record given as its decoded JSON value, its events
+    /// read by `understand::events::events_of`: ["refused", record_id, reason] for each record refused,
+    /// then ["copy", copy], ["card", record_id, card] and ["error", ...] as `finish` hands them. A test
+    /// surface (tests/test_memory.py).
     assemble_decoded,
     |value: &Value| Ok(events_of(value))
 );
@@ -266,19 +225,6 @@ fn leaves_list(py: Python<'_>, leaves: &[(String, &Number)]) -> PyResult<Py<PyAn
     Ok(list.into_any().unbind())
 }
 
-/// A Part's claims as [(pointer, number), ...], a number stated in a string as its string.
-fn claims_list(py: Python<'_>, claims: &[Claim<'_>]) -> PyResult<Py<PyAny>> {
-    let list = PyList::empty(py);
-    for claim in claims {
-        let stating = match &claim.stating {
-            Stating::Number(number) => to_py(py, &Value::Number((*number).clone()))?,
-            Stating::Text(text, _) => text.into_pyobject(py)?.into_any().unbind(),
-        };
-        list.append((&claim.pointer, stating))?;
-    }
-    Ok(list.into_any().unbind())
-}
-
 /// Each (key, item) of `items` as a [key, dict] list, in order.
 fn keyed<'a, T: 'a>(
     py: Python<'_>,
@@ -333,167 +279,3 @@ fn copy_dict(py: Python<'_>, copy: &StoredCopy) -> PyResult<Py<PyAny>> {
 }
 
 // The events of a record, from the JSON description the test writes of Python's model objects.
-
-fn bad(what: &str) -> PyErr {
-    PyValueError::new_err(format!("not an event description: {what}"))
-}
-
-fn field<'a>(description: &'a Value, key: &str) -> Option<&'a Value> {
-    description.get(key).filter(|value| !value.is_null())
-}
-
-fn text_field(description: &Value, key: &str) -> PyResult<Option<String>> {
-    match field(description, key) {
-        None => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text.to_string())),
-        Some(_) => Err(bad(key)),
-    }
-}
-
-fn map_field(description: &Value, key: &str) -> PyResult<Option<Map>> {
-    match field(description, key) {
-        None => Ok(None),
-        Some(Value::Object(map)) => Ok(Some(map.clone())),
-        Some(_) => Err(bad(key)),
-    }
-}
-
-fn list_field<'a>(description: &'a Value, key: &str) -> &'a [Value] {
-    field(description, key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
-fn part_kind(kind: &str) -> PartKind {
-    match kind {
-        "text" => PartKind::Text,
-        "data" => PartKind::Data,
-        "file" => PartKind::File,
-        _ => PartKind::Unknown,
-    }
-}
-
-fn role_of(role: &str) -> Role {
-    match role {
-        "user" => Role::User,
-        "agent" => Role::Agent,
-        _ => Role::Unknown,
-    }
-}
-
-fn part_of(description: &Value) -> PyResult<Part> {
-    Ok(Part {
-        kind: part_kind(&text_field(description, "kind")?.unwrap_or_default()),
-        text: text_field(description, "text")?.map(Text::from),
-        data: field(description, "data").cloned(),
-        file: field(description, "file").cloned(),
-        media_type: text_field(description, "media_type")?,
-        metadata: map_field(description, "metadata")?,
-        raw: map_field(description, "raw")?,
-    })
-}
-
-fn parts_of(description: &Value) -> PyResult<Vec<Part>> {
-    list_field(description, "parts")
-        .iter()
-        .map(part_of)
-        .collect()
-}
-
-fn message_of(description: &Value) -> PyResult<Message> {
-    Ok(Message {
-        message_id: text_field(description, "message_id")?,
-        role: role_of(&text_field(description, "role")?.unwrap_or_default()),
-        parts: parts_of(description)?,
-        context_id: text_field(description, "context_id")?,
-        task_id: text_field(description, "task_id")?,
-        metadata: map_field(description, "metadata")?,
-    })
-}
-
-fn optional_message(description: &Value, key: &str) -> PyResult<Option<Message>> {
-    field(description, key).map(message_of).transpose()
-}
-
-fn artifact_of(description: &Value) -> PyResult<Artifact> {
-    Ok(Artifact {
-        artifact_id: text_field(description, "artifact_id")?,
-        name: text_field(description, "name")?,
-        parts: parts_of(description)?,
-        metadata: map_field(description, "metadata")?,
-    })
-}
-
-fn status_of(description: Option<&Value>) -> PyResult<Status> {
-    let Some(description) = description else {
-        return Ok(Status::default());
-    };
-    let timestamp = match field(description, "timestamp") {
-        None => None,
-        Some(Value::Number(Number::Int(micros))) => Some(*micros),
-        Some(_) => return Err(bad("timestamp")),
-    };
-    Ok(Status {
-        state: text_field(description, "state")?,
-        timestamp,
-        message: optional_message(description, "message")?,
-    })
-}
-
-fn task_id(description: &Value) -> PyResult<String> {
-    text_field(description, "task_id")?.ok_or_else(|| bad("task_id"))
-}
-
-fn event_of(description: &Value) -> PyResult<Event> {
-    let context_id = text_field(description, "context_id")?;
-    Ok(match text_field(description, "event")?.as_deref() {
-        Some("task") => Event::Task(Task {
-            task_id: task_id(description)?,
-            context_id,
-            status: status_of(field(description, "status"))?,
-            artifacts: list_field(description, "artifacts")
-                .iter()
-                .map(artifact_of)
-                .collect::<PyResult<_>>()?,
-            history: list_field(description, "history")
-                .iter()
-                .map(message_of)
-                .collect::<PyResult<_>>()?,
-            metadata: map_field(description, "metadata")?,
-        }),
-        Some("status_update") => Event::StatusUpdate(StatusUpdate {
-            task_id: task_id(description)?,
-            context_id,
-            status: status_of(field(description, "status"))?,
-        }),
-        Some("artifact_update") => Event::ArtifactUpdate(ArtifactUpdate {
-            task_id: task_id(description)?,
-            context_id,
-            artifact: artifact_of(field(description, "artifact").ok_or_else(|| bad("artifact"))?)?,
-            append: matches!(field(description, "append"), Some(Value::Bool(true))),
-            last_chunk: matches!(field(description, "last_chunk"), Some(Value::Bool(true))),
-        }),
-        Some("message") => Event::Message(message_of(description)?),
-        Some("card") => Event::AgentCard(map_field(description, "card")?.unwrap_or_default()),
-        Some("error") => Event::ErrorResponse(ErrorResponse {
-            rpc_id: field(description, "rpc_id").cloned(),
-            code: field(description, "code").cloned(),
-            message: text_field(description, "message")?,
-        }),
-        Some("request") => Event::Request(Request {
-            rpc_id: field(description, "rpc_id").cloned(),
-            method: text_field(description, "method")?,
-            message: optional_message(description, "message")?,
-        }),
-        _ => return Err(bad("event")),
-    })
-}
-
-fn events_of_description(description: &Value) -> PyResult<Vec<Event>> {
-    description
-        .as_array()
-        .ok_or_else(|| bad("a list of events"))?
-        .iter()
-        .map(event_of)
-        .collect()
-}

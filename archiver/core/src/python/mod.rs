@@ -1,8 +1,8 @@
 //! The extension module `archiver._core`: bytes in, Arrow batches out, never a call per record.
 //!
 //! Beside the ingest's surface (`index`) and the recording proxy's (`live`), each stage exposes the few
-//! functions its contract tests call (`json`, `read`, `understand`, `cite`), held to the snapshots of
-//! the Python code they replaced (`tests/snapshots/core/`); nothing else in Python calls them. Python also
+//! functions Python tests of its behaviour call (`json`, `read`, `understand`, `cite`); the stage
+//! contracts themselves are `cargo test` golden files (`archiver/core/tests/stages.rs`). Python also
 //! reads the files built in (`migrations`, `docs`) and strings stating numbers (`cite`'s `stated_number`).
 
 use pyo3::prelude::*;

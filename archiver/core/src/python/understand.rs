@@ -1,6 +1,6 @@
-//! The `understand` stage's functions in `archiver._core`. They exist for the differential tests
-//! (`tests/test_core_understand.py`) alone: each takes decoded JSON as Python objects, as the Python
-//! readers it replaces were handed, and answers with each event as `dataclasses.asdict` of the Python
+//! The `understand` stage's functions in `archiver._core`. Test surfaces (through
+//! `tests/core_model.py`: tests/test_dialects.py, tests/test_recognisers.py, tests/test_js_objects.py):
+//! each takes decoded JSON as Python objects and answers with each event as `dataclasses.asdict` of the Python
 //! event plus `"event"`, its class name (timestamps as microseconds since the epoch); a NotUnderstood
 //! is raised as ValueError with its reason.
 
@@ -13,19 +13,16 @@ use super::model::{
     artifact_dict, dicts, map_py, message_dict, optional_message_dict, part_dict, value_py,
 };
 use crate::json::Value;
-use crate::understand::dialects::{part_of, state_of, task_of_store_row, timestamp_of};
+use crate::understand::dialects::{part_of, state_of, timestamp_of};
 use crate::understand::events::{events_of, payload_events};
 use crate::understand::model::{Event, Status, Task};
 use crate::understand::recognisers::{proto_json_of, RECOGNISERS};
-use crate::understand::recorded::recorded_events;
 use crate::understand::{NotUnderstood, Understood};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_functions!(
         m,
         events_of_value,
-        recorded_events_of_value,
-        task_of_store_row_value,
         timestamp_of_value,
         payload_events_of_value,
         recogniser_names,
@@ -40,38 +37,14 @@ fn understood<T>(result: Understood<T>) -> PyResult<T> {
     result.map_err(|NotUnderstood(reason)| PyValueError::new_err(reason))
 }
 
-/// `archiver.understand.events.events_of`, for the differential tests.
+/// `understand::events::events_of`. A test surface.
 #[pyfunction]
 fn events_of_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let events = understood(events_of(&to_value(obj)?))?;
     events_list(py, &events)
 }
 
-/// `archiver.understand.recorded.recorded_events`, for the differential tests.
-#[pyfunction]
-#[pyo3(signature = (envelope, event=None))]
-fn recorded_events_of_value(
-    py: Python<'_>,
-    envelope: &Bound<'_, PyAny>,
-    event: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(Option<String>, Py<PyAny>)> {
-    let event = event.map(to_value).transpose()?;
-    let (exchange, events) = understood(recorded_events(&to_value(envelope)?, event.as_ref()))?;
-    Ok((exchange, events_list(py, &events)?))
-}
-
-/// `archiver.understand.dialects.task_of_store_row`, for the differential tests.
-#[pyfunction]
-fn task_of_store_row_value(py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let Value::Object(row) = to_value(row)? else {
-        return Err(PyValueError::new_err("a task-store row is a dict"));
-    };
-    let task = understood(task_of_store_row(&row))?;
-    Ok(event_dict(py, &Event::Task(task))?.into_any().unbind())
-}
-
-/// `archiver.understand.dialects.timestamp_of` in microseconds since the epoch, for the differential
-/// tests.
+/// `understand::dialects::timestamp_of` in microseconds since the epoch. A test surface.
 #[pyfunction]
 fn timestamp_of_value(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
     understood(timestamp_of(Some(&to_value(obj)?)))
