@@ -1,29 +1,43 @@
-WITH cited AS MATERIALIZED (  -- the results resting on one valid citation: its quantity's fields, and a
-    -- 128-bit digest of them to group by (two quantities sharing one is as likely as an MD5 collision)
-    SELECT result_key, any_value(study) AS study, any_value(period) AS period, any_value(base_name) AS base_name, any_value(weight) AS weight, any_value(source_table) AS source_table, any_value(source_column) AS source_column, any_value(source_function) AS source_function,
-           md5_number(to_json(list_value(any_value(study), any_value(period), any_value(base_name), any_value(weight), any_value(source_table), any_value(source_column), any_value(source_function)))) AS quantity
+WITH single AS MATERIALIZED (  -- the results resting on one valid citation, and which
+    SELECT result_key, any_value(citation_hash) AS citation_hash
     FROM citations GROUP BY result_key HAVING count(DISTINCT citation_hash) = 1 AND bool_and(valid)
 ),
-claimed AS MATERIALIZED (  -- each claim of those results once, however many copies hold it, in the cell
-    -- the core found it fills (cite/claims.rs), with the decimal places its literal was written to
+quantities AS MATERIALIZED (  -- each such citation's quantity: its fields, and a 128-bit digest of them to group
+    -- by (two quantities sharing one is as likely as an MD5 collision); worked out once a citation, not a result
+    SELECT citation_hash, any_value(study) AS study, any_value(period) AS period, any_value(base_name) AS base_name, any_value(weight) AS weight, any_value(source_table) AS source_table, any_value(source_column) AS source_column, any_value(source_function) AS source_function,
+           md5_number(to_json(list_value(any_value(study), any_value(period), any_value(base_name), any_value(weight), any_value(source_table), any_value(source_column), any_value(source_function)))) AS quantity
+    FROM citations WHERE citation_hash IN (SELECT citation_hash FROM single) GROUP BY citation_hash
+),
+cited AS MATERIALIZED (
+    SELECT s.result_key, q.* EXCLUDE (citation_hash) FROM single s JOIN quantities q USING (citation_hash)
+),
+valued AS (  -- the claims of those results that state a finite number in a cell
+    SELECT q.quantity, cl.* FROM claims cl JOIN cited q ON q.result_key = cl.result_key
+    WHERE cl.value IS NOT NULL AND isfinite(cl.value) AND cl.cell IS NOT NULL
+),
+differing AS MATERIALIZED (  -- the quantities (and cells) whose values differ at all: over every claim at once,
+    -- each a few numbers wide, so that only these claims are gathered below
+    SELECT quantity, cell FROM valued GROUP BY quantity, cell HAVING max(value) > min(value)
+),
+spread AS MATERIALIZED (  -- of those, the ones whose values differ beyond the finest rounding
+    SELECT v.quantity, v.cell FROM valued v JOIN differing USING (quantity, cell)
+    GROUP BY v.quantity, v.cell
+    HAVING max(v.value) - min(v.value) > 0.5 * pow(10, -max((length(split_part(split_part(lower(v.literal), 'e', 1), '.', 2))
+                - coalesce(TRY_CAST(split_part(lower(v.literal), 'e', 2) AS INTEGER), 0))))
+),
+claimed AS MATERIALIZED (  -- each claim of those quantities once, however many copies hold it, in the cell
+    -- the core found it fills (cite/claims.rs)
     SELECT q.quantity, cl.result_key, cl.pointer, cl.value, any_value(cl.literal) AS literal,
            any_value(coalesce(cl.stated, cl.literal)) AS written,  -- as the agent wrote it: "35%", 0.35
            any_value(cl.part_id) AS part_id, any_value(cl.copy_id) AS copy_id, any_value(cl.cell) AS cell
     FROM claims cl JOIN cited q ON q.result_key = cl.result_key
-    WHERE cl.value IS NOT NULL AND isfinite(cl.value) AND cl.cell IS NOT NULL
+    JOIN spread s ON s.quantity = q.quantity AND s.cell = cl.cell
+    WHERE cl.value IS NOT NULL AND isfinite(cl.value)
     GROUP BY q.quantity, cl.result_key, cl.pointer, cl.value
 ),
-celled AS MATERIALIZED (  -- "3.5E+6" is written to 5 places before the point: -5
-    SELECT c.*, length(split_part(split_part(lower(c.literal), 'e', 1), '.', 2))
-                - coalesce(TRY_CAST(split_part(lower(c.literal), 'e', 2) AS INTEGER), 0) AS decimals
-    FROM claimed c
-),
-spread AS (  -- the quantities (and cells) whose values differ at all, beyond the finest rounding
-    SELECT quantity, cell FROM celled GROUP BY quantity, cell
-    HAVING max(value) - min(value) > 0.5 * pow(10, -max(decimals))
-),
-candidates AS MATERIALIZED (
-    SELECT c.* FROM celled c JOIN spread USING (quantity, cell)
+candidates AS MATERIALIZED (  -- with the decimal places its literal was written to
+    SELECT c.*, (length(split_part(split_part(lower(c.literal), 'e', 1), '.', 2))
+                - coalesce(TRY_CAST(split_part(lower(c.literal), 'e', 2) AS INTEGER), 0)) AS decimals FROM claimed c
 ),
 stated AS (  -- each value stated of a quantity, once, with a result stating it
     SELECT quantity, cell, value, min(decimals) AS decimals, arg_min(result_key, result_key) AS result_key,
