@@ -98,7 +98,7 @@ def test_the_column_page_shows_where_agents_disagree(archive, write):
     archive.ingest([str(Path(archive.path).parent / "in")])
     archive.close()
     with TestClient(create_app(archive.path), base_url="http://localhost") as client:
-        twin = client.get("/column/s14r5.json").json()["conflicts"]
+        twin = client.get("/column/s14r5.json").json()["conflicts"]["rows"]
         assert [(row["task_id"], row["detail"].split(", both")[0]) for row in twin] == [
             ("t-a", 'task t-a claims "18-34: share" = 0.42 where task t-b claims 0.52'),
             ("t-b", 'task t-b claims "18-34: share" = 0.52 where task t-a claims 0.42'),
