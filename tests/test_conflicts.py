@@ -106,5 +106,5 @@ def test_the_column_page_shows_where_agents_disagree(archive, write):
         page = client.get("/column/s14r5").text
         assert "Where agents disagree" in page
         assert "2 claims about this column" in page
-        assert '<a href="/result/t-a">t-a</a>' in page
+        assert '<a href="/result/t-a#part-0">t-a</a>' in page  # the claim's Part in its result
         assert "No two results disagree about this column." in client.get("/column/s9").text
