@@ -20,7 +20,7 @@ DEFAULTS = {
     "claims": ("status", "result", "value", "measures", "study", "period", "source", "base_n", "warnings"),
     "citations": ("valid", "study", "period", "source", "base_n", "warnings", "claims", "results", "agents"),
     "impact": ("kind", "id", "claims", "results", "citations"),
-    "findings": ("severity", "rule", "result", "agent", "source_path", "locator", "detail"),
+    "findings": ("severity", "rule", "result", "agent", "detail", "source_path", "locator"),
     "small": ("study", "period", "source_column", "base_name", "base_n", "warnings", "claims", "results", "agents"),
     "conflicts": ("result", "detail", "source_path", "locator"),
 }
