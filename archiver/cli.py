@@ -1073,15 +1073,12 @@ def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
     again. Waits for (or is refused by) another process writing."""
     with open_archive(db, wait, upgrade=not dry_run, say_healed=False) as archive:
         found = archive.healed + archive.repair(dry_run=dry_run)
-    if not dry_run:
-        say(f"claim index made again: {archive.reindexed:,} results")
-    if not found:
-        say("nothing to repair: every index row belongs to a committed ingest")
-        return
     verb = "would remove" if dry_run else "removed"
     for item in found:
         say(f"{verb}: {item}")
-    say(removed_line(found, verb))
+    say(removed_line(found, verb) if found else "nothing to repair: every index row belongs to a committed ingest")
+    if not dry_run:
+        say(f"claim index made again: {archive.reindexed:,} results")
 
 
 @db_group.command("cleanup", short_help="On a lake: remove what writers that died left behind.")

@@ -277,7 +277,8 @@ def test_db_check_finds_rows_of_uncommitted_versions(tmp_path, write):
         archive.con.execute(
             "INSERT INTO claims SELECT * REPLACE ('f' || right(source_sha256, 63) AS source_sha256) FROM claims"
         )
-        assert sorted(p.check for p in archive.check()) == ["duplicate-claim", "uncommitted-claims"]
+        # rows written behind the writer's back: the kept claim index no longer equals its definition
+        assert sorted(p.check for p in archive.check()) == ["claim-index", "duplicate-claim", "uncommitted-claims"]
 
 
 @pytest.mark.slow

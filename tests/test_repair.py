@@ -83,11 +83,16 @@ def test_a_torn_archive_is_told_to_repair_is_repaired_and_reingests_as_a_clean_o
 
     repaired = db("repair", "--db", torn)
     assert repaired.exit_code == 0, repaired.output
-    lines = repaired.stdout.splitlines()
-    assert sorted(line.split(" (")[0] for line in lines[:-1]) == [f"removed: {path}" for path in sorted(TORN)]
-    assert {line.rsplit(": ", 1)[1] for line in lines[:-1]} == {f"{n} claims rows" for n in per_file.values()}
-    assert lines[-1] == f"removed {orphans:,} index rows no committed ingest recorded (claims {orphans:,})"
-    assert db("repair", "--db", torn).stdout == "nothing to repair: every index row belongs to a committed ingest\n"
+    *lines, total, reindexed = repaired.stdout.splitlines()
+    assert sorted(line.split(" (")[0] for line in lines) == [f"removed: {path}" for path in sorted(TORN)]
+    assert {line.rsplit(": ", 1)[1] for line in lines} == {f"{n} claims rows" for n in per_file.values()}
+    assert total == f"removed {orphans:,} index rows no committed ingest recorded (claims {orphans:,})"
+    with Archive.open(torn, read_only=True) as archive:
+        results = archive.con.execute("SELECT count(DISTINCT result_key) FROM results").fetchone()[0]
+    assert reindexed == f"claim index made again: {results:,} results"
+    assert db("repair", "--db", torn).stdout == (
+        f"nothing to repair: every index row belongs to a committed ingest\nclaim index made again: {results:,} results\n"
+    )
 
     checked = db("check", "--db", torn)
     assert checked.exit_code == 0, checked.stderr

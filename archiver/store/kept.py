@@ -26,11 +26,14 @@ from .tables import CLAIM_INDEX as INDEX
 from .tables import CLAIM_INDEX_PENDING as PENDING
 from .views import claim_citations
 
-REFRESH_RESULTS = 200_000
+REFRESH_RESULTS = 50_000
 """Results whose rows one refresh transaction makes again: bounds its memory (the definition's windows and joins
 hold a batch's claims) and the work an interruption loses; each batch scans the claims once."""
 
-REFRESH_MEMORY_MB = 512
+SMALLEST_BATCH = 1_000
+"""The fewest results a batch is halved down to when it runs out of memory (`_refreshed`)."""
+
+REFRESH_MEMORY_MB = 256
 """DuckDB's buffer pool while refreshing (it spills beyond)."""
 
 
@@ -70,10 +73,11 @@ def differing(chosen: str = "SELECT DISTINCT result_key FROM results") -> str:
 
 def rebuild(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None) -> int:
     """Make every result's index rows again (`archiver db repair`: what `db check`'s `claim-index` found differing,
-    and everything else)."""
+    and everything else). Returns how many results the archive holds, each indexed."""
     with transaction(con):
         touch(con, "SELECT DISTINCT result_key FROM results")
-    return refresh(con, on_batch)
+    refresh(con, on_batch)  # the keys of removed results are pending too: their rows go
+    return con.execute("SELECT count(DISTINCT result_key) FROM results").fetchone()[0]
 
 
 def pending(con: duckdb.DuckDBPyConnection) -> int:
@@ -95,7 +99,7 @@ def refresh(
     before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     con.execute(f"SET memory_limit = '{REFRESH_MEMORY_MB}MB'")
     try:
-        while count := committed(con, lambda: _refresh_batch(con, batch), "the claim index's pending results stay so"):
+        while count := _refreshed(con, batch):
             done += count
             if on_batch:
                 on_batch(min(done, total), total)
@@ -103,6 +107,19 @@ def refresh(
         con.execute("DROP TABLE IF EXISTS archiver_refreshed")
         con.execute(f"SET memory_limit = '{before}'")
     return done
+
+
+def _refreshed(con: duckdb.DuckDBPyConnection, batch: int) -> int:
+    """One batch of up to `batch` pending results made again, committed; how many. A batch that runs out of memory
+    (its results' claims, the threads DuckDB gives it) is rolled back and tried again at half the size, down to
+    `SMALLEST_BATCH` results."""
+    while True:
+        try:
+            return committed(con, lambda: _refresh_batch(con, batch), "the claim index's pending results stay so")
+        except duckdb.OutOfMemoryException:
+            if batch <= SMALLEST_BATCH:
+                raise
+            batch //= 2
 
 
 def _refresh_batch(con: duckdb.DuckDBPyConnection, batch: int) -> int:

@@ -289,6 +289,54 @@ class VerifyRunRow(SQLModel, table=True):
     data_layer: str | None = None
 
 
+class ClaimIndexRow(SQLModel, table=True):
+    """One claim counted once with its result's citation: a row of the kept claim index, equal to its
+    definition (the view `claim_citations_derived`, `store.views`) for every result not pending."""
+
+    __tablename__ = "claim_index"
+    value: float | None = None
+    literal: str
+    unit: str | None = None
+    stated: str | None = None
+    cell: str | None = None
+    pointer: str = Field(primary_key=True)
+    part_index: int | None = None
+    content_hash: str | None = None
+    artifact_id: str | None = None
+    message_id: str | None = None
+    task_id: str | None = None
+    context_id: str | None = None
+    agent: str | None = None
+    timestamp: datetime | None = _moment()
+    source_path: str
+    source_sha256: str | None = None
+    result_key: str = Field(primary_key=True)
+    copy_id: str
+    part_id: str = Field(primary_key=True)
+    copies: int = _big(nullable=False)
+    citation_hash: str | None = None
+    study: str | None = None
+    period: str | None = None
+    fielded: str | None = None
+    base_name: str | None = None
+    base_n: float | None = None
+    weight: str | None = None
+    source_table: str | None = None
+    source_column: str | None = None
+    source_function: str | None = None
+    warnings: list[str] | None = _strings()
+    valid: bool | None = None
+    problems: list[str] | None = _strings()
+    inferred: bool | None = None
+
+
+class ClaimIndexPendingRow(SQLModel, table=True):
+    """A result whose claim index rows a write changed and a refresh has not yet made again (`store.kept`)."""
+
+    __tablename__ = "claim_index_pending"
+    result_key: str = Field(primary_key=True)
+
+
 ROWS: dict[str, type[SQLModel]] = {
     model.__tablename__: model
     for model in (
@@ -305,6 +353,8 @@ ROWS: dict[str, type[SQLModel]] = {
         ValueChunkRow,
         HealedRow,
         VerdictRow,
+        ClaimIndexRow,
+        ClaimIndexPendingRow,
         VerifyRunRow,
     )
 }

@@ -441,14 +441,28 @@ fn cell(one: &ArrayRef) -> String {
     shown(inner.as_bytes())
 }
 
-/// The sample corpus's files, sorted, with their names as archived (`sample_transcripts/...`).
+/// The sample corpus's files, sorted, with their names as archived (`sample_transcripts/...`): what
+/// `archiver ingest sample_transcripts` reads, so neither the generators' build output (`__pycache__`,
+/// `target/`) nor the notes its `.archiverignore` names (one top-level name a line, a folder with `/`).
 fn sample_files() -> Vec<(PathBuf, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let samples = root.join("sample_transcripts");
+    let ignore = std::fs::read_to_string(samples.join(".archiverignore")).unwrap();
+    let ignored: Vec<PathBuf> = ignore
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| samples.join(line.trim_end_matches('/')))
+        .collect();
     let mut found = Vec::new();
-    let mut pending = vec![root.join("sample_transcripts")];
+    let mut pending = vec![samples];
     while let Some(directory) = pending.pop() {
         for entry in std::fs::read_dir(&directory).unwrap() {
             let path = entry.unwrap().path();
+            let hidden = path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.'));
+            if hidden || ignored.contains(&path) {
+                continue;
+            }
             if path.is_dir() {
                 pending.push(path);
             } else {
