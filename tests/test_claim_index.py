@@ -11,6 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
+import pytest
+
 from archiver.archive import Archive
 from archiver.store import kept
 from tests.test_migrations import first_version_archive
@@ -198,3 +201,39 @@ def test_every_reader_of_claims_reads_the_index(tmp_path):
         [sys.executable, "-m", "archiver", "sql", "SELECT study FROM claim_citations", "--db", str(db), "--format",
          "json"], capture_output=True, text=True, check=True)  # fmt: skip
     assert json.loads(done.stdout) == [{"study": "Planted"}]
+
+
+def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_path, monkeypatch):
+    """DuckDB with more threads needs more memory for the same batch (CI's machine ran out at 200,000 results
+    within 512 MB): the batch is rolled back and tried at half the size, and the index ends exact."""
+    tried, made = [], []
+    refresh_batch = kept._refresh_batch
+
+    def short_of_memory(con, batch):
+        tried.append(batch)
+        rows = refresh_batch(con, batch)  # the work is done, then lost with the transaction, as DuckDB's would be
+        if batch > 2 * kept.SMALLEST_BATCH:
+            raise duckdb.OutOfMemoryException("failed to pin block")
+        made.append(batch)
+        return rows
+
+    monkeypatch.setattr(kept, "_refresh_batch", short_of_memory)
+    db = tmp_path / "a.duckdb"
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(SAMPLES)])
+    halvings = [kept.REFRESH_RESULTS // 2**n for n in range(6)]
+    assert tried[: len(halvings)] == halvings
+    assert made and max(made) == halvings[-1]
+    exact(db)
+
+    def out_of_memory(con, batch):
+        tried.append(batch)
+        refresh_batch(con, batch)
+        raise duckdb.OutOfMemoryException("failed to pin block")
+
+    monkeypatch.setattr(kept, "_refresh_batch", out_of_memory)
+    tried.clear()
+    with Archive.open(str(db)) as archive, pytest.raises(duckdb.OutOfMemoryException):
+        kept.rebuild(archive.con)  # down to the smallest batch, and still short of memory: it is said
+    assert tried[-1] <= kept.SMALLEST_BATCH < tried[-2]
+    assert state(db)[2] > 0  # nothing was refreshed: every result stays pending, read from the definition

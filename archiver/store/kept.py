@@ -18,6 +18,7 @@ once on one lake would delete the same index rows: DuckLake fails the second com
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import duckdb
 
@@ -89,7 +90,9 @@ def refresh(
     con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None, batch: int = REFRESH_RESULTS
 ) -> int:
     """Make the index rows of every pending result again, `batch` results a transaction; `on_batch(done, total)`
-    hears of each. Returns how many results were refreshed. An interruption keeps what earlier batches did. A
+    hears of each. Returns how many results were refreshed. A batch that runs out of memory (its results' claims,
+    the threads DuckDB gives it) is rolled back and it and the rest are made at half the size, down to
+    `SMALLEST_BATCH` results. An interruption keeps what earlier batches did. A
     commit another writer's refresh got in the way of is retried (`committed`); one that still conflicts leaves
     its results pending, read from the definition until a later refresh (`CommitConflictError`)."""
     total = pending(con)
@@ -99,7 +102,16 @@ def refresh(
     before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     con.execute(f"SET memory_limit = '{REFRESH_MEMORY_MB}MB'")
     try:
-        while count := _refreshed(con, batch):
+        while True:
+            try:
+                count = committed(con, partial(_refresh_batch, con, batch), "the claim index's pending results stay so")
+            except duckdb.OutOfMemoryException:
+                if batch <= SMALLEST_BATCH:
+                    raise
+                batch //= 2  # rolled back: this batch, and those after it, at half the size
+                continue
+            if not count:
+                break
             done += count
             if on_batch:
                 on_batch(min(done, total), total)
@@ -107,19 +119,6 @@ def refresh(
         con.execute("DROP TABLE IF EXISTS archiver_refreshed")
         con.execute(f"SET memory_limit = '{before}'")
     return done
-
-
-def _refreshed(con: duckdb.DuckDBPyConnection, batch: int) -> int:
-    """One batch of up to `batch` pending results made again, committed; how many. A batch that runs out of memory
-    (its results' claims, the threads DuckDB gives it) is rolled back and tried again at half the size, down to
-    `SMALLEST_BATCH` results."""
-    while True:
-        try:
-            return committed(con, lambda: _refresh_batch(con, batch), "the claim index's pending results stay so")
-        except duckdb.OutOfMemoryException:
-            if batch <= SMALLEST_BATCH:
-                raise
-            batch //= 2
 
 
 def _refresh_batch(con: duckdb.DuckDBPyConnection, batch: int) -> int:
