@@ -223,7 +223,8 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
         archive.ingest([str(SAMPLES)])
     halvings = [kept.REFRESH_RESULTS // 2**n for n in range(6)]
     assert tried[: len(halvings)] == halvings
-    assert made and max(made) == halvings[-1]
+    assert made
+    assert max(made) == halvings[-1]
     exact(db)
 
     def out_of_memory(con, batch):

@@ -91,7 +91,8 @@ def test_a_torn_archive_is_told_to_repair_is_repaired_and_reingests_as_a_clean_o
         results = archive.con.execute("SELECT count(DISTINCT result_key) FROM results").fetchone()[0]
     assert reindexed == f"claim index made again: {results:,} results"
     assert db("repair", "--db", torn).stdout == (
-        f"nothing to repair: every index row belongs to a committed ingest\nclaim index made again: {results:,} results\n"
+        "nothing to repair: every index row belongs to a committed ingest\n"
+        f"claim index made again: {results:,} results\n"
     )
 
     checked = db("check", "--db", torn)
