@@ -933,7 +933,7 @@ def test_a_list_shows_its_default_columns_in_words(client):
         "agents",
     ]
     audit = client.get("/audit?rule=small-base").text
-    assert headings(audit) == ["severity", "rule", "task or message", "agent", "file", "place in file", "what is wrong"]
+    assert headings(audit) == ["severity", "rule", "task or message", "agent", "what is wrong", "file", "place in file"]
     message = re.search(r"<tr><td[^>]*>warning</td><td[^>]*>small-base</td>.*?</tr>", audit, re.S).group(0)
     assert '<a href="/result/msg-' in message or '<a href="/result/t' in message
 
