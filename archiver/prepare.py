@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -29,6 +30,9 @@ from .read import containers
 from .read.containers import SourceFile, is_sqlite, sqlite_rows, store_rows
 from .read.version import SourceVersion
 from .workers import read_reporter, stop_if_cancelled
+
+if TYPE_CHECKING:  # the boundary's types (`_core.pyi`): checked, not imported
+    from ._core._core import FileSpec, Outcome
 
 
 @dataclass
@@ -80,7 +84,9 @@ def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> lis
     """
     start = round(datetime.now(UTC).timestamp() * 1_000_000)
     moments = [start + number for number in range(len(files))]  # one a file: the archive keeps their order
-    specs = [{**_spec(*file), "ingested_at_us": moment} for file, moment in zip(files, moments, strict=True)]
+    specs: list[FileSpec] = [
+        {**_spec(*file), "ingested_at_us": moment} for file, moment in zip(files, moments, strict=True)
+    ]
     index = index_files(
         specs,
         schemas,
@@ -110,9 +116,9 @@ def prepare(files: list[tuple[SourceFile, SourceVersion]], schemas: dict) -> lis
     ]
 
 
-def _spec(source: SourceFile, version: SourceVersion) -> dict:
+def _spec(source: SourceFile, version: SourceVersion) -> FileSpec:
     """What the core is told of one file: where its bytes are (or its rows, for a task store), and its version."""
-    spec = {"path": version.path, "key": version.key, "sha256": version.sha256, "size": version.size}
+    spec: FileSpec = {"path": version.path, "key": version.key, "sha256": version.sha256, "size": version.size}
     if source.unreadable is not None:
         return {**spec, "unreadable": source.unreadable}
     if source.data is not None:
@@ -151,7 +157,9 @@ def _reporting(index, size: int) -> Iterator[None]:
     report_read(size, index.records_read)
 
 
-def _prepared(source: SourceFile, version: SourceVersion, outcome: dict, spool: Spool, now: datetime) -> PreparedFile:
+def _prepared(
+    source: SourceFile, version: SourceVersion, outcome: Outcome, spool: Spool, now: datetime
+) -> PreparedFile:
     found = FileOutcome(
         source.path,
         container=outcome["container"],

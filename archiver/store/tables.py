@@ -1,21 +1,14 @@
-"""The index's tables as ingest writes them, named once (this module imports nothing: every command
-that opens an archive reaches it)."""
+"""The index's tables as ingest writes them, named once (this module imports only the core, which names what
+it writes: every command that opens an archive reaches it)."""
 
-INDEX_TABLES = ("records", "results", "parts", "citations", "claims", "agent_cards", "rpc_errors")
-"""The tables ingest writes, raw records first; every row names its source version (`source_path`,
-`source_sha256`)."""
+from .._core import INDEX_TABLES as _INDEX_TABLES
+from .._core import RECORD_YIELDS as _RECORD_YIELDS
 
-RECORD_YIELDS = (
-    "result",
-    "status",
-    "user-message",
-    "request",
-    "agent-card",
-    "push-config",
-    "error",
-    "empty",
-    "nothing",
-)
+INDEX_TABLES: tuple[str, ...] = tuple(_INDEX_TABLES)
+"""The tables ingest writes, raw records first (named by the core, which makes their batches); every row names
+its source version (`source_path`, `source_sha256`)."""
+
+RECORD_YIELDS: tuple[str, ...] = tuple(_RECORD_YIELDS)
 """What an `ok` record yielded once read (`records.yields`, named by the core's `understand/yields.rs`): a
 result, a known non-result (a status-only event, a user's own message, a request, an agent card, a push
 configuration, an error response, an empty answer), or nothing, what was not understood in its `reason`."""

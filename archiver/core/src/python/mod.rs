@@ -3,7 +3,8 @@
 //! Beside the ingest's surface (`index`) and the recording proxy's (`live`), each stage exposes the few
 //! functions Python tests of its behaviour call (`json`, `read`, `understand`, `cite`); the stage
 //! contracts themselves are `cargo test` golden files (`archiver/core/tests/stages.rs`). Python also
-//! reads the files built in (`migrations`, `docs`) and strings stating numbers (`cite`'s `stated_number`).
+//! reads the files built in (`migrations`, `docs`), strings stating numbers (`cite`'s `stated_number`) and
+//! the names the archive's tables share with it (`INDEX_TABLES`, `RECORD_YIELDS`). `_core.pyi` types it all.
 
 use pyo3::prelude::*;
 
@@ -43,6 +44,9 @@ fn docs() -> Vec<(&'static str, &'static str)> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_functions!(m, migrations, docs)?;
+    // Named once, here; Python's `archiver.store.tables` reads them.
+    m.add("INDEX_TABLES", crate::load::rows::INDEX_TABLES.to_vec())?;
+    m.add("RECORD_YIELDS", crate::understand::yields::YIELD_NAMES.to_vec())?;
     cite::register(m)?;
     json::register(m)?;
     live::register(m)?;

@@ -25,20 +25,34 @@ pub enum Yield {
     Nothing(String),
 }
 
+/// Every name `records.yields` holds, in the order of `Yield`'s variants (Python reads it as
+/// `archiver.store.tables.RECORD_YIELDS`: one view of records a kind).
+pub const YIELD_NAMES: [&str; 9] = [
+    "result",
+    "status",
+    "user-message",
+    "request",
+    "agent-card",
+    "push-config",
+    "error",
+    "empty",
+    "nothing",
+];
+
 impl Yield {
     /// The name `records.yields` holds.
     pub fn name(&self) -> &'static str {
-        match self {
-            Yield::Result => "result",
-            Yield::Status => "status",
-            Yield::UserMessage => "user-message",
-            Yield::Request => "request",
-            Yield::AgentCard => "agent-card",
-            Yield::PushConfig => "push-config",
-            Yield::Error => "error",
-            Yield::Empty => "empty",
-            Yield::Nothing(_) => "nothing",
-        }
+        YIELD_NAMES[match self {
+            Yield::Result => 0,
+            Yield::Status => 1,
+            Yield::UserMessage => 2,
+            Yield::Request => 3,
+            Yield::AgentCard => 4,
+            Yield::PushConfig => 5,
+            Yield::Error => 6,
+            Yield::Empty => 7,
+            Yield::Nothing(_) => 8,
+        }]
     }
 
     /// What was not understood, for a record that yields nothing.
