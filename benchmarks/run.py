@@ -45,7 +45,7 @@ def payloads(corpus: Path) -> list[bytes]:
             continue
         source = SourceFile(str(path))
         if is_sqlite(source):
-            for _, row in sqlite_rows(source):
+            for _, row, *_ in sqlite_rows(source):  # (locator, JSON text, why unreadable)
                 cells = orjson.loads(row)
                 found += [cells[k].encode() for k in ("status", "artifacts", "history") if cells.get(k)]
             continue
