@@ -26,7 +26,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
@@ -34,7 +34,7 @@ import duckdb
 from ..errors import QueryError
 from ..interrupts import SIGNALS, Interrupted
 from ..store import views
-from ..store.backend import spill_folder
+from ..store.connection import bounded_memory
 
 MAX_MEMORY = 2 * 1024**3
 """DuckDB's buffer pool for a statement of `archiver sql` (bytes), unless --max-memory says otherwise."""
@@ -72,7 +72,8 @@ class Limits:
     def applied(self, con: duckdb.DuckDBPyConnection) -> Iterator[Limits]:
         """Hold the queries run on cursors of `self.cursor` inside the block to these bounds. A statement
         stopped by the timeout raises `QueryTimeoutError`; one stopped by a signal, `Interrupted`."""
-        with _bound_memory(con, self.max_memory), self._signals_noted(), self._watched():
+        bounds = bounded_memory(con, self.max_memory, self.max_memory * SPILL_TIMES)
+        with bounds, self._signals_noted(), self._watched():
             try:
                 yield self
             except (duckdb.Error, QueryError) as exc:
@@ -159,24 +160,6 @@ class Limits:
             elif not ready:
                 self._stop("timeout")
                 deadline = None
-
-
-@contextmanager
-def _bound_memory(con: duckdb.DuckDBPyConnection, max_memory: int) -> Iterator[None]:
-    """DuckDB's memory and spill held to the bounds within the block, as they were after it (the spill
-    folder stays: DuckDB cannot change it once it has spilled there)."""
-    settings = ("memory_limit", "max_temp_directory_size")
-    before = [con.execute(f"SELECT current_setting('{name}')").fetchone()[0] for name in settings]
-    con.execute(f"SET memory_limit = '{max_memory}B'")
-    con.execute(f"SET max_temp_directory_size = '{max_memory * SPILL_TIMES}B'")
-    with suppress(duckdb.NotImplementedException):  # DuckDB spilled to its folder already: that one stays
-        con.execute(f"SET temp_directory = '{spill_folder()}'")
-    try:
-        yield
-    finally:
-        for name, value in zip(settings, before, strict=True):
-            with suppress(duckdb.Error):  # "90% of available disk space" is DuckDB's word, not a value
-                con.execute(f"SET {name} = '{value}'")
 
 
 def _size(count: int) -> str:

@@ -13,7 +13,18 @@ import duckdb
 
 from ..defaults import WAIT_SECONDS
 from ..errors import ArchiveError
-from .backend import DEFAULT_DB, BackendError, Location, create_lake, exists, install, installed, locate, open_database
+from .backend import (
+    DEFAULT_DB,
+    BackendError,
+    Location,
+    create_lake,
+    exists,
+    install,
+    installed,
+    locate,
+    open_database,
+    spill_folder,
+)
 from .refusals import NoArchiveError, explain, out_of_memory, refuse_non_archive, storage_failure
 
 __all__ = ["DEFAULT_DB", "DEFAULT_WAIT_SECONDS", "ArchiveBusyError", "BackendError", "connect", "transaction"]
@@ -135,6 +146,27 @@ def _busy(exc: duckdb.Error, location: Location, wait: float) -> ArchiveBusyErro
     return ArchiveBusyError(
         f"{location.shown}: the archive is busy: {holder} holds it; waited {wait:g}s (use --wait to wait longer){why}"
     )
+
+
+@contextlib.contextmanager
+def bounded_memory(con: duckdb.DuckDBPyConnection, max_memory: int, max_spill: int | None = None) -> Iterator[None]:
+    """DuckDB's buffer pool held to `max_memory` bytes within the block (for the whole process's DuckDB), what
+    does not fit spilled to a folder of this process (`backend.spill_folder`: the archive's own folder may be
+    read-only), at most `max_spill` bytes of it (None: DuckDB's own bound, 90% of the free disk); the settings
+    as they were after it (the spill folder stays: DuckDB cannot change it once it has spilled there)."""
+    settings = ("memory_limit", "max_temp_directory_size")
+    before = [con.execute(f"SELECT current_setting('{name}')").fetchone()[0] for name in settings]
+    con.execute(f"SET memory_limit = '{int(max_memory)}B'")
+    if max_spill is not None:
+        con.execute(f"SET max_temp_directory_size = '{int(max_spill)}B'")
+    with contextlib.suppress(duckdb.NotImplementedException):  # DuckDB spilled to its folder already: it stays
+        con.execute(f"SET temp_directory = '{spill_folder()}'")
+    try:
+        yield
+    finally:
+        for name, value in zip(settings, before, strict=True):
+            with contextlib.suppress(duckdb.Error):  # "90% of available disk space" is DuckDB's word, not a value
+                con.execute(f"SET {name} = '{value}'")
 
 
 @contextlib.contextmanager

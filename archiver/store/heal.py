@@ -20,15 +20,13 @@ on opening. Only a DuckDB file replays a WAL; a DuckLake commits through its cat
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import duckdb
 
 from . import kept
 from .backend import Location
-from .connection import ArchiveBusyError, transaction
+from .connection import ArchiveBusyError, bounded_memory, transaction
 from .leases import leases_for
 from .tables import INDEX_TABLES, UNANCHORED, UNCOMMITTED
 
@@ -83,7 +81,7 @@ def _remove(con: duckdb.DuckDBPyConnection, unanchored: bool) -> list[Healed]:
     the parts, citations and claims whose copy or Part is not indexed."""
     steps = [(table, UNCOMMITTED) for table in INDEX_TABLES] + (list(UNANCHORED.items()) if unanchored else [])
     found = []
-    with _bounded_memory(con):
+    with bounded_memory(con, REPAIR_MEMORY_MB * 2**20):
         for table, where in steps:
             rows = con.execute(_ROWS.format(table=table, where=where)).fetchall()
             if rows:
@@ -100,16 +98,6 @@ REPAIR_MEMORY_MB = 512
 """DuckDB's buffer pool while healing (it spills to disk beyond): on the 1.8M-task benchmark archive the
 scans of 18.9M claims against 6.3M parts peaked at 4.2 GB unbounded, at 748 MB under this bound, in 59 s
 against 54 s."""
-
-
-@contextmanager
-def _bounded_memory(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    con.execute(f"SET memory_limit = '{REPAIR_MEMORY_MB}MB'")
-    try:
-        yield
-    finally:
-        con.execute(f"SET memory_limit = '{before}'")
 
 
 def removed_by_table(found: list[Healed]) -> dict[str, int]:

@@ -22,7 +22,7 @@ from functools import partial
 
 import duckdb
 
-from .connection import committed, transaction
+from .connection import bounded_memory, committed, transaction
 from .tables import CLAIM_INDEX as INDEX
 from .tables import CLAIM_INDEX_PENDING as PENDING
 from .views import claim_citations
@@ -99,25 +99,24 @@ def refresh(
     done = 0
     if not total:
         return 0
-    before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    con.execute(f"SET memory_limit = '{REFRESH_MEMORY_MB}MB'")
     try:
-        while True:
-            try:
-                count = committed(con, partial(_refresh_batch, con, batch), "the claim index's pending results stay so")
-            except duckdb.OutOfMemoryException:
-                if batch <= SMALLEST_BATCH:
-                    raise
-                batch //= 2  # rolled back: this batch, and those after it, at half the size
-                continue
-            if not count:
-                break
-            done += count
-            if on_batch:
-                on_batch(min(done, total), total)
+        with bounded_memory(con, REFRESH_MEMORY_MB * 2**20):
+            while True:
+                try:
+                    made = partial(_refresh_batch, con, batch)
+                    count = committed(con, made, "the claim index's pending results stay so")
+                except duckdb.OutOfMemoryException:
+                    if batch <= SMALLEST_BATCH:
+                        raise
+                    batch //= 2  # rolled back: this batch, and those after it, at half the size
+                    continue
+                if not count:
+                    break
+                done += count
+                if on_batch:
+                    on_batch(min(done, total), total)
     finally:
         con.execute("DROP TABLE IF EXISTS archiver_refreshed")
-        con.execute(f"SET memory_limit = '{before}'")
     return done
 
 
