@@ -306,24 +306,37 @@ def test_a_card_that_need_not_be_rewritten_is_streamed_not_held(stack, tmp_path,
 # --durable: each completed exchange written and fsynced before the last byte of its response reaches the client.
 
 
+class SlowWriter:
+    """The spool writer held at each exchange until `release` is set (then 0.3 s more); every write and fsync
+    is noted with its time."""
+
+    def __init__(self):
+        self.noted: list[tuple[str, float]] = []
+        self.release = threading.Event()
+        self.release.set()
+
+    def written_after(self, since: float) -> list[float]:
+        return [at for what, at in self.noted if what == "written" and since < at]
+
+
 @pytest.fixture
 def slow_writer(monkeypatch):
-    """The spool writer takes 0.3 s over each exchange; every write and fsync is noted with its time."""
-    noted: list[tuple[str, float]] = []
+    writer = SlowWriter()
     write, fsync = SegmentWriter.exchange, os.fsync
 
     def slow_exchange(self, envelope):
+        assert writer.release.wait(timeout=30), "the test never released the writer"
         time.sleep(0.3)
         write(self, envelope)
-        noted.append(("written", time.monotonic()))
+        writer.noted.append(("written", time.monotonic()))
 
     def noted_fsync(fd):
         fsync(fd)
-        noted.append(("fsync", time.monotonic()))
+        writer.noted.append(("fsync", time.monotonic()))
 
     monkeypatch.setattr(SegmentWriter, "exchange", slow_exchange)
     monkeypatch.setattr(os, "fsync", noted_fsync)
-    return noted
+    return writer
 
 
 def spooled_requests(spool: Path) -> list:
@@ -346,18 +359,28 @@ def test_durable_mode_writes_and_fsyncs_an_exchange_before_its_response_ends(
 ):
     base, _ = start(stack, upstream.url, tmp_path / "spool", durable=durable)
     for n in range(3):
+        if not durable:  # the writer waits for the test, so an answer that waited for the writer never comes
+            slow_writer.release.clear()
         sent = time.monotonic()
-        assert httpx.post(f"{base}/echo", json={"n": n}).json() == {"n": n}
+        assert httpx.post(f"{base}/echo", json={"n": n}, timeout=60).json() == {"n": n}
         answered = time.monotonic()
         on_disk = spooled_requests(tmp_path / "spool")
         if durable:  # written, then fsynced, before the client had the last byte
             assert on_disk == [{"n": k} for k in range(n + 1)]
-            (written,) = [at for what, at in slow_writer if what == "written" and sent < at]
-            assert any(what == "fsync" and written <= at <= answered for what, at in slow_writer)
+            (written,) = slow_writer.written_after(sent)
+            assert any(what == "fsync" and written <= at <= answered for what, at in slow_writer.noted)
         else:  # the loss window of the default mode: answered while the record still waits for the writer
             assert {"n": n} not in on_disk
-            assert answered - sent < 0.3
-            time.sleep(0.4)
+            assert slow_writer.written_after(sent) == []
+            slow_writer.release.set()
+            deadline = time.monotonic() + 30
+            while not slow_writer.written_after(sent) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            (written,) = slow_writer.written_after(sent)
+            assert answered < written
+            while {"n": n} not in spooled_requests(tmp_path / "spool") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert {"n": n} in spooled_requests(tmp_path / "spool")
 
 
 @pytest.mark.slow

