@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
+import signal
 import threading
 import time
 from contextlib import asynccontextmanager, contextmanager
@@ -354,8 +355,13 @@ def serve(
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(RedactedLog())
     return_memory()
+    server = uvicorn.Server(config)
     try:
-        uvicorn.Server(config).run(sockets=[listening])
+        server.run(sockets=[listening])
+        if signal.SIGINT in getattr(server, "_captured_signals", ()):
+            # uvicorn raises again the signal it stopped for; when asyncio's loop ended first, that raised nothing
+            # and the process ended 0 (seen on a loaded machine): a stop by SIGINT ends 130 all the same
+            raise KeyboardInterrupt
     finally:
         app.server.stop()
         warming.join(STOP_SECONDS)
