@@ -94,12 +94,35 @@ def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
         else:
             healed = retry_busy(heal, con) if replayed else []
         if applied or healed:
-            retry_busy(kept.refresh, con)
+            retry_busy(_refresh_kept, con)
         return healed
     except BaseException:
         with suppress(duckdb.Error):
             con.close()
         raise
+
+
+def _refresh_kept(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None) -> None:
+    """Make the pending rows of the kept tables again: the claim index's (`store.kept`; `on_batch(done, total)`
+    hears of its batches), then the audit's (`audit.kept`)."""
+    from .audit import kept as audit_kept
+
+    kept.refresh(con, on_batch)
+    audit_kept.refresh(con)
+
+
+def kept_audit_problems(con: duckdb.DuckDBPyConnection) -> list:
+    """`db check`'s `kept-audit`: the results of a sample whose kept audit rows differ from their definition."""
+    from .audit.kept import differing
+    from .store.check import EXAMPLES, INDEX_SAMPLE, Problem
+
+    keys = differing(con, f"""SELECT result_key FROM (SELECT DISTINCT result_key FROM results)
+                              USING SAMPLE reservoir({INDEX_SAMPLE} ROWS) REPEATABLE (40)""")  # fmt: skip
+    what = (
+        f"results (of a sample of {INDEX_SAMPLE:,}) whose kept audit rows differ from their definition "
+        "(`archiver db repair` makes them again)"
+    )
+    return [Problem("kept-audit", what, len(keys), keys[:EXAMPLES])] if keys else []
 
 
 def _remove(location: Location) -> None:
@@ -249,10 +272,12 @@ class Archive:
         An ingest into an archive this open created that stores no source (a missing path, an empty folder,
         a full disk) leaves no archive file behind when the archive is closed. A DuckDB error that is a
         trouble of the archive file (a full disk, no permission to write) is raised as `ArchiveUnusableError`."""
+        from .audit import kept as audit_kept
         from .ingest import ingest
 
         with self._writing() as leases:
-            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers, tables, watcher)
+            return ingest(self.con, paths, on_file, workers, leases, wait_for_writers, tables, watcher,
+                          refreshes=(audit_kept.refresh,))  # fmt: skip
 
     def follow(
         self,
@@ -268,10 +293,12 @@ class Archive:
         between commits) or `until()` is true after a pass: `archiver.ingest.follow`, this archive held open
         (and a file archive locked) while it follows; `follow_spool` lets readers in between passes.
         `on_pass` hears each pass's `IngestSummary`; returns the summary of all passes."""
+        from .audit import kept as audit_kept
         from .ingest import follow, ingest
 
         with self._writing() as leases:
-            return follow(directory, lambda paths: ingest(self.con, paths, on_file, workers, leases),
+            return follow(directory, lambda paths: ingest(self.con, paths, on_file, workers, leases,
+                                                          refreshes=(audit_kept.refresh,)),
                           interval, on_pass, until)  # fmt: skip
 
     @contextmanager
@@ -325,7 +352,7 @@ class Archive:
         if applied and migrations.current_version(self.con) == migrations.latest_version():
             self.healed += heal(self.con, unanchored=True)
         if migrations.current_version(self.con) == migrations.latest_version():
-            kept.refresh(self.con, on_batch)
+            _refresh_kept(self.con, on_batch)
         return applied
 
     def repair(self, dry_run: bool = False) -> list[Healed]:
@@ -347,8 +374,11 @@ class Archive:
         refuse_while_writing(self.location)
         if dry_run:
             return orphans(self.con)
+        from .audit import kept as audit_kept
+
         healed = heal(self.con, unanchored=True)
         self.reindexed = kept.rebuild(self.con)
+        audit_kept.refresh(self.con)  # `rebuild` marked every result pending for the kept audit too
         return healed
 
     def sources(self) -> list[SourceRow]:
@@ -598,6 +628,7 @@ class Archive:
             what = "ways the archive's schema is not the archiver's (nothing else was checked)"
             return [Problem("damaged-schema", what, len(self.damage), self.damage[:EXAMPLES])]
         problems = check(self.con)
+        problems += kept_audit_problems(self.con)
         stored = trust.stored_sql_problems(self.con, views.VIEWS)
         if stored:
             what = (

@@ -1068,8 +1068,8 @@ def check_command(db: str | None, wait: float) -> None:
 def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
     """Remove the index rows no committed ingest recorded, whatever version of the archiver wrote them: rows
     of file versions without a committed sources row (a killed ingest's, replayed), and parts, citations and
-    claims whose stored copy or Part is not indexed; then makes the claim index again (what `db check` calls
-    claim-index). Prints what was removed per table and file version; re-ingest those files to index them
+    claims whose stored copy or Part is not indexed; then makes the claim index and the kept audit again (what
+    `db check` calls claim-index and kept-audit). Prints what was removed per table and file version; re-ingest those files to index them
     again. Waits for (or is refused by) another process writing."""
     with open_archive(db, wait, upgrade=not dry_run, say_healed=False) as archive:
         found = archive.healed + archive.repair(dry_run=dry_run)
@@ -1078,7 +1078,7 @@ def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
         say(f"{verb}: {item}")
     say(removed_line(found, verb) if found else "nothing to repair: every index row belongs to a committed ingest")
     if not dry_run:
-        say(f"claim index made again: {archive.reindexed:,} results")
+        say(f"claim index and kept audit made again: {archive.reindexed:,} results")
 
 
 @db_group.command("cleanup", short_help="On a lake: remove what writers that died left behind.")

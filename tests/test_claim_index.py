@@ -16,6 +16,7 @@ import pytest
 
 from archiver.archive import Archive
 from archiver.store import kept
+from tests.test_audit_kept import audit_exact
 from tests.test_migrations import first_version_archive
 from tests.transcripts import SAMPLES, jsonrpc_result, v1_cited_parts, v1_task
 
@@ -43,10 +44,13 @@ def state(db: Path | str) -> tuple[int, int, int, list[str]]:
 
 
 def exact(db: Path | str) -> int:
-    """Assert the index is kept: nothing pending, every result's rows its definition's; the rows kept."""
+    """Assert the index is kept: nothing pending, every result's rows its definition's, and the audit kept as
+    well (`test_audit_kept`); the rows kept."""
     rows, derived, pending, differing = state(db)
     assert (pending, differing) == (0, [])
     assert rows == derived
+    with Archive.open(str(db), read_only=True) as archive:
+        audit_exact(archive.con)
     return rows
 
 
@@ -182,7 +186,7 @@ def test_db_check_finds_a_kept_row_that_is_not_its_definition_and_repair_makes_i
     assert "task:t-1" in checked.stderr
     repaired = command("repair")
     assert repaired.returncode == 0, repaired.stderr
-    assert "claim index made again: 1 results" in repaired.stdout
+    assert "claim index and kept audit made again: 1 results" in repaired.stdout
     assert command("check").returncode == 0
     exact(db)
 
@@ -209,9 +213,11 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
     tried, made = [], []
     refresh_batch = kept._refresh_batch
 
-    def short_of_memory(con, batch):
+    def short_of_memory(con, table, make, batch):
         tried.append(batch)
-        rows = refresh_batch(con, batch)  # the work is done, then lost with the transaction, as DuckDB's would be
+        rows = refresh_batch(
+            con, table, make, batch
+        )  # the work is done, then lost with the transaction, as DuckDB's would be
         if batch > 2 * kept.SMALLEST_BATCH:
             raise duckdb.OutOfMemoryException("failed to pin block")
         made.append(batch)
@@ -227,9 +233,9 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
     assert max(made) == halvings[-1]
     exact(db)
 
-    def out_of_memory(con, batch):
+    def out_of_memory(con, table, make, batch):
         tried.append(batch)
-        refresh_batch(con, batch)
+        refresh_batch(con, table, make, batch)
         raise duckdb.OutOfMemoryException("failed to pin block")
 
     monkeypatch.setattr(kept, "_refresh_batch", out_of_memory)

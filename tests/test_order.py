@@ -1,7 +1,7 @@
 """Findings do not depend on order: the same files ingested in any order and in any grouping, or the same
 traffic spooled into segments split anywhere, give the same audit (issue 27: `citation-type-lost` was found
-or missed by which segment's name sorted first); and after every ingest of any order the kept claim index is
-what its definition computes (issue 40)."""
+or missed by which segment's name sorted first); and after every ingest of any order the kept claim index and
+audit are what their definitions compute (issue 40)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from archiver.archive import Archive
 from archiver.ingest import expand
 from archiver.store import kept
 from tests.spool_segments import rpc_exchanges, unary_segment
+from tests.test_audit_kept import audit_exact
 from tests.transcripts import SAMPLES
 
 pytestmark = pytest.mark.slow
@@ -39,6 +40,7 @@ def findings(db: Path, *groups: list[Path]) -> tuple[list[tuple], dict]:
             # the claim index kept by each ingest is its definition, whatever came before (`store.kept`)
             assert archive.con.execute(kept.differing()).fetchall() == []
             assert kept.pending(archive.con) == 0
+            audit_exact(archive.con)  # and so is the kept audit (`audit.kept`)
         report = archive.audit()
         found = sorted(
             (

@@ -89,10 +89,10 @@ def test_a_torn_archive_is_told_to_repair_is_repaired_and_reingests_as_a_clean_o
     assert total == f"removed {orphans:,} index rows no committed ingest recorded (claims {orphans:,})"
     with Archive.open(torn, read_only=True) as archive:
         results = archive.con.execute("SELECT count(DISTINCT result_key) FROM results").fetchone()[0]
-    assert reindexed == f"claim index made again: {results:,} results"
+    assert reindexed == f"claim index and kept audit made again: {results:,} results"
     assert db("repair", "--db", torn).stdout == (
         "nothing to repair: every index row belongs to a committed ingest\n"
-        f"claim index made again: {results:,} results\n"
+        f"claim index and kept audit made again: {results:,} results\n"
     )
 
     checked = db("check", "--db", torn)

@@ -276,9 +276,7 @@ def said(record: tuple, named: set) -> bool:
     return yields in RECORD_YIELDS
 
 
-@pytest.mark.parametrize(
-    "page", ["docs/recognisers.md", "docs/reliability.md", "migrations/0012_record_yields.sql"]
-)
+@pytest.mark.parametrize("page", ["docs/recognisers.md", "docs/reliability.md", "migrations/0012_record_yields.sql"])
 def test_the_pages_that_list_the_kinds_list_the_cores(page):
     """The core names the kinds (`RECORD_YIELDS`); each page that lists them lists exactly those."""
     text = " ".join((ROOT / page).read_text().split())

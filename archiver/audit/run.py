@@ -1,8 +1,8 @@
-"""Run the audit: materialize the scope, one query per rule into one findings table, then the summary."""
+"""Run the audit into one findings table, then the summary: an unfiltered audit reads what the writes keep
+(`audit.kept`) and derives the rest; a filtered one materializes its scope and runs one query per rule."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 from ..defaults import MIN_BASE
 from ..query.selection import Selection
 from ..store.connection import bounded_memory
+from .derive import find
+from .kept import TEMPORARY as KEPT_TEMPORARY
+from .kept import read as read_kept
 from .report import FINDING_FIELDS, AuditReport, Finding, fails
 from .rules import Rule
 from .scope import materialize
@@ -32,24 +35,8 @@ _TEMPORARY = (
     "audit_copies",
     "audit_cards",
     "audit_records",
+    *KEPT_TEMPORARY,
 )
-
-# One rule's findings in the columns of a `Finding`, typed alike whatever the rule leaves NULL.
-_FINDINGS_OF = """
-SELECT '{id}' AS rule, coalesce(CAST(f.severity AS VARCHAR), '{severity}') AS severity,
-       CAST(f.result_key AS VARCHAR) AS result_key,
-       CAST(f.task_id AS VARCHAR) AS task_id, CAST(f.message_id AS VARCHAR) AS message_id,
-       CAST(f.context_id AS VARCHAR) AS context_id, CAST(f.artifact_id AS VARCHAR) AS artifact_id,
-       CAST(f.part_index AS INTEGER) AS part_index, CAST(f.source_path AS VARCHAR) AS source_path,
-       CAST(f.locator AS VARCHAR) AS locator, CAST(f.detail AS VARCHAR) AS detail, CAST(f.line AS BIGINT) AS line,
-       CAST({reference} AS VARCHAR) AS reference
-FROM ({sql}) f"""
-
-_NO_FINDINGS = """
-SELECT NULL AS severity, NULL AS result_key, NULL AS task_id, NULL AS message_id, NULL AS context_id,
-       NULL AS artifact_id, NULL AS part_index, NULL AS source_path, NULL AS locator, NULL AS detail, NULL AS line,
-       NULL AS reference
-WHERE FALSE"""
 
 # The order findings are reported in: errors before warnings, then by file and place in it, then rule,
 # result and Part.
@@ -80,16 +67,22 @@ def audited(
     rules: list[Rule],
     selection: Selection | None = None,
     min_base: float = DEFAULT_MIN_BASE,
+    derive: bool = False,
 ) -> Iterator[Audit]:
-    """The audit, its findings in a temporary table on `con` for as long as the block runs."""
+    """The audit, its findings in a temporary table on `con` for as long as the block runs. With `derive`, an
+    unfiltered audit runs every rule over the whole archive instead of reading what is kept: the kept rows'
+    definition (`audit.kept`)."""
     selection = selection or Selection()
     con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
     define_wording(con)
-    materialize(con, selection)
     try:
         with bounded_memory(con, AUDIT_MEMORY_MB * 2**20):
-            prepare_summary(con)
-            _find(con, rules, {"min_base": min_base})
+            if selection == Selection() and not derive:  # the kept rows, and what is not kept derived (`audit.kept`)
+                read_kept(con, rules, min_base)
+            else:
+                materialize(con, selection)
+                prepare_summary(con)
+                find(con, rules, {"min_base": min_base})
             counts = summary_counts(con)
             by_rule = dict.fromkeys((rule.id for rule in rules), 0)
             by_severity = {"error": 0, "warning": 0}
@@ -116,24 +109,3 @@ def run_audit(
 ) -> AuditReport:
     with audited(con, rules, selection, min_base) as audit:
         return audit.report()
-
-
-def _find(con: duckdb.DuckDBPyConnection, rules: list[Rule], params: dict) -> None:
-    for prepare in dict.fromkeys(rule.prepare for rule in rules if rule.prepare):
-        _execute(con, prepare, params)
-    queries = [
-        _FINDINGS_OF.format(
-            id=rule.id, severity=rule.severity, sql=rule.sql, reference="f.reference" if rule.references else "NULL"
-        )
-        for rule in rules
-    ]
-    _execute(
-        con,
-        "CREATE OR REPLACE TEMP TABLE audit_findings AS "
-        + (" UNION ALL ".join(queries) or _FINDINGS_OF.format(id="", severity="", sql=_NO_FINDINGS, reference="NULL")),
-        params,
-    )
-
-
-def _execute(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> None:
-    con.execute(sql, {name: value for name, value in params.items() if re.search(rf"\${name}\b", sql)})

@@ -52,6 +52,15 @@ def materialize(con: duckdb.DuckDBPyConnection, selection: Selection) -> None:
     con.execute(f"CREATE OR REPLACE TEMP MACRO audit_copy_in_scope(id) AS {IN_SCOPE if copies else 'TRUE'}")
 
 
+def restrict(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
+    """A scope of every stored copy of the results `chosen` chooses (a condition on `result_key`), and no
+    agent card or record: what a kept audit's refresh reports on (`audit.kept`)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE audit_copies AS SELECT copy_id FROM results WHERE {chosen}")
+    _create(con, CARDS, [("FALSE", [])])
+    _create(con, RECORDS, [("FALSE", [])])
+    con.execute(f"CREATE OR REPLACE TEMP MACRO audit_copy_in_scope(id) AS {IN_SCOPE}")
+
+
 def _create(con: duckdb.DuckDBPyConnection, template: str, conditions: list[tuple[str, list]]) -> None:
     con.execute(
         template.format(where=" AND ".join(c for c, _ in conditions) or "TRUE"),

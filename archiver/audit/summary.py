@@ -17,11 +17,11 @@ if TYPE_CHECKING:
     import duckdb
 
 # A copy's agent is its file's (`result_agents`: a card in the same file, else in the same
-# directory), so it is looked up once per file.
+# directory), so it is looked up once per file (of the files holding a chosen result, `{files}`).
 FILE_AGENTS = """
 CREATE OR REPLACE TEMP TABLE audit_file_agents AS
 SELECT f.source_path, a.agent
-FROM (SELECT source_path, min(copy_id) AS copy_id FROM results GROUP BY source_path) f
+FROM (SELECT source_path, min(copy_id) AS copy_id FROM results WHERE {files} GROUP BY source_path) f
 JOIN result_agents a ON a.copy_id = f.copy_id
 """
 
@@ -38,19 +38,20 @@ _ONE = (
 _ORIGIN_UNITS = f"""
     SELECT r.result_key, count(DISTINCT {copy_unit()}) AS copies_all,
            count(DISTINCT {copy_unit()}) FILTER (WHERE audit_copy_in_scope(r.copy_id)) AS copies
-    FROM results r WHERE r.origin IS NOT NULL GROUP BY r.result_key"""
+    FROM results r WHERE r.origin IS NOT NULL AND {{chosen}} GROUP BY r.result_key"""
 
 # One row per result of the archive: how many copies it has, whether one is terminal and whether
 # one holds a citation (what the rules judge by); and over its copies in scope (none: `copies`
 # 0, left out of the counts): whether it is quantitative, cited, validly cited, the claims of
 # the one copy when it has one (a copy counts its distinct claims), and its agent and study when
-# it has a single one (no citation: study NULL), else a flag.
+# it has a single one (no citation: study NULL), else a flag. Of the results `{chosen}` chooses (a
+# condition on `result_key`; TRUE: all): each result's row is made from its own copies alone.
 RESULT_STATUS = f"""
 CREATE OR REPLACE TEMP TABLE audit_result_status AS
 WITH cited AS (
     SELECT result_key, bool_or(scoped) AS cited, bool_and(valid AND NOT inferred) FILTER (WHERE scoped) AS valid,
            min(study) FILTER (WHERE scoped) AS study, {_ONE.format(x="study")} AS one_study
-    FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM citations)
+    FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM citations WHERE {{chosen}})
     GROUP BY result_key
 )
 SELECT s.result_key, s.copies_all + coalesce(o.copies_all, 0) AS copies_all, s.finished,
@@ -60,9 +61,10 @@ SELECT s.result_key, s.copies_all + coalesce(o.copies_all, 0) AS copies_all, s.f
 FROM (SELECT r.result_key, count(*) FILTER (WHERE r.origin IS NULL) AS copies_all, bool_or(r.terminal) AS finished,
              coalesce(bool_or(r.claims > 0) FILTER (WHERE scoped), false) AS quantitative,
              count(*) FILTER (WHERE r.origin IS NULL AND scoped) AS copies,
-             count(*) FILTER (WHERE scoped) AS stored, sum(r.claims) FILTER (WHERE scoped) AS claims,
+             count(*) FILTER (WHERE scoped) AS stored,
+             CAST(sum(r.claims) FILTER (WHERE scoped) AS BIGINT) AS claims,
              min(f.agent) FILTER (WHERE scoped) AS agent, {_ONE.format(x="f.agent")} AS one_agent
-      FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM results) r
+      FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM results WHERE {{chosen}}) r
       JOIN audit_file_agents f ON f.source_path = r.source_path
       GROUP BY r.result_key) s
 LEFT JOIN ({_ORIGIN_UNITS}) o ON o.result_key = s.result_key
@@ -155,10 +157,17 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     return [dict(zip(names, row, strict=False)) for row in cursor.fetchall()]
 
 
-def prepare(con: duckdb.DuckDBPyConnection) -> None:
-    """Make `audit_file_agents` and `audit_result_status`, which the counts and some rules read."""
-    con.execute(FILE_AGENTS)
-    con.execute(RESULT_STATUS)
+def prepare(con: duckdb.DuckDBPyConnection, chosen: str = "TRUE") -> None:
+    """Make `audit_file_agents` and `audit_result_status`, which the counts and some rules read, of the results
+    `chosen` chooses (a condition on `result_key`) and their files."""
+    prepare_agents(con, chosen)
+    con.execute(RESULT_STATUS.format(chosen=chosen))
+
+
+def prepare_agents(con: duckdb.DuckDBPyConnection, chosen: str = "TRUE") -> None:
+    """Make `audit_file_agents` for the files holding a result `chosen` chooses."""
+    files = "TRUE" if chosen == "TRUE" else f"source_path IN (SELECT source_path FROM results WHERE {chosen})"
+    con.execute(FILE_AGENTS.format(files=files))
 
 
 def counts(con: duckdb.DuckDBPyConnection) -> dict:

@@ -87,6 +87,7 @@ def ingest(
     wait_for_writers: bool = False,
     tables: Sequence[str] = (),
     watcher: Watcher | None = None,
+    refreshes: Sequence[Callable[[duckdb.DuckDBPyConnection], object]] = (),
 ) -> IngestSummary:
     """Ingest sources: unchanged files are skipped by SHA-256, the rest parsed (in `workers`
     threads when there is enough input) and written by the calling thread, each file atomically.
@@ -101,7 +102,8 @@ def ingest(
     index rows replace those of the run before.
 
     `on_file` is called as each file is done (committed, unchanged, an alias or another writer's), and
-    `watcher` told of the reading (for progress).
+    `watcher` told of the reading (for progress). After the last commit the claim index is refreshed
+    (`store.kept`), then each of `refreshes` is called: the other kept tables' refreshes (the audit's).
     """
     paths = list(paths)
     if tables and not any(stores.is_store_url(path) for path in paths):
@@ -115,6 +117,8 @@ def ingest(
         stop_if_received()
         with suppress(CommitConflictError):  # another writer's refresh: what stays pending is read as defined
             kept.refresh(con)  # the claim index's rows of the results this run touched (`store.kept`)
+            for refresh in refreshes:  # the other kept tables' (the audit's, `audit.kept`, given from above)
+                refresh(con)
     except BaseException as exc:
         stopped = as_interrupted(exc)
         if isinstance(stopped, Interrupted):

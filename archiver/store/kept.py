@@ -25,6 +25,7 @@ import duckdb
 from .connection import bounded_memory, committed, transaction
 from .tables import CLAIM_INDEX as INDEX
 from .tables import CLAIM_INDEX_PENDING as PENDING
+from .tables import PENDING_TABLES
 from .views import claim_citations
 
 REFRESH_RESULTS = 50_000
@@ -40,9 +41,16 @@ REFRESH_MEMORY_MB = 256
 
 def touch(con: duckdb.DuckDBPyConnection, keys_sql: str, params: list | None = None) -> None:
     """Mark the results whose keys `keys_sql` selects (one column, `result_key`) as pending, in the caller's
-    transaction: their index rows are made again by the next `refresh`, and read from the definition until then."""
-    con.execute(f"INSERT INTO {PENDING} SELECT DISTINCT result_key FROM ({keys_sql}) WHERE result_key IS NOT NULL",
-                params or [])  # fmt: skip
+    transaction, for every kept table (`PENDING_TABLES`: the claim index, the kept audit): their rows are made
+    again by each table's next refresh, and read from the definition until then."""
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE archiver_touched AS
+                    SELECT DISTINCT result_key FROM ({keys_sql}) WHERE result_key IS NOT NULL""",
+        params or [],
+    )
+    for table in PENDING_TABLES:
+        con.execute(f"INSERT INTO {table} SELECT result_key FROM archiver_touched")
+    con.execute("DROP TABLE archiver_touched")
 
 
 def touch_cards(con: duckdb.DuckDBPyConnection, cards_sql: str, params: list | None = None) -> None:
@@ -81,21 +89,44 @@ def rebuild(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None]
     return con.execute("SELECT count(DISTINCT result_key) FROM results").fetchone()[0]
 
 
-def pending(con: duckdb.DuckDBPyConnection) -> int:
-    """How many results wait for their index rows to be made again."""
-    return con.execute(f"SELECT count(DISTINCT result_key) FROM {PENDING}").fetchone()[0]
+def pending(con: duckdb.DuckDBPyConnection, table: str = PENDING) -> int:
+    """How many results wait for their rows in a kept table (`table`: its pending list) to be made again."""
+    return con.execute(f"SELECT count(DISTINCT result_key) FROM {table}").fetchone()[0]
+
+
+Make = Callable[[duckdb.DuckDBPyConnection, str], None]
+"""Make a kept table's rows of the results a condition chooses (`result_key IN (...)`) again, in the caller's
+transaction: delete theirs, insert their definition's."""
 
 
 def refresh(
     con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None, batch: int = REFRESH_RESULTS
 ) -> int:
-    """Make the index rows of every pending result again, `batch` results a transaction; `on_batch(done, total)`
-    hears of each. Returns how many results were refreshed. A batch that runs out of memory (its results' claims,
-    the threads DuckDB gives it) is rolled back and it and the rest are made at half the size, down to
-    `SMALLEST_BATCH` results. An interruption keeps what earlier batches did. A
+    """Make the claim index rows of every pending result again (`refreshing`). Returns how many results."""
+    return refreshing(con, PENDING, _make_index, "the claim index's pending results stay so", on_batch, batch)
+
+
+def _make_index(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
+    con.execute(f"DELETE FROM {INDEX} WHERE {chosen}")
+    con.execute(f"INSERT INTO {INDEX} BY NAME SELECT * FROM ({claim_citations(chosen)})")
+
+
+def refreshing(
+    con: duckdb.DuckDBPyConnection,
+    pending_table: str,
+    make: Make,
+    conflicted: str,
+    on_batch: Callable[[int, int], None] | None = None,
+    batch: int = REFRESH_RESULTS,
+) -> int:
+    """Make the rows of every result pending in `pending_table` again with `make`, `batch` results a
+    transaction; `on_batch(done, total)` hears of each. Returns how many results were refreshed. A batch that
+    runs out of memory (its results' rows, the threads DuckDB gives it) is rolled back and it and the rest are
+    made at half the size, down to `SMALLEST_BATCH` results. An interruption keeps what earlier batches did. A
     commit another writer's refresh got in the way of is retried (`committed`); one that still conflicts leaves
-    its results pending, read from the definition until a later refresh (`CommitConflictError`)."""
-    total = pending(con)
+    its results pending (`conflicted` says so), read from the definition until a later refresh
+    (`CommitConflictError`)."""
+    total = pending(con, pending_table)
     done = 0
     if not total:
         return 0
@@ -103,8 +134,8 @@ def refresh(
         with bounded_memory(con, REFRESH_MEMORY_MB * 2**20):
             while True:
                 try:
-                    made = partial(_refresh_batch, con, batch)
-                    count = committed(con, made, "the claim index's pending results stay so")
+                    made = partial(_refresh_batch, con, pending_table, make, batch)
+                    count = committed(con, made, conflicted)
                 except duckdb.OutOfMemoryException:
                     if batch <= SMALLEST_BATCH:
                         raise
@@ -120,16 +151,15 @@ def refresh(
     return done
 
 
-def _refresh_batch(con: duckdb.DuckDBPyConnection, batch: int) -> int:
+def _refresh_batch(con: duckdb.DuckDBPyConnection, pending_table: str, make: Make, batch: int) -> int:
     """In the caller's transaction: make the rows of up to `batch` pending results again; how many."""
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE archiver_refreshed AS
-            SELECT DISTINCT result_key FROM {PENDING} ORDER BY result_key LIMIT {int(batch)}"""
+            SELECT DISTINCT result_key FROM {pending_table} ORDER BY result_key LIMIT {int(batch)}"""
     )
     count = con.execute("SELECT count(*) FROM archiver_refreshed").fetchone()[0]
     if count:
         chosen = "result_key IN (SELECT result_key FROM archiver_refreshed)"
-        con.execute(f"DELETE FROM {INDEX} WHERE {chosen}")
-        con.execute(f"INSERT INTO {INDEX} BY NAME SELECT * FROM ({claim_citations(chosen)})")
-        con.execute(f"DELETE FROM {PENDING} WHERE {chosen}")
+        make(con, chosen)
+        con.execute(f"DELETE FROM {pending_table} WHERE {chosen}")
     return count

@@ -337,6 +337,55 @@ class ClaimIndexPendingRow(SQLModel, table=True):
     result_key: str = Field(primary_key=True)
 
 
+class AuditStatusKeptRow(SQLModel, table=True):
+    """A result as the audit judges it (the temporary `audit_result_status` of an unfiltered audit), kept by the
+    writes that change it (`audit.kept`): its copies, whether finished, quantitative, cited and validly cited,
+    its agent and study when it has one."""
+
+    __tablename__ = "audit_status_kept"
+    result_key: str = Field(primary_key=True)
+    copies_all: int = _big(nullable=False)
+    finished: bool | None = None
+    cited_any: bool
+    quantitative: bool | None = None
+    cited: bool | None = None
+    validly_cited: bool | None = None
+    copies: int = _big(nullable=False)
+    stored: int = _big(nullable=False)
+    claims: int | None = _big()
+    agent: str | None = None
+    one_agent: bool | None = None
+    study: str | None = None
+    one_study: bool | None = None
+
+
+class AuditFindingsKeptRow(SQLModel, table=True):
+    """A finding of a rule that judges one result from its own copies, kept by the writes that change it
+    (`audit.kept`): what an unfiltered audit at the default minimum base reports of the result."""
+
+    __tablename__ = "audit_findings_kept"
+    rule: str = Field(primary_key=True)
+    severity: str
+    result_key: str = Field(primary_key=True)
+    task_id: str | None = None
+    message_id: str | None = None
+    context_id: str | None = None
+    artifact_id: str | None = None
+    part_index: int | None = None
+    source_path: str | None = None
+    locator: str | None = None
+    detail: str | None = None
+    line: int | None = _big()
+    reference: str | None = None
+
+
+class AuditPendingRow(SQLModel, table=True):
+    """A result whose kept audit rows a write changed and a refresh has not yet made again (`audit.kept`)."""
+
+    __tablename__ = "audit_pending"
+    result_key: str = Field(primary_key=True)
+
+
 ROWS: dict[str, type[SQLModel]] = {
     model.__tablename__: model
     for model in (
@@ -356,6 +405,9 @@ ROWS: dict[str, type[SQLModel]] = {
         ClaimIndexRow,
         ClaimIndexPendingRow,
         VerifyRunRow,
+        AuditStatusKeptRow,
+        AuditFindingsKeptRow,
+        AuditPendingRow,
     )
 }
 """Every table's typed row, by table name."""

@@ -35,6 +35,16 @@ CLAIM_INDEX_PENDING = "claim_index_pending"
 """The kept claim index and the keys of the results whose rows in it are to be made again (migration 0015,
 `store.kept`)."""
 
+AUDIT_STATUS = "audit_status_kept"
+AUDIT_FINDINGS = "audit_findings_kept"
+AUDIT_PENDING = "audit_pending"
+"""The kept audit (each result's status, the findings of the rules that judge one result) and the keys of the
+results whose rows in it are to be made again (migration 0016, `audit.kept`)."""
+
+PENDING_TABLES = (CLAIM_INDEX_PENDING, AUDIT_PENDING)
+"""Where a write that touches a result marks it pending (`store.kept.touch`): each kept table's own list, emptied
+by its own refresh."""
+
 CHUNKS_TABLE = "value_chunks"
 """Where values too large to keep in their cells are stored, in chunks (migration 0011, `store.chunks`)."""
 

@@ -1,0 +1,66 @@
+"""Derive findings: one query per rule over the archive, into one temporary table of a `Finding`'s columns, for
+the scope `audit.scope` made (every rule reads it); and the findings and status of chosen results, derived
+from their own copies, as the kept audit holds them (`audit.kept`)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .rules import Rule
+from .scope import restrict
+from .summary import prepare as prepare_summary
+
+if TYPE_CHECKING:
+    import duckdb
+
+# One rule's findings in the columns of a `Finding`, typed alike whatever the rule leaves NULL.
+_FINDINGS_OF = """
+SELECT '{id}' AS rule, coalesce(CAST(f.severity AS VARCHAR), '{severity}') AS severity,
+       CAST(f.result_key AS VARCHAR) AS result_key,
+       CAST(f.task_id AS VARCHAR) AS task_id, CAST(f.message_id AS VARCHAR) AS message_id,
+       CAST(f.context_id AS VARCHAR) AS context_id, CAST(f.artifact_id AS VARCHAR) AS artifact_id,
+       CAST(f.part_index AS INTEGER) AS part_index, CAST(f.source_path AS VARCHAR) AS source_path,
+       CAST(f.locator AS VARCHAR) AS locator, CAST(f.detail AS VARCHAR) AS detail, CAST(f.line AS BIGINT) AS line,
+       CAST({reference} AS VARCHAR) AS reference
+FROM ({sql}) f"""
+
+_NO_FINDINGS = """
+SELECT NULL AS severity, NULL AS result_key, NULL AS task_id, NULL AS message_id, NULL AS context_id,
+       NULL AS artifact_id, NULL AS part_index, NULL AS source_path, NULL AS locator, NULL AS detail, NULL AS line,
+       NULL AS reference
+WHERE FALSE"""
+
+MADE = "audit_made"
+"""The temporary table `of_results` leaves the chosen results' findings in (their status: `audit_result_status`)."""
+
+
+def find(con: duckdb.DuckDBPyConnection, rules: list[Rule], params: dict, into: str = "audit_findings") -> None:
+    """Run `rules` (their shared preparations first) into the temporary table `into`, over the scope made."""
+    for prepare in dict.fromkeys(rule.prepare for rule in rules if rule.prepare):
+        _execute(con, prepare, params)
+    queries = [
+        _FINDINGS_OF.format(
+            id=rule.id, severity=rule.severity, sql=rule.sql, reference="f.reference" if rule.references else "NULL"
+        )
+        for rule in rules
+    ]
+    _execute(
+        con,
+        f"CREATE OR REPLACE TEMP TABLE {into} AS "
+        + (" UNION ALL ".join(queries) or _FINDINGS_OF.format(id="", severity="", sql=_NO_FINDINGS, reference="NULL")),
+        params,
+    )
+
+
+def of_results(con: duckdb.DuckDBPyConnection, chosen: str, rules: list[Rule], min_base: float) -> None:
+    """The findings of `rules` and the status of the results `chosen` chooses (a condition on `result_key`),
+    judged from their own copies, in `MADE` and `audit_result_status`: what an unfiltered audit reports of those
+    results, for the rules that judge one result (`audit.kept.KEPT_RULES`)."""
+    restrict(con, chosen)
+    prepare_summary(con, chosen)
+    find(con, rules, {"min_base": min_base}, into=MADE)
+
+
+def _execute(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> None:
+    con.execute(sql, {name: value for name, value in params.items() if re.search(rf"\${name}\b", sql)})

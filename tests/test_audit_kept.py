@@ -1,0 +1,132 @@
+"""The audit kept by the writes that change it (`archiver.audit.kept`, issue 40) is, after every write, what its
+definition (every rule run over the whole archive: `audited(..., derive=True)`) computes; an unfiltered audit reads
+it, a result still pending is derived from its copies, so an answer never depends on whether a refresh ran; `db
+check` finds a kept row that is not its definition and `db repair` makes it again."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from archiver.archive import Archive
+from archiver.audit import RULES
+from archiver.audit import kept as audit_kept
+from archiver.audit.run import audited
+from archiver.query.selection import Selection
+from archiver.store import kept
+from archiver.store.tables import AUDIT_FINDINGS, AUDIT_PENDING, AUDIT_STATUS
+from tests.test_migrations import first_version_archive
+from tests.transcripts import SAMPLES
+
+STATUS = ", ".join(audit_kept.STATUS_FIELDS)
+
+
+def audit_of(con, derive: bool, min_base: float = 30, selection: Selection | None = None) -> tuple:
+    """An audit's findings (every field, line and reference too), summary and per-result status."""
+    with audited(con, list(RULES), selection, min_base, derive=derive) as audit:
+        status = con.execute(f"SELECT {STATUS} FROM audit_result_status ORDER BY ALL").fetchall()
+        return [dataclasses.astuple(f) for f in audit.findings()], audit.summary, status
+
+
+def audit_exact(con) -> int:
+    """Assert the audit is kept: nothing pending, no kept row differing from its definition, and an unfiltered
+    audit reading the kept rows equal to one deriving everything. The findings kept."""
+    assert kept.pending(con, AUDIT_PENDING) == 0
+    assert audit_kept.differing(con) == []
+    read, derived = audit_of(con, derive=False), audit_of(con, derive=True)
+    assert read[0] == derived[0]
+    assert read[1] == derived[1]
+    assert read[2] == derived[2]
+    assert con.execute(f"SELECT {STATUS} FROM {AUDIT_STATUS} ORDER BY ALL").fetchall() == derived[2]
+    return con.execute(f"SELECT count(*) FROM {AUDIT_FINDINGS}").fetchone()[0]
+
+
+@pytest.fixture(scope="module")
+def samples(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("kept") / "a.duckdb"
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(SAMPLES)])
+    return db
+
+
+def test_after_ingesting_the_samples_the_kept_audit_is_its_definition(samples):
+    with Archive.open(str(samples), read_only=True) as archive:
+        assert audit_exact(archive.con) > 20
+        rules = {rule for (rule,) in archive.con.execute(f"SELECT DISTINCT rule FROM {AUDIT_FINDINGS}").fetchall()}
+    assert set(audit_kept.KEPT_RULES) - rules == {"undecoded-part"}  # the samples decode every Part
+
+
+def test_another_minimum_base_and_filters_are_derived_as_before(samples):
+    with Archive.open(str(samples), read_only=True) as archive:
+        for min_base in (5, 30, 1000):
+            assert audit_of(archive.con, False, min_base)[:2] == audit_of(archive.con, True, min_base)[:2]
+        small = [f for f in audit_of(archive.con, False, 1000)[0] if f[0] == "small-base"]
+        kept_small = archive.con.execute(f"SELECT count(*) FROM {AUDIT_FINDINGS} WHERE rule = 'small-base'")
+        assert len(small) > kept_small.fetchone()[0]  # at 1000 more bases are small than the kept default's
+        agent = Selection.of(agent="Meridian*")
+        assert audit_of(archive.con, False, selection=agent)[:2] == audit_of(archive.con, True, selection=agent)[:2]
+
+
+def test_a_pending_result_is_derived_whatever_its_kept_rows_say(samples, tmp_path):
+    """A write marks a result pending in its own transaction and the refresh comes after: until then the audit
+    derives the pending result's rows, and takes none of its stale kept ones."""
+    db = tmp_path / "a.duckdb"
+    db.write_bytes(samples.read_bytes())
+    with Archive.open(str(db)) as archive:
+        before = audit_of(archive.con, derive=False)
+        con = archive.con
+        (key,) = con.execute(f"SELECT result_key FROM {AUDIT_FINDINGS} ORDER BY ALL LIMIT 1").fetchone()
+        con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE result_key = ?", [key])
+        con.execute(f"UPDATE {AUDIT_STATUS} SET quantitative = NOT quantitative, agent = 'stale'")
+        con.execute(f"INSERT INTO {AUDIT_FINDINGS} SELECT * REPLACE ('stale' AS detail) FROM {AUDIT_FINDINGS}")
+        con.execute(f"INSERT INTO {AUDIT_PENDING} SELECT DISTINCT result_key FROM results")
+        assert audit_of(con, derive=False) == before
+        assert audit_kept.refresh(con) == before[1]["results"]
+        audit_exact(con)
+
+
+def test_db_check_finds_a_kept_audit_row_that_is_not_its_definition_and_repair_makes_it_again(samples, tmp_path):
+    db = tmp_path / "a.duckdb"
+    db.write_bytes(samples.read_bytes())
+    with Archive.open(str(db)) as archive:
+        archive.con.execute(f"UPDATE {AUDIT_FINDINGS} SET severity = 'warning' WHERE rule = 'uncited-result'")
+
+    def command(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "archiver", "db", *args, "--db", str(db)], capture_output=True,
+                              text=True)  # fmt: skip
+
+    checked = command("check")
+    assert checked.returncode == 1
+    assert "problem: kept-audit: " in checked.stderr
+    assert command("repair").returncode == 0
+    assert command("check").returncode == 0
+    with Archive.open(str(db), read_only=True) as archive:
+        audit_exact(archive.con)
+
+
+def test_an_archive_of_schema_15_builds_its_kept_audit_when_it_is_upgraded(tmp_path):
+    db = tmp_path / "old.duckdb"
+    first_version_archive(str(db), str(SAMPLES / "versant-insights"), tmp_path, version=15)
+    with Archive.open(str(db)) as archive:
+        assert archive.version() >= 16
+        assert audit_exact(archive.con) > 0
+
+
+def test_the_audit_command_reads_the_kept_rows(samples):
+    """`archiver audit` unfiltered, in every format, says what the derived audit says."""
+    with Archive.open(str(samples), read_only=True) as archive:
+        derived = audit_of(archive.con, derive=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "archiver", "audit", "--db", str(samples), "--format", "json", "--fail-on", "never"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    published = json.loads(done.stdout)
+    assert len(published["findings"]) == len(derived[0])
+    assert published["summary"]["findings"] == derived[1]["findings"]
