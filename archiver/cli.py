@@ -1069,8 +1069,8 @@ def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
     """Remove the index rows no committed ingest recorded, whatever version of the archiver wrote them: rows
     of file versions without a committed sources row (a killed ingest's, replayed), and parts, citations and
     claims whose stored copy or Part is not indexed; then makes the claim index and the kept audit again (what
-    `db check` calls claim-index and kept-audit). Prints what was removed per table and file version; re-ingest those files to index them
-    again. Waits for (or is refused by) another process writing."""
+    `db check` calls claim-index and kept-audit). Prints what was removed per table and file version;
+    re-ingest those files to index them again. Waits for (or is refused by) another process writing."""
     with open_archive(db, wait, upgrade=not dry_run, say_healed=False) as archive:
         found = archive.healed + archive.repair(dry_run=dry_run)
     verb = "would remove" if dry_run else "removed"

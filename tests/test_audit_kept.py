@@ -19,9 +19,15 @@ from archiver.audit import kept as audit_kept
 from archiver.audit.run import audited
 from archiver.query.selection import Selection
 from archiver.store import kept
-from archiver.store.tables import AUDIT_FINDINGS, AUDIT_PENDING, AUDIT_STATUS
+from archiver.store.tables import (
+    AUDIT_FINDINGS,
+    AUDIT_PENDING,
+    AUDIT_QUANTITIES,
+    AUDIT_QUANTITIES_PENDING,
+    AUDIT_STATUS,
+)
 from tests.test_migrations import first_version_archive
-from tests.transcripts import SAMPLES
+from tests.transcripts import SAMPLES, jsonrpc_result, v1_cited_parts, v1_task
 
 STATUS = ", ".join(audit_kept.STATUS_FIELDS)
 
@@ -58,7 +64,7 @@ def test_after_ingesting_the_samples_the_kept_audit_is_its_definition(samples):
     with Archive.open(str(samples), read_only=True) as archive:
         assert audit_exact(archive.con) > 20
         rules = {rule for (rule,) in archive.con.execute(f"SELECT DISTINCT rule FROM {AUDIT_FINDINGS}").fetchall()}
-    assert set(audit_kept.KEPT_RULES) - rules == {"undecoded-part"}  # the samples decode every Part
+    assert set(audit_kept.KEPT_RULES) - rules == {"undecoded-part", "conflicting-claims"}
 
 
 def test_another_minimum_base_and_filters_are_derived_as_before(samples):
@@ -130,3 +136,56 @@ def test_the_audit_command_reads_the_kept_rows(samples):
     published = json.loads(done.stdout)
     assert len(published["findings"]) == len(derived[0])
     assert published["summary"]["findings"] == derived[1]["findings"]
+
+
+def cited_task(path: Path, task_id: str, share: float, **citation) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    task = v1_task(task_id, v1_cited_parts({"share": share}, **citation))
+    path.write_text(json.dumps(jsonrpc_result({"task": task})))
+    return str(path)
+
+
+def conflicts(con) -> list[str]:
+    """The tasks each kept conflicting-claims finding is about, and the value it says the other claims."""
+    return [
+        f"{task}: {detail.rsplit(' claims ', 1)[1].split(',')[0]}"
+        for task, detail in con.execute(
+            f"SELECT task_id, detail FROM {AUDIT_FINDINGS} WHERE rule = 'conflicting-claims' ORDER BY 1"
+        ).fetchall()
+    ]
+
+
+def test_conflicting_claims_are_kept_a_quantity_at_a_time(tmp_path):
+    """A result's conflicting-claims finding depends on the other results of its quantity: a write that adds a
+    result to a quantity, or takes one out of it (a second copy citing something else), makes the findings of
+    every result of that quantity again, those the write did not touch too."""
+    db = str(tmp_path / "a.duckdb")
+    with Archive.open(db) as archive:
+        archive.ingest([cited_task(tmp_path / "a.jsonl", "t-1", 0.30)])
+        audit_exact(archive.con)
+        assert conflicts(archive.con) == []
+        archive.ingest([cited_task(tmp_path / "b.jsonl", "t-2", 0.50)])  # t-1 untouched, and now in conflict
+        audit_exact(archive.con)
+        assert conflicts(archive.con) == ["t-1: 0.5", "t-2: 0.3"]
+        archive.ingest([cited_task(tmp_path / "c.jsonl", "t-3", 0.4)])
+        audit_exact(archive.con)
+        assert conflicts(archive.con) == ["t-1: 0.5", "t-2: 0.3", "t-3: 0.3"]
+        archive.ingest([cited_task(tmp_path / "d.jsonl", "t-2", 0.50, study="Another Study")])  # t-2: two citations
+        audit_exact(archive.con)
+        assert conflicts(archive.con) == ["t-1: 0.4", "t-3: 0.3"]
+        con = archive.con  # a quantity pending, its kept findings gone: the audit derives them
+        con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE rule = 'conflicting-claims'")
+        con.execute(f"INSERT INTO {AUDIT_QUANTITIES_PENDING} SELECT DISTINCT quantity FROM {AUDIT_QUANTITIES}")
+        assert [f[-3] for f in audit_of(con, False)[0] if f[0] == "conflicting-claims"] == [
+            'task t-1 claims "share" = 0.3 where task t-3 claims 0.4, both citing "Versant Mega Tracker", '
+            '"W6 (April 2026)", extractFunnel(versant_flat, s14r5) on base "Adults 18-74, aware of brand"',
+            'task t-3 claims "share" = 0.4 where task t-1 claims 0.3, both citing "Versant Mega Tracker", '
+            '"W6 (April 2026)", extractFunnel(versant_flat, s14r5) on base "Adults 18-74, aware of brand"',
+        ]
+        assert audit_kept.differing(con) == []  # a pending quantity's results are not judged by their kept rows
+        audit_kept.refresh(con)
+        audit_exact(con)
+        assert conflicts(con) == ["t-1: 0.4", "t-3: 0.3"]
+        con.execute(f"UPDATE {AUDIT_FINDINGS} SET detail = 'stale' WHERE task_id = 't-3'")
+        (stale,) = con.execute("SELECT result_key FROM results WHERE task_id = 't-3'").fetchone()
+        assert audit_kept.differing(con) == [stale]

@@ -213,11 +213,9 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
     tried, made = [], []
     refresh_batch = kept._refresh_batch
 
-    def short_of_memory(con, table, make, batch):
+    def short_of_memory(con, table, make, batch, key="result_key"):
         tried.append(batch)
-        rows = refresh_batch(
-            con, table, make, batch
-        )  # the work is done, then lost with the transaction, as DuckDB's would be
+        rows = refresh_batch(con, table, make, batch, key)  # done, then lost with the transaction, as DuckDB's
         if batch > 2 * kept.SMALLEST_BATCH:
             raise duckdb.OutOfMemoryException("failed to pin block")
         made.append(batch)
@@ -233,9 +231,9 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
     assert max(made) == halvings[-1]
     exact(db)
 
-    def out_of_memory(con, table, make, batch):
+    def out_of_memory(con, table, make, batch, key="result_key"):
         tried.append(batch)
-        refresh_batch(con, table, make, batch)
+        refresh_batch(con, table, make, batch, key)
         raise duckdb.OutOfMemoryException("failed to pin block")
 
     monkeypatch.setattr(kept, "_refresh_batch", out_of_memory)

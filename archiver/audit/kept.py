@@ -1,7 +1,6 @@
 """The audit kept by the writes that change it (issue 40), as the claim index is (`store.kept`): each result's
-status (`audit_status_kept`) and the findings of the rules that judge one result from its own copies
-(`audit_findings_kept`), so that an unfiltered audit, its summary and serve's pages read them rather than run
-the rules over every copy (at 10M claims: 4 s and 2 GB each time).
+status (`audit_status_kept`) and findings (`audit_findings_kept`), so that an unfiltered audit, its summary and
+serve's pages read them rather than run the rules over every copy (at 10M claims: 7.7 s each time).
 
 Their definition is the audit's own: the rules and status query (`rules`, `summary`) restricted to the results
 a refresh makes (`derive.of_results`), each judged from its own copies, which is what the unfiltered audit
@@ -9,10 +8,15 @@ reports of them. A write that touches a result marks it pending here too (`store
 the pending results' rows again, a batch a transaction, and an audit derives the rows of a result still pending
 (`read`), so its answer never depends on whether a refresh ran.
 
-What is not kept is derived as before, over the whole archive: the rules that judge more than one result
-(`conflicting-claims`, whose finding on one result depends on claims in others), agent cards and records
-(`card-mode-undeclared`, `unreadable-record`, `unrecognised-record`), verify's verdicts (`rerun-*`), `small-base`
-at another minimum base than the default, and every filtered audit (a scope judges copies, not results).
+`conflicting-claims` judges a result by the claims of every result of its quantity (one valid citation's study,
+period, base, weight and source), so it is kept a quantity at a time: each result's quantity is kept
+(`audit_quantities_kept`); a refresh marks a changed result's quantities, before and after, pending
+(`audit_quantities_pending`), then makes the findings of every result of each pending quantity again, the rule
+narrowed to those results. While anything is pending, an audit derives `conflicting-claims` over the whole archive.
+
+What is not kept is derived as before: agent cards and records (`card-mode-undeclared`, `unreadable-record`,
+`unrecognised-record`: few rows), verify's verdicts (`rerun-*`), `small-base` at another minimum base than the
+default, and every filtered audit (a scope judges copies, not results).
 """
 
 from __future__ import annotations
@@ -23,10 +27,16 @@ from typing import TYPE_CHECKING
 from ..defaults import MIN_BASE
 from ..query.selection import Selection
 from ..store import kept as store_kept
-from ..store.tables import AUDIT_FINDINGS, AUDIT_PENDING, AUDIT_STATUS
+from ..store.tables import (
+    AUDIT_FINDINGS,
+    AUDIT_PENDING,
+    AUDIT_QUANTITIES,
+    AUDIT_QUANTITIES_PENDING,
+    AUDIT_STATUS,
+)
 from .derive import MADE, find, of_results
 from .report import FINDING_FIELDS
-from .rules import RULES, Rule
+from .rules import RULES, RULES_BY_ID, Rule, conflicting_claims, result_quantities
 from .scope import materialize
 from .summary import prepare_agents
 from .wording import define as define_wording
@@ -41,11 +51,14 @@ KEPT_RULES = (
     "dropped-part",
     "undecoded-part",
     "small-base",
+    "conflicting-claims",
 )
-"""The rules whose findings on a result depend on that result's copies alone (and its file's agent cards and
-records, which touch it): kept, `small-base` at the default minimum base."""
+"""The rules kept: all but `conflicting-claims` judge a result from its own copies (and its file's agent cards
+and records, which touch it), `small-base` at the default minimum base; `conflicting-claims` a quantity at a
+time."""
 
-_KEPT = [rule for rule in RULES if rule.id in KEPT_RULES]
+CONFLICTS = RULES_BY_ID["conflicting-claims"]
+_PER_RESULT = [rule for rule in RULES if rule.id in KEPT_RULES and rule is not CONFLICTS]
 _FIELDS = ", ".join(FINDING_FIELDS)
 STATUS_FIELDS = (
     "result_key", "copies_all", "finished", "cited_any", "quantitative", "cited", "validly_cited", "copies", "stored",
@@ -53,7 +66,8 @@ STATUS_FIELDS = (
 )  # fmt: skip
 """A result's status as `audit_status_kept` keeps it and `summary.RESULT_STATUS` defines it."""
 _PENDING = "result_key IN (SELECT result_key FROM audit_pending_now)"
-TEMPORARY = ("audit_pending_now", "audit_pending_status", MADE, "audit_derived")
+_CONFLICTS_MADE = "audit_conflicts_made"
+TEMPORARY = ("audit_pending_now", "audit_pending_status", MADE, "audit_derived", _CONFLICTS_MADE)
 """The temporary tables `read` leaves on its connection, beside the audit's own."""
 
 
@@ -62,41 +76,83 @@ def refresh(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None]
     (`store.kept.refreshing`). Returns how many results."""
     define_wording(con)
     try:
-        return store_kept.refreshing(con, AUDIT_PENDING, _make, "the audit's pending results stay so", on_batch)
+        done = store_kept.refreshing(con, AUDIT_PENDING, _make, "the audit's pending results stay so", on_batch)
+        store_kept.refreshing(con, AUDIT_QUANTITIES_PENDING, _make_conflicts,
+                              "the audit's pending quantities stay so", key="quantity")  # fmt: skip
+        return done
     finally:
         _drop(con)
 
 
 def _make(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
-    of_results(con, chosen, _KEPT, MIN_BASE)
+    """The rows of the results `chosen` chooses, in the caller's transaction: their status, quantity and findings
+    but `conflicting-claims`, whose quantities (those the results had, and have) are left pending."""
+    quantities = f"SELECT DISTINCT quantity FROM {AUDIT_QUANTITIES} WHERE {chosen}"
+    con.execute(f"INSERT INTO {AUDIT_QUANTITIES_PENDING} {quantities}")
+    con.execute(f"DELETE FROM {AUDIT_QUANTITIES} WHERE {chosen}")
+    con.execute(f"INSERT INTO {AUDIT_QUANTITIES} SELECT result_key, quantity FROM ({result_quantities(chosen)})")
+    con.execute(f"INSERT INTO {AUDIT_QUANTITIES_PENDING} {quantities}")
+    of_results(con, chosen, _PER_RESULT, MIN_BASE)
     con.execute(f"DELETE FROM {AUDIT_STATUS} WHERE {chosen}")
     con.execute(f"INSERT INTO {AUDIT_STATUS} BY NAME SELECT * FROM audit_result_status")
-    con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE {chosen}")
+    con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE {chosen}")  # conflicting-claims too: made by quantity
     con.execute(f"INSERT INTO {AUDIT_FINDINGS} BY NAME SELECT {_FIELDS} FROM {MADE}")
 
 
+def _of_quantities(chosen: str) -> str:
+    """The results whose quantity `chosen` chooses (a condition on `quantity`)."""
+    return f"result_key IN (SELECT result_key FROM {AUDIT_QUANTITIES} WHERE {chosen})"
+
+
+def _conflicts(con: duckdb.DuckDBPyConnection, results: str) -> None:
+    """`conflicting-claims` over the results `results` chooses (whole quantities), every copy in scope, into
+    `_CONFLICTS_MADE`."""
+    materialize(con, Selection())
+    rule = Rule(CONFLICTS.id, CONFLICTS.severity, CONFLICTS.summary, conflicting_claims(results), references=True)
+    find(con, [rule], {}, into=_CONFLICTS_MADE)
+
+
+def _make_conflicts(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
+    """The `conflicting-claims` findings of every result of the quantities `chosen` chooses, in the caller's
+    transaction."""
+    results = _of_quantities(chosen)
+    _conflicts(con, results)
+    con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE rule = '{CONFLICTS.id}' AND {results}")
+    con.execute(f"INSERT INTO {AUDIT_FINDINGS} BY NAME SELECT {_FIELDS} FROM {_CONFLICTS_MADE}")
+
+
 def differing(con: duckdb.DuckDBPyConnection, chosen: str = "SELECT DISTINCT result_key FROM results") -> list[str]:
-    """The keys of the results (of those `chosen` selects, not pending) whose kept audit rows (status, findings)
-    are not the rows their definition gives: none, in an archive whose audit is kept as it should be."""
+    """The keys of the results (of those `chosen` selects, not pending) whose kept audit rows (status, quantity,
+    findings; `conflicting-claims` of every result of their quantities not pending) are not the rows their
+    definition gives: none, in an archive whose audit is kept as it should be."""
     define_wording(con)
     con.execute(f"""CREATE OR REPLACE TEMP TABLE audit_checked AS SELECT DISTINCT result_key FROM ({chosen})
                     WHERE result_key NOT IN (SELECT result_key FROM {AUDIT_PENDING})""")
     among = "result_key IN (SELECT result_key FROM audit_checked)"
+    settled = f"""quantity IN (SELECT quantity FROM {AUDIT_QUANTITIES} WHERE {among})
+                  AND quantity NOT IN (SELECT quantity FROM {AUDIT_QUANTITIES_PENDING})"""
+    conflicts = _of_quantities(settled)
     status = ", ".join(STATUS_FIELDS)
     try:
-        of_results(con, among, _KEPT, MIN_BASE)
-        return [key for (key,) in con.execute(f"""
-            SELECT DISTINCT result_key FROM (
-                (SELECT {status} FROM {AUDIT_STATUS} WHERE {among} EXCEPT ALL SELECT {status} FROM audit_result_status)
-                UNION ALL (SELECT {status} FROM audit_result_status
-                           EXCEPT ALL SELECT {status} FROM {AUDIT_STATUS} WHERE {among})
-                UNION ALL BY NAME (SELECT {_FIELDS} FROM {AUDIT_FINDINGS} WHERE {among}
-                                   EXCEPT ALL SELECT {_FIELDS} FROM {MADE})
-                UNION ALL BY NAME (SELECT {_FIELDS} FROM {MADE}
-                                   EXCEPT ALL SELECT {_FIELDS} FROM {AUDIT_FINDINGS} WHERE {among}))
-            ORDER BY 1""").fetchall()]  # fmt: skip
+        of_results(con, among, _PER_RESULT, MIN_BASE)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE audit_checked_quantities AS {result_quantities(among)}")
+        _conflicts(con, conflicts)
+        pairs = [
+            (f"SELECT {status} FROM {AUDIT_STATUS} WHERE {among}", f"SELECT {status} FROM audit_result_status"),
+            (f"SELECT result_key, quantity FROM {AUDIT_QUANTITIES} WHERE {among}",
+             "SELECT result_key, quantity FROM audit_checked_quantities"),
+            (f"SELECT {_FIELDS} FROM {AUDIT_FINDINGS} WHERE {among} AND rule <> '{CONFLICTS.id}'",
+             f"SELECT {_FIELDS} FROM {MADE}"),
+            (f"SELECT {_FIELDS} FROM {AUDIT_FINDINGS} WHERE {conflicts} AND rule = '{CONFLICTS.id}'",
+             f"SELECT {_FIELDS} FROM {_CONFLICTS_MADE}"),
+        ]  # fmt: skip
+        unequal = " UNION ALL ".join(
+            f"SELECT result_key FROM (({kept} EXCEPT ALL {made}) UNION ALL ({made} EXCEPT ALL {kept}))"
+            for kept, made in pairs
+        )
+        return [key for (key,) in con.execute(f"SELECT DISTINCT result_key FROM ({unequal}) ORDER BY 1").fetchall()]
     finally:
-        _drop(con, "audit_checked")
+        _drop(con, "audit_checked", "audit_checked_quantities", _CONFLICTS_MADE)
 
 
 def _drop(con: duckdb.DuckDBPyConnection, *also: str) -> None:
@@ -105,25 +161,33 @@ def _drop(con: duckdb.DuckDBPyConnection, *also: str) -> None:
         con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
-def kept_rules(rules: list[Rule], min_base: float) -> list[Rule]:
-    """Of `rules`, those an unfiltered audit at `min_base` reads from the kept rows."""
-    return [rule for rule in rules if rule.id in KEPT_RULES and (rule.id != "small-base" or min_base == MIN_BASE)]
+def kept_rules(rules: list[Rule], min_base: float, settled: bool = True) -> list[Rule]:
+    """Of `rules`, those an unfiltered audit at `min_base` reads from the kept rows; `conflicting-claims` only
+    when nothing is pending (`settled`)."""
+    return [
+        rule
+        for rule in rules
+        if rule.id in KEPT_RULES
+        and (rule.id != "small-base" or min_base == MIN_BASE)
+        and (rule is not CONFLICTS or settled)
+    ]
 
 
 def read(con: duckdb.DuckDBPyConnection, rules: list[Rule], min_base: float) -> None:
     """An unfiltered audit's `audit_findings` and `audit_result_status` (and the scope and `audit_file_agents`
     the summary reads), on `con`: the kept rows, a pending result's derived from its copies, and the rules that
     are not kept run over the whole archive."""
-    kept = kept_rules(rules, min_base)
     con.execute(f"CREATE OR REPLACE TEMP TABLE audit_pending_now AS SELECT DISTINCT result_key FROM {AUDIT_PENDING}")
     waiting = con.execute("SELECT count(*) FROM audit_pending_now").fetchone()[0]
+    settled = not waiting and not store_kept.pending(con, AUDIT_QUANTITIES_PENDING, "quantity")
+    kept = kept_rules(rules, min_base, settled)
     settled = f"WHERE NOT {_PENDING}" if waiting else ""
     status = f"SELECT * FROM {AUDIT_STATUS} {settled}"
     findings = [
         f"SELECT {_FIELDS} FROM {AUDIT_FINDINGS} WHERE rule IN ({_ids(kept)}) {settled.replace('WHERE', 'AND')}"
     ]
     if waiting:
-        of_results(con, _PENDING, kept, min_base)
+        of_results(con, _PENDING, [rule for rule in kept if rule is not CONFLICTS], min_base)
         con.execute("CREATE OR REPLACE TEMP TABLE audit_pending_status AS SELECT * FROM audit_result_status")
         status += " UNION ALL BY NAME SELECT * FROM audit_pending_status"
         findings.append(f"SELECT {_FIELDS} FROM {MADE}")

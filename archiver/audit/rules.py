@@ -333,19 +333,42 @@ _DECIMALS = """(length(split_part(split_part(lower({literal}), 'e', 1), '.', 2))
                 - coalesce(TRY_CAST(split_part(lower({literal}), 'e', 2) AS INTEGER), 0))"""
 """The decimal places a literal was written to: "3.5E+6" to 5 places before the point, -5."""
 _QUANTITY_FIELDS = ("study", "period", "base_name", "weight", "source_table", "source_column", "source_function")
-CONFLICTING_CLAIMS = f"""
-WITH single AS MATERIALIZED (  -- the results resting on one valid citation, and which
+
+
+def quantity_ctes(results: str = "TRUE") -> str:
+    """The CTEs `single` (each result, of those `results` chooses, resting on one valid citation, and which) and
+    `quantities` (each such citation's quantity: its fields, and a 128-bit digest of them to group by, two
+    quantities sharing one as likely as an MD5 collision, and as hex text to keep: casting the number to text took
+    6 s for 46,000 results; worked out once a citation, not a result)."""
+    return f"""
+single AS MATERIALIZED (
     SELECT result_key, any_value(citation_hash) AS citation_hash
-    FROM citations GROUP BY result_key HAVING count(DISTINCT citation_hash) = 1 AND bool_and(valid)
+    FROM citations WHERE {results}
+    GROUP BY result_key HAVING count(DISTINCT citation_hash) = 1 AND bool_and(valid)
 ),
-quantities AS MATERIALIZED (  -- each such citation's quantity: its fields, and a 128-bit digest of them to group
-    -- by (two quantities sharing one is as likely as an MD5 collision); worked out once a citation, not a result
+quantities AS MATERIALIZED (
     SELECT citation_hash, {", ".join(f"any_value({f}) AS {f}" for f in _QUANTITY_FIELDS)},
-           md5_number(to_json(list_value({", ".join(f"any_value({f})" for f in _QUANTITY_FIELDS)}))) AS quantity
+           md5_number(to_json(list_value({", ".join(f"any_value({f})" for f in _QUANTITY_FIELDS)}))) AS quantity,
+           md5(to_json(list_value({", ".join(f"any_value({f})" for f in _QUANTITY_FIELDS)}))) AS quantity_text
     FROM citations WHERE citation_hash IN (SELECT citation_hash FROM single) GROUP BY citation_hash
-),
+)"""
+
+
+def result_quantities(results: str) -> str:
+    """Each result (of those `results` chooses) resting on one valid citation, and its quantity's digest as text:
+    what `conflicting-claims` compares a result's claims within (kept per result by `audit.kept`)."""
+    return f"""WITH {quantity_ctes(results)}
+        SELECT s.result_key, q.quantity_text AS quantity FROM single s JOIN quantities q USING (citation_hash)"""
+
+
+def conflicting_claims(results: str = "TRUE") -> str:
+    """`conflicting-claims` over the results `results` chooses (TRUE: every result): all of a quantity's results
+    must be chosen for its findings to be the whole archive's (`audit.kept` chooses whole quantities)."""
+    return f"""
+WITH {quantity_ctes(results)},
 cited AS MATERIALIZED (
-    SELECT s.result_key, q.* EXCLUDE (citation_hash) FROM single s JOIN quantities q USING (citation_hash)
+    SELECT s.result_key, q.* EXCLUDE (citation_hash, quantity_text)
+    FROM single s JOIN quantities q USING (citation_hash)
 ),
 valued AS (  -- the claims of those results that state a finite number in a cell
     SELECT q.quantity, cl.* FROM claims cl JOIN cited q ON q.result_key = cl.result_key
@@ -362,9 +385,9 @@ spread AS MATERIALIZED (  -- of those, the ones whose values differ beyond the f
 ),
 claimed AS MATERIALIZED (  -- each claim of those quantities once, however many copies hold it, in the cell
     -- the core found it fills (cite/claims.rs)
-    SELECT q.quantity, cl.result_key, cl.pointer, cl.value, any_value(cl.literal) AS literal,
-           any_value(coalesce(cl.stated, cl.literal)) AS written,  -- as the agent wrote it: "35%", 0.35
-           any_value(cl.part_id) AS part_id, any_value(cl.copy_id) AS copy_id, any_value(cl.cell) AS cell
+    SELECT q.quantity, cl.result_key, cl.pointer, cl.value, arg_min(cl.literal, cl.copy_id) AS literal,
+           arg_min(coalesce(cl.stated, cl.literal), cl.copy_id) AS written,  -- as the agent wrote it: "35%", 0.35
+           arg_min(cl.part_id, cl.copy_id) AS part_id, min(cl.copy_id) AS copy_id, arg_min(cl.cell, cl.copy_id) AS cell
     FROM claims cl JOIN cited q ON q.result_key = cl.result_key
     JOIN spread s ON s.quantity = q.quantity AND s.cell = cl.cell
     WHERE cl.value IS NOT NULL AND isfinite(cl.value)
@@ -490,7 +513,7 @@ RULES: tuple[Rule, ...] = (
         "Two results claim different values (beyond rounding) for the same quantity: the same study, period, "
         "base, weight, source table, column and function, and the same cell (the claim's key, and in a list "
         "of rows the row's labels). Only results resting on a single valid citation are compared.",
-        CONFLICTING_CLAIMS,
+        conflicting_claims(),
         references=True,
     ),
     Rule(

@@ -89,9 +89,9 @@ def rebuild(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None]
     return con.execute("SELECT count(DISTINCT result_key) FROM results").fetchone()[0]
 
 
-def pending(con: duckdb.DuckDBPyConnection, table: str = PENDING) -> int:
-    """How many results wait for their rows in a kept table (`table`: its pending list) to be made again."""
-    return con.execute(f"SELECT count(DISTINCT result_key) FROM {table}").fetchone()[0]
+def pending(con: duckdb.DuckDBPyConnection, table: str = PENDING, key: str = "result_key") -> int:
+    """How many results (`key`s) wait for their rows in a kept table (`table`: its pending list) to be made again."""
+    return con.execute(f"SELECT count(DISTINCT {key}) FROM {table}").fetchone()[0]
 
 
 Make = Callable[[duckdb.DuckDBPyConnection, str], None]
@@ -118,15 +118,16 @@ def refreshing(
     conflicted: str,
     on_batch: Callable[[int, int], None] | None = None,
     batch: int = REFRESH_RESULTS,
+    key: str = "result_key",
 ) -> int:
-    """Make the rows of every result pending in `pending_table` again with `make`, `batch` results a
+    """Make the rows of every result (or other `key`) pending in `pending_table` again with `make`, `batch` keys a
     transaction; `on_batch(done, total)` hears of each. Returns how many results were refreshed. A batch that
     runs out of memory (its results' rows, the threads DuckDB gives it) is rolled back and it and the rest are
     made at half the size, down to `SMALLEST_BATCH` results. An interruption keeps what earlier batches did. A
     commit another writer's refresh got in the way of is retried (`committed`); one that still conflicts leaves
     its results pending (`conflicted` says so), read from the definition until a later refresh
     (`CommitConflictError`)."""
-    total = pending(con, pending_table)
+    total = pending(con, pending_table, key)
     done = 0
     if not total:
         return 0
@@ -134,7 +135,7 @@ def refreshing(
         with bounded_memory(con, REFRESH_MEMORY_MB * 2**20):
             while True:
                 try:
-                    made = partial(_refresh_batch, con, pending_table, make, batch)
+                    made = partial(_refresh_batch, con, pending_table, make, batch, key)
                     count = committed(con, made, conflicted)
                 except duckdb.OutOfMemoryException:
                     if batch <= SMALLEST_BATCH:
@@ -151,15 +152,17 @@ def refreshing(
     return done
 
 
-def _refresh_batch(con: duckdb.DuckDBPyConnection, pending_table: str, make: Make, batch: int) -> int:
-    """In the caller's transaction: make the rows of up to `batch` pending results again; how many."""
+def _refresh_batch(
+    con: duckdb.DuckDBPyConnection, pending_table: str, make: Make, batch: int, key: str = "result_key"
+) -> int:
+    """In the caller's transaction: make the rows of up to `batch` pending keys again; how many."""
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE archiver_refreshed AS
-            SELECT DISTINCT result_key FROM {pending_table} ORDER BY result_key LIMIT {int(batch)}"""
+            SELECT DISTINCT {key} FROM {pending_table} ORDER BY {key} LIMIT {int(batch)}"""
     )
     count = con.execute("SELECT count(*) FROM archiver_refreshed").fetchone()[0]
     if count:
-        chosen = "result_key IN (SELECT result_key FROM archiver_refreshed)"
+        chosen = f"{key} IN (SELECT {key} FROM archiver_refreshed)"
         make(con, chosen)
         con.execute(f"DELETE FROM {pending_table} WHERE {chosen}")
     return count

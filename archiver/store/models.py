@@ -379,6 +379,22 @@ class AuditFindingsKeptRow(SQLModel, table=True):
     reference: str | None = None
 
 
+class AuditQuantitiesKeptRow(SQLModel, table=True):
+    """A result resting on one valid citation, and the digest of its quantity (the citation's study, period, base,
+    weight and source): what `conflicting-claims` compares its claims within (`audit.kept`)."""
+
+    __tablename__ = "audit_quantities_kept"
+    result_key: str = Field(primary_key=True)
+    quantity: str
+
+
+class AuditQuantitiesPendingRow(SQLModel, table=True):
+    """A quantity whose results a refresh changed: its conflicting-claims findings are to be made again."""
+
+    __tablename__ = "audit_quantities_pending"
+    quantity: str = Field(primary_key=True)
+
+
 class AuditPendingRow(SQLModel, table=True):
     """A result whose kept audit rows a write changed and a refresh has not yet made again (`audit.kept`)."""
 
@@ -408,6 +424,8 @@ ROWS: dict[str, type[SQLModel]] = {
         AuditStatusKeptRow,
         AuditFindingsKeptRow,
         AuditPendingRow,
+        AuditQuantitiesKeptRow,
+        AuditQuantitiesPendingRow,
     )
 }
 """Every table's typed row, by table name."""

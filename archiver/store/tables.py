@@ -38,8 +38,10 @@ CLAIM_INDEX_PENDING = "claim_index_pending"
 AUDIT_STATUS = "audit_status_kept"
 AUDIT_FINDINGS = "audit_findings_kept"
 AUDIT_PENDING = "audit_pending"
-"""The kept audit (each result's status, the findings of the rules that judge one result) and the keys of the
-results whose rows in it are to be made again (migration 0016, `audit.kept`)."""
+AUDIT_QUANTITIES = "audit_quantities_kept"
+AUDIT_QUANTITIES_PENDING = "audit_quantities_pending"
+"""The kept audit (each result's status, its findings, its quantity), the keys of the results whose rows in it
+are to be made again, and the quantities whose conflicting-claims findings are (migration 0016, `audit.kept`)."""
 
 PENDING_TABLES = (CLAIM_INDEX_PENDING, AUDIT_PENDING)
 """Where a write that touches a result marks it pending (`store.kept.touch`): each kept table's own list, emptied

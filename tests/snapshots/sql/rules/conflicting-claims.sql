@@ -1,15 +1,18 @@
-WITH single AS MATERIALIZED (  -- the results resting on one valid citation, and which
+WITH
+single AS MATERIALIZED (
     SELECT result_key, any_value(citation_hash) AS citation_hash
-    FROM citations GROUP BY result_key HAVING count(DISTINCT citation_hash) = 1 AND bool_and(valid)
+    FROM citations WHERE TRUE
+    GROUP BY result_key HAVING count(DISTINCT citation_hash) = 1 AND bool_and(valid)
 ),
-quantities AS MATERIALIZED (  -- each such citation's quantity: its fields, and a 128-bit digest of them to group
-    -- by (two quantities sharing one is as likely as an MD5 collision); worked out once a citation, not a result
+quantities AS MATERIALIZED (
     SELECT citation_hash, any_value(study) AS study, any_value(period) AS period, any_value(base_name) AS base_name, any_value(weight) AS weight, any_value(source_table) AS source_table, any_value(source_column) AS source_column, any_value(source_function) AS source_function,
-           md5_number(to_json(list_value(any_value(study), any_value(period), any_value(base_name), any_value(weight), any_value(source_table), any_value(source_column), any_value(source_function)))) AS quantity
+           md5_number(to_json(list_value(any_value(study), any_value(period), any_value(base_name), any_value(weight), any_value(source_table), any_value(source_column), any_value(source_function)))) AS quantity,
+           md5(to_json(list_value(any_value(study), any_value(period), any_value(base_name), any_value(weight), any_value(source_table), any_value(source_column), any_value(source_function)))) AS quantity_text
     FROM citations WHERE citation_hash IN (SELECT citation_hash FROM single) GROUP BY citation_hash
 ),
 cited AS MATERIALIZED (
-    SELECT s.result_key, q.* EXCLUDE (citation_hash) FROM single s JOIN quantities q USING (citation_hash)
+    SELECT s.result_key, q.* EXCLUDE (citation_hash, quantity_text)
+    FROM single s JOIN quantities q USING (citation_hash)
 ),
 valued AS (  -- the claims of those results that state a finite number in a cell
     SELECT q.quantity, cl.* FROM claims cl JOIN cited q ON q.result_key = cl.result_key
@@ -27,9 +30,9 @@ spread AS MATERIALIZED (  -- of those, the ones whose values differ beyond the f
 ),
 claimed AS MATERIALIZED (  -- each claim of those quantities once, however many copies hold it, in the cell
     -- the core found it fills (cite/claims.rs)
-    SELECT q.quantity, cl.result_key, cl.pointer, cl.value, any_value(cl.literal) AS literal,
-           any_value(coalesce(cl.stated, cl.literal)) AS written,  -- as the agent wrote it: "35%", 0.35
-           any_value(cl.part_id) AS part_id, any_value(cl.copy_id) AS copy_id, any_value(cl.cell) AS cell
+    SELECT q.quantity, cl.result_key, cl.pointer, cl.value, arg_min(cl.literal, cl.copy_id) AS literal,
+           arg_min(coalesce(cl.stated, cl.literal), cl.copy_id) AS written,  -- as the agent wrote it: "35%", 0.35
+           arg_min(cl.part_id, cl.copy_id) AS part_id, min(cl.copy_id) AS copy_id, arg_min(cl.cell, cl.copy_id) AS cell
     FROM claims cl JOIN cited q ON q.result_key = cl.result_key
     JOIN spread s ON s.quantity = q.quantity AND s.cell = cl.cell
     WHERE cl.value IS NOT NULL AND isfinite(cl.value)
