@@ -207,12 +207,24 @@ def scaled_rows(table: Table, args: argparse.Namespace, dbs: dict[Side, Path], h
         claims = {side: kept_or_scaled(side, dbs[side], scaled_dbs[side], wanted, args.keep_scaled) for side in dbs}
         for side, db in scaled_dbs.items():  # a warm file cache for every timed run
             side.run("sql", "SELECT count(*) FROM claims", "--db", str(db))
+        kept_row(table, scaled_dbs[HERE], claims[HERE])
         scale = questions.Scaled(scaled_dbs, claims[HERE], help_s, about, bound, args.runs, args.work)
         for name in asked:
             questions.ASK[name](scale, table)
         if not args.keep_scaled:
             for path in scaled_dbs.values():
                 fresh(path).unlink(missing_ok=True)
+
+
+def kept_row(table: Table, db: Path, claims: int) -> None:
+    """Whether the scaled archive's kept tables (the claim index, the kept audit) are their definitions' rows,
+    as `archiver db check` compares them on its sample of results (with every other check)."""
+    seconds, _, out = HERE.run("db", "check", "--db", str(db))
+    table.add(
+        f"kept tables equal their definition ({claims / 1e6:,.1f}M claims)",
+        f"equal ({seconds:.0f} s)" if out.startswith("ok:") else "differ: run `archiver db check`",
+        "`db check`: claim-index and kept-audit on a sample of 2,000 results",
+    )
 
 
 def kept_or_scaled(side: Side, source_db: Path, target_db: Path, claims: int, keep: bool) -> int:

@@ -64,7 +64,36 @@ def scale_archive(source_db: Path, target_db: Path, claims_wanted: int, say=lamb
     say(f"checkpoint {time.perf_counter() - started:,.1f} s")
     total = con.execute("SELECT count(*) FROM claims").fetchone()[0]
     con.close()
+    _audit_again(target_db, say)
     return total
+
+
+AUDIT_KEPT = ("audit_findings_kept", "audit_status_kept", "audit_quantities_kept", "audit_quantities_pending")
+
+
+def _audit_again(target_db: Path, say) -> None:
+    """Make the kept audit (`archiver.audit.kept`) of every result again from its definition: its findings are
+    sentences naming their tasks, so a replica's copied rows would name the original's task (a revision without
+    a kept audit has nothing to make)."""
+    import duckdb
+
+    with duckdb.connect(str(target_db), read_only=True) as con:
+        (kept,) = con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND table_name = ?",
+            ["audit_pending"],
+        ).fetchone()
+    if not kept:
+        return
+    from archiver.archive import Archive
+    from archiver.audit import kept as audit_kept
+
+    started = time.perf_counter()
+    with Archive.open(str(target_db)) as archive:
+        for table in AUDIT_KEPT:
+            archive.con.execute(f"DELETE FROM {table}")
+        archive.con.execute("INSERT INTO audit_pending SELECT DISTINCT result_key FROM results")
+        audit_kept.refresh(archive.con)
+    say(f"kept audit made again {time.perf_counter() - started:,.1f} s")
 
 
 def _replicate(con, copies: int, say) -> None:
