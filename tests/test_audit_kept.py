@@ -39,6 +39,12 @@ def audit_of(con, derive: bool, min_base: float = 30, selection: Selection | Non
         return [dataclasses.astuple(f) for f in audit.findings()], audit.summary, status
 
 
+def db_command(db: Path | str, *args: str) -> subprocess.CompletedProcess:
+    """`archiver db ARGS --db DB`, its output captured."""
+    return subprocess.run([sys.executable, "-m", "archiver", "db", *args, "--db", str(db)], capture_output=True,
+                          text=True)  # fmt: skip
+
+
 def audit_exact(con) -> int:
     """Assert the audit is kept: nothing pending, no kept row differing from its definition, and an unfiltered
     audit reading the kept rows equal to one deriving everything. The findings kept."""
@@ -101,16 +107,11 @@ def test_db_check_finds_a_kept_audit_row_that_is_not_its_definition_and_repair_m
     db.write_bytes(samples.read_bytes())
     with Archive.open(str(db)) as archive:
         archive.con.execute(f"UPDATE {AUDIT_FINDINGS} SET severity = 'warning' WHERE rule = 'uncited-result'")
-
-    def command(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "archiver", "db", *args, "--db", str(db)], capture_output=True,
-                              text=True)  # fmt: skip
-
-    checked = command("check")
+    checked = db_command(db, "check")
     assert checked.returncode == 1
     assert "problem: kept-audit: " in checked.stderr
-    assert command("repair").returncode == 0
-    assert command("check").returncode == 0
+    assert db_command(db, "repair").returncode == 0
+    assert db_command(db, "check").returncode == 0
     with Archive.open(str(db), read_only=True) as archive:
         audit_exact(archive.con)
 

@@ -16,7 +16,7 @@ import pytest
 
 from archiver.archive import Archive
 from archiver.store import kept
-from tests.test_audit_kept import audit_exact
+from tests.test_audit_kept import audit_exact, db_command
 from tests.test_migrations import first_version_archive
 from tests.transcripts import SAMPLES, jsonrpc_result, v1_cited_parts, v1_task
 
@@ -175,19 +175,14 @@ def test_db_check_finds_a_kept_row_that_is_not_its_definition_and_repair_makes_i
     with Archive.open(str(db)) as archive:
         archive.ingest([str(tmp_path / "in")])
         archive.con.execute("UPDATE claim_index SET study = 'Another Study'")
-
-    def command(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "archiver", "db", *args, "--db", str(db)], capture_output=True,
-                              text=True)  # fmt: skip
-
-    checked = command("check")
+    checked = db_command(db, "check")
     assert checked.returncode == 1
     assert "problem: claim-index: 1 results" in checked.stderr
     assert "task:t-1" in checked.stderr
-    repaired = command("repair")
+    repaired = db_command(db, "repair")
     assert repaired.returncode == 0, repaired.stderr
     assert "claim index and kept audit made again: 1 results" in repaired.stdout
-    assert command("check").returncode == 0
+    assert db_command(db, "check").returncode == 0
     exact(db)
 
 
