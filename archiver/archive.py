@@ -102,13 +102,15 @@ def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
         raise
 
 
-def _refresh_kept(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None) -> None:
-    """Make the pending rows of the kept tables again: the claim index's (`store.kept`; `on_batch(done, total)`
-    hears of its batches), then the audit's (`audit.kept`)."""
+def _refresh_kept(con: duckdb.DuckDBPyConnection, on_batch: Callable[[str, int, int], None] | None = None) -> None:
+    """Make the pending rows of the kept tables again: the claim index's (`store.kept`), then the audit's
+    (`audit.kept`); `on_batch(what, done, total)` hears of each batch (what: the kept table's name in words)."""
+    from functools import partial
+
     from .audit import kept as audit_kept
 
-    kept.refresh(con, on_batch)
-    audit_kept.refresh(con)
+    kept.refresh(con, partial(on_batch, "the claim index") if on_batch else None)
+    audit_kept.refresh(con, partial(on_batch, "the kept audit") if on_batch else None)
 
 
 def kept_audit_problems(con: duckdb.DuckDBPyConnection) -> list:
@@ -344,10 +346,11 @@ class Archive:
     def version(self) -> int:
         return migrations.current_version(self.con)
 
-    def upgrade(self, upto: int | None = None, on_batch: Callable[[int, int], None] | None = None) -> list:
+    def upgrade(self, upto: int | None = None, on_batch: Callable[[str, int, int], None] | None = None) -> list:
         """Apply pending migrations (up to `upto`); at the latest version, remove what no committed ingest
-        recorded, as an open that upgrades does (kept in `healed`), and make the claim index's pending rows
-        (`store.kept`; `on_batch(done, total)` hears of each batch of results)."""
+        recorded, as an open that upgrades does (kept in `healed`), and make the pending rows of the claim index
+        and the kept audit (`store.kept`, `audit.kept`; `on_batch(what, done, total)` hears of each batch of
+        results)."""
         applied = migrations.upgrade(self.con, upto)
         if applied and migrations.current_version(self.con) == migrations.latest_version():
             self.healed += heal(self.con, unanchored=True)

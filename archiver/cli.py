@@ -615,9 +615,14 @@ def current(db: str | None, wait: float) -> None:
 @data_path_option
 def upgrade(db: str | None, wait: float) -> None:
     """Apply pending migrations; then remove the index rows no committed ingest recorded (as every open that
-    upgrades does: `db repair`), said in one line on stderr."""
+    upgrades does: `db repair`), said in one line on stderr, and make what the writes keep (the claim index, the
+    audit) for the results a migration left pending, each batch of results said on stderr."""
+
+    def made(what: str, done: int, total: int) -> None:
+        say(f"{what}: {done:,} of {total:,} results made", err=True)
+
     with open_archive(db, wait, upgrade=False) as archive:
-        applied = archive.upgrade()
+        applied = archive.upgrade(on_batch=made)
         for migration in applied:
             say(f"applied {migration.version:04d}_{migration.name}")
         say(f"at version {archive.version()}")

@@ -115,6 +115,8 @@ def ingest(
         with _writer_settings(con):
             run.files(paths, tables, wait_for_writers)
         stop_if_received()
+        if watcher is not None:
+            watcher.finishing("keeping the claim index and the audit of the results it touched")
         with suppress(CommitConflictError):  # another writer's refresh: what stays pending is read as defined
             kept.refresh(con)  # the claim index's rows of the results this run touched (`store.kept`)
             for refresh in refreshes:  # the other kept tables' (the audit's, `audit.kept`, given from above)
