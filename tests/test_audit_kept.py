@@ -133,19 +133,28 @@ def test_an_archive_of_schema_15_builds_its_kept_audit_when_it_is_upgraded(tmp_p
         assert audit_exact(archive.con) > 0
 
 
-def test_the_audit_command_reads_the_kept_rows(samples):
-    """`archiver audit` unfiltered, in every format, says what the derived audit says."""
-    with Archive.open(str(samples), read_only=True) as archive:
-        derived = audit_of(archive.con, derive=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "archiver", "audit", "--db", str(samples), "--format", "json", "--fail-on", "never"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    published = json.loads(done.stdout)
-    assert len(published["findings"]) == len(derived[0])
-    assert published["summary"]["findings"] == derived[1]["findings"]
+def test_the_audit_command_reads_the_kept_rows_and_a_filtered_one_derives(samples, tmp_path):
+    """`archiver audit` unfiltered says what the derived audit says, and says it from the kept rows: a kept row
+    changed by hand (no write marked its result pending) is what it prints; a filtered audit derives every rule."""
+    db = tmp_path / "a.duckdb"
+    db.write_bytes(samples.read_bytes())
+
+    def published(*filters: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-m", "archiver", "audit", "--db", str(db), "--format", "json", "--fail-on", "never",
+             *filters], capture_output=True, text=True, check=True)  # fmt: skip
+        return json.loads(done.stdout)
+
+    with Archive.open(str(db), read_only=True) as archive:
+        findings, summary, _status = audit_of(archive.con, derive=True)
+    read = published()
+    assert [f["detail"] for f in read["findings"]] == [f[10] for f in findings]
+    assert read["summary"]["findings"] == summary["findings"]
+    with Archive.open(str(db)) as archive:
+        archive.con.execute(f"UPDATE {AUDIT_FINDINGS} SET detail = 'as kept' WHERE rule = 'uncited-result'")
+    uncited = summary["findings"]["uncited-result"]
+    assert [f["detail"] for f in published()["findings"]].count("as kept") == uncited > 0
+    assert "as kept" not in [f["detail"] for f in published("--agent", "*")["findings"]]
 
 
 def cited_task(path: Path, task_id: str, share: float, **citation) -> str:
