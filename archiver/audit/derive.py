@@ -34,6 +34,11 @@ WHERE FALSE"""
 MADE = "audit_made"
 """The temporary table `of_results` leaves the chosen results' findings in (their status: `audit_result_status`)."""
 
+TEMPORARY = (
+    "audit_copies", "audit_cards", "audit_records", "audit_file_agents", "audit_result_status", "audit_cited_parts",
+)  # fmt: skip
+"""The temporary tables a derivation leaves on its connection: the scope, the summary's and the rules' own."""
+
 
 def find(con: duckdb.DuckDBPyConnection, rules: list[Rule], params: dict, into: str = "audit_findings") -> None:
     """Run `rules` (their shared preparations first) into the temporary table `into`, over the scope made."""

@@ -35,6 +35,7 @@ from ..store.tables import (
     AUDIT_STATUS,
 )
 from .derive import MADE, find, of_results
+from .derive import TEMPORARY as DERIVED_TEMPORARY
 from .report import FINDING_FIELDS
 from .rules import RULES, RULES_BY_ID, Rule, conflicting_claims, result_quantities
 from .scope import materialize
@@ -89,7 +90,7 @@ def refresh(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None]
                               "the audit's pending quantities stay so", key="quantity")  # fmt: skip
         return done
     finally:
-        _drop(con)
+        _drop(con, _CONFLICTS_MADE)
 
 
 def _make(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
@@ -164,8 +165,7 @@ def differing(con: duckdb.DuckDBPyConnection, chosen: str = "SELECT DISTINCT res
 
 
 def _drop(con: duckdb.DuckDBPyConnection, *also: str) -> None:
-    for table in ("audit_copies", "audit_cards", "audit_records", "audit_file_agents", "audit_result_status",
-                  "audit_cited_parts", MADE, *also):  # fmt: skip
+    for table in (*DERIVED_TEMPORARY, MADE, *also):
         con.execute(f"DROP TABLE IF EXISTS {table}")
 
 

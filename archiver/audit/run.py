@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ..defaults import MIN_BASE
 from ..query.selection import Selection
 from ..store.connection import bounded_memory
+from .derive import TEMPORARY as DERIVED_TEMPORARY
 from .derive import find
 from .kept import TEMPORARY as KEPT_TEMPORARY
 from .kept import read as read_kept
@@ -27,16 +28,8 @@ DEFAULT_MIN_BASE = MIN_BASE
 AUDIT_MEMORY_MB = 512
 """DuckDB's buffer pool while an audit runs and is read (it spills beyond, to a folder of the process): on an
 archive of 10M claims `audit --format json` peaked at 2.0 GB unbounded, at 808 MB under this bound."""
-_TEMPORARY = (
-    "audit_findings",
-    "audit_cited_parts",
-    "audit_result_status",
-    "audit_file_agents",
-    "audit_copies",
-    "audit_cards",
-    "audit_records",
-    *KEPT_TEMPORARY,
-)
+_TEMPORARY = ("audit_findings", *DERIVED_TEMPORARY, *KEPT_TEMPORARY)
+
 
 # The order findings are reported in: errors before warnings, then by file and place in it, then rule,
 # result and Part.
