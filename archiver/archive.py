@@ -13,7 +13,7 @@ import duckdb
 
 from .defaults import MIN_BASE
 from .errors import ArchiveError, QueryError, UsageError
-from .store import kept, migrations, trust, views
+from .store import counts, kept, migrations, trust, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy, transaction
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
@@ -103,13 +103,15 @@ def _upgraded(con: duckdb.DuckDBPyConnection, replayed: bool) -> list[Healed]:
 
 
 def _refresh_kept(con: duckdb.DuckDBPyConnection, on_batch: Callable[[str, int, int], None] | None = None) -> None:
-    """Make the pending rows of the kept tables again: the claim index's (`store.kept`), then the audit's
-    (`audit.kept`); `on_batch(what, done, total)` hears of each batch (what: the kept table's name in words)."""
+    """Make the pending rows of the kept tables again: the claim index's (`store.kept`), the counts'
+    (`store.counts`), then the audit's (`audit.kept`); `on_batch(what, done, total)` hears of each batch (what:
+    the kept table's name in words)."""
     from functools import partial
 
     from .audit import kept as audit_kept
 
     kept.refresh(con, partial(on_batch, "the claim index") if on_batch else None)
+    counts.refresh(con, partial(on_batch, "the kept counts") if on_batch else None)
     audit_kept.refresh(con, partial(on_batch, "the kept audit") if on_batch else None)
 
 
@@ -332,7 +334,9 @@ class Archive:
             return {"target": into.location.describe(), **transfer_archive(self.con, into.con)}
 
     def stats(self) -> dict[str, int]:
-        return {name: self.con.execute(sql).fetchone()[0] for name, sql in views.STAT_QUERIES.items()}
+        """The archive's counts (`views.STAT_QUERIES` defines them), the sums over results kept by the writes
+        (`store.counts`)."""
+        return counts.stats(self.con)
 
     def cited(self) -> dict:
         """The headline figure, as the audit's summary counts it over the whole archive: quantitative results,
@@ -381,6 +385,7 @@ class Archive:
 
         healed = heal(self.con, unanchored=True)
         self.reindexed = kept.rebuild(self.con)
+        counts.rebuild(self.con)  # its sums made again too, not changed by differences
         audit_kept.refresh(self.con)  # `rebuild` marked every result pending for the kept audit too
         return healed
 

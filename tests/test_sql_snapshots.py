@@ -1,4 +1,4 @@
-"""The SQL the archive's views, the audit's rules and `stats` run, kept as files under
+"""The SQL the archive's views, the audit's rules, `stats` and the kept counts' definition run, kept as files under
 `tests/snapshots/sql/` (as ibis keeps its compiled SQL): a change to a view or a rule, a speed-up included,
 shows its SQL as a diff in review, and this test fails until the snapshot is rewritten on purpose:
 
@@ -16,6 +16,7 @@ import pytest
 
 from archiver.audit.rules import RULES
 from archiver.audit.wording import MACROS
+from archiver.store.counts import result_counts
 from archiver.store.views import STAT_QUERIES, VIEWS
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "sql"
@@ -33,6 +34,7 @@ def statements() -> dict[str, str]:
     for name, (params, body) in MACROS.items():
         found[f"rules/macros/{name}.sql"] = f"CREATE OR REPLACE TEMP MACRO {name}({params}) AS {body}"
     found.update({f"stats/{name}.sql": sql for name, sql in STAT_QUERIES.items()})
+    found["kept/result_counts.sql"] = result_counts("result_key IN (SELECT result_key FROM chosen)")
     return found
 
 

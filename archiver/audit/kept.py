@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from ..defaults import MIN_BASE
 from ..query.selection import Selection
 from ..store import kept as store_kept
+from ..store.connection import drop_temporary, temporary_view
 from ..store.tables import (
     AUDIT_FINDINGS,
     AUDIT_PENDING,
@@ -165,8 +166,7 @@ def differing(con: duckdb.DuckDBPyConnection, chosen: str = "SELECT DISTINCT res
 
 
 def _drop(con: duckdb.DuckDBPyConnection, *also: str) -> None:
-    for table in (*DERIVED_TEMPORARY, MADE, *also):
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+    drop_temporary(con, *DERIVED_TEMPORARY, MADE, *also)
 
 
 def kept_rules(rules: list[Rule], min_base: float, settled: bool = True) -> list[Rule]:
@@ -182,9 +182,9 @@ def kept_rules(rules: list[Rule], min_base: float, settled: bool = True) -> list
 
 
 def read(con: duckdb.DuckDBPyConnection, rules: list[Rule], min_base: float) -> None:
-    """An unfiltered audit's `audit_findings` and `audit_result_status` (and the scope and `audit_file_agents`
-    the summary reads), on `con`: the kept rows, a pending result's derived from its copies, and the rules that
-    are not kept run over the whole archive."""
+    """An unfiltered audit's `audit_findings` and `audit_result_status`, temporary views (and the scope and
+    `audit_file_agents` the summary reads), on `con`: the kept rows, a pending result's derived from its copies,
+    and the rules that are not kept run over the whole archive."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE audit_pending_now AS SELECT DISTINCT result_key FROM {AUDIT_PENDING}")
     waiting = con.execute("SELECT count(*) FROM audit_pending_now").fetchone()[0]
     settled = not waiting and not store_kept.pending(con, AUDIT_QUANTITIES_PENDING, "quantity")
@@ -201,10 +201,10 @@ def read(con: duckdb.DuckDBPyConnection, rules: list[Rule], min_base: float) -> 
         findings.append(f"SELECT {_FIELDS} FROM {MADE}")
     materialize(con, Selection())
     prepare_agents(con)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE audit_result_status AS {status}")
+    temporary_view(con, "audit_result_status", status)  # read in place: a copy cost most of a summary's time
     find(con, [rule for rule in rules if rule not in kept], {"min_base": min_base}, into="audit_derived")
     findings.append(f"SELECT {_FIELDS} FROM audit_derived")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE audit_findings AS {' UNION ALL '.join(findings)}")
+    temporary_view(con, "audit_findings", " UNION ALL ".join(findings))
 
 
 def _ids(rules: list[Rule]) -> str:

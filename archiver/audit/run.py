@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..defaults import MIN_BASE
 from ..query.selection import Selection
-from ..store.connection import bounded_memory
+from ..store.connection import bounded_memory, drop_temporary, transaction
 from .derive import TEMPORARY as DERIVED_TEMPORARY
 from .derive import find
 from .kept import TEMPORARY as KEPT_TEMPORARY
@@ -62,36 +62,33 @@ def audited(
     min_base: float = DEFAULT_MIN_BASE,
     derive: bool = False,
 ) -> Iterator[Audit]:
-    """The audit, its findings in a temporary table on `con` for as long as the block runs. With `derive`, an
-    unfiltered audit runs every rule over the whole archive instead of reading what is kept: the kept rows'
+    """The audit, its findings in a temporary table or view on `con` for as long as the block runs, read in one
+    transaction (one state of the archive, whatever another writer of a lake commits meanwhile). With `derive`,
+    an unfiltered audit runs every rule over the whole archive instead of reading what is kept: the kept rows'
     definition (`audit.kept`)."""
     selection = selection or Selection()
     con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
     define_wording(con)
-    try:
-        with bounded_memory(con, AUDIT_MEMORY_MB * 2**20):
-            if selection == Selection() and not derive:  # the kept rows, and what is not kept derived (`audit.kept`)
-                read_kept(con, rules, min_base)
-            else:
-                materialize(con, selection)
-                prepare_summary(con)
-                find(con, rules, {"min_base": min_base})
-            counts = summary_counts(con)
-            by_rule = dict.fromkeys((rule.id for rule in rules), 0)
-            by_severity = {"error": 0, "warning": 0}
-            for rule, severity, n in con.execute(
-                "SELECT rule, severity, count(*) FROM audit_findings GROUP BY ALL"
-            ).fetchall():
-                by_rule[rule] += n
-                by_severity[severity] += n
-            counts["findings"] = by_rule
-            counts["findings_by_severity"] = by_severity
-            counts["min_base"] = min_base
-            counts["filters"] = selection.as_dict()
-            yield Audit(con, rules, counts)
-    finally:
-        for table in _TEMPORARY:
-            con.execute(f"DROP TABLE IF EXISTS {table}")
+    with bounded_memory(con, AUDIT_MEMORY_MB * 2**20), transaction(con, commit=False):
+        if selection == Selection() and not derive:  # the kept rows, and what is not kept derived (`audit.kept`)
+            read_kept(con, rules, min_base)
+        else:
+            materialize(con, selection)
+            prepare_summary(con)
+            find(con, rules, {"min_base": min_base})
+        counts = summary_counts(con)
+        by_rule = dict.fromkeys((rule.id for rule in rules), 0)
+        by_severity = {"error": 0, "warning": 0}
+        found = con.execute("SELECT rule, severity, count(*) FROM audit_findings GROUP BY ALL").fetchall()
+        for rule, severity, n in found:
+            by_rule[rule] += n
+            by_severity[severity] += n
+        counts["findings"] = by_rule
+        counts["findings_by_severity"] = by_severity
+        counts["min_base"] = min_base
+        counts["filters"] = selection.as_dict()
+        yield Audit(con, rules, counts)
+        drop_temporary(con, *_TEMPORARY)  # what the block raised rolls them back with the rest
 
 
 def run_audit(

@@ -89,7 +89,8 @@ FROM audit_result_status
 WHERE copies > 0
 """
 
-# Each result counts once for each of its agents (the agents of its copies in scope).
+# Each result counts once for each of its agents (the agents of its copies in scope); `{several}`: the rows of
+# results with several agents (`_SEVERAL_AGENTS`), or none where no result has several (a scan of every copy).
 PER_AGENT = """
 SELECT agent,
        count(*) AS results,
@@ -97,37 +98,47 @@ SELECT agent,
        count(*) FILTER (WHERE validly_cited) AS validly_cited_results
 FROM (
     SELECT agent, quantitative, validly_cited FROM audit_result_status WHERE copies > 0 AND one_agent
+    {several}
+)
+GROUP BY agent
+ORDER BY agent NULLS LAST
+"""
+
+_SEVERAL_AGENTS = """
     UNION ALL
     SELECT a.agent, s.quantitative, s.validly_cited
     FROM (SELECT DISTINCT r.result_key, f.agent
           FROM results r JOIN audit_file_agents f ON f.source_path = r.source_path
           WHERE r.result_key IN (SELECT result_key FROM audit_result_status WHERE copies > 0 AND NOT one_agent)
             AND audit_copy_in_scope(r.copy_id)) a
-    JOIN audit_result_status s ON s.result_key = a.result_key
-)
-GROUP BY agent
-ORDER BY agent NULLS LAST
-"""
+    JOIN audit_result_status s ON s.result_key = a.result_key"""
 
 # Each quantitative result counts once for each study it cites (in its copies in scope); an
-# uncited one under study NULL.
+# uncited one under study NULL. `{several}` as in `PER_AGENT`.
 PER_STUDY = """
 SELECT study,
        count(*) AS quantitative_results,
        count(*) FILTER (WHERE validly_cited) AS validly_cited_results
 FROM (
     SELECT study, validly_cited FROM audit_result_status WHERE copies > 0 AND quantitative AND one_study
+    {several}
+)
+GROUP BY study
+ORDER BY study NULLS LAST
+"""
+
+_SEVERAL_STUDIES = """
     UNION ALL
     SELECT x.study, s.validly_cited
     FROM (SELECT DISTINCT result_key, study FROM citations
           WHERE result_key IN (SELECT result_key FROM audit_result_status
                                WHERE copies > 0 AND quantitative AND NOT one_study)
             AND audit_copy_in_scope(copy_id)) x
-    JOIN audit_result_status s ON s.result_key = x.result_key
-)
-GROUP BY study
-ORDER BY study NULLS LAST
-"""
+    JOIN audit_result_status s ON s.result_key = x.result_key"""
+
+_SEVERAL = """SELECT coalesce(bool_or(NOT one_agent) FILTER (WHERE copies > 0), false),
+                     coalesce(bool_or(NOT one_study) FILTER (WHERE copies > 0 AND quantitative), false)
+              FROM audit_result_status"""
 
 
 def share(validly_cited: int, quantitative: int) -> float | None:
@@ -174,7 +185,11 @@ def counts(con: duckdb.DuckDBPyConnection) -> dict:
     """Totals, and the validly cited share overall, per agent and per study (no study: uncited)."""
     totals = _rows(con, TOTALS)[0]
     totals["validly_cited_share"] = share(totals["validly_cited_results"], totals["quantitative_results"])
-    for name, sql in (("per_agent", PER_AGENT), ("per_study", PER_STUDY)):
+    agents, studies = con.execute(_SEVERAL).fetchone()
+    for name, sql in (
+        ("per_agent", PER_AGENT.format(several=_SEVERAL_AGENTS if agents else "")),
+        ("per_study", PER_STUDY.format(several=_SEVERAL_STUDIES if studies else "")),
+    ):
         groups = _rows(con, sql)
         for group in groups:
             group["validly_cited_share"] = share(group["validly_cited_results"], group["quantitative_results"])

@@ -21,11 +21,10 @@ from ..prepare import FileOutcome, PreparedFile
 from ..read import stores
 from ..read.containers import SourceFile
 from ..read.version import SourceVersion
-from ..store import kept
+from ..store import counts, kept
 from ..store.backend import archive_files
 from ..store.connection import CommitConflictError
 from ..store.leases import Holder, Leases
-from ..store.views import STAT_QUERIES
 from ..workers import Gauge
 from .paths import STDIN, expand
 from .pipeline import prepared
@@ -116,9 +115,10 @@ def ingest(
             run.files(paths, tables, wait_for_writers)
         stop_if_received()
         if watcher is not None:
-            watcher.finishing("keeping the claim index and the audit of the results it touched")
+            watcher.finishing("keeping the claim index, the counts and the audit of the results it touched")
         with suppress(CommitConflictError):  # another writer's refresh: what stays pending is read as defined
             kept.refresh(con)  # the claim index's rows of the results this run touched (`store.kept`)
+            counts.refresh(con)  # what they add to the archive's counts (`store.counts`)
             for refresh in refreshes:  # the other kept tables' (the audit's, `audit.kept`, given from above)
                 refresh(con)
     except BaseException as exc:
@@ -370,8 +370,7 @@ class Run:
 
     def count_index(self) -> None:
         """Totals of the archive's index after the run, counted as `stats` counts them."""
-        query = "SELECT " + ", ".join(f"({STAT_QUERIES[name]})" for name in INDEX_TOTALS)
-        for name, value in zip(INDEX_TOTALS, self.con.execute(query).fetchone(), strict=True):
+        for name, value in counts.stats(self.con, INDEX_TOTALS).items():
             setattr(self.summary, name, value)
 
 

@@ -33,7 +33,7 @@ from ..defaults import MIN_BASE
 from ..query import lineage
 from ..query.output import stream
 from ..query.selection import Selection
-from ..store import views
+from ..store import counts, views
 from ..verify.run import CitationVerdict
 
 PAGE_SIZE = 50
@@ -170,11 +170,6 @@ LEFT JOIN (SELECT result_key, source_path, min(agent) AS agent, min(timestamp) A
                   min(source_sha256) AS source_sha256
            FROM ({views.copies()}) GROUP BY result_key, source_path) c
        ON c.result_key = f.result_key AND c.source_path = f.source_path
-"""
-
-_RESULTS_PER_DAY = f"""
-SELECT CAST(timestamp AS DATE) AS day, coalesce(agent, '(no agent)') AS agent, count(DISTINCT result_key) AS results
-FROM ({views.copies()}) WHERE timestamp IS NOT NULL GROUP BY ALL ORDER BY day, agent
 """
 
 
@@ -324,23 +319,14 @@ def snapshot(archive) -> Snapshot:
     with audited(con, list(RULES), Selection()) as audit:
         findings = con.execute(_FINDINGS).to_arrow_table()
         summary = audit.summary
-    days = list(stream(con.execute(_RESULTS_PER_DAY)))
-    subjects = {
-        kind: list(stream(con.execute(_MOST_CITED.format(column=column))))
-        for kind, column in (
-            ("study", "study"),
-            ("period", "period"),
-            ("column", "source_column"),
-            ("table", "source_table"),
-        )
-    }
+    days = [{**row, "day": row["day"].isoformat()} for row in counts.results_per_day(con)]
+    subjects = {kind: counts.most_cited(con, kind, SUBJECTS_SHOWN) for kind in counts.SUBJECTS}
     return Snapshot(stats, summary, findings, days, subjects)
 
 
 SUBJECTS_SHOWN = 30
-_MOST_CITED = f"""SELECT {{column}} AS name, count(DISTINCT result_key) AS results FROM citations
-                  WHERE {{column}} IS NOT NULL GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT {SUBJECTS_SHOWN}"""
-"""The most cited of a subject (study, period, column, table): by the results citing it, each counted once."""
+"""The most cited of each subject (study, period, column, table) shown: by the results citing it, each counted
+once (`store.counts`)."""
 
 
 def verdict_counts(con) -> dict[str, int]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from ..errors import ArchiveError
-from . import chunks, kept
+from . import chunks, counts, kept
 from .tables import (
     CHUNKED_COLUMNS,
     CHUNKS_TABLE,
@@ -184,6 +184,20 @@ CHECKS = (
             f"SELECT result_key FROM (SELECT DISTINCT result_key FROM results) "
             f"USING SAMPLE reservoir({INDEX_SAMPLE} ROWS) REPEATABLE (40)"
         ),
+    ),
+    Check(
+        "kept-counts",
+        f"results (of a sample of {INDEX_SAMPLE:,}) whose kept counts differ from their definition "
+        "(`archiver db repair` makes them again)",
+        counts.differing(
+            f"SELECT result_key FROM (SELECT DISTINCT result_key FROM results) "
+            f"USING SAMPLE reservoir({INDEX_SAMPLE} ROWS) REPEATABLE (40)"
+        ),
+    ),
+    Check(
+        "counts-sum",
+        "the archive's kept counts that are not the sum of its results' (`archiver db repair` makes them again)",
+        counts.SUMS_DIFFERING,
     ),
     Check(
         "duplicate-claim",

@@ -230,3 +230,19 @@ def committed(con: duckdb.DuckDBPyConnection, write: Callable[[], T], lost: str,
                 on_retry(exc)
             time.sleep(min(BACKOFF_MAX_SECONDS, BACKOFF_SECONDS * 2**attempt) * random.uniform(0.5, 1.5))
     raise AssertionError("unreachable")
+
+
+def drop_temporary(con: duckdb.DuckDBPyConnection, *names: str) -> None:
+    """Drop the temporary tables and views named `names` that exist on `con` (DuckDB's `DROP TABLE` refuses a
+    view, and an error would end the caller's transaction; `information_schema` took 0.36 s at 10M claims)."""
+    if not names:
+        return
+    views = {name for (name,) in con.execute("SELECT view_name FROM duckdb_views() WHERE temporary").fetchall()}
+    for name in names:
+        con.execute(f"DROP {'VIEW' if name in views else 'TABLE'} IF EXISTS temp.main.{name}")
+
+
+def temporary_view(con: duckdb.DuckDBPyConnection, name: str, sql: str) -> None:
+    """Make the temporary view `name` of `sql` on `con`, in place of a temporary table or view of that name."""
+    drop_temporary(con, name)
+    con.execute(f"CREATE TEMP VIEW {name} AS {sql}")

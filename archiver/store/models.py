@@ -11,7 +11,7 @@ Importing this module imports SQLModel (slow): import it where typed rows are wa
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, get_type_hints
 
 from sqlalchemy import JSON, BigInteger, Column, DateTime, LargeBinary, String
@@ -402,6 +402,35 @@ class AuditPendingRow(SQLModel, table=True):
     result_key: str = Field(primary_key=True)
 
 
+class ResultCountsKeptRow(SQLModel, table=True):
+    """What one result adds to one of the archive's counts (`store.counts`): `kind` (a count of `stats`, `tasks`,
+    a subject, `day`), `name` (the task, subject or agent; else NULL), `day` (of `day` rows), `n`."""
+
+    __tablename__ = "result_counts_kept"
+    result_key: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True)
+    name: str | None = None
+    day: date | None = None
+    n: int = _big(nullable=False)
+
+
+class CountsKeptRow(SQLModel, table=True):
+    """One of the archive's counts: the sum of what its results add to it (`store.counts`)."""
+
+    __tablename__ = "counts_kept"
+    kind: str = Field(primary_key=True)
+    name: str | None = None
+    day: date | None = None
+    n: int = _big(nullable=False)
+
+
+class CountsPendingRow(SQLModel, table=True):
+    """A result whose kept counts a write changed and a refresh has not yet made again (`store.counts`)."""
+
+    __tablename__ = "counts_pending"
+    result_key: str = Field(primary_key=True)
+
+
 ROWS: dict[str, type[SQLModel]] = {
     model.__tablename__: model
     for model in (
@@ -426,6 +455,9 @@ ROWS: dict[str, type[SQLModel]] = {
         AuditPendingRow,
         AuditQuantitiesKeptRow,
         AuditQuantitiesPendingRow,
+        ResultCountsKeptRow,
+        CountsKeptRow,
+        CountsPendingRow,
     )
 }
 """Every table's typed row, by table name."""

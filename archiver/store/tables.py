@@ -43,7 +43,13 @@ AUDIT_QUANTITIES_PENDING = "audit_quantities_pending"
 """The kept audit (each result's status, its findings, its quantity), the keys of the results whose rows in it
 are to be made again, and the quantities whose conflicting-claims findings are (migration 0016, `audit.kept`)."""
 
-PENDING_TABLES = (CLAIM_INDEX_PENDING, AUDIT_PENDING)
+RESULT_COUNTS = "result_counts_kept"
+COUNTS = "counts_kept"
+COUNTS_PENDING = "counts_pending"
+"""The archive's counts kept by the writes: what each result adds to each, their sums, and the keys of the results
+whose rows are to be made again (migration 0017, `store.counts`)."""
+
+PENDING_TABLES = (CLAIM_INDEX_PENDING, AUDIT_PENDING, COUNTS_PENDING)
 """Where a write that touches a result marks it pending (`store.kept.touch`): each kept table's own list, emptied
 by its own refresh."""
 
