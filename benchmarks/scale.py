@@ -73,22 +73,30 @@ AUDIT_KEPT = ("audit_findings_kept", "audit_status_kept", "audit_quantities_kept
 
 def _audit_again(target_db: Path, say) -> None:
     """Make the kept audit (`archiver.audit.kept`) of every result again from its definition: its findings are
-    sentences naming their tasks, so a replica's copied rows would name the original's task (a revision without
-    a kept audit has nothing to make)."""
+    sentences naming their tasks, so a replica's copied rows would name the original's task; and the kept counts
+    (`archiver.store.counts`), whose sums were copied whole (a revision without them has nothing to make)."""
     import duckdb
 
     with duckdb.connect(str(target_db), read_only=True) as con:
-        (kept,) = con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND table_name = ?",
-            ["audit_pending"],
-        ).fetchone()
-    if not kept:
+        have = {
+            name
+            for (name,) in con.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()"
+            ).fetchall()
+        }
+    if "audit_pending" not in have:
         return
     from archiver.archive import Archive
     from archiver.audit import kept as audit_kept
 
     started = time.perf_counter()
-    with Archive.open(str(target_db)) as archive:
+    with Archive.open(str(target_db), upgrade=False) as archive:
+        if "counts_kept" in have:
+            from archiver.store import counts
+
+            counts.rebuild(archive.con)
+            say(f"kept counts made again {time.perf_counter() - started:,.1f} s")
+            started = time.perf_counter()
         for table in AUDIT_KEPT:
             archive.con.execute(f"DELETE FROM {table}")
         archive.con.execute("INSERT INTO audit_pending SELECT DISTINCT result_key FROM results")

@@ -17,6 +17,7 @@ from benchmarks.common import Bound, BoundExceededError, timed
 from benchmarks.run import _merge, chosen_rows
 from benchmarks.scale import keyed_tables, scale_archive
 from tests.test_audit_kept import audit_exact
+from tests.test_counts_kept import counts_exact
 
 KEPT = "kept_claims"  # a table the ingest would keep: the view's rows, keyed like the stored copies
 
@@ -78,7 +79,7 @@ def test_scaled_down_the_kept_index_keeps_the_rows_of_the_results_kept(indexed, 
 
 
 @pytest.mark.parametrize("times", [3, 1 / 3], ids=["up", "down"])
-def test_a_scaled_archive_s_kept_audit_is_its_definition(samples_archive, tmp_path, times):
+def test_a_scaled_archive_s_kept_audit_and_counts_are_their_definitions(samples_archive, tmp_path, times):
     """A kept finding is a sentence naming its task: a replica's copied row would name the original's, so the
     scaled archive's kept audit is made again from its definition (`scale._audit_again`)."""
     with duckdb.connect(str(samples_archive), read_only=True) as con:
@@ -87,6 +88,7 @@ def test_a_scaled_archive_s_kept_audit_is_its_definition(samples_archive, tmp_pa
     scale_archive(samples_archive, target, int(have * times))
     with Archive.open(str(target), read_only=True) as archive:
         assert audit_exact(archive.con) > 0
+        assert counts_exact(archive.con)["claims"] == archive.con.execute("SELECT count(*) FROM claims").fetchone()[0]
         if times > 1:
             replica = "SELECT count(*) FROM audit_findings_kept WHERE detail LIKE '%~2%' AND task_id LIKE '%~2'"
             assert archive.con.execute(replica).fetchone()[0] > 0

@@ -17,6 +17,7 @@ import pytest
 from archiver.archive import Archive
 from archiver.store import kept
 from tests.test_audit_kept import audit_exact, db_command
+from tests.test_counts_kept import counts_exact
 from tests.test_migrations import first_version_archive
 from tests.transcripts import SAMPLES, jsonrpc_result, v1_cited_parts, v1_task
 
@@ -51,6 +52,7 @@ def exact(db: Path | str) -> int:
     assert rows == derived
     with Archive.open(str(db), read_only=True) as archive:
         audit_exact(archive.con)
+        counts_exact(archive.con)
     return rows
 
 

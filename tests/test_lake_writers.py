@@ -19,6 +19,7 @@ from archiver.audit import kept as audit_kept
 from archiver.cli import main
 from archiver.store import kept
 from tests.lakes import ROOT, SHARED_CATALOGS, catalog_leases, on, one_file, run, start_writer, stored
+from tests.test_counts_kept import counts_exact
 from tests.transcripts import SAMPLES, jsonrpc_result, v1_cited_parts, v1_task
 
 pytest.importorskip("duckdb_extension_ducklake", reason="the lake extras are not installed: pip install '.[lake]'")
@@ -81,6 +82,7 @@ def test_concurrent_writers_store_each_file_once(lake, tmp_path):
         # the kept tables, maintained by three writers at once, are their definitions (issue 40)
         assert archive.con.execute(kept.differing()).fetchall() == []
         assert audit_kept.differing(archive.con) == []
+        counts_exact(archive.con)
     audit = ("audit", "--format", "json", "--fail-on", "never", "--db")
     assert json.loads(run(*audit, db)) == json.loads(run(*audit, single))
     print(
