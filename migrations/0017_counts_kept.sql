@@ -24,3 +24,11 @@ CREATE TABLE counts_kept (
 CREATE TABLE counts_pending (result_key VARCHAR NOT NULL);
 
 INSERT INTO counts_pending SELECT DISTINCT result_key FROM results WHERE result_key IS NOT NULL;
+
+-- Each kept finding also keeps its copy's agent, time and file version (the first of the copies of its result in
+-- its file), which serve's pages filter and chart by: joining every finding to every copy took 0.8 s at 10M
+-- claims. Every result's kept audit is made again to fill them.
+ALTER TABLE audit_findings_kept ADD COLUMN agent VARCHAR;
+ALTER TABLE audit_findings_kept ADD COLUMN timestamp TIMESTAMPTZ;
+ALTER TABLE audit_findings_kept ADD COLUMN source_sha256 VARCHAR;
+INSERT INTO audit_pending SELECT DISTINCT result_key FROM results WHERE result_key IS NOT NULL;

@@ -35,6 +35,7 @@ from ..store.tables import (
     AUDIT_QUANTITIES_PENDING,
     AUDIT_STATUS,
 )
+from ..store.views import PLACES, placed
 from .derive import MADE, find, of_results
 from .derive import TEMPORARY as DERIVED_TEMPORARY
 from .report import FINDING_FIELDS
@@ -62,6 +63,7 @@ time."""
 CONFLICTS = RULES_BY_ID["conflicting-claims"]
 _PER_RESULT = [rule for rule in RULES if rule.id in KEPT_RULES and rule is not CONFLICTS]
 _FIELDS = ", ".join(FINDING_FIELDS)
+_PLACED = ", ".join((*FINDING_FIELDS, *PLACES))
 STATUS_FIELDS = (
     "result_key", "copies_all", "finished", "cited_any", "quantitative", "cited", "validly_cited", "copies", "stored",
     "claims", "agent", "one_agent", "study", "one_study",
@@ -106,7 +108,7 @@ def _make(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
     con.execute(f"DELETE FROM {AUDIT_STATUS} WHERE {chosen}")
     con.execute(f"INSERT INTO {AUDIT_STATUS} BY NAME SELECT * FROM audit_result_status")
     con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE {chosen}")  # conflicting-claims too: made by quantity
-    con.execute(f"INSERT INTO {AUDIT_FINDINGS} BY NAME SELECT {_FIELDS} FROM {MADE}")
+    con.execute(f"INSERT INTO {AUDIT_FINDINGS} BY NAME {placed(f'SELECT {_FIELDS} FROM {MADE}', f'r.{chosen}')}")
 
 
 def _of_quantities(chosen: str) -> str:
@@ -128,7 +130,8 @@ def _make_conflicts(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
     results = _of_quantities(chosen)
     _conflicts(con, results)
     con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE rule = '{CONFLICTS.id}' AND {results}")
-    con.execute(f"INSERT INTO {AUDIT_FINDINGS} BY NAME SELECT {_FIELDS} FROM {_CONFLICTS_MADE}")
+    made = placed(f"SELECT {_FIELDS} FROM {_CONFLICTS_MADE}", f"r.{results}")
+    con.execute(f"INSERT INTO {AUDIT_FINDINGS} BY NAME {made}")
 
 
 def differing(con: duckdb.DuckDBPyConnection, chosen: str = "SELECT DISTINCT result_key FROM results") -> list[str]:
@@ -151,10 +154,10 @@ def differing(con: duckdb.DuckDBPyConnection, chosen: str = "SELECT DISTINCT res
             (f"SELECT {status} FROM {AUDIT_STATUS} WHERE {among}", f"SELECT {status} FROM audit_result_status"),
             (f"SELECT result_key, quantity FROM {AUDIT_QUANTITIES} WHERE {among}",
              "SELECT result_key, quantity FROM audit_checked_quantities"),
-            (f"SELECT {_FIELDS} FROM {AUDIT_FINDINGS} WHERE {among} AND rule <> '{CONFLICTS.id}'",
-             f"SELECT {_FIELDS} FROM {MADE}"),
-            (f"SELECT {_FIELDS} FROM {AUDIT_FINDINGS} WHERE {conflicts} AND rule = '{CONFLICTS.id}'",
-             f"SELECT {_FIELDS} FROM {_CONFLICTS_MADE}"),
+            (f"SELECT {_PLACED} FROM {AUDIT_FINDINGS} WHERE {among} AND rule <> '{CONFLICTS.id}'",
+             placed(f"SELECT {_FIELDS} FROM {MADE}", f"r.{among}")),
+            (f"SELECT {_PLACED} FROM {AUDIT_FINDINGS} WHERE {conflicts} AND rule = '{CONFLICTS.id}'",
+             placed(f"SELECT {_FIELDS} FROM {_CONFLICTS_MADE}", f"r.{conflicts}")),
         ]  # fmt: skip
         unequal = " UNION ALL ".join(
             f"SELECT result_key FROM (({kept} EXCEPT ALL {made}) UNION ALL ({made} EXCEPT ALL {kept}))"
@@ -181,10 +184,12 @@ def kept_rules(rules: list[Rule], min_base: float, settled: bool = True) -> list
     ]
 
 
-def read(con: duckdb.DuckDBPyConnection, rules: list[Rule], min_base: float) -> None:
+def read(con: duckdb.DuckDBPyConnection, rules: list[Rule], min_base: float) -> str | None:
     """An unfiltered audit's `audit_findings` and `audit_result_status`, temporary views (and the scope and
     `audit_file_agents` the summary reads), on `con`: the kept rows, a pending result's derived from its copies,
-    and the rules that are not kept run over the whole archive."""
+    and the rules that are not kept run over the whole archive (into `audit_derived`). When nothing is pending,
+    the SQL of the kept findings the audit holds, each with its place (`views.PLACES`), over the archive's tables
+    alone (so it can be read after the audit's temporary tables are gone); else None."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE audit_pending_now AS SELECT DISTINCT result_key FROM {AUDIT_PENDING}")
     waiting = con.execute("SELECT count(*) FROM audit_pending_now").fetchone()[0]
     settled = not waiting and not store_kept.pending(con, AUDIT_QUANTITIES_PENDING, "quantity")
@@ -205,6 +210,7 @@ def read(con: duckdb.DuckDBPyConnection, rules: list[Rule], min_base: float) -> 
     find(con, [rule for rule in rules if rule not in kept], {"min_base": min_base}, into="audit_derived")
     findings.append(f"SELECT {_FIELDS} FROM audit_derived")
     temporary_view(con, "audit_findings", " UNION ALL ".join(findings))
+    return None if waiting else f"SELECT {_PLACED} FROM {AUDIT_FINDINGS} WHERE rule IN ({_ids(kept)})"
 
 
 def _ids(rules: list[Rule]) -> str:

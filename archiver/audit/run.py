@@ -40,8 +40,11 @@ ORDER = """severity <> 'error', source_path, coalesce(line, 0), coalesce(locator
 class Audit:
     """An audit's findings, held in the temporary table `audit_findings` of its connection, and its summary."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, rules: list[Rule], counts: dict):
+    def __init__(self, con: duckdb.DuckDBPyConnection, rules: list[Rule], counts: dict, kept: str | None = None):
         self.con, self.rules, self.summary = con, rules, counts
+        self.kept = kept
+        """The SQL of the findings read from the kept audit, with their places, over the archive's tables alone
+        (`audit.kept.read`); the rest are in `audit_derived` while the block runs. None: `audit_findings` is all."""
 
     def fails(self, fail_on: str = "error") -> bool:
         return fails(self.summary["findings_by_severity"], fail_on)
@@ -70,8 +73,9 @@ def audited(
     con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
     define_wording(con)
     with bounded_memory(con, AUDIT_MEMORY_MB * 2**20), transaction(con, commit=False):
+        kept = None
         if selection == Selection() and not derive:  # the kept rows, and what is not kept derived (`audit.kept`)
-            read_kept(con, rules, min_base)
+            kept = read_kept(con, rules, min_base)
         else:
             materialize(con, selection)
             prepare_summary(con)
@@ -87,7 +91,7 @@ def audited(
         counts["findings_by_severity"] = by_severity
         counts["min_base"] = min_base
         counts["filters"] = selection.as_dict()
-        yield Audit(con, rules, counts)
+        yield Audit(con, rules, counts, kept)
         drop_temporary(con, *_TEMPORARY)  # what the block raised rolls them back with the rest
 
 

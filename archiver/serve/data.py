@@ -163,14 +163,13 @@ def generation(location) -> tuple | None:
 
 LAKE_SECONDS = 10.0
 
-_FINDINGS = f"""
-SELECT {", ".join(f"f.{name}" for name in PUBLISHED_FIELDS)}, c.agent, c.timestamp, c.source_sha256
-FROM audit_findings f
-LEFT JOIN (SELECT result_key, source_path, min(agent) AS agent, min(timestamp) AS timestamp,
-                  min(source_sha256) AS source_sha256
-           FROM ({views.copies()}) GROUP BY result_key, source_path) c
-       ON c.result_key = f.result_key AND c.source_path = f.source_path
-"""
+_PUBLISHED = ", ".join(PUBLISHED_FIELDS)
+_SHOWN = f"{_PUBLISHED}, {', '.join(views.PLACES)}"
+
+
+def _placed(findings: str) -> str:
+    """The published fields of the findings in the table `findings`, with their places (`views.placed`)."""
+    return views.placed(f"SELECT {_PUBLISHED} FROM {findings}", f"r.result_key IN (SELECT result_key FROM {findings})")
 
 
 @dataclass
@@ -179,9 +178,10 @@ class Snapshot:
 
     stats: dict[str, int]
     summary: dict
-    findings: pa.Table  # every finding, with its copy's agent, time and file hash
+    findings: pa.Table  # the findings not read from the kept audit (all when `kept` is None), with their places
     results_per_day: list[dict]
     subjects: dict[str, list[dict]]  # the most cited studies, periods, columns and tables (name, results citing it)
+    kept: str | None = None  # the SQL of the kept findings, with their places (`Audit.kept`)
     made: float = field(default_factory=time.monotonic)
     seconds: float = 0.0
 
@@ -316,12 +316,12 @@ def footprint(value: Any, enough: int | None = None) -> int:
 def snapshot(archive) -> Snapshot:
     con = archive.con
     stats = archive.stats()
-    with audited(con, list(RULES), Selection()) as audit:
-        findings = con.execute(_FINDINGS).to_arrow_table()
-        summary = audit.summary
+    with audited(con, list(RULES), Selection()) as audit:  # the kept findings are read where they are kept
+        findings = con.execute(_placed("audit_derived" if audit.kept else "audit_findings")).to_arrow_table()
+        summary, kept = audit.summary, audit.kept
     days = [{**row, "day": row["day"].isoformat()} for row in counts.results_per_day(con)]
     subjects = {kind: counts.most_cited(con, kind, SUBJECTS_SHOWN) for kind in counts.SUBJECTS}
-    return Snapshot(stats, summary, findings, days, subjects)
+    return Snapshot(stats, summary, findings, days, subjects, kept)
 
 
 SUBJECTS_SHOWN = 30
@@ -392,12 +392,17 @@ def _conflicts_query(column: str) -> tuple[str, list]:
 
 @contextmanager
 def _findings_of(con, snap: Snapshot):
-    """The snapshot's findings as the table `serve_findings` of `con` while the block runs."""
-    con.register("serve_findings", snap.findings)
+    """The snapshot's findings as the view `serve_findings` of `con` while the block runs: those it holds, and the
+    kept ones read where they are kept."""
+    con.register("serve_findings_held", snap.findings)
+    held = f"SELECT {_SHOWN} FROM serve_findings_held"
+    kept = f"SELECT {_SHOWN} FROM ({snap.kept}) UNION ALL " if snap.kept else ""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW serve_findings AS {kept}{held}")
     try:
         yield
     finally:
-        con.unregister("serve_findings")
+        con.execute("DROP VIEW IF EXISTS serve_findings")
+        con.unregister("serve_findings_held")
 
 
 def findings_per_day(con, snap: Snapshot, agent: str | None = None) -> list[dict]:

@@ -377,6 +377,9 @@ class AuditFindingsKeptRow(SQLModel, table=True):
     detail: str | None = None
     line: int | None = _big()
     reference: str | None = None
+    agent: str | None = None  # of the first of its result's copies in its file: serve's pages filter by it
+    timestamp: datetime | None = _moment()
+    source_sha256: str | None = None
 
 
 class AuditQuantitiesKeptRow(SQLModel, table=True):

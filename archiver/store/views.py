@@ -118,6 +118,21 @@ def copies(where: str = EVERYTHING) -> str:
     return with_agent(f"SELECT * FROM results r WHERE {where}")
 
 
+PLACES = ("agent", "timestamp", "source_sha256")
+"""What a finding's place adds to it: its copy's agent, time and file version (`placed`)."""
+
+
+def placed(findings: str, where: str = EVERYTHING) -> str:
+    """The rows of `findings` (each with a `result_key` and `source_path`) with `PLACES`: of the first of the
+    copies of its result in its file, among the copies that pass `where` (a condition on `results r`)."""
+    return f"""
+    SELECT f.*, c.agent, c.timestamp, c.source_sha256 FROM ({findings}) f
+    LEFT JOIN (SELECT result_key, source_path, min(agent) AS agent, min(timestamp) AS timestamp,
+                      min(source_sha256) AS source_sha256
+               FROM ({copies(where)}) GROUP BY result_key, source_path) c
+           ON c.result_key = f.result_key AND c.source_path = f.source_path"""
+
+
 def result_citations(where: str = EVERYTHING) -> str:
     """The distinct citations of each result, gathered over all its stored copies (`copies`: in how
     many copies it stands; `inferred`: it lost its media type in at least one)."""
