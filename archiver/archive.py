@@ -68,7 +68,7 @@ def _trusted(
                 return found
             found = trust.table_problems(connection)
             if not found and define:
-                connection.execute(views.TEMPORARY_VIEWS)
+                views.define_in(connection)
             return found
 
     try:
@@ -324,6 +324,13 @@ class Archive:
         finally:
             if leases is not None:
                 leases.close()
+            self._define_views()
+
+    def _define_views(self) -> None:
+        """Define the package's views on this connection again after it wrote (`views.define_in`: whether the claim
+        index is settled is read as they are defined); a connection the write broke keeps those it had."""
+        with suppress(duckdb.Error):
+            views.define(self.con)
 
     def transfer_to(self, target: str, data_path: str | None = None, wait: float = DEFAULT_WAIT_SECONDS) -> dict:
         """Copy every table into the archive `target` (a file or a lake, created if need be, holding no
@@ -360,6 +367,7 @@ class Archive:
             self.healed += heal(self.con, unanchored=True)
         if migrations.current_version(self.con) == migrations.latest_version():
             _refresh_kept(self.con, on_batch)
+            self._define_views()
         return applied
 
     def repair(self, dry_run: bool = False) -> list[Healed]:
@@ -387,6 +395,7 @@ class Archive:
         self.reindexed = kept.rebuild(self.con)
         counts.rebuild(self.con)  # its sums made again too, not changed by differences
         audit_kept.refresh(self.con)  # `rebuild` marked every result pending for the kept audit too
+        self._define_views()
         return healed
 
     def sources(self) -> list[SourceRow]:

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from archiver.archive import Archive
-from archiver.store import kept
+from archiver.store import kept, views
 from tests.test_audit_kept import audit_exact, db_command
 from tests.test_counts_kept import counts_exact
 from tests.test_migrations import first_version_archive
@@ -146,6 +146,25 @@ def test_an_ingest_killed_after_its_commit_leaves_answers_exact_and_the_next_wri
     with Archive.open(str(db)) as archive:
         archive.ingest([str(SAMPLES)])
     assert exact(db) == exact(clean)
+
+
+def test_a_connection_that_wrote_reads_what_it_left_pending_from_the_definition(tmp_path, monkeypatch):
+    """With nothing pending, a file archive's `claim_citations` is the index itself (`views.define_in`); a write on
+    the same connection that leaves results pending (its refresh not run) defines the views again, so that
+    connection, and a cursor of it, read the pending results from the definition."""
+    db = tmp_path / "a.duckdb"
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(SAMPLES / "versant-insights")])
+        view = "SELECT sql FROM duckdb_views() WHERE temporary AND view_name = 'claim_citations'"
+        assert "pending" not in archive.con.execute(view).fetchone()[0]
+        monkeypatch.setattr(kept, "refresh", lambda con, on_batch=None, batch=None: 0)
+        archive.ingest([str(SAMPLES)])
+        assert kept.pending(archive.con) > 0
+        cursor = archive.con.cursor()
+        for con in (archive.con, views.cursor(cursor)):
+            read = con.execute("SELECT * FROM claim_citations ORDER BY ALL").fetchall()
+            assert read == con.execute("SELECT * FROM claim_citations_derived ORDER BY ALL").fetchall()
+            assert len(read) > 200
 
 
 def test_an_archive_of_schema_14_builds_its_index_when_it_is_upgraded(tmp_path):
