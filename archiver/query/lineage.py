@@ -68,6 +68,9 @@ class Query:
     params: list
     fields: tuple[str, ...]
     table_fields: tuple[str, ...]  # the columns a person sees in `--format table`
+    windowed: str | None = None
+    """The same rows with `{window}` where a LIMIT and OFFSET go before what only the rows shown need (a page's
+    verdicts, `claims`); None: a window goes after the whole query."""
 
 
 def _order(order_by: str | None, fields: tuple[str, ...], default: str, columns: dict[str, str] | None = None) -> str:
@@ -149,7 +152,13 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
         SELECT {columns}
         FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM claim_citations k {_VERDICT_JOIN}) claim_citations
         WHERE {where} ORDER BY {order}"""
-    return _query(sql, params, limit, CLAIM_FIELDS, CLAIM_TABLE_FIELDS)
+    query = _query(sql, params, limit, CLAIM_FIELDS, CLAIM_TABLE_FIELDS)
+    if limit is None and not any(name in order for name in (*VERDICT_FIELDS, '"status"')):
+        chosen = f"SELECT * FROM claim_citations WHERE {where} ORDER BY {order} {{window}}"
+        query.windowed = f"""
+        SELECT {columns}
+        FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM ({chosen}) k {_VERDICT_JOIN}) claim_citations ORDER BY {order}"""
+    return query
 
 
 def citations(filters: Selection, order_by: str | None = None, limit: int | None = None) -> Query:
