@@ -616,7 +616,7 @@ def current(db: str | None, wait: float) -> None:
 def upgrade(db: str | None, wait: float) -> None:
     """Apply pending migrations; then remove the index rows no committed ingest recorded (as every open that
     upgrades does: `db repair`), said in one line on stderr, and make what the writes keep (the claim index, the
-    audit) for the results a migration left pending, each batch of results said on stderr."""
+    counts, the audit) for the results a migration left pending, each batch of results said on stderr."""
 
     def made(what: str, done: int, total: int) -> None:
         say(f"{what}: {done:,} of {total:,} results made", err=True)
@@ -1073,9 +1073,10 @@ def check_command(db: str | None, wait: float) -> None:
 def repair_command(dry_run: bool, db: str | None, wait: float) -> None:
     """Remove the index rows no committed ingest recorded, whatever version of the archiver wrote them: rows
     of file versions without a committed sources row (a killed ingest's, replayed), and parts, citations and
-    claims whose stored copy or Part is not indexed; then makes the claim index and the kept audit again (what
-    `db check` calls claim-index and kept-audit). Prints what was removed per table and file version;
-    re-ingest those files to index them again. Waits for (or is refused by) another process writing."""
+    claims whose stored copy or Part is not indexed; then makes the claim index, the kept counts and the kept
+    audit again (what `db check` calls claim-index, kept-counts, counts-sum and kept-audit). Prints what was
+    removed per table and file version; re-ingest those files to index them again. Waits for (or is refused
+    by) another process writing."""
     with open_archive(db, wait, upgrade=not dry_run, say_healed=False) as archive:
         found = archive.healed + archive.repair(dry_run=dry_run)
     verb = "would remove" if dry_run else "removed"
