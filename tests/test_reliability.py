@@ -110,7 +110,7 @@ def test_db_check_passes_on_a_clean_archive_and_names_every_kind_of_damage(tmp_p
         f"problem: uncommitted-records: 1 records rows of file versions no committed ingest recorded: "
         f"{files[2]}: 1 rows" in damaged.stderr
     )
-    assert damaged.stderr.rstrip().endswith("10 integrity problems")
+    assert damaged.stderr.rstrip().endswith("11 integrity problems")
 
 
 # --- crash safety ------------------------------------------------------------------------------------------
