@@ -111,7 +111,9 @@ def _audit_again(target_db: Path, say) -> None:
             for table in (*AUDIT_KEPT, "audit_pending"):
                 con.execute(f"DELETE FROM {table}")
             audit_kept._make(con, every)
-        audit_kept.refresh(con)  # the conflicting-claims findings of every quantity, which `_make` left pending
+        with transaction(con):  # the conflicting-claims findings of every quantity, which `_make` left pending
+            audit_kept._make_conflicts(con, "quantity IS NOT NULL")
+            con.execute("DELETE FROM audit_quantities_pending")
     say(f"kept audit made again {time.perf_counter() - started:,.1f} s")
 
 

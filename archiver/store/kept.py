@@ -119,11 +119,12 @@ def refreshing(
     on_batch: Callable[[int, int], None] | None = None,
     batch: int = REFRESH_RESULTS,
     key: str = "result_key",
+    smallest: int = SMALLEST_BATCH,
 ) -> int:
     """Make the rows of every result (or other `key`) pending in `pending_table` again with `make`, `batch` keys a
     transaction; `on_batch(done, total)` hears of each. Returns how many results were refreshed. A batch that
     runs out of memory (its results' rows, the threads DuckDB gives it) is rolled back and it and the rest are
-    made at half the size, down to `SMALLEST_BATCH` results. An interruption keeps what earlier batches did. A
+    made at half the size, down to `smallest` keys. An interruption keeps what earlier batches did. A
     commit another writer's refresh got in the way of is retried (`committed`); one that still conflicts leaves
     its results pending (`conflicted` says so), read from the definition until a later refresh
     (`CommitConflictError`)."""
@@ -138,7 +139,7 @@ def refreshing(
                     made = partial(_refresh_batch, con, pending_table, make, batch, key)
                     count = committed(con, made, conflicted)
                 except duckdb.OutOfMemoryException:
-                    if batch <= SMALLEST_BATCH:
+                    if batch <= smallest:
                         raise
                     batch //= 2  # rolled back: this batch, and those after it, at half the size
                     continue
