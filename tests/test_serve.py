@@ -176,6 +176,9 @@ def test_search_pages_and_counts(client, served):
     assert first["count"] == len(every)
     assert first["rows"] == every[:7]
     assert second["rows"] == every[7:14]
+    for order in ("-value", "-verdict"):  # a page chosen before its verdicts are joined, and one that cannot be
+        ordered = cli_json(served, "query", "claims", "--min-n", "0", "--order-by", order)
+        assert client.get(f"/search.json?min_n=0&size=7&page=2&order_by={order}").json()["rows"] == ordered[7:14]
     page = client.get("/search?min_n=0&size=7").text
     assert 'rel="next"' in page
     assert "page=2" in page

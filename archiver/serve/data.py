@@ -131,16 +131,16 @@ def paged(
         shown = list(stream(con.execute(rows_sql, params)))
         rows = list(stream(con.execute(counted, params)))
     total = next(row["serve_total"] for row in rows if row["serve_total"] is not None)
-    counts_ = {name: FacetCounts(keyed, [], 0, total) for name, keyed in facets.items()}
+    facet_counts = {name: FacetCounts(keyed, [], 0, total) for name, keyed in facets.items()}
     for row in rows:
         if row.get("serve_facet") is not None:
-            facet = counts_[row["serve_facet"]]
+            facet = facet_counts[row["serve_facet"]]
             facet.values.append((tuple(row[f"serve_k{i}"] for i in range(len(facet.keys))), row["serve_n"]))
             facet.distinct = row["serve_distinct"]
             facet.without = total - int(row["serve_valued"])
-    for facet in counts_.values():
+    for facet in facet_counts.values():
         facet.values.sort(key=lambda item: (-item[1], tuple(key or "" for key in item[0])))
-    return Page(fields_, [{f: row.get(f) for f in fields_} for row in shown], total, page, size, counts_)
+    return Page(fields_, [{f: row.get(f) for f in fields_} for row in shown], total, page, size, facet_counts)
 
 
 def lineage_page(

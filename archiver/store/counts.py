@@ -34,8 +34,9 @@ PER_RESULT = (
 )  # fmt: skip
 """The kinds that are a sum over results, each named as `views.STAT_QUERIES` names the count."""
 
-DISTINCT = {"tasks": "tasks"}
-"""The counts of distinct names of a kind: `stats`' name, the kind (a result adds each of its task ids once)."""
+DISTINCT = ("tasks",)
+"""The counts of distinct names, a kind each named as `views.STAT_QUERIES` names it (a result adds each of its
+task ids once)."""
 
 SUBJECTS = {"study": "study", "period": "period", "column": "source_column", "table": "source_table"}
 """The subjects counted by the results citing them (serve's most cited): the kind, and the citations' column."""
@@ -162,14 +163,14 @@ def stats(con: duckdb.DuckDBPyConnection, names: tuple[str, ...] = tuple(STAT_QU
     kept_names = [name for name in names if name in PER_RESULT or name in DISTINCT]
     found: dict[str, int] = {}
     if kept_names:
-        kinds = ", ".join(f"'{DISTINCT.get(name, name)}'" for name in kept_names)
-        distinct = ", ".join(f"'{kind}'" for kind in DISTINCT.values())
+        kinds = ", ".join(f"'{name}'" for name in kept_names)
+        distinct = ", ".join(f"'{kind}'" for kind in DISTINCT)
         rows = con.execute(
             f"""SELECT kind, CASE WHEN kind IN ({distinct}) THEN count(*) ELSE sum(n) END
                 FROM ({current(con)}) WHERE kind IN ({kinds}) GROUP BY kind"""
         ).fetchall()
         by_kind = {kind: int(n) for kind, n in rows}
-        found = {name: by_kind.get(DISTINCT.get(name, name), 0) for name in kept_names}
+        found = {name: by_kind.get(name, 0) for name in kept_names}
     counted = [name for name in names if name not in found]
     if counted:
         row = con.execute("SELECT " + ", ".join(f"({STAT_QUERIES[name]})" for name in counted)).fetchone()
