@@ -357,12 +357,17 @@ class Archive:
     def version(self) -> int:
         return migrations.current_version(self.con)
 
-    def upgrade(self, upto: int | None = None, on_batch: Callable[[str, int, int], None] | None = None) -> list:
-        """Apply pending migrations (up to `upto`); at the latest version, remove what no committed ingest
-        recorded, as an open that upgrades does (kept in `healed`), and make the pending rows of the claim index
-        and the kept audit (`store.kept`, `audit.kept`; `on_batch(what, done, total)` hears of each batch of
-        results)."""
-        applied = migrations.upgrade(self.con, upto)
+    def upgrade(
+        self,
+        upto: int | None = None,
+        on_batch: Callable[[str, int, int], None] | None = None,
+        before: Callable[[migrations.Migration], None] | None = None,
+    ) -> list:
+        """Apply pending migrations (up to `upto`; `before` hears of each as it begins); at the latest version,
+        remove what no committed ingest recorded, as an open that upgrades does (kept in `healed`), and make the
+        pending rows of the claim index and the kept audit (`store.kept`, `audit.kept`; `on_batch(what, done,
+        total)` hears of each batch of results)."""
+        applied = migrations.upgrade(self.con, upto, before)
         if applied and migrations.current_version(self.con) == migrations.latest_version():
             self.healed += heal(self.con, unanchored=True)
         if migrations.current_version(self.con) == migrations.latest_version():

@@ -614,15 +614,19 @@ def current(db: str | None, wait: float) -> None:
 @db_options
 @data_path_option
 def upgrade(db: str | None, wait: float) -> None:
-    """Apply pending migrations; then remove the index rows no committed ingest recorded (as every open that
-    upgrades does: `db repair`), said in one line on stderr, and make what the writes keep (the claim index, the
-    counts, the audit) for the results a migration left pending, each batch of results said on stderr."""
+    """Apply pending migrations, each said on stderr as it begins; then remove the index rows no committed ingest
+    recorded (as every open that upgrades does: `db repair`), said in one line on stderr, and make what the writes
+    keep (the claim index, the counts, the audit) for the results a migration left pending, each batch of results
+    said on stderr."""
 
     def made(what: str, done: int, total: int) -> None:
         say(f"{what}: {done:,} of {total:,} results made", err=True)
 
+    def applying(migration) -> None:
+        say(f"applying {migration.version:04d}_{migration.name}", err=True)
+
     with open_archive(db, wait, upgrade=False) as archive:
-        applied = archive.upgrade(on_batch=made)
+        applied = archive.upgrade(on_batch=made, before=applying)
         for migration in applied:
             say(f"applied {migration.version:04d}_{migration.name}")
         say(f"at version {archive.version()}")
@@ -740,7 +744,9 @@ def tell_unmatched(archive, nothing: str, selection: dict, only_unmatched: bool 
 
 
 def run_lineage(name: str, db, wait, fmt, headers, limit, order_by, selection: dict) -> None:
-    with open_archive(db, wait, read_only=True) as archive:
+    from .query.limits import LISTING_MEMORY
+
+    with open_archive(db, wait, read_only=True) as archive, archive.bounded(LISTING_MEMORY, timeout=0):
         count = write_listing(getattr(archive, name)(order_by=order_by, limit=limit, **selection), fmt, headers)
         if not count and limit != 0:
             tell_unmatched(archive, f"no {'rows' if name == 'impact' else name} match", selection)

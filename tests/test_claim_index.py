@@ -16,6 +16,7 @@ import pytest
 
 from archiver.archive import Archive
 from archiver.store import kept, views
+from archiver.store.tables import CLAIM_INDEX_BY_TASK, CLAIM_INDEX_COLUMNS
 from tests.test_audit_kept import audit_exact, db_command
 from tests.test_counts_kept import counts_exact
 from tests.test_migrations import first_version_archive
@@ -258,3 +259,50 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
         kept.rebuild(archive.con)  # down to the smallest batch, and still short of memory: it is said
     assert tried[-1] <= kept.SMALLEST_BATCH < tried[-2]
     assert state(db)[2] > 0  # nothing was refreshed: every result stays pending, read from the definition
+
+
+def test_one_task_s_claims_are_read_by_the_index_on_task(tmp_path):
+    """A DuckDB file keeps its claim index with `task_id` first and an ART index on it (migration 0018): one
+    task's claims, asked as `query claims --task` asks them (through `claim_citations` and the verdicts' join),
+    are read by an index scan, not a scan of every claim; a reader still sees the definition's columns in its
+    order, and a write keeps the index (a result made again by a later ingest)."""
+    db = tmp_path / "a.duckdb"
+    for n in range(3):
+        task_file(tmp_path / "in" / f"{n}.jsonl", f"t-{n}", 0.25 + n / 10)
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(tmp_path / "in")])
+    task_file(tmp_path / "in" / "1.jsonl", "t-1", 0.75, timestamp="2026-04-22T09:00:00Z")  # a new copy of t-1
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(tmp_path / "in")])
+    with Archive.open(str(db), read_only=True) as archive:
+        con = archive.con
+        assert con.execute("SELECT index_name, expressions FROM duckdb_indexes()").fetchall() == [
+            (CLAIM_INDEX_BY_TASK, "[task_id]")
+        ]
+        for view in ("claim_citations", "claim_citations_derived"):
+            assert tuple(name for name, *_ in con.execute(f"DESCRIBE {view}").fetchall()) == CLAIM_INDEX_COLUMNS
+        asked = archive.claims(task="t-1")
+        plan = con.execute(f"EXPLAIN ANALYZE {asked.rows.sql}", asked.rows.params).fetchall()[0][1]
+        assert "Index Scan" in plan, plan
+        assert sorted((row["task_id"], row["value"]) for row in asked) == [("t-1", 0.35), ("t-1", 0.75)]
+    exact(db)
+
+
+def test_an_archive_of_schema_17_stores_its_index_by_task_when_it_is_upgraded(tmp_path):
+    db = tmp_path / "old.duckdb"
+    first_version_archive(str(db), str(SAMPLES), tmp_path, version=17)
+    with Archive.open(str(db), read_only=True, upgrade=False) as archive:
+        before = archive.con.execute("SELECT * FROM claim_index ORDER BY ALL").fetchall()
+        assert archive.con.execute("SELECT count(*) FROM duckdb_indexes()").fetchone()[0] == 0
+    upgraded = db_command(db, "upgrade")
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert "applied 0018_claim_index_by_task" in upgraded.stdout
+    with Archive.open(str(db), read_only=True) as archive:
+        con = archive.con
+        assert con.execute("SELECT index_name FROM duckdb_indexes()").fetchall() == [(CLAIM_INDEX_BY_TASK,)]
+        assert con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'claim_index'").fetchone() == (
+            "task_id",
+        )
+        columns = ", ".join(CLAIM_INDEX_COLUMNS)
+        assert con.execute(f"SELECT {columns} FROM claim_index ORDER BY ALL").fetchall() == before
+    assert exact(db) == len(before)

@@ -419,3 +419,25 @@ def test_the_command_and_its_workers_go_without_pandas(tmp_path, workers):
         # an import refused is listed too, as `pandas` alone: loading it lists its modules
         assert "duckdb" in imported
         assert not any(name.startswith("pandas.") for name in imported)
+
+
+@pytest.mark.parametrize("command", ["claims", "citations", "impact"])
+def test_a_query_listing_holds_duckdb_to_the_listing_memory(lineage, tmp_path, monkeypatch, command):
+    """`archiver query` writes its rows with DuckDB's buffer pool held to `LISTING_MEMORY` (a sort of millions of
+    wide rows spills past it: unbounded, the busiest column of 100M claims peaked at 6.0 GiB), and as it was
+    after."""
+    import archiver.query.limits
+    import archiver.render.formats
+
+    lineage.close()
+    db = str(tmp_path / "archive.duckdb")
+    monkeypatch.setattr(archiver.query.limits, "LISTING_MEMORY", 96 * 2**20)
+    seen, write = [], archiver.render.formats.write
+
+    def noted(listing, *args):
+        seen.append(listing.rows.con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        return write(listing, *args)
+
+    monkeypatch.setattr(archiver.render.formats, "write", noted)
+    assert run(["query", command, "--format", "jsonl"], db).strip()
+    assert seen == ["96.0 MiB"]

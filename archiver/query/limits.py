@@ -38,6 +38,9 @@ from ..store.connection import bounded_memory
 
 MAX_MEMORY = 2 * 1024**3
 """DuckDB's buffer pool for a statement of `archiver sql` (bytes), unless --max-memory says otherwise."""
+LISTING_MEMORY = 1024**3
+"""DuckDB's buffer pool while `archiver query` writes its rows (bytes): a sort of millions of wide rows spills
+past it (at 100M claims the busiest column's 2.2M rows as JSON peaked at 6.0 GiB unbounded)."""
 TIMEOUT = 60.0
 """Seconds a statement of `archiver sql` may run (reading its rows included), unless --timeout says otherwise."""
 SPILL_TIMES = 4

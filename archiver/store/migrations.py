@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from .._core import migrations as built_in
 from ..errors import ArchiveError
 from . import views
 from .connection import transaction
+from .kept import index_by_task
 from .reread import claims_read_again
 
 _NAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
@@ -84,17 +86,19 @@ def pending(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Mig
     return [m for m in available() if m.version > have and (upto is None or m.version <= upto)]
 
 
-def upgrade(con: duckdb.DuckDBPyConnection, upto: int | None = None) -> list[Migration]:
-    """Apply what is pending, each migration in its own transaction; then, at the latest version, (re)make
-    the views when a migration was applied or their definitions are not the ones the archive holds
-    (`store.views`).
+def upgrade(
+    con: duckdb.DuckDBPyConnection, upto: int | None = None, before: Callable[[Migration], None] | None = None
+) -> list[Migration]:
+    """Apply what is pending, each migration in its own transaction (`before` hears of each as it begins); then, at
+    the latest version, (re)make the views when a migration was applied or their definitions are not the ones the
+    archive holds (`store.views`).
 
     Processes opening a new lake together race to apply the same migration: the loser's commit fails,
     and it goes on from whatever version the winner recorded (or with the views the winner made)."""
     applied = [
         migration
         for migration in pending(con, upto)
-        if _raced(lambda m=migration: _apply(con, m), lambda m=migration: current_version(con) >= m.version)
+        if _raced(lambda m=migration: _apply(con, m, before), lambda m=migration: current_version(con) >= m.version)
     ]
     if current_version(con) == latest_version():
         # After any migration, so that no view outlives the tables it was made over, and whenever the
@@ -133,11 +137,15 @@ def _raced(step, done) -> bool:
 _RACE_ATTEMPTS = 5
 
 
-AFTER = {14: claims_read_again}
-"""What a migration's SQL cannot do, done after it in its transaction: by version (`store.reread`)."""
+AFTER = {14: claims_read_again, 18: index_by_task}
+"""What a migration's SQL cannot do, done after it in its transaction: by version (`store.reread`, `store.kept`)."""
 
 
-def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
+def _apply(
+    con: duckdb.DuckDBPyConnection, migration: Migration, before: Callable[[Migration], None] | None = None
+) -> None:
+    if before:
+        before(migration)
     with transaction(con):
         con.execute(BOOKKEEPING)
         con.execute(migration.sql())

@@ -35,6 +35,20 @@ CLAIM_INDEX_PENDING = "claim_index_pending"
 """The kept claim index and the keys of the results whose rows in it are to be made again (migration 0015,
 `store.kept`)."""
 
+CLAIM_INDEX_COLUMNS = (
+    "value", "literal", "unit", "stated", "cell", "pointer", "part_index", "content_hash", "artifact_id",
+    "message_id", "task_id", "context_id", "agent", "timestamp", "source_path", "source_sha256", "result_key",
+    "copy_id", "part_id", "copies", "citation_hash", "study", "period", "fielded", "base_name", "base_n", "weight",
+    "source_table", "source_column", "source_function", "warnings", "valid", "problems", "inferred",
+)  # fmt: skip
+"""The claim index's columns in its definition's order (`views.claim_citations`, the order `claim_citations`
+shows): a DuckDB file stores `task_id` first (migration 0018, `store.kept.index_by_task`), so the index is read
+by name, never by position."""
+
+CLAIM_INDEX_BY_TASK = "claim_index_task"
+"""The ART index of a DuckDB file's claim index on `task_id` (migration 0018): one task's claims found without a
+scan of every claim."""
+
 AUDIT_STATUS = "audit_status_kept"
 AUDIT_FINDINGS = "audit_findings_kept"
 AUDIT_PENDING = "audit_pending"

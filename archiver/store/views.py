@@ -16,7 +16,7 @@ import duckdb
 from .chunks import wholes_sql
 from .connection import transaction
 from .refusals import refuse_damaged
-from .tables import CLAIM_INDEX, CLAIM_INDEX_PENDING, RECORD_YIELDS
+from .tables import CLAIM_INDEX, CLAIM_INDEX_COLUMNS, CLAIM_INDEX_PENDING, RECORD_YIELDS
 
 EVERYTHING = "TRUE"
 
@@ -191,8 +191,11 @@ def claim_citations(narrowed: str = EVERYTHING) -> str:
     LEFT JOIN cited c ON c.result_key = k.result_key"""
 
 
+INDEXED_CLAIMS = f"SELECT {', '.join(CLAIM_INDEX_COLUMNS)} FROM {CLAIM_INDEX}"
+"""The claim index's rows, its columns in the definition's order (`tables.CLAIM_INDEX_COLUMNS`)."""
+
 KEPT_CLAIMS = f"""
-SELECT * FROM {CLAIM_INDEX} WHERE result_key NOT IN (SELECT result_key FROM {CLAIM_INDEX_PENDING})
+{INDEXED_CLAIMS} WHERE result_key NOT IN (SELECT result_key FROM {CLAIM_INDEX_PENDING})
 UNION ALL
 SELECT * FROM ({claim_citations(f"result_key IN (SELECT result_key FROM {CLAIM_INDEX_PENDING})")})"""
 """The claims counted once as the archive keeps them (`store.kept`): the index's rows, but a pending result's made
@@ -336,9 +339,11 @@ def define_in(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(TEMPORARY_VIEWS[bool(con.execute(SETTLED).fetchone()[0])])
 
 
+IN_DUCKDB_FILE = "(SELECT type FROM duckdb_databases() WHERE database_name = current_database()) = 'duckdb'"
+"""Whether the archive the connection has open is a DuckDB file (not a lake)."""
+
 SETTLED = f"""
-SELECT NOT EXISTS (SELECT 1 FROM {CLAIM_INDEX_PENDING})
-       AND (SELECT type FROM duckdb_databases() WHERE database_name = current_database()) = 'duckdb'"""
+SELECT NOT EXISTS (SELECT 1 FROM {CLAIM_INDEX_PENDING}) AND {IN_DUCKDB_FILE}"""
 """Whether the claim index holds every result's rows and the archive is a DuckDB file (`define_in`)."""
 
 
@@ -348,7 +353,7 @@ def _temporary(views: dict[str, str]) -> str:
 
 TEMPORARY_VIEWS = {
     False: _temporary(VIEWS),
-    True: _temporary({**VIEWS, "claim_citations": f"SELECT * FROM {CLAIM_INDEX}"}),
+    True: _temporary({**VIEWS, "claim_citations": INDEXED_CLAIMS}),
 }
 """Every view as a temporary view of the connection that runs it (`define_in`), in the transaction it is in; by
 whether the archive is settled (`SETTLED`)."""

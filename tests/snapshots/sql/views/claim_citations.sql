@@ -1,4 +1,4 @@
-SELECT * FROM claim_index WHERE result_key NOT IN (SELECT result_key FROM claim_index_pending)
+SELECT value, literal, unit, stated, cell, pointer, part_index, content_hash, artifact_id, message_id, task_id, context_id, agent, timestamp, source_path, source_sha256, result_key, copy_id, part_id, copies, citation_hash, study, period, fielded, base_name, base_n, weight, source_table, source_column, source_function, warnings, valid, problems, inferred FROM claim_index WHERE result_key NOT IN (SELECT result_key FROM claim_index_pending)
 UNION ALL
 SELECT * FROM (
     WITH stored AS MATERIALIZED (

@@ -1,0 +1,5 @@
+-- A DuckDB file's claim index stored with `task_id` first and an ART index on it (`claim_index_task`), so one
+-- task's claims are found without a scan of every claim: done after this file, in its transaction, by
+-- archiver/store/kept.py `index_by_task` (`migrations.AFTER`), which a lake skips (DuckLake has no indexes).
+-- DuckDB 1.5 uses an ART index only when the filtered column is the first its scan reads, and a scan under a
+-- view reads the table's columns in their order; the index is read by name everywhere.
