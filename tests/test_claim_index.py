@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from archiver.archive import Archive
-from archiver.store import kept, views
+from archiver.store import cells, kept, views
 from archiver.store.tables import CLAIM_INDEX_BY_TASK, CLAIM_INDEX_COLUMNS
 from tests.test_audit_kept import audit_exact, db_command
 from tests.test_counts_kept import counts_exact
@@ -54,6 +54,7 @@ def exact(db: Path | str) -> int:
     with Archive.open(str(db), read_only=True) as archive:
         audit_exact(archive.con)
         counts_exact(archive.con)
+        assert archive.con.execute(cells.DIFFERING).fetchall() == []
     return rows
 
 

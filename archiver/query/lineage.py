@@ -161,9 +161,13 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
     return query
 
 
-def citations(filters: Selection, order_by: str | None = None, limit: int | None = None) -> Query:
-    """The `citation_index` view's rows whose citation Parts pass the filters."""
+def citations(
+    filters: Selection, order_by: str | None = None, limit: int | None = None, condition: str = "TRUE"
+) -> Query:
+    """The `citation_index` view's rows whose citation Parts pass the filters (and `condition`, SQL over a citation
+    Part's columns and its copy's, as `u`)."""
     where, params = filters.where("u.")
+    where = where if condition == "TRUE" else f"{where} AND {condition}"
     order = _order(order_by, CITATION_INDEX_FIELDS, "study, period, source_column, citation_hash")
     sql = f"SELECT *, {status_sql(None)} AS status FROM ({views.citation_index(where)}) ORDER BY {order}"
     return _query(sql, params, limit, (*CITATION_INDEX_FIELDS, "status"), CITATION_TABLE_FIELDS)

@@ -33,7 +33,7 @@ from ..defaults import MIN_BASE
 from ..query import lineage
 from ..query.output import stream
 from ..query.selection import Selection
-from ..store import counts, views
+from ..store import cells, counts, views
 from ..store.connection import transaction
 from ..verify.run import CitationVerdict
 
@@ -488,21 +488,17 @@ SUBJECTS = {"study": "study", "period": "period", "column": "column", "table": "
 
 
 def by_period(con, selection: Selection) -> list[dict]:
-    """Per period of the selection's citations: how many citations, the numbers stated in the results
-    resting on them (`claim_values`: each stored copy's, so that no claim is deduplicated across copies
-    here, which is what keeps this to one join at 10M claims) and the bases (n). No value is pooled: what
-    was claimed is summed up per quantity (`cited_values`). The results are those `archiver query claims`
-    narrows to (`lineage.narrowed`)."""
-    condition, params = lineage.narrowed(selection)
-    cited, cited_params = selection.where(scope="citation")
+    """Per period of the selection's citations: how many citations, the numbers stated by the claims resting on
+    them (`claim_values`: claims counted once, as `archiver query claims` lists them) and the bases (n). No value
+    is pooled: what was claimed is summed up per quantity (`cited_values`). Read from the cited cells kept with
+    the claim index (`store.cells`)."""
+    where, params = selection.where()
     sql = f"""
-        SELECT c.period, count(DISTINCT c.citation_hash) AS citations, count(k.value) AS claim_values,
-               min(c.base_n) AS base_min, max(c.base_n) AS base_max
-        FROM (SELECT DISTINCT result_key, citation_hash, period, base_n FROM citations
-              WHERE {cited} AND {condition}) c
-        JOIN claims k ON k.result_key = c.result_key
-        GROUP BY c.period ORDER BY c.period NULLS LAST LIMIT 200"""
-    return list(stream(con.execute(sql, cited_params + params)))
+        SELECT period, count(DISTINCT citation_hash) AS citations, sum(valued) AS claim_values,
+               min(base_n) AS base_min, max(base_n) AS base_max
+        FROM {cells.source(con)} WHERE {where}
+        GROUP BY period ORDER BY period NULLS LAST LIMIT 200"""
+    return list(stream(con.execute(sql, params)))
 
 
 def small_bases(con, selection: Selection, page: int = 1, size: int = PAGE_SIZE) -> Page:
@@ -519,9 +515,10 @@ SMALL_FIELDS = lineage.citations(Selection()).fields
 
 
 def _small_query(selection: Selection) -> tuple[str, list]:
-    query = lineage.citations(selection)
-    sql = f"SELECT * FROM ({query.sql}) WHERE base_n < {SMALL_BASE} ORDER BY base_n, study, period, citation_hash"
-    return sql, query.params
+    """A citation's base is one for all its Parts (its hash is of its content): narrowed to the small ones before
+    the claims, results, tasks and agents resting on each are counted."""
+    query = lineage.citations(selection, condition=f"u.base_n < {SMALL_BASE}")
+    return f"SELECT * FROM ({query.sql}) ORDER BY base_n, study, period, citation_hash", query.params
 
 
 CHART_CELLS = 5_000
@@ -529,27 +526,22 @@ CHART_CELLS = 5_000
 
 
 def cited_values(con, selection: Selection) -> tuple[list[dict], bool]:
-    """What the results resting on the selection's citations state, per period and quantity (study, table,
-    column, function, cell: the core's name of the cell a claim fills, "18-34: share", else its pointer;
-    unit; and whether the citation is valid and typed: `quantities.Quantity`): the
-    least, mean and greatest value and the same of the citations' bases; `CHART_CELLS` at most, and
-    whether there are more. Claims are joined to citations as `by_period` joins them (each stored
-    copy's), in one aggregation (a mean, not a median: a median is a sort per cell, twice the time of
-    `by_period` at 1M claims)."""
-    condition, params = lineage.narrowed(selection)
-    cited, cited_params = selection.where(scope="citation")
+    """What the claims resting on the selection's citations state, per period and quantity (study, table, column,
+    function, cell: the core's name of the cell a claim fills, "18-34: share", else its pointer; unit; and whether
+    the citation is valid and typed: `quantities.Quantity`): the least, mean and greatest value and the same of
+    the citations' bases (each as often as it bases a value); `CHART_CELLS` at most, and whether there are more.
+    Claims counted once, as `by_period` counts them, from the cited cells kept with the claim index (a mean, not
+    a median: a median needs every value)."""
+    where, params = selection.where()
     sql = f"""
-        SELECT c.period, any_value(c.fielded) AS fielded, c.study, c.source_table, c.source_column,
-               c.source_function, coalesce(k.cell, k.pointer) AS cell, k.unit, c.valid, c.inferred,
-               min(k.value) AS low, avg(k.value) AS mean, max(k.value) AS high,
-               min(c.base_n) AS base_low, avg(c.base_n) AS base_mean, max(c.base_n) AS base_high
-        FROM (SELECT DISTINCT result_key, citation_hash, period, fielded, study, source_table, source_column,
-                     source_function, valid, inferred, base_n
-              FROM citations WHERE {cited} AND {condition}) c
-        JOIN claims k ON k.result_key = c.result_key
-        WHERE k.value IS NOT NULL
-        GROUP BY ALL
-        ORDER BY c.period, c.source_column, c.study, c.source_table, c.source_function, cell, k.unit NULLS FIRST
+        SELECT period, any_value(fielded) AS fielded, study, source_table, source_column, source_function, cell,
+               unit, valid, inferred, min(low) AS low, sum(value_sum) / sum(valued) AS mean, max(high) AS high,
+               min(base_n) AS base_low,
+               sum(base_n * valued) / sum(valued) FILTER (WHERE base_n IS NOT NULL) AS base_mean,
+               max(base_n) AS base_high
+        FROM {cells.source(con)} WHERE {where} AND valued > 0
+        GROUP BY period, study, source_table, source_column, source_function, cell, unit, valid, inferred
+        ORDER BY period, source_column, study, source_table, source_function, cell, unit NULLS FIRST, valid, inferred
         LIMIT {CHART_CELLS + 1}"""
-    rows = list(stream(con.execute(sql, cited_params + params)))
+    rows = list(stream(con.execute(sql, params)))
     return rows[:CHART_CELLS], len(rows) > CHART_CELLS

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from ..errors import ArchiveError
-from . import chunks, counts, kept
+from . import cells, chunks, counts, kept
 from .tables import (
     CHUNKED_COLUMNS,
     CHUNKS_TABLE,
@@ -198,6 +198,11 @@ CHECKS = (
         "counts-sum",
         "the archive's kept counts that are not the sum of its results' (`archiver db repair` makes them again)",
         counts.SUMS_DIFFERING,
+    ),
+    Check(
+        "cited-cells",
+        "kept cited cells that are not their definition over the claim index (`archiver db repair` makes them again)",
+        cells.DIFFERING,
     ),
     Check(
         "duplicate-claim",

@@ -22,6 +22,7 @@ from functools import partial
 
 import duckdb
 
+from . import cells
 from .connection import bounded_memory, committed, transaction
 from .tables import CLAIM_INDEX as INDEX
 from .tables import CLAIM_INDEX_BY_TASK as BY_TASK
@@ -135,8 +136,13 @@ def refresh(
 
 
 def _make_index(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
-    con.execute(f"DELETE FROM {INDEX} WHERE {chosen}")
-    con.execute(f"INSERT INTO {INDEX} BY NAME SELECT * FROM ({claim_citations(chosen)})")
+    """The index rows of the results `chosen` chooses made again, and the cited cells with them (`store.cells`)."""
+
+    def change() -> None:
+        con.execute(f"DELETE FROM {INDEX} WHERE {chosen}")
+        con.execute(f"INSERT INTO {INDEX} BY NAME SELECT * FROM ({claim_citations(chosen)})")
+
+    cells.changing(con, chosen, change)
 
 
 def refreshing(

@@ -12,7 +12,7 @@ import duckdb
 
 from .._core import migrations as built_in
 from ..errors import ArchiveError
-from . import views
+from . import cells, views
 from .connection import transaction
 from .kept import index_by_task
 from .reread import claims_read_again
@@ -137,8 +137,9 @@ def _raced(step, done) -> bool:
 _RACE_ATTEMPTS = 5
 
 
-AFTER = {14: claims_read_again, 18: index_by_task}
-"""What a migration's SQL cannot do, done after it in its transaction: by version (`store.reread`, `store.kept`)."""
+AFTER = {14: claims_read_again, 18: index_by_task, 19: cells.rebuild}
+"""What a migration's SQL cannot do, done after it in its transaction: by version (`store.reread`, `store.kept`,
+`store.cells`)."""
 
 
 def _apply(

@@ -434,6 +434,31 @@ class CountsPendingRow(SQLModel, table=True):
     result_key: str = Field(primary_key=True)
 
 
+class CitedCellsKeptRow(SQLModel, table=True):
+    """What the claim index's claims resting on one citation state in one cell and unit, of one agent's counted
+    copies (`store.cells`): kept with the index, equal to its definition over the index."""
+
+    __tablename__ = "cited_cells_kept"
+    agent: str | None = None
+    citation_hash: str = Field(primary_key=True)
+    study: str | None = None
+    period: str | None = None
+    fielded: str | None = None
+    source_table: str | None = None
+    source_column: str | None = None
+    source_function: str | None = None
+    base_n: float | None = None
+    valid: bool | None = None
+    inferred: bool | None = None
+    cell: str | None = None
+    unit: str | None = None
+    claims: int = _big(nullable=False)
+    valued: int = _big(nullable=False)
+    value_sum: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+
 ROWS: dict[str, type[SQLModel]] = {
     model.__tablename__: model
     for model in (

@@ -57,6 +57,10 @@ AUDIT_QUANTITIES_PENDING = "audit_quantities_pending"
 """The kept audit (each result's status, its findings, its quantity), the keys of the results whose rows in it
 are to be made again, and the quantities whose conflicting-claims findings are (migration 0016, `audit.kept`)."""
 
+CITED_CELLS = "cited_cells_kept"
+"""What the claim index's claims state per agent, citation, cell and unit, kept with the index (migration 0019,
+`store.cells`)."""
+
 RESULT_COUNTS = "result_counts_kept"
 COUNTS = "counts_kept"
 COUNTS_PENDING = "counts_pending"
