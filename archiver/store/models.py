@@ -486,6 +486,7 @@ ROWS: dict[str, type[SQLModel]] = {
         ResultCountsKeptRow,
         CountsKeptRow,
         CountsPendingRow,
+        CitedCellsKeptRow,
     )
 }
 """Every table's typed row, by table name."""
