@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from archiver.archive import Archive
 from archiver.ingest import expand
-from archiver.store import counts, kept
+from archiver.store import cells, counts, kept
 from tests.spool_segments import rpc_exchanges, unary_segment
 from tests.test_audit_kept import audit_exact
 from tests.test_counts_kept import counts_exact
@@ -43,6 +43,7 @@ def findings(db: Path, *groups: list[Path]) -> tuple[list[tuple], dict]:
             assert kept.pending(archive.con) == 0
             audit_exact(archive.con)  # and so is the kept audit (`audit.kept`)
             counts_exact(archive.con)  # and the counts (`store.counts`)
+            assert archive.con.execute(cells.DIFFERING).fetchall() == []  # and the cited cells (`store.cells`)
         report = archive.audit()
         found = sorted(
             (

@@ -79,12 +79,18 @@ def _merge(con: duckdb.DuckDBPyConnection) -> None:
            SELECT DISTINCT citation_hash FROM (SELECT citation_hash FROM cells_removed
                                                UNION ALL SELECT citation_hash FROM cells_added)"""
     )
+    touched = "citation_hash IN (SELECT citation_hash FROM cells_touched)"
+    (merging,) = con.execute(
+        f"SELECT EXISTS (SELECT 1 FROM cells_removed) OR EXISTS (SELECT 1 FROM {CITED_CELLS} WHERE {touched})"
+    ).fetchone()
+    if not merging:  # new citations only (a first ingest, new results citing anew): their rows as made
+        con.execute(f"INSERT INTO {CITED_CELLS} BY NAME SELECT * FROM cells_added")
+        return
     signed = "CASE side WHEN 'removed' THEN -{0} ELSE {0} END"
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE cells_merged AS
             WITH sides AS (
-                SELECT *, 'kept' AS side FROM {CITED_CELLS}
-                WHERE citation_hash IN (SELECT citation_hash FROM cells_touched)
+                SELECT *, 'kept' AS side FROM {CITED_CELLS} WHERE {touched}
                 UNION ALL BY NAME SELECT *, 'removed' AS side FROM cells_removed
                 UNION ALL BY NAME SELECT *, 'added' AS side FROM cells_added),
             grouped AS (
@@ -107,7 +113,7 @@ def _merge(con: duckdb.DuckDBPyConnection) -> None:
             FROM grouped WHERE claims > 0"""
     )
     unknown = "SELECT citation_hash FROM cells_merged WHERE valued > 0 AND (low IS NULL OR high IS NULL)"
-    con.execute(f"DELETE FROM {CITED_CELLS} WHERE citation_hash IN (SELECT citation_hash FROM cells_touched)")
+    con.execute(f"DELETE FROM {CITED_CELLS} WHERE {touched}")
     con.execute(f"INSERT INTO {CITED_CELLS} BY NAME SELECT * FROM cells_merged WHERE citation_hash NOT IN ({unknown})")
     con.execute(f"INSERT INTO {CITED_CELLS} BY NAME {cells(f'citation_hash IN ({unknown})')}")
 
