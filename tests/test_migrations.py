@@ -24,9 +24,7 @@ def test_bulk_tables_declare_no_keys_or_indexes(archive):
         )
         == []
     )
-    assert rows(archive, "SELECT table_name, index_name FROM duckdb_indexes()") == [
-        (CLAIM_INDEX, CLAIM_INDEX_BY_TASK)
-    ]
+    assert rows(archive, "SELECT table_name, index_name FROM duckdb_indexes()") == [(CLAIM_INDEX, CLAIM_INDEX_BY_TASK)]
     assert CLAIM_INDEX not in INDEX_TABLES
 
 
