@@ -102,6 +102,7 @@ def test_a_pending_result_is_derived_whatever_its_kept_rows_say(samples, tmp_pat
         audit_exact(con)
 
 
+@pytest.mark.slow
 def test_db_check_finds_a_kept_audit_row_that_is_not_its_definition_and_repair_makes_it_again(samples, tmp_path):
     db = tmp_path / "a.duckdb"
     db.write_bytes(samples.read_bytes())
@@ -116,6 +117,7 @@ def test_db_check_finds_a_kept_audit_row_that_is_not_its_definition_and_repair_m
         audit_exact(archive.con)
 
 
+@pytest.mark.slow
 def test_an_archive_of_schema_15_builds_its_kept_audit_when_it_is_upgraded(tmp_path):
     """`db upgrade` says each batch of results it makes (at 10M claims the kept audit takes 43 s); an open
     that upgrades makes them too."""

@@ -97,6 +97,7 @@ def test_a_write_that_removes_the_least_and_greatest_number_makes_them_again(tmp
     exact(db)
 
 
+@pytest.mark.slow
 def test_pending_results_are_read_from_the_definition(samples, tmp_path, monkeypatch):
     """An ingest whose refresh has not run leaves the claim index behind its copies: the subject pages then say
     what the refreshed index will."""
@@ -112,6 +113,7 @@ def test_pending_results_are_read_from_the_definition(samples, tmp_path, monkeyp
         assert pages(db, kind, name) == pages(samples, kind, name)
 
 
+@pytest.mark.slow
 def test_db_check_finds_a_kept_cell_that_is_not_its_definition_and_repair_makes_it_again(samples, tmp_path):
     db = tmp_path / "a.duckdb"
     shutil.copy(samples, db)
@@ -127,6 +129,7 @@ def test_db_check_finds_a_kept_cell_that_is_not_its_definition_and_repair_makes_
     assert db_command(db, "check").returncode == 0
 
 
+@pytest.mark.slow
 def test_an_archive_of_schema_18_makes_its_cited_cells_when_it_is_upgraded(samples, tmp_path):
     db = tmp_path / "old.duckdb"
     first_version_archive(str(db), str(SAMPLES), tmp_path, version=18)

@@ -129,6 +129,7 @@ def test_a_result_stored_in_two_files_is_counted_once_with_its_latest_copy(tmp_p
     exact(db)
 
 
+@pytest.mark.slow
 def test_an_ingest_killed_after_its_commit_leaves_answers_exact_and_the_next_write_refreshes(tmp_path):
     """The refresh runs after the last commit: killed between them, the results it touched are pending, read from
     the definition, so every answer is what the refreshed index gives; the next ingest refreshes them."""
@@ -192,6 +193,7 @@ def test_rows_healed_away_leave_the_index(tmp_path):
     exact(db)
 
 
+@pytest.mark.slow
 def test_db_check_finds_a_kept_row_that_is_not_its_definition_and_repair_makes_it_again(tmp_path):
     db = tmp_path / "a.duckdb"
     shutil.copy(task_file(tmp_path / "in" / "a.jsonl", "t-1", 0.3), tmp_path / "in" / "b.jsonl")
@@ -225,6 +227,7 @@ def test_every_reader_of_claims_reads_the_index(tmp_path):
     assert json.loads(done.stdout) == [{"study": "Planted"}]
 
 
+@pytest.mark.slow
 def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_path, monkeypatch):
     """DuckDB with more threads needs more memory for the same batch (CI's machine ran out at 200,000 results
     within 512 MB): the batch is rolled back and tried at half the size, and the index ends exact."""
@@ -289,6 +292,7 @@ def test_one_task_s_claims_are_read_by_the_index_on_task(tmp_path):
     exact(db)
 
 
+@pytest.mark.slow
 def test_an_archive_of_schema_17_stores_its_index_by_task_when_it_is_upgraded(tmp_path):
     db = tmp_path / "old.duckdb"
     first_version_archive(str(db), str(SAMPLES), tmp_path, version=17)

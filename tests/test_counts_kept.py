@@ -102,6 +102,7 @@ def test_a_new_version_of_a_file_and_a_refresh_not_yet_run_are_counted_as_define
     assert studies == {"Kept Counts Study", "Another Study"}
 
 
+@pytest.mark.slow
 def test_db_check_finds_a_count_that_is_not_its_definition_and_repair_makes_it_again(samples, tmp_path):
     db = tmp_path / "a.duckdb"
     shutil.copy(samples, db)
@@ -119,6 +120,7 @@ def test_db_check_finds_a_count_that_is_not_its_definition_and_repair_makes_it_a
         counts_exact(archive.con)
 
 
+@pytest.mark.slow
 def test_an_archive_of_schema_16_builds_its_counts_when_it_is_upgraded(tmp_path):
     db = tmp_path / "old.duckdb"
     first_version_archive(str(db), str(SAMPLES), tmp_path, version=16)
