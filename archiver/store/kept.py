@@ -10,6 +10,9 @@ migrations. Readers read `claim_citations` (`KEPT`): the index's rows, but a pen
 so an answer never depends on whether a refresh ran, was interrupted or is still to come (a killed ingest, an
 archive upgraded from before the index, a lake whose other writer refreshes later).
 
+Each write to the index changes the cited cells in its transaction (`store.cells`). A DuckDB file's index holds
+`task_id` first and has an ART index on it (`index_by_task`): one task's claims are found without a scan.
+
 On a lake that several writers share, every writer adds keys (appends never conflict), and a refresh deletes only
 the pending rows it read: a key another writer adds meanwhile stays pending for the next refresh. Two refreshes at
 once on one lake would delete the same index rows: DuckLake fails the second commit, which is retried.
