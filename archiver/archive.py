@@ -454,7 +454,8 @@ class Archive:
         from .query.selection import Selection
 
         query = QUERIES[name](Selection.of(**filters), order_by=order_by, limit=limit)
-        rows = QueryRows(self.con, query.sql, query.params)
+        limits = self._limits  # inside `bounded`, a cursor its watcher stops at a signal or the timeout
+        rows = QueryRows(self.con, query.sql, query.params, **({"cursor_of": limits.cursor} if limits else {}))
         return Listing(query.fields, rows, table_fields=query.table_fields, spelled=json_text(rows, query.fields))
 
     def unmatched(self, **filters) -> list[str]:

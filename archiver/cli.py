@@ -746,7 +746,7 @@ def tell_unmatched(archive, nothing: str, selection: dict, only_unmatched: bool 
 def run_lineage(name: str, db, wait, fmt, headers, limit, order_by, selection: dict) -> None:
     from .query.limits import LISTING_MEMORY
 
-    with open_archive(db, wait, read_only=True) as archive, archive.bounded(LISTING_MEMORY, timeout=0):
+    with ended_by_signals(), open_archive(db, wait, read_only=True) as archive, archive.bounded(LISTING_MEMORY, 0):
         count = write_listing(getattr(archive, name)(order_by=order_by, limit=limit, **selection), fmt, headers)
         if not count and limit != 0:
             tell_unmatched(archive, f"no {'rows' if name == 'impact' else name} match", selection)
@@ -809,7 +809,10 @@ def show(ident: str, fmt: str, output: str | None, copy: str | None, db, wait) -
       archiver show task-vrs-rpc-funnel --format html -o funnel.html
       archiver show ctx-versant-rest --format json | jq '.results[].citations'
     """
-    with open_archive(db, wait, read_only=True) as archive:
+    from .query.limits import LISTING_MEMORY
+    from .store.connection import bounded_memory
+
+    with open_archive(db, wait, read_only=True) as archive, bounded_memory(archive.con, LISTING_MEMORY):
         width = None if output else terminal_width(sys.stdout)
         page = archive.render(ident, fmt, copy, colour=not output and wants_colour(sys.stdout), width=width)
     if output:

@@ -373,3 +373,24 @@ def test_show_fits_a_table_to_the_terminal_by_the_one_rule(archive, write):
     assert "   segment  Adults 18-34, urban," in narrow
     assert "   share    0.42" in narrow
     assert "   n        1210" in narrow
+
+
+def test_show_holds_duckdb_to_the_listing_memory(lineage, tmp_path, monkeypatch):
+    """`archiver show` reads a task's stored copies with DuckDB's buffer pool held as `archiver query` holds it
+    (at 100M claims a task's page peaked at 1.8 GiB unbounded, 1.2 GiB held)."""
+    import archiver.query.limits
+    from archiver.archive import Archive
+
+    lineage.close()
+    monkeypatch.setattr(archiver.query.limits, "LISTING_MEMORY", 96 * 2**20)
+    seen, render = [], Archive.render
+
+    def noted(self, *args, **kwargs):
+        seen.append(self.con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        return render(self, *args, **kwargs)
+
+    monkeypatch.setattr(Archive, "render", noted)
+    result = CliRunner().invoke(main, ["show", "t1", "--db", str(tmp_path / "archive.duckdb")])
+    assert result.exit_code == 0, result.output
+    assert "   share  0.42" in result.output
+    assert seen == ["96.0 MiB"]
