@@ -59,11 +59,9 @@ def audit_exact(con) -> int:
 
 
 @pytest.fixture(scope="module")
-def samples(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("kept") / "a.duckdb"
-    with Archive.open(str(db)) as archive:
-        archive.ingest([str(SAMPLES)])
-    return db
+def samples(samples_copy: str) -> Path:
+    """The samples' archive (`conftest.samples_copy`: ingested once a run), this file's own copy."""
+    return Path(samples_copy)
 
 
 def test_after_ingesting_the_samples_the_kept_audit_is_its_definition(samples):

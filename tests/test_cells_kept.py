@@ -45,11 +45,9 @@ SUBJECTS = (
 
 
 @pytest.fixture(scope="module")
-def samples(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("cells") / "a.duckdb"
-    with Archive.open(str(db)) as archive:
-        archive.ingest([str(SAMPLES)])
-    return db
+def samples(samples_copy: str) -> Path:
+    """The samples' archive (`conftest.samples_copy`: ingested once a run), this file's own copy."""
+    return Path(samples_copy)
 
 
 def pages(db: Path, kind: str, name: str) -> tuple:
