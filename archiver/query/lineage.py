@@ -7,7 +7,7 @@ names a field only after it is checked against the query's own fields.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 from ..errors import QueryError
 from ..store import views
@@ -71,6 +71,11 @@ class Query:
     windowed: str | None = None
     """The same rows with `{window}` where a LIMIT and OFFSET go before what only the rows shown need (a page's
     verdicts, `claims`); None: a window goes after the whole query."""
+    weighted: str | None = None
+    """The same rows as fewer, weighted ones (`weight`: how many rows each stands for, with every column a count or
+    facet groups by), with `{cells}` where the kept cited cells go (`store.cells.source`), and the same parameters:
+    what a page's count and facets are summed from (`claims` chosen by a citation's fields and the agent alone);
+    None: they are counted over the rows."""
 
 
 def _order(order_by: str | None, fields: tuple[str, ...], default: str, columns: dict[str, str] | None = None) -> str:
@@ -153,12 +158,27 @@ def claims(filters: Selection, order_by: str | None = None, limit: int | None = 
         FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM claim_citations k {_VERDICT_JOIN}) claim_citations
         WHERE {where} ORDER BY {order}"""
     query = _query(sql, params, limit, CLAIM_FIELDS, CLAIM_TABLE_FIELDS)
+    if limit is None and filters.chooses_citations() and _by_cells(filters):
+        query.weighted = f"SELECT *, claims AS weight FROM {{cells}} WHERE {where}"
     if limit is None and not any(name in order for name in (*VERDICT_FIELDS, '"status"')):
         chosen = f"SELECT * FROM claim_citations WHERE {where} ORDER BY {order} {{window}}"
         query.windowed = f"""
         SELECT {columns}
         FROM (SELECT k.*, {_VERDICT_COLUMNS} FROM ({chosen}) k {_VERDICT_JOIN}) claim_citations ORDER BY {order}"""
     return query
+
+
+CELL_FILTERS = frozenset(
+    {"study", "period", "column", "table", "function", "agent", "min_n", "max_n", "valid", "inferred"}
+)
+"""The filters whose columns the kept cited cells hold (`store.cells.KEYS`): a cited claim passes them as its cell
+does."""
+
+
+def _by_cells(filters: Selection) -> bool:
+    """Whether `filters` chooses whole cited cells: it sets no filter but `CELL_FILTERS`."""
+    rest = {f.name: None for f in fields(filters) if f.name in CELL_FILTERS}
+    return replace(filters, **rest).where()[0] == "TRUE"
 
 
 def citations(
