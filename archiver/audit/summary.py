@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..store.views import copy_unit
+from ..store.views import copy_unit, with_agent
 
 if TYPE_CHECKING:
     import duckdb
 
-# A copy's agent is its file's (`result_agents`: a card in the same file, else in the same
-# directory), so it is looked up once per file (of the files holding a chosen result, `{files}`).
-FILE_AGENTS = """
+# A copy's agent is its file's (`views.with_agent`: a card in the same file, else in the same directory), so it is
+# looked up once per file (of the files holding a chosen result, `{files}`), from the file alone: through
+# `result_agents`, every copy's agent was found before a file's was chosen (0.5-0.8 s at 100M claims).
+FILE_AGENTS = f"""
 CREATE OR REPLACE TEMP TABLE audit_file_agents AS
-SELECT f.source_path, a.agent
-FROM (SELECT source_path, min(copy_id) AS copy_id FROM results WHERE {files} GROUP BY source_path) f
-JOIN result_agents a ON a.copy_id = f.copy_id
+SELECT source_path, agent
+FROM ({with_agent("SELECT source_path, any_value(source_dir) AS source_dir FROM results WHERE {files} GROUP BY ALL")})
 """
 
 # Whether every value of `x` among a group's rows in scope is the same (NULL included).
