@@ -13,7 +13,7 @@ import duckdb
 
 from .defaults import MIN_BASE
 from .errors import ArchiveError, QueryError, UsageError
-from .store import cells, counts, kept, migrations, trust, views
+from .store import audit_sums, cells, counts, kept, migrations, trust, views
 from .store.backend import Location, exists, locate
 from .store.connection import DEFAULT_WAIT_SECONDS, catalog_locked, connect, retry_busy, transaction
 from .store.heal import Healed, heal, orphans, recovering, refuse_while_writing
@@ -402,6 +402,8 @@ class Archive:
             cells.rebuild(self.con)  # made again whole, not changed by differences
         counts.rebuild(self.con)  # its sums made again too, not changed by differences
         audit_kept.refresh(self.con)  # `rebuild` marked every result pending for the kept audit too
+        with transaction(self.con):
+            audit_sums.rebuild(self.con)  # made again whole, not changed by differences
         self._define_views()
         return healed
 

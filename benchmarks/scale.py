@@ -115,8 +115,9 @@ def _audit_again(target_db: Path, say) -> None:
             started = time.perf_counter()
         define_wording(con)
         with transaction(con):
-            for table in (*AUDIT_KEPT, "audit_pending"):
-                con.execute(f"DELETE FROM {table}")
+            for table in (*AUDIT_KEPT, "audit_pending", "audit_summary_kept"):
+                if table in have:  # the sums since schema 20, changed by `_make` from nothing
+                    con.execute(f"DELETE FROM {table}")
             audit_kept._make(con, every)
         with transaction(con):  # the conflicting-claims findings of every quantity, which `_make` left pending
             audit_kept._make_conflicts(con, "quantity IS NOT NULL")

@@ -18,7 +18,7 @@ from archiver.audit import RULES
 from archiver.audit import kept as audit_kept
 from archiver.audit.run import audited
 from archiver.query.selection import Selection
-from archiver.store import kept, migrations
+from archiver.store import audit_sums, kept, migrations
 from archiver.store.tables import (
     AUDIT_FINDINGS,
     AUDIT_PENDING,
@@ -50,6 +50,7 @@ def audit_exact(con) -> int:
     audit reading the kept rows equal to one deriving everything. The findings kept."""
     assert kept.pending(con, AUDIT_PENDING) == 0
     assert audit_kept.differing(con) == []
+    assert con.execute(audit_sums.DIFFERING).fetchall() == []
     read, derived = audit_of(con, derive=False), audit_of(con, derive=True)
     assert read[0] == derived[0]
     assert read[1] == derived[1]
@@ -93,6 +94,7 @@ def test_a_pending_result_is_derived_whatever_its_kept_rows_say(samples, tmp_pat
         (key,) = con.execute(f"SELECT result_key FROM {AUDIT_FINDINGS} ORDER BY ALL LIMIT 1").fetchone()
         con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE result_key = ?", [key])
         con.execute(f"UPDATE {AUDIT_STATUS} SET quantitative = NOT quantitative, agent = 'stale'")
+        audit_sums.rebuild(con)  # the statuses' sums as stale as they are (every write to them changes both)
         con.execute(f"INSERT INTO {AUDIT_FINDINGS} SELECT * REPLACE ('stale' AS detail) FROM {AUDIT_FINDINGS}")
         con.execute(f"INSERT INTO {AUDIT_PENDING} SELECT DISTINCT result_key FROM results")
         assert audit_of(con, derive=False) == before
@@ -210,3 +212,75 @@ def test_conflicting_claims_are_kept_a_quantity_at_a_time(tmp_path):
         con.execute(f"UPDATE {AUDIT_FINDINGS} SET detail = 'stale' WHERE task_id = 't-3'")
         (stale,) = con.execute("SELECT result_key FROM results WHERE task_id = 't-3'").fetchone()
         assert audit_kept.differing(con) == [stale]
+
+
+def test_a_result_of_several_agents_studies_and_copies_is_summed_as_derived(tmp_path):
+    """The summary's kept sums (`store.audit_sums`) count a result once under each agent of its copies and each
+    study its citations name, and its claims once however many copies hold them, as deriving every count does: a
+    second copy from another agent's folder citing another study, then a third from a folder without a card."""
+
+    def copy(folder: str, card: str | None, claims: dict, **citation) -> str:
+        (tmp_path / folder).mkdir()
+        if card:
+            from tests.test_claim_index import CARD  # which imports this file's helpers
+
+            (tmp_path / folder / "card.json").write_text(json.dumps({**CARD, "name": card}))
+        task = v1_task("t-1", v1_cited_parts(claims, **citation))
+        task["status"]["timestamp"] = f"2026-04-2{len(folder)}T09:00:00Z"  # each file's own bytes
+        (tmp_path / folder / "tasks.json").write_text(json.dumps(jsonrpc_result({"task": task})))
+        return str(tmp_path / folder)
+
+    db = str(tmp_path / "a.duckdb")
+    with Archive.open(db) as archive:
+        archive.ingest([copy("a", "Agent A", {"share": 0.3})])
+        archive.ingest([cited_task(tmp_path / "other.json", "t-2", 0.5)])
+        audit_exact(archive.con)
+        archive.ingest([copy("b", "Agent B", {"share": 0.3, "other": 0.2}, study="Another Study")])
+        audit_exact(archive.con)
+        archive.ingest([copy("cc", None, {"share": 0.3})])  # the first copy's Part again: its claim counted once
+        audit_exact(archive.con)
+        summary = audit_of(archive.con, derive=False)[1]
+        kept_several = archive.con.execute(f"SELECT agents, studies, stored, claims FROM {AUDIT_STATUS} "
+                                           "WHERE agents IS NOT NULL").fetchall()  # fmt: skip
+    assert kept_several == [(["Agent A", "Agent B", None], ["Another Study", "Versant Mega Tracker"], 3, 3)]
+    assert [(group["agent"], group["results"]) for group in summary["per_agent"]] == [
+        ("Agent A", 1), ("Agent B", 1), (None, 2)
+    ]  # fmt: skip
+    assert [(group["study"], group["quantitative_results"]) for group in summary["per_study"]] == [
+        ("Another Study", 1), ("Versant Mega Tracker", 2)
+    ]  # fmt: skip
+    assert (summary["results"], summary["copies"], summary["claims"]) == (2, 4, 4)
+
+
+@pytest.mark.slow
+def test_db_check_finds_a_kept_sum_that_is_not_the_statuses_and_repair_makes_it_again(samples, tmp_path):
+    db = tmp_path / "a.duckdb"
+    db.write_bytes(samples.read_bytes())
+    with Archive.open(str(db)) as archive:
+        first = "(SELECT min(name) FROM audit_summary_kept WHERE kind = 'agent')"
+        archive.con.execute("UPDATE audit_summary_kept SET validly_cited_results = validly_cited_results + 1 "
+                            f"WHERE kind = 'agent' AND name = {first}")  # fmt: skip
+    checked = db_command(db, "check")
+    assert checked.returncode == 1
+    assert "problem: audit-sums: " in checked.stderr
+    assert db_command(db, "repair").returncode == 0
+    assert db_command(db, "check").returncode == 0
+    with Archive.open(str(db), read_only=True) as archive:
+        audit_exact(archive.con)
+
+
+@pytest.mark.slow
+def test_an_archive_of_schema_19_makes_its_summary_sums_when_it_is_upgraded(samples, tmp_path):
+    db = tmp_path / "old.duckdb"
+    first_version_archive(str(db), str(SAMPLES), tmp_path, version=19)
+    with Archive.open(str(db), read_only=True, upgrade=False) as archive:
+        several = archive.con.execute(f"SELECT count(*) FROM {AUDIT_STATUS} WHERE stored > 1").fetchone()[0]
+    assert several > 0  # their claims are now counted once across copies: made again
+    upgraded = db_command(db, "upgrade")
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert f"the kept audit: {several:,} of {several:,} results made" in upgraded.stderr
+    with Archive.open(str(db), read_only=True) as archive:
+        audit_exact(archive.con)
+        upgraded_summary = audit_of(archive.con, derive=False)[1]
+    with Archive.open(str(samples), read_only=True) as archive:
+        assert upgraded_summary == audit_of(archive.con, derive=False)[1]

@@ -35,7 +35,8 @@ MADE = "audit_made"
 """The temporary table `of_results` leaves the chosen results' findings in (their status: `audit_result_status`)."""
 
 TEMPORARY = (
-    "audit_copies", "audit_cards", "audit_records", "audit_file_agents", "audit_result_status", "audit_cited_parts",
+    "audit_copies", "audit_cards", "audit_records", "audit_file_agents", "audit_result_status", "audit_summary_rows",
+    "audit_cited_parts",
 )  # fmt: skip
 """The temporary tables a derivation leaves on its connection: the scope, the summary's and the rules' own."""
 

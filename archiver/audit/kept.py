@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..defaults import MIN_BASE
 from ..query.selection import Selection
+from ..store import audit_sums
 from ..store import kept as store_kept
 from ..store.connection import drop_temporary, temporary_view
 from ..store.tables import (
@@ -34,6 +35,7 @@ from ..store.tables import (
     AUDIT_QUANTITIES,
     AUDIT_QUANTITIES_PENDING,
     AUDIT_STATUS,
+    AUDIT_SUMS,
 )
 from ..store.views import PLACES, placed
 from .derive import MADE, find, of_results
@@ -41,7 +43,7 @@ from .derive import TEMPORARY as DERIVED_TEMPORARY
 from .report import FINDING_FIELDS
 from .rules import RULES, RULES_BY_ID, Rule, conflicting_claims, result_quantities
 from .scope import materialize
-from .summary import prepare_agents
+from .summary import SUMMED, prepare_agents
 from .wording import define as define_wording
 
 if TYPE_CHECKING:
@@ -66,7 +68,7 @@ _FIELDS = ", ".join(FINDING_FIELDS)
 _PLACED = ", ".join((*FINDING_FIELDS, *PLACES))
 STATUS_FIELDS = (
     "result_key", "copies_all", "finished", "cited_any", "quantitative", "cited", "validly_cited", "copies", "stored",
-    "claims", "agent", "one_agent", "study", "one_study",
+    "claims", "agent", "one_agent", "study", "one_study", "agents", "studies",
 )  # fmt: skip
 """A result's status as `audit_status_kept` keeps it and `summary.RESULT_STATUS` defines it."""
 _PENDING = "result_key IN (SELECT result_key FROM audit_pending_now)"
@@ -107,6 +109,7 @@ def _make(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
     con.execute(f"INSERT INTO {AUDIT_QUANTITIES} SELECT result_key, quantity FROM ({result_quantities(chosen)})")
     con.execute(f"INSERT INTO {AUDIT_QUANTITIES_PENDING} {quantities}")
     of_results(con, chosen, _PER_RESULT, MIN_BASE)
+    audit_sums.change(con, f"(SELECT * FROM {AUDIT_STATUS} WHERE {chosen})", "audit_result_status")
     con.execute(f"DELETE FROM {AUDIT_STATUS} WHERE {chosen}")
     con.execute(f"INSERT INTO {AUDIT_STATUS} BY NAME SELECT * FROM audit_result_status")
     con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE {chosen}")  # conflicting-claims too: made by quantity
@@ -187,8 +190,9 @@ def kept_rules(rules: list[Rule], min_base: float, settled: bool = True) -> list
 
 
 def read(con: duckdb.DuckDBPyConnection, rules: list[Rule], min_base: float) -> str | None:
-    """An unfiltered audit's `audit_findings` and `audit_result_status`, temporary views (and the scope and
-    `audit_file_agents` the summary reads), on `con`: the kept rows, a pending result's derived from its copies,
+    """An unfiltered audit's `audit_findings`, `audit_result_status` and the summary's `SUMMED`, temporary views (and
+    the scope and `audit_file_agents` the summary reads), on `con`: the kept rows and sums, a pending result's derived
+    from its copies,
     and the rules that are not kept run over the whole archive (into `audit_derived`). When nothing is pending,
     the SQL of the kept findings the audit holds, each with its place (`views.PLACES`), over the archive's tables
     alone (so it can be read after the audit's temporary tables are gone); else None."""
@@ -209,6 +213,11 @@ def read(con: duckdb.DuckDBPyConnection, rules: list[Rule], min_base: float) -> 
     materialize(con, Selection())
     prepare_agents(con)
     temporary_view(con, "audit_result_status", status)  # read in place: a copy cost most of a summary's time
+    sums = f"SELECT {', '.join((*audit_sums.KEYS, *audit_sums.SUMS))} FROM {AUDIT_SUMS}"
+    if waiting:  # a pending result's kept status taken out of the sums, its status derived put in
+        kept_pending = f"(SELECT * FROM {AUDIT_STATUS} WHERE {_PENDING})"
+        sums += f" UNION ALL {audit_sums.rows(kept_pending, -1)} UNION ALL {audit_sums.rows('audit_pending_status')}"
+    temporary_view(con, SUMMED, sums)
     find(con, [rule for rule in rules if rule not in kept], {"min_base": min_base}, into="audit_derived")
     findings.append(f"SELECT {_FIELDS} FROM audit_derived")
     temporary_view(con, "audit_findings", " UNION ALL ".join(findings))

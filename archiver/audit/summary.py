@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..store import audit_sums
+from ..store.connection import temporary_view
 from ..store.views import copy_unit, with_agent
 
 if TYPE_CHECKING:
@@ -42,103 +44,54 @@ _ORIGIN_UNITS = f"""
 
 # One row per result of the archive: how many copies it has, whether one is terminal and whether
 # one holds a citation (what the rules judge by); and over its copies in scope (none: `copies`
-# 0, left out of the counts): whether it is quantitative, cited, validly cited, the claims of
-# the one copy when it has one (a copy counts its distinct claims), and its agent and study when
-# it has a single one (no citation: study NULL), else a flag. Of the results `{chosen}` chooses (a
-# condition on `result_key`; TRUE: all): each result's row is made from its own copies alone.
+# 0, left out of the counts): whether it is quantitative, cited, validly cited, its claims (a copy
+# counts its distinct claims; a result stored several times, those of its copies told apart by Part
+# content and pointer), and its agent and study when it has a single one (no citation: study NULL), else
+# a flag and the list of them. Of the results `{chosen}` chooses (a condition on `result_key`; TRUE:
+# all): each result's row is made from its own copies alone.
 RESULT_STATUS = f"""
 CREATE OR REPLACE TEMP TABLE audit_result_status AS
 WITH cited AS (
     SELECT result_key, bool_or(scoped) AS cited, bool_and(valid AND NOT inferred) FILTER (WHERE scoped) AS valid,
-           min(study) FILTER (WHERE scoped) AS study, {_ONE.format(x="study")} AS one_study
+           min(study) FILTER (WHERE scoped) AS study, {_ONE.format(x="study")} AS one_study,
+           list_sort(list(DISTINCT study) FILTER (WHERE scoped)) AS studies
     FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM citations WHERE {{chosen}})
+    GROUP BY result_key
+),
+stored AS MATERIALIZED (
+    SELECT r.result_key, count(*) FILTER (WHERE r.origin IS NULL) AS copies_all, bool_or(r.terminal) AS finished,
+           coalesce(bool_or(r.claims > 0) FILTER (WHERE scoped), false) AS quantitative,
+           count(*) FILTER (WHERE r.origin IS NULL AND scoped) AS copies,
+           count(*) FILTER (WHERE scoped) AS stored,
+           CAST(sum(r.claims) FILTER (WHERE scoped) AS BIGINT) AS claims,
+           min(f.agent) FILTER (WHERE scoped) AS agent, {_ONE.format(x="f.agent")} AS one_agent,
+           list_sort(list(DISTINCT f.agent) FILTER (WHERE scoped)) AS agents
+    FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM results WHERE {{chosen}}) r
+    JOIN audit_file_agents f ON f.source_path = r.source_path
+    GROUP BY r.result_key
+),
+claimed AS (
+    SELECT result_key, count(*) AS claims FROM (
+        SELECT DISTINCT result_key, content_hash, pointer FROM claims
+        WHERE {{chosen}} AND result_key IN (SELECT result_key FROM stored WHERE stored > 1)
+          AND audit_copy_in_scope(copy_id))
     GROUP BY result_key
 )
 SELECT s.result_key, s.copies_all + coalesce(o.copies_all, 0) AS copies_all, s.finished,
        c.result_key IS NOT NULL AS cited_any, s.quantitative, coalesce(c.cited, false) AS cited,
        s.quantitative AND coalesce(c.valid, false) AS validly_cited, s.copies + coalesce(o.copies, 0) AS copies,
-       s.stored, s.claims, s.agent, s.one_agent, c.study, coalesce(c.one_study, true) AS one_study
-FROM (SELECT r.result_key, count(*) FILTER (WHERE r.origin IS NULL) AS copies_all, bool_or(r.terminal) AS finished,
-             coalesce(bool_or(r.claims > 0) FILTER (WHERE scoped), false) AS quantitative,
-             count(*) FILTER (WHERE r.origin IS NULL AND scoped) AS copies,
-             count(*) FILTER (WHERE scoped) AS stored,
-             CAST(sum(r.claims) FILTER (WHERE scoped) AS BIGINT) AS claims,
-             min(f.agent) FILTER (WHERE scoped) AS agent, {_ONE.format(x="f.agent")} AS one_agent
-      FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM results WHERE {{chosen}}) r
-      JOIN audit_file_agents f ON f.source_path = r.source_path
-      GROUP BY r.result_key) s
+       s.stored, CASE WHEN s.stored > 1 THEN coalesce(m.claims, 0) ELSE s.claims END AS claims,
+       s.agent, s.one_agent, c.study, coalesce(c.one_study, true) AS one_study,
+       CASE WHEN NOT s.one_agent THEN s.agents END AS agents, CASE WHEN NOT c.one_study THEN c.studies END AS studies
+FROM stored s
 LEFT JOIN ({_ORIGIN_UNITS}) o ON o.result_key = s.result_key
 LEFT JOIN cited c ON c.result_key = s.result_key
+LEFT JOIN claimed m ON m.result_key = s.result_key
 """
 
-# Claims are distinct per result, Part content and pointer: a result stored once has its copy's
-# count; only the claims of results stored several times in scope (several copies, or an origin copy
-# spread over several segments) are deduplicated here.
-TOTALS = """
-SELECT count(*) AS results,
-       coalesce(sum(copies), 0) AS copies,
-       count(*) FILTER (WHERE quantitative) AS quantitative_results,
-       count(*) FILTER (WHERE cited) AS cited_results,
-       count(*) FILTER (WHERE validly_cited) AS validly_cited_results,
-       coalesce(sum(claims) FILTER (WHERE stored = 1), 0) + (
-           SELECT count(*) FROM (
-               SELECT DISTINCT result_key, content_hash, pointer FROM claims
-               WHERE result_key IN (SELECT result_key FROM audit_result_status WHERE stored > 1)
-                 AND audit_copy_in_scope(copy_id))) AS claims
-FROM audit_result_status
-WHERE copies > 0
-"""
-
-# Each result counts once for each of its agents (the agents of its copies in scope); `{several}`: the rows of
-# results with several agents (`_SEVERAL_AGENTS`), or none where no result has several (a scan of every copy).
-PER_AGENT = """
-SELECT agent,
-       count(*) AS results,
-       count(*) FILTER (WHERE quantitative) AS quantitative_results,
-       count(*) FILTER (WHERE validly_cited) AS validly_cited_results
-FROM (
-    SELECT agent, quantitative, validly_cited FROM audit_result_status WHERE copies > 0 AND one_agent
-    {several}
-)
-GROUP BY agent
-ORDER BY agent NULLS LAST
-"""
-
-_SEVERAL_AGENTS = """
-    UNION ALL
-    SELECT a.agent, s.quantitative, s.validly_cited
-    FROM (SELECT DISTINCT r.result_key, f.agent
-          FROM results r JOIN audit_file_agents f ON f.source_path = r.source_path
-          WHERE r.result_key IN (SELECT result_key FROM audit_result_status WHERE copies > 0 AND NOT one_agent)
-            AND audit_copy_in_scope(r.copy_id)) a
-    JOIN audit_result_status s ON s.result_key = a.result_key"""
-
-# Each quantitative result counts once for each study it cites (in its copies in scope); an
-# uncited one under study NULL. `{several}` as in `PER_AGENT`.
-PER_STUDY = """
-SELECT study,
-       count(*) AS quantitative_results,
-       count(*) FILTER (WHERE validly_cited) AS validly_cited_results
-FROM (
-    SELECT study, validly_cited FROM audit_result_status WHERE copies > 0 AND quantitative AND one_study
-    {several}
-)
-GROUP BY study
-ORDER BY study NULLS LAST
-"""
-
-_SEVERAL_STUDIES = """
-    UNION ALL
-    SELECT x.study, s.validly_cited
-    FROM (SELECT DISTINCT result_key, study FROM citations
-          WHERE result_key IN (SELECT result_key FROM audit_result_status
-                               WHERE copies > 0 AND quantitative AND NOT one_study)
-            AND audit_copy_in_scope(copy_id)) x
-    JOIN audit_result_status s ON s.result_key = x.result_key"""
-
-_SEVERAL = """SELECT coalesce(bool_or(NOT one_agent) FILTER (WHERE copies > 0), false),
-                     coalesce(bool_or(NOT one_study) FILTER (WHERE copies > 0 AND quantitative), false)
-              FROM audit_result_status"""
+SUMMED = "audit_summary_rows"
+"""What the counts are summed from (`store.audit_sums.rows`): a temporary view that the audit makes of its statuses
+(`prepare`), or of the kept sums (`audit.kept.read`)."""
 
 
 def share(validly_cited: int, quantitative: int) -> float | None:
@@ -173,6 +126,7 @@ def prepare(con: duckdb.DuckDBPyConnection, chosen: str = "TRUE") -> None:
     `chosen` chooses (a condition on `result_key`) and their files."""
     prepare_agents(con, chosen)
     con.execute(RESULT_STATUS.format(chosen=chosen))
+    temporary_view(con, SUMMED, audit_sums.rows("audit_result_status"))
 
 
 def prepare_agents(con: duckdb.DuckDBPyConnection, chosen: str = "TRUE") -> None:
@@ -182,18 +136,23 @@ def prepare_agents(con: duckdb.DuckDBPyConnection, chosen: str = "TRUE") -> None
 
 
 def counts(con: duckdb.DuckDBPyConnection) -> dict:
-    """Totals, and the validly cited share overall, per agent and per study (no study: uncited)."""
-    totals = _rows(con, TOTALS)[0]
+    """Totals, and the validly cited share overall, per agent and per study (no study: uncited): the sums of
+    `SUMMED`."""
+    sums = con.execute(f"{audit_sums.summed(f'SELECT * FROM {SUMMED}')} ORDER BY kind, name NULLS LAST").fetchall()
+    by = {kind: [dict(zip(("name", *audit_sums.SUMS), row[1:], strict=True)) for row in sums if row[0] == kind]
+          for kind in (audit_sums.TOTAL, audit_sums.AGENT, audit_sums.STUDY)}  # fmt: skip
+    totals = {name: total for name, total in (by[audit_sums.TOTAL] or [dict.fromkeys(audit_sums.SUMS, 0)])[0].items()
+              if name != "name"}  # fmt: skip
     totals["validly_cited_share"] = share(totals["validly_cited_results"], totals["quantitative_results"])
-    agents, studies = con.execute(_SEVERAL).fetchone()
-    for name, sql in (
-        ("per_agent", PER_AGENT.format(several=_SEVERAL_AGENTS if agents else "")),
-        ("per_study", PER_STUDY.format(several=_SEVERAL_STUDIES if studies else "")),
+    for name, kind, fields in (
+        ("per_agent", audit_sums.AGENT, ("results", "quantitative_results", "validly_cited_results")),
+        ("per_study", audit_sums.STUDY, ("quantitative_results", "validly_cited_results")),
     ):
-        groups = _rows(con, sql)
-        for group in groups:
-            group["validly_cited_share"] = share(group["validly_cited_results"], group["quantitative_results"])
-        totals[name] = groups
+        totals[name] = [
+            {kind: group["name"], **{field: group[field] for field in fields},
+             "validly_cited_share": share(group["validly_cited_results"], group["quantitative_results"])}
+            for group in by[kind]
+        ]  # fmt: skip
     return totals
 
 

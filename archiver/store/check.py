@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from ..errors import ArchiveError
-from . import cells, chunks, counts, kept
+from . import audit_sums, cells, chunks, counts, kept
 from .tables import (
     CHUNKED_COLUMNS,
     CHUNKS_TABLE,
@@ -203,6 +203,12 @@ CHECKS = (
         "cited-cells",
         "kept cited cells that are not their definition over the claim index (`archiver db repair` makes them again)",
         cells.DIFFERING,
+    ),
+    Check(
+        "audit-sums",
+        "the audit summary's kept counts that are not the sums of the kept statuses (`archiver db repair` makes them "
+        "again)",
+        audit_sums.DIFFERING,
     ),
     Check(
         "duplicate-claim",

@@ -112,8 +112,6 @@ def result_counts(chosen: str) -> str:
 DEFINITION = f"SELECT kind, name, day, sum(n) AS n FROM ({result_counts('TRUE')}) GROUP BY ALL"
 """Every count over the whole archive, from its copies: what `counts_kept` keeps."""
 
-_KEY = "k.kind = m.kind AND k.name IS NOT DISTINCT FROM m.name AND k.day IS NOT DISTINCT FROM m.day"
-
 
 def refresh(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None) -> int:
     """Make the counts of every pending result again, and the sums with them (`store.kept.refreshing`). Returns
@@ -122,23 +120,16 @@ def refresh(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None]
         return kept.refreshing(con, COUNTS_PENDING, _make, "the counts' pending results stay so", on_batch,
                                REFRESH_RESULTS)  # fmt: skip
     finally:
-        drop_temporary(con, "counts_made", "counts_merged")
+        drop_temporary(con, "counts_made")
 
 
 def _make(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
     """In the caller's transaction: the rows of the results `chosen` chooses made again, the sums changed by the
     difference."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE counts_made AS {result_counts(chosen)}")
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE counts_merged AS
-            SELECT m.kind, m.name, m.day, coalesce(any_value(k.n), 0) + sum(m.n) AS n
-            FROM (SELECT kind, name, day, -n AS n FROM {RESULT_COUNTS} WHERE {chosen}
-                  UNION ALL SELECT kind, name, day, n FROM counts_made) m
-            LEFT JOIN {COUNTS} k ON {_KEY}
-            GROUP BY m.kind, m.name, m.day HAVING sum(m.n) <> 0"""
-    )
-    con.execute(f"DELETE FROM {COUNTS} k WHERE EXISTS (SELECT 1 FROM counts_merged m WHERE {_KEY})")
-    con.execute(f"INSERT INTO {COUNTS} SELECT kind, name, day, n FROM counts_merged WHERE n <> 0")
+    change = f"""SELECT kind, name, day, -n AS n FROM {RESULT_COUNTS} WHERE {chosen}
+                 UNION ALL SELECT kind, name, day, n FROM counts_made"""
+    kept.add_to_sums(con, COUNTS, ("kind", "name", "day"), ("n",), change)
     con.execute(f"DELETE FROM {RESULT_COUNTS} WHERE {chosen}")
     con.execute(f"INSERT INTO {RESULT_COUNTS} SELECT result_key, kind, name, day, n FROM counts_made")
 

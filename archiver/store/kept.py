@@ -26,7 +26,7 @@ from functools import partial
 import duckdb
 
 from . import cells
-from .connection import bounded_memory, committed, transaction
+from .connection import bounded_memory, committed, drop_temporary, transaction
 from .tables import CLAIM_INDEX as INDEX
 from .tables import CLAIM_INDEX_BY_TASK as BY_TASK
 from .tables import CLAIM_INDEX_PENDING as PENDING
@@ -146,6 +146,29 @@ def _make_index(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
         con.execute(f"INSERT INTO {INDEX} BY NAME SELECT * FROM ({claim_citations(chosen)})")
 
     cells.changing(con, chosen, change)
+
+
+def add_to_sums(
+    con: duckdb.DuckDBPyConnection, table: str, keys: tuple[str, ...], sums: tuple[str, ...], change: str
+) -> None:
+    """In the caller's transaction: the sums `table` keeps (a row per `keys`, a column per `sums`) changed by the rows
+    of `change` (SQL of the same columns: what to add, negative what to take away); a row whose sums all come to 0
+    goes. A key the change adds nothing to is not touched."""
+    key = " AND ".join(f"k.{name} IS NOT DISTINCT FROM m.{name}" for name in keys)
+    grouped = ", ".join(f"m.{name}" for name in keys)
+    summed = ", ".join(f"coalesce(any_value(k.{name}), 0) + sum(m.{name}) AS {name}" for name in sums)
+    changed = " OR ".join(f"sum(m.{name}) <> 0" for name in sums)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE sums_merged AS
+            SELECT {grouped}, {summed} FROM ({change}) m LEFT JOIN {table} k ON {key}
+            GROUP BY {grouped} HAVING {changed}"""
+    )
+    try:
+        con.execute(f"DELETE FROM {table} k WHERE EXISTS (SELECT 1 FROM sums_merged m WHERE {key})")
+        kept = " OR ".join(f"{name} <> 0" for name in sums)
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM sums_merged WHERE {kept}")
+    finally:
+        drop_temporary(con, "sums_merged")
 
 
 def refreshing(

@@ -12,7 +12,7 @@ import duckdb
 
 from .._core import migrations as built_in
 from ..errors import ArchiveError
-from . import cells, views
+from . import audit_sums, cells, views
 from .connection import transaction
 from .kept import index_by_task
 from .reread import claims_read_again
@@ -137,9 +137,9 @@ def _raced(step, done) -> bool:
 _RACE_ATTEMPTS = 5
 
 
-AFTER = {14: claims_read_again, 18: index_by_task, 19: cells.rebuild}
+AFTER = {14: claims_read_again, 18: index_by_task, 19: cells.rebuild, 20: audit_sums.rebuild}
 """What a migration's SQL cannot do, done after it in its transaction: by version (`store.reread`, `store.kept`,
-`store.cells`)."""
+`store.cells`, `store.audit_sums`)."""
 
 
 def _apply(

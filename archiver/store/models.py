@@ -340,7 +340,7 @@ class ClaimIndexPendingRow(SQLModel, table=True):
 class AuditStatusKeptRow(SQLModel, table=True):
     """A result as the audit judges it (the temporary `audit_result_status` of an unfiltered audit), kept by the
     writes that change it (`audit.kept`): its copies, whether finished, quantitative, cited and validly cited,
-    its agent and study when it has one."""
+    its claims, its agent and study when it has one, its agents and studies when it has several."""
 
     __tablename__ = "audit_status_kept"
     result_key: str = Field(primary_key=True)
@@ -357,6 +357,10 @@ class AuditStatusKeptRow(SQLModel, table=True):
     one_agent: bool | None = None
     study: str | None = None
     one_study: bool | None = None
+    agents: list[str] | None = _strings()
+    """Its copies' agents, where they are several (else NULL: `agent`)."""
+    studies: list[str] | None = _strings()
+    """The studies its citations name, where they are several (else NULL: `study`)."""
 
 
 class AuditFindingsKeptRow(SQLModel, table=True):
@@ -434,6 +438,21 @@ class CountsPendingRow(SQLModel, table=True):
     result_key: str = Field(primary_key=True)
 
 
+class AuditSummaryKeptRow(SQLModel, table=True):
+    """The sums of what every kept status adds to the audit summary's counts, overall (`kind` 'total'), per agent
+    and per study (`store.audit_sums`): kept with the audit, equal to their definition over the statuses."""
+
+    __tablename__ = "audit_summary_kept"
+    kind: str = Field(primary_key=True)
+    name: str | None = None
+    results: int = _big(nullable=False)
+    copies: int = _big(nullable=False)
+    quantitative_results: int = _big(nullable=False)
+    cited_results: int = _big(nullable=False)
+    validly_cited_results: int = _big(nullable=False)
+    claims: int = _big(nullable=False)
+
+
 class CitedCellsKeptRow(SQLModel, table=True):
     """What the claim index's claims resting on one citation state in one cell and unit, of one agent's counted
     copies (`store.cells`): kept with the index, equal to its definition over the index."""
@@ -487,6 +506,7 @@ ROWS: dict[str, type[SQLModel]] = {
         CountsKeptRow,
         CountsPendingRow,
         CitedCellsKeptRow,
+        AuditSummaryKeptRow,
     )
 }
 """Every table's typed row, by table name."""

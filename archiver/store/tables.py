@@ -57,6 +57,10 @@ AUDIT_QUANTITIES_PENDING = "audit_quantities_pending"
 """The kept audit (each result's status, its findings, its quantity), the keys of the results whose rows in it
 are to be made again, and the quantities whose conflicting-claims findings are (migration 0016, `audit.kept`)."""
 
+AUDIT_SUMS = "audit_summary_kept"
+"""The audit summary's counts (results, quantitative, validly cited; overall, per agent and per study), the sums of
+what each kept status adds to them (migration 0020, `store.audit_sums`)."""
+
 CITED_CELLS = "cited_cells_kept"
 """What the claim index's claims state per agent, citation, cell and unit, kept with the index (migration 0019,
 `store.cells`)."""
