@@ -8,7 +8,6 @@ as ingest now writes them."""
 from __future__ import annotations
 
 import duckdb
-import pyarrow as pa
 
 from .._core import claim_rows
 from .chunks import whole
@@ -32,6 +31,13 @@ _CLAIM_COLUMNS = ("pointer", "value", "literal", "unit", "stated", "cell")
 def claims_read_again(con: duckdb.DuckDBPyConnection) -> None:
     """Replace the claims of every agent's data Part that is not a citation by the core's reading of its
     data, and count each stored copy's claims again."""
+    import pyarrow as pa  # here, not at the top: every command imports the migrations, few run this one (0.1 s)
+
+    schema = pa.schema(
+        [(name, pa.string()) for name in _COLUMNS]
+        + [("pointer", pa.string()), ("value", pa.float64())]
+        + [(name, pa.string()) for name in ("literal", "unit", "stated", "cell")]
+    )
     wanted = "SELECT part_id FROM parts WHERE kind = 'data' AND role = 'agent' AND NOT is_citation ORDER BY part_id"
     part_ids = [part_id for (part_id,) in con.execute(wanted).fetchall()]
     for start in range(0, len(part_ids), _BATCH):
@@ -48,16 +54,9 @@ def claims_read_again(con: duckdb.DuckDBPyConnection) -> None:
                 for name, value in zip(_CLAIM_COLUMNS, claim, strict=True):
                     columns[name].append(value)
         con.execute("DELETE FROM claims WHERE part_id IN (SELECT unnest(?))", [batch])
-        con.register("archiver_claims_read_again", pa.table(columns, schema=_SCHEMA))
+        con.register("archiver_claims_read_again", pa.table(columns, schema=schema))
         try:
             con.execute("INSERT INTO claims BY NAME SELECT * FROM archiver_claims_read_again")
         finally:
             con.unregister("archiver_claims_read_again")
     con.execute(_COUNTS)
-
-
-_SCHEMA = pa.schema(
-    [(name, pa.string()) for name in _COLUMNS]
-    + [("pointer", pa.string()), ("value", pa.float64())]
-    + [(name, pa.string()) for name in ("literal", "unit", "stated", "cell")]
-)
