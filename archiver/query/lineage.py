@@ -185,12 +185,14 @@ def citations(
     filters: Selection, order_by: str | None = None, limit: int | None = None, condition: str = "TRUE"
 ) -> Query:
     """The `citation_index` view's rows whose citation Parts pass the filters (and `condition`, SQL over a citation
-    Part's columns and its copy's, as `u`)."""
-    where, params = filters.where("u.")
-    where = where if condition == "TRUE" else f"{where} AND {condition}"
+    Part's own columns, as `u`): the Parts chosen by their own fields before their copies are read."""
+    parts, params = filters.where("u.", scope="citation")
+    parts = parts if condition == "TRUE" else f"{parts} AND {condition}"
+    where, copy_params = filters.where("u.", scope="copy")
     order = _order(order_by, CITATION_INDEX_FIELDS, "study, period, source_column, citation_hash")
-    sql = f"SELECT *, {status_sql(None)} AS status FROM ({views.citation_index(where)}) ORDER BY {order}"
-    return _query(sql, params, limit, (*CITATION_INDEX_FIELDS, "status"), CITATION_TABLE_FIELDS)
+    index = views.citation_index(where, parts)
+    sql = f"SELECT *, {status_sql(None)} AS status FROM ({index}) ORDER BY {order}"
+    return _query(sql, params + copy_params, limit, (*CITATION_INDEX_FIELDS, "status"), CITATION_TABLE_FIELDS)
 
 
 def impact(filters: Selection, order_by: str | None = None, limit: int | None = None) -> Query:

@@ -48,7 +48,7 @@ from .data import (
 from .downloads import DOWNLOADS, download, sent
 from .form import fields as form_fields
 from .form import selection as selection_from
-from .quantities import periods_of, quantity_rows, series_of
+from .quantities import QUANTITY_FIELDS, periods_of, quantity_rows, series_of
 from .tables import FACETS, Facet, Grid, facet_list, grid
 from .urls import as_twin, changed, day_query, encoded, href, wanted
 
@@ -233,7 +233,9 @@ def subject(server, request) -> Shown:
     kind = request.url.path.split("/")[1]
     name = _name(request, "name")
     selection = Selection.of(**{SUBJECTS[kind]: [name]})
-    (small_at, size), (conflicts_at, _) = (_page(request, f"{list_}_page") for list_ in ("small", "conflicts"))
+    (small_at, size), (conflicts_at, _), (quantities_at, _) = (
+        _page(request, f"{list_}_page") for list_ in ("small", "conflicts", "quantities")
+    )
     with server.archive() as archive:
         periods = ask(server, archive, ("periods", kind, name), lambda: by_period(archive.con, selection))
         small = ask(
@@ -242,9 +244,10 @@ def subject(server, request) -> Shown:
             ("small", kind, name, small_at, size),
             lambda: small_bases(archive.con, selection, small_at, size),
         )
-        cells, partial = ask(server, archive, ("claimed", kind, name), lambda: cited_values(archive.con, selection))
-        shown = claimed_charts(cells, partial, kind, name)
-        quantities = quantity_rows(cells)
+        charts, quantities, partial = ask(
+            server, archive, ("claimed", kind, name), lambda: claimed(archive.con, selection, kind, name)
+        )
+        shown = list(charts)
         per_day = verdicts = disagreeing = figure = None
         if kind in ("agent", "study"):
             figure = subject_figure(server.snapshots.get(archive).summary, kind, name)
@@ -294,12 +297,16 @@ def subject(server, request) -> Shown:
                 "Verdicts per day",
             )
         )
+    quantity_page = _listed_page(QUANTITY_FIELDS, quantities, quantities_at, size)
     context = {
         "kind": kind,
         "name": name,
         "figure": cited_figure(figure) if figure else None,
         "periods": periods,
-        "quantities": quantities,
+        "quantities": quantity_page,
+        "quantities_capped": partial,
+        "quantities_pager": _pager(request, quantity_page, "quantities_page"),
+        "chart_cells": CHART_CELLS,
         "charts": [Markup(chart) for chart in shown],
         "small": small,
         "small_grid": grid(request, "small", small.fields, small.rows),
@@ -319,6 +326,19 @@ def subject(server, request) -> Shown:
 def _subject_downloads(kind: str, parameter: str, name: str) -> list[tuple[str, str]]:
     """(format, address) of a subject's list `kind` (its small bases, a column's conflicts) as a file."""
     return [(f, f"/download/{kind}.{f}" + encoded({parameter: name})) for f in DOWNLOADS]
+
+
+def claimed(con, selection: Selection, kind: str, name: str) -> tuple[list[str], list[dict], bool]:
+    """What a subject's claims state, read once and kept with the page's other answers: its charts
+    (`claimed_charts`), every row of its quantities table (`quantity_rows`) and whether the cells were capped."""
+    cells, partial = cited_values(con, selection)
+    return claimed_charts(cells, partial, kind, name), quantity_rows(cells), partial
+
+
+def _listed_page(fields: tuple[str, ...], rows: list[dict], page: int, size: int) -> Page:
+    """Page `page` of a list already read whole (a subject's quantities)."""
+    start = (page - 1) * size
+    return Page(fields, rows[start : start + size], len(rows), page, size)
 
 
 def claimed_charts(cells: list[dict], partial: bool, kind: str, name: str) -> list[str]:

@@ -115,13 +115,21 @@ def series_of(rows: list[dict]) -> tuple[list[Series], list[Series]]:
     ]
 
 
+QUANTITY_FIELDS = (
+    "study", "table", "column", "function", "cell", "unit", "standing", "period", "least", "mean", "greatest",
+    "base_least", "base_greatest",
+)  # fmt: skip
+"""The fields of a row of what was claimed (`quantity_rows`)."""
+
+
 def quantity_rows(rows: list[dict]) -> list[dict]:
     """What was claimed, one row per quantity and period (the JSON twin's `quantities`, the page's table):
     its key's fields, its least, mean and greatest value, and its bases."""
-    keyed = sorted(rows, key=lambda row: (Quantity.of(row).sort_key(), natural(row.get("period") or "")))
+    keyed = sorted(
+        ((Quantity.of(row), row) for row in rows), key=lambda q: (q[0].sort_key(), natural(q[1].get("period") or ""))
+    )
     out = []
-    for row in keyed:
-        quantity = Quantity.of(row)
+    for quantity, row in keyed:
         scale = 100 if quantity.unit == "%" else 1
         out.append(
             {

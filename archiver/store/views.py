@@ -222,15 +222,23 @@ def citation_uses(where: str = EVERYTHING) -> str:
 CITATION_INDEX_FIELDS = (*CITATION_FIELDS, "claims", "results", "tasks", "agents", "citation_hash")
 
 
-def citation_index(where: str = EVERYTHING) -> str:
+def citation_index(where: str = EVERYTHING, parts: str = EVERYTHING) -> str:
     """One row per distinct citation among the citation Parts that pass `where` (over a citation's
-    columns and its copy's task_id, agent and timestamp), with the claims, results, tasks and agents
-    resting on it. A result's claims are counted once however many copies hold them."""
+    columns and its copy's task_id, agent and timestamp, as `u`), with the claims, results, tasks and agents
+    resting on it. A result's claims are counted once however many copies hold them. `parts`, a condition
+    over a citation Part's own columns (as `u`, its parameters before `where`'s) that every Part `where` passes
+    also passes, chooses the Parts first: only their copies are read and given their agent (a study's small
+    bases at 10M claims: 0.14 s, from 0.24 s)."""
+    chosen, cited = "", "citations c"
+    if parts != EVERYTHING:
+        chosen = f"parts_chosen AS MATERIALIZED (SELECT * FROM citations u WHERE {parts}),\n    "
+        cited = "parts_chosen c"
+    copied = copies() if parts == EVERYTHING else copies("r.copy_id IN (SELECT copy_id FROM parts_chosen)")
     return f"""
-    WITH uses AS MATERIALIZED (
+    WITH {chosen}uses AS MATERIALIZED (
         SELECT u.* FROM (
             SELECT c.*, r.task_id, r.agent, r.timestamp
-            FROM citations c JOIN ({copies()}) r ON r.copy_id = c.copy_id) u
+            FROM {cited} JOIN ({copied}) r ON r.copy_id = c.copy_id) u
         WHERE {where}),
     stored AS (
         SELECT result_key, count(*) AS copies, sum(claims) AS claims FROM results
