@@ -1272,7 +1272,7 @@ def _topics(incomplete: str) -> list:
 def run() -> None:
     """The `archiver` command's process (`archiver`, `python -m archiver`).
 
-    It goes without pandas (`processes.without_pandas`), and so do its ingest workers."""
+    It goes without pandas and numpy (`processes.without_pandas`), and so do its ingest workers."""
     from .processes import without_pandas
 
     without_pandas()

@@ -115,12 +115,6 @@ def cited_figure(group: dict) -> str:
     )
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
-    cursor = con.execute(sql)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=False)) for row in cursor.fetchall()]
-
-
 def prepare(con: duckdb.DuckDBPyConnection, chosen: str = "TRUE") -> None:
     """Make `audit_file_agents` and `audit_result_status`, which the counts and some rules read, of the results
     `chosen` chooses (a condition on `result_key`) and their files."""
@@ -169,31 +163,30 @@ SUMMARY_FIELDS = (
 """The summary's counts as rows (`audit --summary`): one per rule, agent and study, each with the counts
 that apply to it (a study's findings are not counted: a finding may touch several)."""
 
-# Findings per rule, and per agent of the file they are in (a card's or an unreadable record's file may
-# have none).
-_FINDINGS_BY = """
-SELECT {key} AS name, count(*) FILTER (WHERE f.severity = 'error') AS errors,
-       count(*) FILTER (WHERE f.severity = 'warning') AS warnings
-FROM audit_findings f {join}
-GROUP BY ALL
-"""
 
-
-def summary_rows(con: duckdb.DuckDBPyConnection, summary: dict) -> list[dict]:
-    """The audit's counts by rule (each rule run, in order), by agent and by study, as `SUMMARY_FIELDS`."""
-    by_rule = {row["name"]: row for row in _rows(con, _FINDINGS_BY.format(key="f.rule", join=""))}
-    join = "JOIN audit_file_agents a ON a.source_path = f.source_path"
-    by_agent = {row["name"]: row for row in _rows(con, _FINDINGS_BY.format(key="a.agent", join=join))}
+def summary_rows(con: duckdb.DuckDBPyConnection, summary: dict, by_file: list[tuple]) -> list[dict]:
+    """The audit's counts by rule (each rule run, in order), by agent and by study, as `SUMMARY_FIELDS`: the
+    findings by rule and by the agent of the file they are in (`by_file`: `Audit.by_file`; a card's or an
+    unreadable record's file may have none)."""
+    agents = dict(con.execute("SELECT source_path, agent FROM audit_file_agents").fetchall())
+    by_rule: dict[str, dict[str, int]] = {}
+    by_agent: dict[str | None, dict[str, int]] = {}
+    for rule, severity, path, n in by_file:
+        counted = by_rule.setdefault(rule, {})
+        counted[severity] = counted.get(severity, 0) + n
+        if path is not None and path in agents:
+            counted = by_agent.setdefault(agents[path], {})
+            counted[severity] = counted.get(severity, 0) + n
     rows = [
-        {"by": "rule", "name": rule, "errors": by_rule.get(rule, {}).get("errors", 0),
-         "warnings": by_rule.get(rule, {}).get("warnings", 0)}
+        {"by": "rule", "name": rule, "errors": by_rule.get(rule, {}).get("error", 0),
+         "warnings": by_rule.get(rule, {}).get("warning", 0)}
         for rule in summary["findings"]
     ]  # fmt: skip
     for group in summary["per_agent"]:
         found = by_agent.get(group["agent"], {})
         rows.append(
-            {"by": "agent", "name": group["agent"], "errors": found.get("errors", 0),
-             "warnings": found.get("warnings", 0), **_cited(group)}
+            {"by": "agent", "name": group["agent"], "errors": found.get("error", 0),
+             "warnings": found.get("warning", 0), **_cited(group)}
         )  # fmt: skip
     rows += [{"by": "study", "name": group["study"], **_cited(group)} for group in summary["per_study"]]
     return [{field: row.get(field) for field in SUMMARY_FIELDS} for row in rows]

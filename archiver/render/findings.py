@@ -48,7 +48,7 @@ def summary_listing(audit: Audit) -> Listing:
     people, the summary's text."""
     return Listing(
         SUMMARY_FIELDS,
-        summary_rows(audit.con, audit.summary),
+        summary_rows(audit.con, audit.summary, audit.by_file),
         heading=lambda: summary_text(audit.summary),
         record=lambda row: "",  # every count is in the heading's text
         footer=lambda: "",
