@@ -234,15 +234,16 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
     tried, made = [], []
     refresh_batch = kept._refresh_batch
 
-    def short_of_memory(con, table, make, batch, key="result_key"):
+    def short_of_memory(con, table, make, at, batch, key="result_key"):
         tried.append(batch)
-        rows = refresh_batch(con, table, make, batch, key)  # done, then lost with the transaction, as DuckDB's
+        rows = refresh_batch(con, table, make, at, batch, key)  # done, then lost with the transaction, as DuckDB's
         if batch > 2 * kept.SMALLEST_BATCH:
             raise duckdb.OutOfMemoryException("failed to pin block")
         made.append(batch)
         return rows
 
     monkeypatch.setattr(kept, "_refresh_batch", short_of_memory)
+    monkeypatch.setattr(kept, "REFRESH_CLAIMS", 10**12)  # batches of REFRESH_RESULTS, whatever the claims
     db = tmp_path / "a.duckdb"
     with Archive.open(str(db)) as archive:
         archive.ingest([str(SAMPLES)])
@@ -252,9 +253,9 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
     assert max(made) == halvings[-1]
     exact(db)
 
-    def out_of_memory(con, table, make, batch, key="result_key"):
+    def out_of_memory(con, table, make, at, batch, key="result_key"):
         tried.append(batch)
-        refresh_batch(con, table, make, batch, key)
+        refresh_batch(con, table, make, at, batch, key)
         raise duckdb.OutOfMemoryException("failed to pin block")
 
     monkeypatch.setattr(kept, "_refresh_batch", out_of_memory)
@@ -263,6 +264,28 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
         kept.rebuild(archive.con)  # down to the smallest batch, and still short of memory: it is said
     assert tried[-1] <= kept.SMALLEST_BATCH < tried[-2]
     assert state(db)[2] > 0  # nothing was refreshed: every result stays pending, read from the definition
+
+
+def test_a_halved_batch_grows_again_after_batches_that_fit(tmp_path):
+    """A 2 GB ingest ran out of memory once in its claim index's refresh, and every batch after it was halved
+    again, down to 1,562 of 550,111 results, each choosing its keys anew from every pending key (391 s). The
+    pending keys are queued once, a halved batch doubles again after `GROW_AFTER` batches that fit, and every
+    key is made once."""
+    con = duckdb.connect(str(tmp_path / "k.duckdb"))
+    con.execute("CREATE TABLE waiting AS SELECT range AS k FROM range(200) UNION ALL SELECT 7")  # 7 twice
+    sizes, made = [], []
+
+    def make(con, chosen):
+        keys = [k for (k,) in con.execute(f"SELECT k FROM waiting WHERE {chosen}").fetchall()]
+        sizes.append(len(set(keys)))
+        if len(sizes) == 1:
+            raise duckdb.OutOfMemoryException("failed to pin block")
+        made.extend(set(keys))
+
+    assert kept.refreshing(con, "waiting", make, "stays pending", batch=32, key="k", smallest=4) == 200
+    assert sorted(made) == list(range(200))
+    assert con.execute("SELECT count(*) FROM waiting").fetchone()[0] == 0
+    assert sizes == [32, *[16] * kept.GROW_AFTER, 32, 32, 200 - 16 * kept.GROW_AFTER - 64]
 
 
 def test_one_task_s_claims_are_read_by_the_index_on_task(tmp_path):

@@ -34,8 +34,17 @@ from .tables import PENDING_TABLES
 from .views import IN_DUCKDB_FILE, INDEXED_CLAIMS, claim_citations
 
 REFRESH_RESULTS = 50_000
-"""Results whose rows one refresh transaction makes again: bounds its memory (the definition's windows and joins
-hold a batch's claims) and the work an interruption loses; each batch scans the claims once."""
+"""Results whose rows one refresh transaction makes again at most: bounds its memory (the definition's windows and
+joins hold a batch's claims) and the work an interruption loses; each batch scans the claims once."""
+
+REFRESH_CLAIMS = 100_000
+"""Claims whose index rows one refresh transaction makes again, about: a batch holds its new index rows and their
+cited cells until it commits (at 1.8M results of 10.5 claims each, 50,000 results held 750 MB against the 256 MB
+of `REFRESH_MEMORY_MB` and ran out of memory, so every batch after was halved to a few hundred results). The
+batch of results is this over the archive's mean claims a stored copy (`refresh`)."""
+
+GROW_AFTER = 8
+"""Batches that fit before a batch halved for memory is doubled again (towards the size asked)."""
 
 SMALLEST_BATCH = 1_000
 """The fewest results a batch is halved down to when it runs out of memory (`_refreshed`)."""
@@ -118,12 +127,13 @@ def rebuild(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None]
     with transaction(con):
         touch(con, "SELECT DISTINCT result_key FROM results")
     refresh(con, on_batch)  # the keys of removed results are pending too: their rows go
-    return con.execute("SELECT count(DISTINCT result_key) FROM results").fetchone()[0]
+    return con.execute("SELECT count(*) FROM (SELECT DISTINCT result_key FROM results)").fetchone()[0]
 
 
 def pending(con: duckdb.DuckDBPyConnection, table: str = PENDING, key: str = "result_key") -> int:
-    """How many results (`key`s) wait for their rows in a kept table (`table`: its pending list) to be made again."""
-    return con.execute(f"SELECT count(DISTINCT {key}) FROM {table}").fetchone()[0]
+    """How many results (`key`s) wait for their rows in a kept table (`table`: its pending list) to be made again
+    (a DISTINCT that spills: a `count(DISTINCT)` of 1.8M keys ran out of an ingest's 256 MB)."""
+    return con.execute(f"SELECT count(*) FROM (SELECT DISTINCT {key} FROM {table})").fetchone()[0]
 
 
 Make = Callable[[duckdb.DuckDBPyConnection, str], None]
@@ -134,7 +144,10 @@ transaction: delete theirs, insert their definition's."""
 def refresh(
     con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None, batch: int = REFRESH_RESULTS
 ) -> int:
-    """Make the claim index rows of every pending result again (`refreshing`). Returns how many results."""
+    """Make the claim index rows of every pending result again (`refreshing`), about `REFRESH_CLAIMS` claims a batch
+    (`batch` results at most). Returns how many results."""
+    mean = con.execute("SELECT avg(claims) FROM results").fetchone()[0]  # the archive's: a join of the keys costs
+    batch = max(SMALLEST_BATCH, min(batch, int(REFRESH_CLAIMS // max(mean or 1.0, 1.0))))
     return refreshing(con, PENDING, _make_index, "the claim index's pending results stay so", on_batch, batch)
 
 
@@ -182,44 +195,62 @@ def refreshing(
     smallest: int = SMALLEST_BATCH,
 ) -> int:
     """Make the rows of every result (or other `key`) pending in `pending_table` again with `make`, `batch` keys a
-    transaction; `on_batch(done, total)` hears of each. Returns how many results were refreshed. A batch that
-    runs out of memory (its results' rows, the threads DuckDB gives it) is rolled back and it and the rest are
-    made at half the size, down to `smallest` keys. An interruption keeps what earlier batches did. A
-    commit another writer's refresh got in the way of is retried (`committed`); one that still conflicts leaves
-    its results pending (`conflicted` says so), read from the definition until a later refresh
-    (`CommitConflictError`)."""
+    transaction; `on_batch(done, total)` hears of each. Returns how many results were refreshed. The pending keys
+    are put in order once (`archiver_queue`), each batch the next of them (a batch chose them anew from every
+    pending key: 0.2 s each at 1.8M); keys a writer marks meanwhile are queued when the queue is done. A batch that
+    runs out of memory (its results' rows, the threads DuckDB gives it) is rolled back and made again at half the
+    size, down to `smallest` keys; after `GROW_AFTER` batches that fit, the size doubles again towards `batch`. An
+    interruption keeps what earlier batches did. A commit another writer's refresh got in the way of is retried
+    (`committed`); one that still conflicts leaves its results pending (`conflicted` says so), read from the
+    definition until a later refresh (`CommitConflictError`)."""
     total = pending(con, pending_table, key)
     done = 0
     if not total:
         return 0
+    size, fitted = batch, 0
     try:
         with bounded_memory(con, REFRESH_MEMORY_MB * 2**20):
-            while True:
-                try:
-                    made = partial(_refresh_batch, con, pending_table, make, batch, key)
-                    count = committed(con, made, conflicted)
-                except duckdb.OutOfMemoryException:
-                    if batch <= smallest:
-                        raise
-                    batch //= 2  # rolled back: this batch, and those after it, at half the size
-                    continue
-                if not count:
-                    break
-                done += count
-                if on_batch:
-                    on_batch(min(done, total), total)
+            while queued := _queue(con, pending_table, key):
+                at = 0
+                while at < queued:
+                    try:
+                        made = partial(_refresh_batch, con, pending_table, make, at, size, key)
+                        count = committed(con, made, conflicted)
+                    except duckdb.OutOfMemoryException:
+                        if size <= smallest:
+                            raise
+                        size, fitted = max(smallest, size // 2), 0  # rolled back: made again at half the size
+                        continue
+                    at += size
+                    done += count
+                    fitted += 1
+                    if fitted >= GROW_AFTER and size < batch:
+                        size, fitted = min(batch, size * 2), 0
+                    if on_batch:
+                        on_batch(min(done, total), max(total, done))
     finally:
-        con.execute("DROP TABLE IF EXISTS archiver_refreshed")
+        drop_temporary(con, "archiver_refreshed", "archiver_queue")
     return done
 
 
+def _queue(con: duckdb.DuckDBPyConnection, pending_table: str, key: str) -> int:
+    """The keys pending now, in order and numbered from 1 (`archiver_queue`); how many."""
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE archiver_queue AS
+            SELECT {key}, row_number() OVER (ORDER BY {key}) AS n FROM (SELECT DISTINCT {key} FROM {pending_table})"""
+    )
+    return con.execute("SELECT count(*) FROM archiver_queue").fetchone()[0]
+
+
 def _refresh_batch(
-    con: duckdb.DuckDBPyConnection, pending_table: str, make: Make, batch: int, key: str = "result_key"
+    con: duckdb.DuckDBPyConnection, pending_table: str, make: Make, at: int, batch: int, key: str = "result_key"
 ) -> int:
-    """In the caller's transaction: make the rows of up to `batch` pending keys again; how many."""
+    """In the caller's transaction: make the rows of the `batch` queued keys after the first `at` again (those still
+    pending); how many."""
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE archiver_refreshed AS
-            SELECT DISTINCT {key} FROM {pending_table} ORDER BY {key} LIMIT {int(batch)}"""
+            SELECT {key} FROM archiver_queue WHERE n > {int(at)} AND n <= {int(at + batch)}
+              AND {key} IN (SELECT {key} FROM {pending_table})"""
     )
     count = con.execute("SELECT count(*) FROM archiver_refreshed").fetchone()[0]
     if count:
