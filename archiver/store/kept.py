@@ -39,8 +39,9 @@ joins hold a batch's claims) and the work an interruption loses; each batch scan
 
 REFRESH_CLAIMS = 100_000
 """Claims whose index rows one refresh transaction makes again, about: a batch holds its new index rows and their
-cited cells until it commits (at 1.8M results of 10.5 claims each, 50,000 results held 750 MB against the 256 MB
-of `REFRESH_MEMORY_MB` and ran out of memory, so every batch after was halved to a few hundred results). The
+cited cells until it commits, about 1.5 kB a claim (at 1.8M results of 10.5 claims each, 50,000 results held
+750 MB against a bound of 256 MB and ran out of memory, so every batch after was halved to a few hundred
+results); each batch reads the index and the claims once, so fewer batches cost less. The
 batch of results is this over the archive's mean claims a stored copy (`refresh`)."""
 
 GROW_AFTER = 8
@@ -49,8 +50,10 @@ GROW_AFTER = 8
 SMALLEST_BATCH = 1_000
 """The fewest results a batch is halved down to when it runs out of memory (`_refreshed`)."""
 
-REFRESH_MEMORY_MB = 256
-"""DuckDB's buffer pool while refreshing (it spills beyond)."""
+REFRESH_MEMORY_MB = 384
+"""DuckDB's buffer pool while refreshing (it spills beyond). At 256 MB, a 2 GB ingest's claim index refresh left
+too little of it for the next kept table's pending keys (1.8M: their count ran out of memory); at 512 MB an
+ingest of a 200 MB file peaked at 948 MB (`tests/test_memory.py` holds it under 800 MB)."""
 
 INDEX_MEMORY_MB = 1024
 """DuckDB's buffer pool while a DuckDB file's claim index is stored again by task (`index_by_task`)."""
@@ -203,13 +206,12 @@ def refreshing(
     interruption keeps what earlier batches did. A commit another writer's refresh got in the way of is retried
     (`committed`); one that still conflicts leaves its results pending (`conflicted` says so), read from the
     definition until a later refresh (`CommitConflictError`)."""
-    total = pending(con, pending_table, key)
-    done = 0
-    if not total:
+    if not con.execute(f"SELECT EXISTS (SELECT 1 FROM {pending_table})").fetchone()[0]:
         return 0
-    size, fitted = batch, 0
+    done, total, size, fitted = 0, 0, batch, 0
     try:
         with bounded_memory(con, REFRESH_MEMORY_MB * 2**20):
+            total = pending(con, pending_table, key)
             while queued := _queue(con, pending_table, key):
                 at = 0
                 while at < queued:
