@@ -51,9 +51,13 @@ SMALLEST_BATCH = 1_000
 """The fewest results a batch is halved down to when it runs out of memory (`_refreshed`)."""
 
 REFRESH_MEMORY_MB = 384
+REFRESH_MEMORY_MAX_MB = 3072
 """DuckDB's buffer pool while refreshing (it spills beyond). At 256 MB, a 2 GB ingest's claim index refresh left
 too little of it for the next kept table's pending keys (1.8M: their count ran out of memory); at 512 MB an
-ingest of a 200 MB file peaked at 948 MB (`tests/test_memory.py` holds it under 800 MB)."""
+ingest of a 200 MB file peaked at 948 MB (`tests/test_memory.py` holds it under 800 MB). A batch of the smallest
+size that still runs out doubles the bound, up to `REFRESH_MEMORY_MAX_MB`: after a 2 GB ingest stored its 1.8M
+results, its process held so much of the bound that a batch of 1,000 results' counts did not fit (a process of its
+own made them all at 384 MB)."""
 
 INDEX_MEMORY_MB = 1024
 """DuckDB's buffer pool while a DuckDB file's claim index is stored again by task (`index_by_task`)."""
@@ -202,30 +206,29 @@ def refreshing(
     are put in order once (`archiver_queue`), each batch the next of them (a batch chose them anew from every
     pending key: 0.2 s each at 1.8M); keys a writer marks meanwhile are queued when the queue is done. A batch that
     runs out of memory (its results' rows, the threads DuckDB gives it) is rolled back and made again at half the
-    size, down to `smallest` keys; after `GROW_AFTER` batches that fit, the size doubles again towards `batch`. An
+    size, down to `smallest` keys, and then with twice DuckDB's memory, up to `REFRESH_MEMORY_MAX_MB`; after
+    `GROW_AFTER` batches that fit, the size doubles again towards `batch`. An
     interruption keeps what earlier batches did. A commit another writer's refresh got in the way of is retried
     (`committed`); one that still conflicts leaves its results pending (`conflicted` says so), read from the
     definition until a later refresh (`CommitConflictError`)."""
     if not con.execute(f"SELECT EXISTS (SELECT 1 FROM {pending_table})").fetchone()[0]:
         return 0
-    done, total, size, fitted = 0, 0, batch, 0
+    done, total, size, fitted, bound = 0, 0, batch, 0, _Bound()
     try:
-        with bounded_memory(con, REFRESH_MEMORY_MB * 2**20):
-            total = pending(con, pending_table, key)
-            while queued := _queue(con, pending_table, key):
-                at = 0
+        with bounded_memory(con, bound.bytes):
+            while queued := _queued(con, pending_table, key, bound):
+                total, at = max(total, done + queued), 0
                 while at < queued:
                     try:
                         made = partial(_refresh_batch, con, pending_table, make, at, size, key)
                         count = committed(con, made, conflicted)
                     except duckdb.OutOfMemoryException:
-                        if size <= smallest:
+                        if size > smallest:
+                            size, fitted = max(smallest, size // 2), 0  # rolled back: made again at half the size
+                        elif not bound.more(con):
                             raise
-                        size, fitted = max(smallest, size // 2), 0  # rolled back: made again at half the size
                         continue
-                    at += size
-                    done += count
-                    fitted += 1
+                    at, done, fitted = at + size, done + count, fitted + 1
                     if fitted >= GROW_AFTER and size < batch:
                         size, fitted = min(batch, size * 2), 0
                     if on_batch:
@@ -233,6 +236,32 @@ def refreshing(
     finally:
         drop_temporary(con, "archiver_refreshed", "archiver_queue")
     return done
+
+
+class _Bound:
+    """DuckDB's memory while refreshing: `REFRESH_MEMORY_MB`, doubled (`more`) when even the smallest work does not
+    fit in what the process holds besides (a long ingest's tables), up to `REFRESH_MEMORY_MAX_MB`."""
+
+    def __init__(self) -> None:
+        self.bytes = REFRESH_MEMORY_MB * 2**20
+
+    def more(self, con: duckdb.DuckDBPyConnection) -> bool:
+        """Twice the memory, if that is within the most; whether it was given."""
+        if self.bytes >= REFRESH_MEMORY_MAX_MB * 2**20:
+            return False
+        self.bytes *= 2
+        con.execute(f"SET memory_limit = '{self.bytes}B'")
+        return True
+
+
+def _queued(con: duckdb.DuckDBPyConnection, pending_table: str, key: str, bound: _Bound) -> int:
+    """`_queue`, with more memory while it does not fit."""
+    while True:
+        try:
+            return _queue(con, pending_table, key)
+        except duckdb.OutOfMemoryException:
+            if not bound.more(con):
+                raise
 
 
 def _queue(con: duckdb.DuckDBPyConnection, pending_table: str, key: str) -> int:
