@@ -16,7 +16,7 @@ import pytest
 
 from archiver.archive import Archive
 from archiver.store import cells, kept, views
-from archiver.store.tables import CLAIM_INDEX_BY_TASK, CLAIM_INDEX_COLUMNS
+from archiver.store.tables import CLAIM_INDEX_BY_TASK, CLAIM_INDEX_COLUMNS, CLAIM_INDEX_PENDING
 from tests.test_audit_kept import audit_exact, db_command
 from tests.test_counts_kept import counts_exact
 from tests.test_migrations import first_version_archive
@@ -264,8 +264,38 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
         kept.rebuild(archive.con)  # down to the smallest batch, and still short of memory: it is said
     escalations = len(tried) - tried.index(kept.SMALLEST_BATCH)
     assert tried[-escalations:] == [kept.SMALLEST_BATCH] * escalations  # at the smallest, DuckDB's memory doubled
-    assert kept.REFRESH_MEMORY_MB * 2 ** (escalations - 1) >= kept.REFRESH_MEMORY_MAX_MB > 1
+    assert kept.REFRESH_MEMORY_MB * 2 ** (escalations - 1) >= kept.REFRESH_MEMORY_MAX_MB
     assert state(db)[2] > 0  # nothing was refreshed: every result stays pending, read from the definition
+
+
+def test_a_smallest_batch_short_of_memory_is_made_with_twice_the_memory(tmp_path, monkeypatch):
+    """After a 2 GB ingest stored its results, its process held so much that 1,000 results' counts did not fit the
+    refresh's bound: at the smallest batch the bound doubles, the batch is made within it, and the archive's limit
+    is its own again after."""
+    db = tmp_path / "a.duckdb"
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(SAMPLES)])
+    refresh_batch, limits = kept._refresh_batch, []
+
+    def fits_with_more(con, table, make, at, batch, key="result_key"):
+        limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        rows = refresh_batch(con, table, make, at, batch, key)
+        limits.append(limit)
+        if len(limits) == 1:
+            raise duckdb.OutOfMemoryException("failed to pin block")
+        return rows
+
+    monkeypatch.setattr(kept, "_refresh_batch", fits_with_more)
+    monkeypatch.setattr(kept, "REFRESH_CLAIMS", 1)  # the smallest batch from the start
+    with Archive.open(str(db)) as archive:
+        before = archive.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        archive.con.execute(f"INSERT INTO {CLAIM_INDEX_PENDING} SELECT DISTINCT result_key FROM results")
+        kept.refresh(archive.con)
+        after = archive.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    assert limits[:2] == [f"{kept.REFRESH_MEMORY_MB}.0 MiB", f"{2 * kept.REFRESH_MEMORY_MB}.0 MiB"], limits
+    assert after not in limits
+    assert after[:3] == before[:3]  # the archive's own again, as DuckDB rounds it back
+    exact(db)
 
 
 def test_a_halved_batch_grows_again_after_batches_that_fit(tmp_path):

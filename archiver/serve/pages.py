@@ -38,6 +38,7 @@ from .data import (
     findings_rows,
     lineage_page,
     page_bounds,
+    page_of,
     small_base_rows,
     small_bases,
     verdict_counts,
@@ -297,7 +298,7 @@ def subject(server, request) -> Shown:
                 "Verdicts per day",
             )
         )
-    quantity_page = _listed_page(QUANTITY_FIELDS, quantities, quantities_at, size)
+    quantity_page = page_of(QUANTITY_FIELDS, quantities, quantities_at, size)
     context = {
         "kind": kind,
         "name": name,
@@ -333,12 +334,6 @@ def claimed(con, selection: Selection, kind: str, name: str) -> tuple[list[str],
     (`claimed_charts`), every row of its quantities table (`quantity_rows`) and whether the cells were capped."""
     cells, partial = cited_values(con, selection)
     return claimed_charts(cells, partial, kind, name), quantity_rows(cells), partial
-
-
-def _listed_page(fields: tuple[str, ...], rows: list[dict], page: int, size: int) -> Page:
-    """Page `page` of a list already read whole (a subject's quantities)."""
-    start = (page - 1) * size
-    return Page(fields, rows[start : start + size], len(rows), page, size)
 
 
 def claimed_charts(cells: list[dict], partial: bool, kind: str, name: str) -> list[str]:

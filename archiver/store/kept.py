@@ -48,16 +48,17 @@ GROW_AFTER = 8
 """Batches that fit before a batch halved for memory is doubled again (towards the size asked)."""
 
 SMALLEST_BATCH = 1_000
-"""The fewest results a batch is halved down to when it runs out of memory (`_refreshed`)."""
+"""The fewest results a batch is halved down to when it runs out of memory (`refreshing`)."""
 
 REFRESH_MEMORY_MB = 384
-REFRESH_MEMORY_MAX_MB = 3072
 """DuckDB's buffer pool while refreshing (it spills beyond). At 256 MB, a 2 GB ingest's claim index refresh left
 too little of it for the next kept table's pending keys (1.8M: their count ran out of memory); at 512 MB an
-ingest of a 200 MB file peaked at 948 MB (`tests/test_memory.py` holds it under 800 MB). A batch of the smallest
-size that still runs out doubles the bound, up to `REFRESH_MEMORY_MAX_MB`: after a 2 GB ingest stored its 1.8M
-results, its process held so much of the bound that a batch of 1,000 results' counts did not fit (a process of its
-own made them all at 384 MB)."""
+ingest of a 200 MB file peaked at 948 MB (`tests/test_memory.py` holds it under 800 MB)."""
+
+REFRESH_MEMORY_MAX_MB = 3072
+"""The most a refresh doubles its buffer pool to (`_Bound`) when a batch of the smallest size still runs out: after
+a 2 GB ingest stored its 1.8M results, its process held so much of the bound that 1,000 results' counts did not
+fit (a process of its own made them all at 384 MB)."""
 
 INDEX_MEMORY_MB = 1024
 """DuckDB's buffer pool while a DuckDB file's claim index is stored again by task (`index_by_task`)."""
@@ -217,7 +218,7 @@ def refreshing(
     try:
         with bounded_memory(con, bound.bytes):
             while queued := _queued(con, pending_table, key, bound):
-                total, at = max(total, done + queued), 0
+                total, at, before = max(total, done + queued), 0, done
                 while at < queued:
                     try:
                         made = partial(_refresh_batch, con, pending_table, make, at, size, key)
@@ -233,6 +234,8 @@ def refreshing(
                         size, fitted = min(batch, size * 2), 0
                     if on_batch:
                         on_batch(min(done, total), max(total, done))
+                if done == before:  # a whole queue made nothing (another writer made them): what is left stays
+                    break
     finally:
         drop_temporary(con, "archiver_refreshed", "archiver_queue")
     return done
