@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from click.testing import CliRunner
 
 from archiver.archive import Archive
 from archiver.cli import main
+from archiver.store.leases import _SQLite
 from tests.lakes import ROOT, SHARED_CATALOGS, catalog_leases, on, one_file, run
 from tests.transcripts import SAMPLES, jsonrpc_result, v1_cited_parts, v1_task
 
@@ -229,3 +232,24 @@ def test_db_check_names_held_leases_and_unlisted_files_and_cleanup_removes_them(
     assert not stray.exists()
     assert parquet.exists()
     assert run("db", "check", "--db", db).startswith("ok: ")
+
+
+def test_a_lease_file_turned_to_wal_while_another_writer_holds_it_waits_for_that_writer(tmp_path):
+    """Turning a SQLite file to WAL takes its exclusive lock without SQLite's busy handler: a writer holding
+    the file's write lock at that moment (as four writers creating one new lake do) refused the others at
+    once, whatever their timeout. The lease file's opener waits until that writer is done."""
+    path = str(tmp_path / "catalog.sqlite.leases")
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE held (x)")
+    other.execute("BEGIN")
+    other.execute("INSERT INTO held VALUES (1)")  # the file's write lock, held
+    done = threading.Timer(0.5, lambda: other.execute("COMMIT"))
+    done.start()
+    try:
+        runner = _SQLite(path)
+    finally:
+        done.join()
+    assert runner.query("PRAGMA journal_mode") == [("wal",)]
+    runner.setup()
+    runner.close()
+    other.close()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
+import time
 import uuid
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ from ..processes import alive, start_time
 from .backend import LEASES_SUFFIX, Location, extensions
 
 LEASE_SECONDS = 15 * 60
+BUSY_SECONDS = 120  # how long a SQLite lease file may stay locked by another writer
 TABLE = "archiver_leases"
 COLUMNS = "sha256, path, writer, host, pid, started"
 
@@ -212,8 +214,22 @@ class _SQLite(_Runner):
     )
 
     def __init__(self, path: str) -> None:
-        self.db = sqlite3.connect(path, timeout=120, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
+        self._into_wal()
+
+    def _into_wal(self) -> None:
+        """Turns the file to WAL, once a writer wins the race. The change takes the file's exclusive lock
+        without SQLite's busy handler, so a writer opening the same new file at that moment is refused at
+        once ("database is locked") whatever the timeout: it tries again until the timeout has passed."""
+        deadline = time.monotonic() + BUSY_SECONDS
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def execute(self, sql: str) -> None:
         self.db.execute(sql)
