@@ -83,6 +83,14 @@ REFRESH_RESULTS = 200_000
 batches of 200,000, at the same peak (530-560 MB); a batch short of memory is halved (`store.kept`)."""
 
 
+CONFLICT_RESULTS = 25_000
+"""Results whose `conflicting-claims` findings one refresh transaction makes, about (whole quantities: at least one):
+the rule holds every claim of a batch's quantities and their findings. At 10M claims (quantities of 620 results, 6
+findings a result) 48 quantities fitted DuckDB's 384 MB and 96 did not; a batch of 50,000 quantities was halved
+ten times, each try failing after 2-4 s, before one fitted (a quantity holds many results: at 100M claims a batch
+of 781 quantities ran out of 256 MB)."""
+
+
 def refresh(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None] | None = None) -> int:
     """Make the kept audit rows of every pending result again, a batch of results a transaction
     (`store.kept.refreshing`). Returns how many results."""
@@ -91,13 +99,23 @@ def refresh(con: duckdb.DuckDBPyConnection, on_batch: Callable[[int, int], None]
         done = store_kept.refreshing(
             con, AUDIT_PENDING, _make, "the audit's pending results stay so", on_batch, REFRESH_RESULTS
         )
-        # a quantity holds many results: at 100M claims a batch of 781 quantities ran out of 256 MB, so the
-        # batches are halved down to one quantity
-        store_kept.refreshing(con, AUDIT_QUANTITIES_PENDING, _make_conflicts,
-                              "the audit's pending quantities stay so", key="quantity", smallest=1)  # fmt: skip
+        if con.execute(f"SELECT EXISTS (SELECT 1 FROM {AUDIT_QUANTITIES_PENDING})").fetchone()[0]:
+            store_kept.refreshing(con, AUDIT_QUANTITIES_PENDING, _make_conflicts,
+                                  "the audit's pending quantities stay so", batch=_quantities_a_batch(con),
+                                  key="quantity", smallest=1)  # fmt: skip
         return done
     finally:
         _drop(con, _CONFLICTS_MADE)
+
+
+def _quantities_a_batch(con: duckdb.DuckDBPyConnection) -> int:
+    """How many quantities a batch of `conflicting-claims` makes: about `CONFLICT_RESULTS` results, over the
+    pending quantities' mean results (grouped, so that it spills: quantities may be many)."""
+    (mean,) = con.execute(
+        f"""SELECT avg(n) FROM (SELECT quantity, count(*) AS n FROM {AUDIT_QUANTITIES}
+            WHERE quantity IN (SELECT quantity FROM {AUDIT_QUANTITIES_PENDING}) GROUP BY quantity)"""
+    ).fetchone()
+    return max(1, int(CONFLICT_RESULTS // max(mean or 1.0, 1.0)))
 
 
 def _make(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
