@@ -223,6 +223,31 @@ def test_conflicting_claims_are_kept_a_quantity_at_a_time(tmp_path):
         assert audit_kept.differing(con) == [stale]
 
 
+@pytest.mark.parametrize("results", [1, 10**9])
+def test_pending_quantities_are_made_in_batches_of_about_conflict_results(results, tmp_path, monkeypatch):
+    """A batch of conflicting-claims holds about `CONFLICT_RESULTS` results' quantities, whole (at least one): at one
+    result, a batch a quantity; at a billion, every pending quantity in one. Either way the findings are the
+    definition's."""
+    monkeypatch.setattr(audit_kept, "CONFLICT_RESULTS", results)
+    batches = []
+    made = audit_kept._make_conflicts
+    monkeypatch.setattr(audit_kept, "_make_conflicts", lambda con, chosen: (batches.append(chosen), made(con, chosen)))
+    with Archive.open(str(tmp_path / "a.duckdb")) as archive:
+        archive.ingest([cited_task(tmp_path / f"{study}-{share}.jsonl", f"t-{study}-{share}", share, study=study)
+                        for study in ("A", "B", "C") for share in (0.25, 0.75)])  # fmt: skip
+        assert len(batches) == (3 if results == 1 else 1)
+        con = archive.con
+        audit_exact(con)
+        assert len(conflicts(con)) == 6
+        batches.clear()
+        con.execute(f"DELETE FROM {AUDIT_FINDINGS} WHERE rule = 'conflicting-claims'")
+        con.execute(f"INSERT INTO {AUDIT_QUANTITIES_PENDING} SELECT DISTINCT quantity FROM {AUDIT_QUANTITIES}")
+        audit_kept.refresh(con)
+        assert len(batches) == (3 if results == 1 else 1)
+        audit_exact(con)
+        assert len(conflicts(con)) == 6
+
+
 def test_a_result_of_several_agents_studies_and_copies_is_summed_as_derived(tmp_path):
     """The summary's kept sums (`store.audit_sums`) count a result once under each agent of its copies and each
     study its citations name, and its claims once however many copies hold them, as deriving every count does: a
