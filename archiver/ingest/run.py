@@ -51,6 +51,12 @@ the square of the input (at the default 16 MB of WAL one ran after nearly every 
 585,000 records cost 47 s of CPU checkpointing every 64 MB, 31 s every 1 GB. The WAL on disk grows to 1 GB;
 memory stays capped by memory_limit."""
 
+REFRESH_SETTINGS = {"checkpoint_threshold": "1GB"}
+"""DuckDB settings while the kept tables are refreshed after the last commit: each batch's transaction wrote more than
+the default 16 MB of WAL, so each commit checkpointed (the claim index of 209,000 claims: three checkpoints, 6% of
+the ingest's time); the checkpoint comes once, as the archive closes. DuckDB's own threads, which the refresh's joins
+and windows use."""
+
 
 class Watcher(Protocol):
     """What follows an ingest (`archiver.progress.Progress`): the files and bytes it will read, each file as
@@ -111,12 +117,13 @@ def ingest(
     spool.sweep()  # what killed ingests left in the temporary folder
     _limit_memory(con, 0)
     try:
-        with _writer_settings(con):
+        with _settings(con, WRITER_SETTINGS):
             run.files(paths, tables, wait_for_writers)
         stop_if_received()
         if watcher is not None:
             watcher.finishing("keeping the claim index, the counts and the audit of the results it touched")
-        with suppress(CommitConflictError):  # another writer's refresh: what stays pending is read as defined
+        # another writer's refresh: what stays pending is read as defined
+        with suppress(CommitConflictError), _settings(con, REFRESH_SETTINGS):
             kept.refresh(con)  # the claim index's rows of the results this run touched (`store.kept`)
             counts.refresh(con)  # what they add to the archive's counts (`store.counts`)
             for refresh in refreshes:  # the other kept tables' (the audit's, `audit.kept`, given from above)
@@ -386,9 +393,10 @@ def _skip_checkpoint(con: duckdb.DuckDBPyConnection) -> None:
 
 
 @contextmanager
-def _writer_settings(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    before = {name: con.execute("SELECT current_setting(?)", [name]).fetchone()[0] for name in WRITER_SETTINGS}
-    for name, value in WRITER_SETTINGS.items():
+def _settings(con: duckdb.DuckDBPyConnection, settings: dict[str, str]) -> Iterator[None]:
+    """DuckDB's `settings` within the block, as they were after it."""
+    before = {name: con.execute("SELECT current_setting(?)", [name]).fetchone()[0] for name in settings}
+    for name, value in settings.items():
         con.execute(f"SET {name} = '{value}'")
     try:
         yield
