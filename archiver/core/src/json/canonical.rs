@@ -1,6 +1,6 @@
-//! Canonical JSON and identities, as `archiver/canonical.py` makes them: sorted keys, integral floats of
-//! at most 2**53 written as integers, integers of 2**63 and beyond (in magnitude) written as strings;
-//! `content_hash` (SHA-256 of canonical JSON, 32 hex digits) and `key_hash` (of strings joined by \x1f).
+//! Canonical JSON and identities: sorted keys, integral floats of at most 2**53 written as integers,
+//! integers of 2**63 and beyond (in magnitude) written as strings; `content_hash` (SHA-256 of canonical
+//! JSON, 32 hex digits) and `key_hash` (of strings joined by \x1f).
 //!
 //! What the Python code outputs, which is not always the full normalisation: it writes the sorted text
 //! first and normalises only when that text holds ".0" somewhere and something to rewrite (an
