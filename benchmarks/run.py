@@ -35,11 +35,21 @@ from .scale import scale_archive
 
 
 def payloads(corpus: Path) -> list[bytes]:
-    """Every JSON text of every record, split out before the clock starts. (Imported here: a baseline's
-    interpreter imports this module to scale its archive, and an older revision has no core.)"""
-    from archiver import _core
-    from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile, is_sqlite, sqlite_rows
+    """Every JSON text of every record, split out before the clock starts: the records ingest's `prepare`
+    reads, an SSE event as its data (`event_data`, as the recording proxy reads one). (Imported here: a
+    baseline's interpreter imports this module to scale its archive, and an older revision has no core.)"""
+    import duckdb
 
+    from archiver.load.schemas import arrow_schemas
+    from archiver.prepare import prepare
+    from archiver.read.containers import SourceFile, is_sqlite, sqlite_rows
+    from archiver.read.version import SourceVersion
+    from archiver.record.wire import event_data
+    from archiver.store import migrations
+
+    con = duckdb.connect()
+    migrations.upgrade(con)
+    schemas = arrow_schemas(con)
     found = []
     for path in sorted(corpus.rglob("*")):
         if not path.is_file() or path.name in ("truth.json", ".archiverignore"):
@@ -50,9 +60,16 @@ def payloads(corpus: Path) -> list[bytes]:
                 cells = orjson.loads(row)
                 found += [cells[k].encode() for k in ("status", "artifacts", "history") if cells.get(k)]
             continue
-        _, _, records = _core.read_records_of(os.fsencode(path), None, str(path), RECORD_LIMIT, GZIP_LIMIT)
-        # each record: (seq, locator, raw, kind, line, byte offset, payload, error, envelope)
-        found += [record[6] for record in records if record[3] == "json"]
+        version = SourceVersion(str(path), "0" * 64, path.stat().st_size, "0" * 64, str(path))
+        (prepared,) = prepare([(source, version)], schemas)
+        try:
+            text = event_data if prepared.outcome.container in ("sse", "spool-sse") else bytes
+            for name, table in prepared.tables:
+                if name == "records":
+                    kinds, raws = table.column("kind").to_pylist(), table.column("raw").to_pylist()
+                    found += [text(raw) for kind, raw in zip(kinds, raws, strict=True) if kind == "json"]
+        finally:
+            prepared.discard()
     return found
 
 

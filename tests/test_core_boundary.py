@@ -1,9 +1,11 @@
 """The core's boundary is typed once, in `archiver/_core/_core.pyi`: mypy's stubtest holds the stub to the
 compiled extension (every name, every parameter), and mypy holds the package's callers to the stub. The
-names the archive's tables share with the core come from the core."""
+extension exports what the package uses, nothing only a test calls. The names the archive's tables share
+with the core come from the core."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +23,26 @@ CALLERS = sorted(
     for path in (ROOT / "archiver").rglob("*.py")
     if "_core" not in path.parts and any(f"from {dots}_core import" in path.read_text() for dots in (".", ".."))
 )
+
+
+def imported_from_the_core() -> set[str]:
+    """The names the package's modules import from the core (`from .._core import NAME`)."""
+    names = set()
+    for path in (ROOT / "archiver").rglob("*.py"):
+        if "_core" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "_core":
+                names |= {alias.name for alias in node.names}
+    return names
+
+
+def test_the_core_exports_only_what_the_package_uses():
+    """Each function and constant of the extension is imported by the package (its classes come back from
+    those functions); a stage's behaviour is tested in Rust, not through a function only a test calls."""
+    exported = {name for name in dir(_core._core) if not name.startswith("_")}
+    functions = {name for name in exported if not isinstance(getattr(_core._core, name), type)}
+    assert functions - imported_from_the_core() == set()
 
 
 def mypy(*args: str) -> subprocess.CompletedProcess:

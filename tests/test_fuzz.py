@@ -28,6 +28,7 @@ from archiver.ingest import expand
 from archiver.load.schemas import arrow_schemas
 from archiver.serve import create_app
 from archiver.store import migrations
+from tests.core_records import read
 from tests.transcripts import SAMPLES
 
 pytestmark = pytest.mark.slow
@@ -83,17 +84,18 @@ LIMITS = st.sampled_from([(64, 1 << 20), (1000, 1 << 20), (1 << 20, 1 << 30), (1
 def test_the_readers_hold_and_tile_their_bytes(data, limits, name, zipped):
     record_limit, gzip_limit = limits
     given_bytes = gzip.compress(data, mtime=0) if zipped else data
-    container, compression, records = _core.read_records_of(None, given_bytes, name, record_limit, gzip_limit)
+    found = read(name, data=given_bytes, record_limit=record_limit, gzip_limit=gzip_limit)
+    container, compression, records = found.container, found.compression, found.records
     assert container in {"json", "jsonl", "sse", "empty", "binary", "spool-jsonl", "spool-sse", "unreadable"}
     assert compression == ("gzip" if zipped else None)
-    seqs = [record[0] for record in records]
+    seqs = [record["seq"] for record in records]
     assert seqs == sorted(set(seqs)), seqs
-    kinds = {record[3] for record in records}
+    kinds = {record["kind"] for record in records}
     if "unreadable" not in kinds and container not in ("binary", "unreadable"):
-        assert b"".join(record[2] for record in records) == data
+        assert b"".join(record["raw"] for record in records) == data
     for record in records:
-        if record[3] == "filler" and len(record[2]) > max(record_limit, 1):
-            assert b"\n" not in record[2][:-1], "a run of filler past the record limit"
+        if record["kind"] == "filler" and len(record["raw"]) > max(record_limit, 1):
+            assert b"\n" not in record["raw"][:-1], "a run of filler past the record limit"
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile
 from archiver.read.version import SourceVersion
 from archiver.store import migrations
 from benchmarks.memory import big_file, gzip_bomb, huge_line, peak_of
+from tests.core_records import read
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +48,7 @@ def core_batches(monkeypatch, **limits: int) -> None:
 @pytest.fixture
 def tiny(monkeypatch):
     """Limits small enough that a sample file is split into many batches. (The assembly's memory for
-    tasks, `HELD_BYTES`, is fixed when the core is built: `assemble_decoded` takes it, below.)"""
+    tasks, `HELD_BYTES`, is fixed when the core is built: the core's tests bound it.)"""
     core_batches(monkeypatch, batch_bytes=2_000, batch_rows=5)
     monkeypatch.setattr(spool_module, "MEMORY_BYTES", 0)
     monkeypatch.setattr(writer_module, "PENDING_BYTES", 4_000)
@@ -143,8 +144,10 @@ def test_writer_lets_each_batch_go_before_the_commit(archive, write, tiny, monke
 
 @pytest.mark.slow
 def test_a_task_put_aside_is_taken_back_when_a_later_record_changes_it(archive, write, tiny):
-    """A stream whose completion comes after many other tasks' records: the task went aside (1 kB of tasks
-    held), came back; what the assembly hands over is what it hands over holding every task."""
+    """A stream whose completion comes after many other tasks' records is one result of both. (That the task
+    goes aside within 1 kB of tasks held and comes back, the assembly handing over what it hands over holding
+    every task, is the core's own test: `a_task_put_aside_is_taken_back_when_a_later_record_changes_it`,
+    archiver/core/tests/behaviours/assemble.rs.)"""
     first = [jsonrpc_result({"task": {"id": "late", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})]
     others = [jsonrpc_result({"task": v1_task(f"t{i}", v1_cited_parts())}) for i in range(50)]
     last = [
@@ -153,16 +156,6 @@ def test_a_task_put_aside_is_taken_back_when_a_later_record_changes_it(archive, 
         )
     ]
     path = write("late.jsonl", first + others + last)
-    records = [
-        (f"r{line}", value["id"], value, f"line {line}", len(orjson.dumps(value)))
-        for line, value in enumerate(first + others + last, start=1)
-    ]
-    held, whole = _core.assemble_decoded(records, 1_000), _core.assemble_decoded(records)
-    assert len(held) == 51
-    assert held != whole  # handed over in another order: tasks went aside
-    assert sorted(map(orjson.dumps, held)) == sorted(map(orjson.dumps, whole))
-    (late,) = [copy for kind, copy, *_ in held if kind == "copy" and copy["task_id"] == "late"]
-    assert (late["state"], late["record_ids"], late["locator"]) == ("completed", ["r1", "r52"], "line 1")
     archive.ingest([path], workers=1)
     assert rows(archive, "SELECT state, len(record_ids), locator FROM results WHERE task_id = 'late'") == [
         ("completed", 2, "line 1")
@@ -175,14 +168,15 @@ def test_a_line_past_the_record_limit_is_passed_over_unheld(write):
     long_ok = b'{"x": "' + b"a" * (2 * 2**20) + b'"}\n'
     too_long = b'{"x": "' + b"b" * (5 * 2**20) + b'"}\n'
     path = write("long.jsonl", good + long_ok + too_long + good)
-    _container, _compression, records = _core.read_records_of(
-        os.fsencode(path), None, path, 3 * 2**20, GZIP_LIMIT, line_chunk=2**20
-    )
-    found = [(locator, kind, offset, len(raw), error) for _, locator, raw, kind, _, offset, _, error, _ in records]
-    assert found[:2] == [("line 1", "json", 0, len(good), None), ("line 2", "json", len(good), len(long_ok), None)]
-    assert found[2][:4] == ("line 3", "unreadable", len(good) + len(long_ok), 0)
-    assert f"a line of {len(too_long)} bytes, past the record limit of {3 * 2**20} bytes" in found[2][4]
-    assert found[3] == ("line 4", "json", len(good) + len(long_ok) + len(too_long), len(good), None)
+    records = read(path, path=path, record_limit=3 * 2**20, gzip_limit=GZIP_LIMIT).records
+    found = [(r["locator"], r["kind"], r["byte_offset"], len(r["raw"])) for r in records]
+    assert found == [
+        ("line 1", "json", 0, len(good)),
+        ("line 2", "json", len(good), len(long_ok)),
+        ("line 3", "unreadable", len(good) + len(long_ok), 0),
+        ("line 4", "json", len(good) + len(long_ok) + len(too_long), len(good)),
+    ]
+    assert f"a line of {len(too_long)} bytes, past the record limit of {3 * 2**20} bytes" in records[2]["reason"]
 
 
 def child_env(**limits: str) -> dict:

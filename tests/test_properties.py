@@ -1,5 +1,5 @@
-"""Property-based tests: the compiled core never crashes on any JSON, raw records round-trip, claims are exactly the
-numeric leaves."""
+"""Property-based tests: the compiled core never crashes on any JSON, raw records round-trip. (That claims are
+exactly the numeric leaves is the core's own property: archiver/core/tests/behaviours/cite.rs.)"""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from archiver import _core
 from archiver.prepare import prepare
 from archiver.read.containers import GZIP_LIMIT, RECORD_LIMIT, SourceFile
 from archiver.read.version import SourceVersion
+from tests.core_records import read, schemas
 from tests.stored import WHOLE_RECORDS
 
 A2A_KEYS = [
@@ -102,21 +102,6 @@ keys = st.sampled_from(A2A_KEYS) | st.text(max_size=6)
 json_values = st.recursive(
     scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=6), max_leaves=40
 )
-SCHEMAS: dict = {}
-
-
-def schemas():
-    """Arrow schemas of a migrated archive, made once."""
-    if not SCHEMAS:
-        import duckdb
-
-        from archiver.load.schemas import arrow_schemas
-        from archiver.store import migrations
-
-        con = duckdb.connect()
-        migrations.upgrade(con)
-        SCHEMAS.update(arrow_schemas(con))
-    return SCHEMAS
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a whole prepare each
@@ -165,9 +150,10 @@ content = st.lists(st.tuples(line_bodies, endings), max_size=12).map(
 prefixes = st.sampled_from([b"", b"data: ", b": keep-alive\n", b"\xef\xbb\xbf"])
 
 
-def concatenated(data: bytes) -> tuple[str, bytes]:
-    container, _compression, records = _core.read_records_of(None, data, "<stdin>", RECORD_LIMIT, GZIP_LIMIT)
-    return container, b"".join(raw for _seq, _locator, raw, *_ in records)
+def concatenated(data: bytes) -> tuple[str | None, bytes]:
+    """The container the core reads `data` as (given on standard input) and its records' bytes joined."""
+    found = read("<stdin>", data=data, record_limit=RECORD_LIMIT, gzip_limit=GZIP_LIMIT)
+    return found.container, b"".join(record["raw"] for record in found.records)
 
 
 @pytest.mark.slow
@@ -204,46 +190,3 @@ def test_raw_records_round_trip_byte_exact_through_ingest(archive, tmp_path, pre
         f"SELECT raw FROM {WHOLE_RECORDS} AS r WHERE source_path = ? ORDER BY seq", [held_at]
     ).fetchall()
     assert b"".join(raw for (raw,) in stored) == data
-
-
-def resolve(document, pointer: str):
-    """RFC 6901, written apart from the code under test."""
-    if pointer == "":
-        return document
-    for token in pointer[1:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        document = document[int(token)] if isinstance(document, list) else document[token]
-    return document
-
-
-def count_numbers(value) -> int:
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, (int, float)):
-        return 1
-    if isinstance(value, dict):
-        return sum(count_numbers(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(count_numbers(v) for v in value)
-    return 0
-
-
-pointer_keys = st.text(alphabet="ab/~01", max_size=4)
-numeric_documents = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(alphabet="0123.e-", max_size=4),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(pointer_keys, inner, max_size=5),
-    max_leaves=50,
-)
-
-
-@pytest.mark.slow
-@settings(max_examples=300, deadline=None)
-@given(numeric_documents)
-def test_claims_are_exactly_the_numeric_leaves(document):
-    found = _core.numeric_leaves_of_value(document)
-    pointers = [pointer for pointer, _ in found]
-    assert len(set(pointers)) == len(pointers) == count_numbers(document)
-    for pointer, value in found:
-        leaf = resolve(document, pointer)  # the core hands back copies: the same type and the same digits
-        assert type(leaf) in (int, float)
-        assert (type(leaf), repr(leaf)) == (type(value), repr(value))

@@ -5,7 +5,6 @@ method's parameters as the core declares them.
 """
 
 from collections.abc import Iterator, Sequence
-from datetime import date
 from typing import Any, TypedDict, final, type_check_only
 
 __all__ = [
@@ -14,28 +13,11 @@ __all__ = [
     "ArrowBatch",
     "FileIndex",
     "LiveAssembly",
-    "assemble_decoded",
-    "canonical_json_of_value",
-    "canonical_rewritten",
-    "citation_of_value",
     "claim_rows",
-    "compact_json_of_value",
-    "decode_json",
     "docs",
-    "events_of_value",
     "index_files",
-    "key_hash_of",
     "migrations",
-    "numeric_leaves_of_value",
-    "part_of_value",
-    "payload_events_of_value",
-    "proto_json_of_value",
-    "read_records_of",
-    "recognise_value",
-    "recogniser_names",
-    "state_of_value",
     "stated_number",
-    "timestamp_of_value",
 ]
 
 INDEX_TABLES: list[str]
@@ -125,36 +107,3 @@ def migrations() -> list[tuple[str, str]]: ...
 def docs() -> list[tuple[str, str]]: ...
 def stated_number(text: str) -> tuple[str, float, str | None] | None: ...
 def claim_rows(data: str) -> list[tuple[str, float | None, str, str | None, str | None, str | None]]: ...
-
-# Test surfaces: each stage's behaviour as the Python tests read it (`tests/core_model.py`).
-
-def decode_json(payload: bytes) -> Any: ...
-def key_hash_of(parts: list[str | None]) -> str: ...
-def canonical_json_of_value(value: Any) -> bytes: ...
-def compact_json_of_value(value: Any) -> bytes: ...
-def canonical_rewritten(text: bytes) -> bool: ...
-def read_records_of(
-    path: bytes | None,
-    data: bytes | None,
-    name: str,
-    record_limit: int,
-    gzip_limit: int,
-    line_chunk: int = ...,
-    document_limit: int | None = None,
-    gzip_ratio: int = ...,
-) -> tuple[
-    str,
-    str | None,
-    list[tuple[int, str, bytes, str, int | None, int | None, bytes | None, str | None, bytes | None]],
-]: ...
-def events_of_value(obj: Any) -> Any: ...
-def payload_events_of_value(obj: Any) -> Any: ...
-def timestamp_of_value(obj: Any) -> int | None: ...
-def recogniser_names() -> list[str]: ...
-def recognise_value(name: str, obj: Any) -> Any | None: ...
-def part_of_value(obj: Any) -> Any: ...
-def state_of_value(obj: Any) -> str | None: ...
-def proto_json_of_value(obj: Any) -> Any | None: ...
-def citation_of_value(data: Any, media_type: str | None = None) -> dict[str, date | str | bool | None] | None: ...
-def numeric_leaves_of_value(data: Any) -> Any: ...
-def assemble_decoded(records: list[Any], held_bytes: int = ..., kept_bytes: int = ...) -> Any: ...

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import math
 
 import orjson
 import pytest
-from hypothesis import example, given, settings
 
-from archiver import _core
 from archiver.store import chunks
 from tests.stored import WHOLE_RECORDS
-from tests.test_properties import json_values
 from tests.transcripts import jsonrpc_result, rows, v1_cited_parts, v1_task
 
 from .cases import assert_quarantine, good, ingest, quarantined_raw, tasks
@@ -81,43 +77,6 @@ def test_an_agent_card_nested_1000_deep_is_stored(archive, write):
     assert rows(
         archive, "SELECT name, json_extract(card, '$.capabilities.x') = ? FROM agent_cards", [deep.decode()]
     ) == [("deep agent", True)]
-
-
-EXACT_FLOAT_LIMIT = 2**53
-
-
-def normal(value):
-    """A value in canonical JSON's normal form: an integral float of at most 2**53 as an integer, an integer
-    of 2**63 or more in magnitude as a string of its digits (what orjson then writes, keys sorted, is
-    canonical JSON)."""
-    if isinstance(value, dict):
-        return {str(k): normal(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [normal(v) for v in value]
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) <= EXACT_FLOAT_LIMIT:
-        return int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63:
-        return str(value)
-    return value
-
-
-@pytest.mark.slow
-@settings(max_examples=300, deadline=None)
-@given(json_values)
-@example(2**63)
-@example({"n": 2**64, "f": 4210.0, "big": -(2**63) - 1})
-@example([1e16, 1e300, -0.0, 5e-324, "é", {"": None}])
-def test_deep_json_is_written_as_orjson_writes_it_shallow(value):
-    """The bytes of a value nested 300 levels down are the shallow value's, bracketed: what orjson writes
-    (or would, but for its depth limit), so no content hash of what it could write changes."""
-    deep = value
-    for _ in range(300):
-        deep = [deep]
-    canonical_json, compact_json = _core.canonical_json_of_value, _core.compact_json_of_value
-    assert canonical_json(deep) == b"[" * 300 + canonical_json(value) + b"]" * 300
-    assert compact_json(deep) == b"[" * 300 + compact_json(value) + b"]" * 300
-    rewritten = orjson.dumps(normal(value), option=orjson.OPT_SORT_KEYS)  # "1.0" beside it: the normal form
-    assert canonical_json({"b": deep, "a": 1.0}) == b'{"a":1,"b":' + b"[" * 300 + rewritten + b"]" * 300 + b"}"
 
 
 @pytest.mark.slow

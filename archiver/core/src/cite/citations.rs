@@ -1,4 +1,4 @@
-//! A citation Part: recognition, flattening and the spec's validity rules (`archiver/cite/citations.py`).
+//! A citation Part: recognition, flattening and the spec's validity rules.
 
 pub use super::dates::{fielded_dates, Date};
 use crate::json::canonical::content_hash;

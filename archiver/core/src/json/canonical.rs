@@ -1,6 +1,6 @@
-//! Canonical JSON and identities, as `archiver/canonical.py` makes them: sorted keys, integral floats of
-//! at most 2**53 written as integers, integers of 2**63 and beyond (in magnitude) written as strings;
-//! `content_hash` (SHA-256 of canonical JSON, 32 hex digits) and `key_hash` (of strings joined by \x1f).
+//! Canonical JSON and identities: sorted keys, integral floats of at most 2**53 written as integers,
+//! integers of 2**63 and beyond (in magnitude) written as strings; `content_hash` (SHA-256 of canonical
+//! JSON, 32 hex digits) and `key_hash` (of strings joined by \x1f).
 //!
 //! What the Python code outputs, which is not always the full normalisation: it writes the sorted text
 //! first and normalises only when that text holds ".0" somewhere and something to rewrite (an
@@ -257,6 +257,58 @@ mod tests {
             key_hash(&[Some("a"), Some("")])
         );
         assert_eq!(key_hash(&[Some("a"), None]).len(), 32);
+    }
+
+    /// The scan stands in for a regular expression (what canonical JSON may rewrite, as orjson writes
+    /// it: an integral float below 1e16, an integer of 2**63 or more, 19 digits; a "12.05" is neither):
+    /// the same answer on every text, a trailing newline, 19-digit runs and ".0" inside strings included.
+    #[test]
+    fn rewritten_scan_finds_what_the_pattern_finds() {
+        let pattern = regex::bytes::Regex::new(r"(?-u)[0-9]\.0(?:[,\]}]|\n?\z)|[0-9]{19}").unwrap();
+        let alphabet = b"0123456789.,]}\"a\n";
+        let mut state: u64 = 19;
+        let mut below = |n: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % n
+        };
+        for _ in 0..20_000 {
+            let length = below(31);
+            let mut text: Vec<u8> = (0..length)
+                .map(|_| alphabet[below(alphabet.len() as u64) as usize])
+                .collect();
+            if below(10) < 3 {
+                if let Some(at) = text.iter().position(|&byte| byte == b'a') {
+                    let run = vec![b'1'; 17 + below(5) as usize];
+                    text.splice(at..=at, run);
+                }
+            }
+            assert_eq!(
+                rewritten(&text),
+                pattern.is_match(&text),
+                "{}",
+                text.escape_ascii()
+            );
+        }
+        let texts: [&[u8]; 8] = [
+            b"4210.0",
+            b"[4210.0]",
+            b"{\"a\":1.0}",
+            b"1.05",
+            b"\"x.0\"",
+            b"1.0\n",
+            &[b'9'; 19],
+            &[b'9'; 18],
+        ];
+        for text in texts {
+            assert_eq!(
+                rewritten(text),
+                pattern.is_match(text),
+                "{}",
+                text.escape_ascii()
+            );
+        }
     }
 
     /// The rule as the module's doc states it: the text as it is, normalised when it holds ".0" and

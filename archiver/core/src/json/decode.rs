@@ -1,6 +1,6 @@
-//! A record's JSON text into a `Value`, exactly as `archiver/read/decode.py` reads it (orjson's reading,
-//! the standard library's exactness for integers beyond 64 bits) and refused with the same one-line
-//! reasons (orjson's messages, `invalid JSON: ...`).
+//! A record's JSON text into a `Value`: orjson's reading, with the standard library's exactness for
+//! integers beyond 64 bits, and refused with the same one-line reasons (orjson's messages, `invalid
+//! JSON: ...`).
 
 use super::orjson::{self, Read, Refusal};
 use super::stdlib::{self, Outcome};
@@ -109,7 +109,7 @@ fn one_line(text: &str) -> String {
 }
 
 /// How many arrays and objects deep the JSON text nests, brackets inside strings not counted
-/// (strings as `decode.py`'s regular expression finds them: a quote, then any bytes but quotes and
+/// (strings as a regular expression finds them: a quote, then any bytes but quotes and
 /// backslashes, or a backslash and any byte but a newline, then a quote). A text whose closers
 /// outnumber its openers at every point (Python: a negative number) gives 0.
 pub fn nesting_depth(payload: &[u8]) -> usize {

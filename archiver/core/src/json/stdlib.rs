@@ -1,8 +1,8 @@
-//! The standard library's reading, as `archiver/read/decode.py` calls it (`json.loads` with NaN and
-//! Infinity refused by name and infinite floats refused): the payload's bytes decoded as `json.loads`
-//! decodes bytes (its encoding told by a byte order mark or by the NUL bytes of UTF-16 and UTF-32),
-//! then read by the scanner of Python's `json` module, in document order, so that the first thing
-//! it meets decides the outcome.
+//! The standard library's reading, as the exact decoding calls it (`json.loads` with NaN and Infinity
+//! refused by name and infinite floats refused): the payload's bytes decoded as `json.loads` decodes
+//! bytes (its encoding told by a byte order mark or by the NUL bytes of UTF-16 and UTF-32), then read by
+//! the scanner of Python's `json` module, in document order, so that the first thing it meets decides
+//! the outcome.
 //!
 //! The Python code reads a payload this way after orjson has refused it (a number beyond a double, or
 //! "NaN" or "Infinity" somewhere in its bytes); an outcome is a value, a refusal of its own, or an
@@ -14,13 +14,13 @@ use super::{Map, Number, Value};
 #[derive(Debug, PartialEq)]
 pub enum Outcome {
     Read(Value),
-    /// A refusal `decode.py` raises as it is (an `InvalidJSONError`), with its text.
+    /// A refusal the decoding gives as it is (an `InvalidJSONError`), with its text.
     Refused(String),
-    /// An error `decode.py` passes over (a `ValueError`), telling orjson's reason instead.
+    /// An error the decoding passes over (a `ValueError`), telling orjson's reason instead.
     Failed,
 }
 
-/// Read `payload` as `json.loads` does when called by `decode.py`; `recursion_room` is how many
+/// Read `payload` as `json.loads` does when the decoding calls it; `recursion_room` is how many
 /// arrays and objects deep it can go before Python's recursion limit ends it, and `depth_reason` the
 /// refusal that then tells the payload's depth.
 pub fn loads(payload: &[u8], recursion_room: usize, depth_reason: impl Fn() -> String) -> Outcome {
@@ -394,7 +394,7 @@ impl Scanner<'_> {
         Ok(high)
     }
 
-    /// `_match_number_unicode`: an integer, or a float through `decode.py`'s `_finite_float`.
+    /// `_match_number_unicode`: an integer, or a float refused when infinite (`_finite_float`).
     fn number(&mut self) -> Result<Value, Stop> {
         let start = self.at;
         let mut at = start;

@@ -1,8 +1,7 @@
-//! Arrow record batches of held rows, typed by the schemas the migrated archive declares
-//! (`FileRows.tables` of `archiver/load/rows.py`): every column as the schema types it (JSON columns as
-//! the `arrow.json` extension, a field's metadata kept), the file's constant columns (`source_path`,
-//! `source_dir`, `source_sha256`) and the claims' Part columns dictionary-encoded, `ingested_at` the
-//! moment of the ingest.
+//! Arrow record batches of held rows, typed by the schemas the migrated archive declares: every column
+//! as the schema types it (JSON columns as the `arrow.json` extension, a field's metadata kept), the
+//! file's constant columns (`source_path`, `source_dir`, `source_sha256`) and the claims' Part columns
+//! dictionary-encoded, `ingested_at` the moment of the ingest.
 
 use std::collections::HashMap;
 use std::ops::Range;

@@ -18,7 +18,7 @@ use arrow_buffer::{Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBu
 use arrow_schema::{DataType, FieldRef, TimeUnit};
 
 /// A value this large is not copied into a column's shared buffer: it becomes an array of its own (a
-/// 300 MB record or file Part would otherwise be in memory twice). As `archiver/load/rows.py`.
+/// 300 MB record or file Part would otherwise be in memory twice).
 pub const HUGE_VALUE: usize = 4 * (1 << 20);
 
 /// Why held rows could not become an Arrow batch.

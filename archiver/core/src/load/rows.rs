@@ -1,6 +1,6 @@
-//! Row values per table for one file (or a chunk of small files), as `archiver/load/rows.py`'s `FileRows`
-//! made them: the ids, the Parts' contents and hashes, the claims, the agent cards' derived columns, and
-//! the hand-over of every `BATCH_BYTES` or `BATCH_ROWS` of rows (`Held`, made Arrow by `batches`).
+//! Row values per table for one file (or a chunk of small files): the ids, the Parts' contents and
+//! hashes, the claims, the agent cards' derived columns, and the hand-over of every `BATCH_BYTES` or
+//! `BATCH_ROWS` of rows (`Held`, made Arrow by `batches`).
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;

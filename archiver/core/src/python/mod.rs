@@ -1,10 +1,10 @@
 //! The extension module `archiver._core`: bytes in, Arrow batches out, never a call per record.
 //!
-//! Beside the ingest's surface (`index`) and the recording proxy's (`live`), each stage exposes the few
-//! functions Python tests of its behaviour call (`json`, `read`, `understand`, `cite`); the stage
-//! contracts themselves are `cargo test` golden files (`archiver/core/tests/stages.rs`). Python also
-//! reads the files built in (`migrations`, `docs`), strings stating numbers (`cite`'s `stated_number`) and
-//! the names the archive's tables share with it (`INDEX_TABLES`, `RECORD_YIELDS`). `_core.pyi` types it all.
+//! What the package calls and nothing else: the ingest's surface (`index`), the recording proxy's
+//! (`live`), the files built in (`migrations`, `docs`), strings stating numbers and a Part's claims read
+//! again (`cite`), and the names the archive's tables share with it (`INDEX_TABLES`, `RECORD_YIELDS`).
+//! `_core.pyi` types it all. Each stage's behaviour is tested in Rust (`cargo test`: the unit tests beside
+//! each module, `archiver/core/tests/`).
 
 use pyo3::prelude::*;
 
@@ -17,13 +17,8 @@ macro_rules! add_functions {
 }
 
 mod cite;
-mod convert;
 mod index;
-mod json;
 mod live;
-mod model;
-mod read;
-mod understand;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
@@ -48,10 +43,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("INDEX_TABLES", crate::load::rows::INDEX_TABLES.to_vec())?;
     m.add("RECORD_YIELDS", crate::understand::yields::YIELD_NAMES.to_vec())?;
     cite::register(m)?;
-    json::register(m)?;
     live::register(m)?;
-    read::register(m)?;
-    understand::register(m)?;
     index::register(m)?;
     Ok(())
 }

@@ -1,5 +1,4 @@
-//! Detection by content and the readers of JSON documents, JSON Lines and SSE captures, gzip bounded
-//! (`archiver/read/containers.py`).
+//! Detection by content and the readers of JSON documents, JSON Lines and SSE captures, gzip bounded.
 
 use std::io::{Cursor, Read, Seek};
 use std::path::PathBuf;
@@ -132,7 +131,7 @@ fn is_json(text: &[u8]) -> bool {
     crate::json::decode::decode(text).is_ok()
 }
 
-/// Container, compression and the records of a source (`read_records` of `archiver/read/containers.py`).
+/// Container, compression and the records of a source.
 pub fn read_records(source: Source, limits: Limits) -> Records {
     read_records_within(source, Bounds::from(limits))
 }

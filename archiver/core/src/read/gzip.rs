@@ -1,6 +1,6 @@
-//! Gzip streams read as Python's `gzip` module reads them (`_GzipReader` under `_BoundedGzip` of
-//! `archiver/read/containers.py`): members one after another, zero padding between them skipped, the
-//! header, CRC and length checks and the errors of Python's reader in its words, on raw deflate.
+//! Gzip streams read as Python's `gzip` module reads them (its `_GzipReader`): members one after
+//! another, zero padding between them skipped, the header, CRC and length checks and the errors of
+//! Python's reader in its words, on raw deflate.
 //!
 //! Where a corrupt stream fails, and so how many bytes it is said to have given, depends on how the
 //! input is fed to inflate: as Python does, each inflate call gets the next 8 KiB of compressed input and

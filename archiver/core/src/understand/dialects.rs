@@ -1,7 +1,7 @@
-//! Readers of A2A pieces (v0.1, v0.3 JSON-RPC, v0.3 REST, v1.0 ProtoJSON) into the canonical model, as
-//! `archiver/understand/dialects.py` read them: "" and null mean absent, camelCase and snake_case both
-//! accepted, integer enums accepted, timestamps in every form. Which reader a whole object goes to is
-//! decided per object by the recognisers (`recognisers`).
+//! Readers of A2A pieces (v0.1, v0.3 JSON-RPC, v0.3 REST, v1.0 ProtoJSON) into the canonical model: ""
+//! and null mean absent, camelCase and snake_case both accepted, integer enums accepted, timestamps in
+//! every form. Which reader a whole object goes to is decided per object by the recognisers
+//! (`recognisers`).
 
 use super::model::{
     Artifact, ArtifactUpdate, Message, Part, PartKind, Role, Status, StatusUpdate, Task, Timestamp,

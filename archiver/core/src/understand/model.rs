@@ -1,4 +1,4 @@
-//! The canonical model every A2A dialect is read into (`archiver/understand/model.py` before the core).
+//! The canonical model every A2A dialect is read into.
 //! Nothing downstream asks which version of A2A an object came from.
 
 use crate::json::{Map, Text, Value};

@@ -1,6 +1,6 @@
-//! The JSON columns of a task-store row, read as `orjson.loads` read them in
-//! `archiver/understand/dialects.py`: orjson's reading (`json::orjson`) with its refusals' text, and an
-//! integer beyond 64 bits as the double orjson makes of it (the core's reader keeps it exact).
+//! The JSON columns of a task-store row, read as `orjson.loads` reads them: orjson's reading
+//! (`json::orjson`) with its refusals' text, and an integer beyond 64 bits as the double orjson makes of
+//! it (the core's reader keeps it exact).
 
 use crate::json::orjson;
 use crate::json::{Number, Value};

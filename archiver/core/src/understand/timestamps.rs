@@ -1,8 +1,7 @@
-//! `timestamp_of` (`archiver/understand/dialects.py`): a timestamp given with Z, an offset or no zone,
-//! any sub-second precision, or epoch seconds or milliseconds (a number, or ten digits or more), or a
-//! protobuf Timestamp `{"seconds", "nanos"}`, as microseconds since the epoch, UTC. Python's own rules
-//! decide: `datetime.fromtimestamp` (half-even to microseconds, years 1 to 9999), `fromisoformat`
-//! (`isoformat`), `float()` of a string.
+//! `timestamp_of`: a timestamp given with Z, an offset or no zone, any sub-second precision, or epoch
+//! seconds or milliseconds (a number, or ten digits or more), or a protobuf Timestamp `{"seconds",
+//! "nanos"}`, as microseconds since the epoch, UTC. Python's own rules decide: `datetime.fromtimestamp`
+//! (half-even to microseconds, years 1 to 9999), `fromisoformat` (`isoformat`), `float()` of a string.
 //!
 //! Where Python raised something other than the ValueError it catches (an `int()` of digits it refuses,
 //! a conversion out of a datetime's range), the record was quarantined with that exception's text:

@@ -32,7 +32,7 @@ pub fn js_client_object(obj: &Map) -> Option<Understood<Vec<Event>>> {
 }
 
 /// The ProtoJSON form of a JavaScript client object; None when `obj` is not one (what
-/// `js_client_object` reads; the test surface `proto_json_of_value` reaches it).
+/// `js_client_object` reads).
 pub fn proto_json_of(obj: &Map) -> Option<Understood<Map>> {
     is_client_object(obj).then(|| proto_json_of_map(obj))
 }
