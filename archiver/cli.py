@@ -175,7 +175,7 @@ class ArchiverGroup(click.Group):
             stopped = as_stopped_query(exc)
             if stopped is not None:
                 ended(stopped)
-            line = refusal(exc, ctx.meta.get("archiver.db"))
+            line = refusal(exc, ctx.meta.get("archiver.db"), ctx.invoked_subcommand == "ingest")
             if line is None:
                 raise
             error = click.ClickException(printable(redacted(line)))
@@ -211,9 +211,10 @@ def quiet_stdout() -> None:
         pass
 
 
-def refusal(exc: Exception, db: str | None) -> str | None:
+def refusal(exc: Exception, db: str | None, ingesting: bool = False) -> str | None:
     """The line that tells the user about `exc`: an `ArchiverError`'s message, or a DuckDB error that is
-    a trouble of the archive file (damaged, a full disk) found after it was opened; None for a bug."""
+    a trouble of the archive file (damaged, a full disk, out of memory: an ingest's or another command's)
+    found after it was opened; None for a bug."""
     from .errors import ArchiverError
 
     if isinstance(exc, ArchiverError):
@@ -228,7 +229,7 @@ def refusal(exc: Exception, db: str | None) -> str | None:
     location = locate(db)
     if location.is_lake:
         return store_refusal(exc, location.describe())
-    explained = explain(exc, location.url)
+    explained = explain(exc, location.url, ingesting)
     return str(explained) if explained else None
 
 

@@ -108,3 +108,24 @@ def test_the_column_page_shows_where_agents_disagree(archive, write):
         assert "2 claims about this column" in page
         assert '<a href="/result/t-a#part-0">t-a</a>' in page  # the claim's Part in its result
         assert "No two results disagree about this column." in client.get("/column/s9").text
+
+
+def test_a_filtered_audit_reports_the_conflicts_of_its_copies_against_every_result(archive, write):
+    """A filtered audit judges only the copies in scope, each against every result of its quantity, in scope or
+    not: its conflicting-claims findings are the unfiltered audit's of those copies; a quantity without a copy in
+    scope gives none (and is not worked out: at 10M claims that took 15.5 s of a filtered audit)."""
+    other_base = citation(base={"name": "Women 18-74", "n": 2100})
+    write("a.jsonl", [cited("t-a", rows(("18-34", 0.42)))])
+    write("b.jsonl", [cited("t-b", rows(("18-34", 0.52)))])
+    write("e.jsonl", [cited("t-e", rows(("18-34", 0.61)), other_base)])
+    write("f.jsonl", [cited("t-f", rows(("18-34", 0.11)), other_base)])
+    archive.ingest([str(Path(archive.path).parent / "in")])
+    every = conflicts(archive)
+    assert [(task, other) for task, other, _ in every] == [
+        ("t-a", "b.jsonl"), ("t-b", "a.jsonl"), ("t-e", "f.jsonl"), ("t-f", "e.jsonl")
+    ]  # fmt: skip
+    for task in ("t-a", "t-e"):
+        report = archive.audit(task=task)
+        found = sorted((f.task_id, f.reference.rsplit("/", 1)[-1], f.detail)
+                       for f in report.findings if f.rule == "conflicting-claims")  # fmt: skip
+        assert found == [finding for finding in every if finding[0] == task]

@@ -406,6 +406,21 @@ def test_sql_refuses_what_needs_an_extension_and_reads_local_files(good, tmp_pat
     assert json.loads(result.output) == [{"total": 6}]
 
 
+def test_a_question_out_of_memory_says_so_in_one_line_not_as_an_ingest(samples_copy, monkeypatch):
+    """A command that asks (here a filtered audit, held to a memory bound too small for its query) and runs out of
+    memory says so in one line, as a question that changed nothing: not the ingest's advice to raise
+    ARCHIVER_INGEST_MEMORY_MB (a filtered audit of 10M claims once said "the ingest's writer ran out of memory")."""
+    import archiver.audit.run
+
+    monkeypatch.setattr(archiver.audit.run, "AUDIT_MEMORY_MB", 1)
+    failed = run("audit", "--db", samples_copy, "--agent", "*", "--fail-on", "never")
+    assert failed.exit_code == 1, failed.output
+    line = one_line_error(failed)
+    assert "the command ran out of the memory it is held to" in line
+    assert "nothing was changed" in line
+    assert "ingest" not in line
+
+
 @pytest.mark.slow
 def test_a_writer_out_of_memory_says_so_in_one_line_and_keeps_what_it_committed(tmp_path, monkeypatch):
     """DuckDB keeps values of about 64 kB and more in memory until they are written out, and a commit past

@@ -366,9 +366,12 @@ def conflicting_claims(results: str = "TRUE") -> str:
     must be chosen for its findings to be the whole archive's (`audit.kept` chooses whole quantities)."""
     return f"""
 WITH {quantity_ctes(results)},
-cited AS MATERIALIZED (
+cited AS MATERIALIZED (  -- of the quantities holding a copy in scope: only a claim of a copy in scope is reported
     SELECT s.result_key, q.* EXCLUDE (citation_hash, quantity_text)
     FROM single s JOIN quantities q USING (citation_hash)
+    WHERE q.quantity IN (
+        SELECT q.quantity FROM single s JOIN quantities q USING (citation_hash)
+        WHERE s.result_key IN (SELECT result_key FROM results WHERE audit_copy_in_scope(copy_id)))
 ),
 valued AS (  -- the claims of those results that state a finite number in a cell
     SELECT q.quantity, cl.* FROM claims cl JOIN cited q ON q.result_key = cl.result_key

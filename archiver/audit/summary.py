@@ -48,14 +48,22 @@ _ORIGIN_UNITS = f"""
 # counts its distinct claims; a result stored several times, those of its copies told apart by Part
 # content and pointer), and its agent and study when it has a single one (no citation: study NULL), else
 # a flag and the list of them. Of the results `{chosen}` chooses (a condition on `result_key`; TRUE:
-# all): each result's row is made from its own copies alone.
+# all): each result's row is made from its own copies alone. The lists are made only for the results of
+# several (a list per result of the whole archive held 512 MB at 960,000 results, and a list aggregate
+# does not spill: a filtered audit of 10M claims ran out of memory).
 RESULT_STATUS = f"""
 CREATE OR REPLACE TEMP TABLE audit_result_status AS
-WITH cited AS (
+WITH cited AS MATERIALIZED (
     SELECT result_key, bool_or(scoped) AS cited, bool_and(valid AND NOT inferred) FILTER (WHERE scoped) AS valid,
-           min(study) FILTER (WHERE scoped) AS study, {_ONE.format(x="study")} AS one_study,
-           list_sort(list(DISTINCT study) FILTER (WHERE scoped)) AS studies
+           min(study) FILTER (WHERE scoped) AS study, {_ONE.format(x="study")} AS one_study
     FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM citations WHERE {{chosen}})
+    GROUP BY result_key
+),
+studied AS (
+    SELECT result_key, list_sort(list(DISTINCT study)) AS studies
+    FROM citations
+    WHERE {{chosen}} AND result_key IN (SELECT result_key FROM cited WHERE NOT one_study)
+      AND audit_copy_in_scope(copy_id)
     GROUP BY result_key
 ),
 stored AS MATERIALIZED (
@@ -64,10 +72,16 @@ stored AS MATERIALIZED (
            count(*) FILTER (WHERE r.origin IS NULL AND scoped) AS copies,
            count(*) FILTER (WHERE scoped) AS stored,
            CAST(sum(r.claims) FILTER (WHERE scoped) AS BIGINT) AS claims,
-           min(f.agent) FILTER (WHERE scoped) AS agent, {_ONE.format(x="f.agent")} AS one_agent,
-           list_sort(list(DISTINCT f.agent) FILTER (WHERE scoped)) AS agents
+           min(f.agent) FILTER (WHERE scoped) AS agent, {_ONE.format(x="f.agent")} AS one_agent
     FROM (SELECT *, audit_copy_in_scope(copy_id) AS scoped FROM results WHERE {{chosen}}) r
     JOIN audit_file_agents f ON f.source_path = r.source_path
+    GROUP BY r.result_key
+),
+agented AS (
+    SELECT r.result_key, list_sort(list(DISTINCT f.agent)) AS agents
+    FROM results r JOIN audit_file_agents f ON f.source_path = r.source_path
+    WHERE {{chosen}} AND r.result_key IN (SELECT result_key FROM stored WHERE NOT one_agent)
+      AND audit_copy_in_scope(r.copy_id)
     GROUP BY r.result_key
 ),
 claimed AS (
@@ -82,11 +96,13 @@ SELECT s.result_key, s.copies_all + coalesce(o.copies_all, 0) AS copies_all, s.f
        s.quantitative AND coalesce(c.valid, false) AS validly_cited, s.copies + coalesce(o.copies, 0) AS copies,
        s.stored, CASE WHEN s.stored > 1 THEN coalesce(m.claims, 0) ELSE s.claims END AS claims,
        s.agent, s.one_agent, c.study, coalesce(c.one_study, true) AS one_study,
-       CASE WHEN NOT s.one_agent THEN s.agents END AS agents, CASE WHEN NOT c.one_study THEN c.studies END AS studies
+       CASE WHEN NOT s.one_agent THEN a.agents END AS agents, CASE WHEN NOT c.one_study THEN d.studies END AS studies
 FROM stored s
 LEFT JOIN ({_ORIGIN_UNITS}) o ON o.result_key = s.result_key
 LEFT JOIN cited c ON c.result_key = s.result_key
 LEFT JOIN claimed m ON m.result_key = s.result_key
+LEFT JOIN studied d ON d.result_key = s.result_key
+LEFT JOIN agented a ON a.result_key = s.result_key
 """
 
 SUMMED = "audit_summary_rows"

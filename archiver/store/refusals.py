@@ -131,11 +131,22 @@ REFUSALS: tuple[tuple[re.Pattern, type[ArchiveError], str], ...] = (
 says it (`reason`: DuckDB's words on one line; `brief`: without its "Possible solutions")."""
 
 
-def explain(exc: Exception, path: str) -> ArchiveUnusableError | None:
+READER_OUT_OF_MEMORY = (
+    "the command ran out of the memory it is held to ({brief}); nothing was changed: narrow it with filters, and "
+    "please report it with the archive's size, for a question should fit whatever the archive holds"
+)
+"""What a command that writes no ingest says when DuckDB's buffer pool refuses it more (a question's query did not
+fit its bound nor spill): not the ingest's advice of `REFUSALS`."""
+
+
+def explain(exc: Exception, path: str, ingesting: bool = True) -> ArchiveUnusableError | None:
     """The one-line refusal for a DuckDB error on the archive file `path`, or None when it is none of
-    the known troubles of a file."""
+    the known troubles of a file; out of memory told as an ingest's, or when not `ingesting`, as any other
+    command's (`READER_OUT_OF_MEMORY`)."""
     reason = " ".join(str(exc).split())
     for said, kind, line in REFUSALS:
+        if said is _OUT_OF_MEMORY and not ingesting:
+            line = READER_OUT_OF_MEMORY
         if said.search(reason):
             return kind(f"{path}: " + line.format(reason=reason, brief=reason.split(" Possible solutions")[0]))
     if _NO_FOLDER.search(reason) and not Path(path).parent.exists():

@@ -10,9 +10,12 @@ quantities AS MATERIALIZED (
            md5(to_json(list_value(any_value(study), any_value(period), any_value(base_name), any_value(weight), any_value(source_table), any_value(source_column), any_value(source_function)))) AS quantity_text
     FROM citations WHERE citation_hash IN (SELECT citation_hash FROM single) GROUP BY citation_hash
 ),
-cited AS MATERIALIZED (
+cited AS MATERIALIZED (  -- of the quantities holding a copy in scope: only a claim of a copy in scope is reported
     SELECT s.result_key, q.* EXCLUDE (citation_hash, quantity_text)
     FROM single s JOIN quantities q USING (citation_hash)
+    WHERE q.quantity IN (
+        SELECT q.quantity FROM single s JOIN quantities q USING (citation_hash)
+        WHERE s.result_key IN (SELECT result_key FROM results WHERE audit_copy_in_scope(copy_id)))
 ),
 valued AS (  -- the claims of those results that state a finite number in a cell
     SELECT q.quantity, cl.* FROM claims cl JOIN cited q ON q.result_key = cl.result_key
