@@ -19,12 +19,11 @@ aggregate `claim_citations` instead (`source`), so an answer never depends on wh
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import duckdb
 
 from .connection import drop_temporary
 from .tables import CITED_CELLS, CLAIM_INDEX, CLAIM_INDEX_PENDING
+from .views import IN_DUCKDB_FILE
 
 KEYS = (
     "agent", "citation_hash", "study", "period", "fielded", "source_table", "source_column", "source_function",
@@ -58,13 +57,30 @@ def source(con: duckdb.DuckDBPyConnection) -> str:
     return CITED_CELLS
 
 
-def changing(con: duckdb.DuckDBPyConnection, chosen: str, change: Callable[[], None]) -> None:
-    """In the caller's transaction: `change` the claim index rows `chosen` (a condition on `result_key`) chooses,
-    and the kept cells by what it changed."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE cells_removed AS {cells(chosen)}")
-    change()
-    con.execute(f"CREATE OR REPLACE TEMP TABLE cells_added AS {cells(chosen)}")
+READ = ", ".join((*KEYS, "pointer", "value"))
+"""What `cells` reads of a claim index row."""
+
+
+def changing(con: duckdb.DuckDBPyConnection, chosen: str, removing: str, adding: str) -> None:
+    """In the caller's transaction: the claim index rows `chosen` (a condition on `result_key`) chooses removed and
+    added (`removing`, a DELETE of them; `adding`, an INSERT of their new rows), and the kept cells changed by
+    what they removed and added. The rows removed are read first, when there are any (an ingest's new results have
+    none: finding so reads one column, not the cells' fifteen); the rows added, in a DuckDB file, are handed back by
+    the INSERT (RETURNING; a DuckLake table returns nothing, so a lake's are read after). At 10M claims each read of
+    the rows took 3-4 s a batch of 5,000 results (a DELETE's RETURNING, 9.5 s, is slower than reading them first)."""
     try:
+        if con.execute(f"SELECT EXISTS (SELECT 1 FROM {CLAIM_INDEX} WHERE {chosen})").fetchone()[0]:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE cells_removed AS {cells(chosen)}")
+            con.execute(removing)
+        else:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE cells_removed AS {cells('FALSE')}")
+        if con.execute(f"SELECT {IN_DUCKDB_FILE}").fetchone()[0]:
+            con.register("cells_added_rows", con.execute(f"{adding} RETURNING {READ}").to_arrow_table())
+            con.execute(f"CREATE OR REPLACE TEMP TABLE cells_added AS {cells(relation='cells_added_rows')}")
+            con.unregister("cells_added_rows")
+        else:
+            con.execute(adding)
+            con.execute(f"CREATE OR REPLACE TEMP TABLE cells_added AS {cells(chosen)}")
         _merge(con)
     finally:
         drop_temporary(con, "cells_removed", "cells_added", "cells_touched", "cells_merged")

@@ -162,11 +162,9 @@ def refresh(
 def _make_index(con: duckdb.DuckDBPyConnection, chosen: str) -> None:
     """The index rows of the results `chosen` chooses made again, and the cited cells with them (`store.cells`)."""
 
-    def change() -> None:
-        con.execute(f"DELETE FROM {INDEX} WHERE {chosen}")
-        con.execute(f"INSERT INTO {INDEX} BY NAME SELECT * FROM ({claim_citations(chosen)})")
-
-    cells.changing(con, chosen, change)
+    removing = f"DELETE FROM {INDEX} WHERE {chosen}"
+    adding = f"INSERT INTO {INDEX} BY NAME SELECT * FROM ({claim_citations(chosen)})"
+    cells.changing(con, chosen, removing, adding)
 
 
 def add_to_sums(
