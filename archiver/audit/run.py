@@ -88,8 +88,9 @@ def audited(
         if selection == Selection() and not derive:  # the kept rows, and what is not kept derived (`audit.kept`)
             kept = read_kept(con, rules, min_base)
         else:
-            materialize(con, selection)
-            prepare_summary(con)
+            # the statuses of the results with a copy in scope: another's counts nowhere (no copy in scope) and
+            # no rule reports it; every file's agent, for the findings of cards and records
+            prepare_summary(con, materialize(con, selection), files="TRUE")
             find(con, rules, {"min_base": min_base})
         counts = summary_counts(con)
         by_rule = dict.fromkeys((rule.id for rule in rules), 0)
