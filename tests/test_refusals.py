@@ -416,7 +416,7 @@ def test_a_question_out_of_memory_says_so_in_one_line_not_as_an_ingest(samples_c
     failed = run("audit", "--db", samples_copy, "--agent", "*", "--fail-on", "never")
     assert failed.exit_code == 1, failed.output
     line = one_line_error(failed)
-    assert "the command ran out of the memory it is held to" in line
+    assert "the command ran out of the memory and disk it is held to" in line
     assert "nothing was changed" in line
     assert "ingest" not in line
 

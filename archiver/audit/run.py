@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ..defaults import MIN_BASE
 from ..query.selection import Selection
+from ..store.backend import spill_folder
 from ..store.connection import bounded_memory, drop_temporary, transaction
 from .derive import TEMPORARY as DERIVED_TEMPORARY
 from .derive import find
@@ -28,6 +31,10 @@ DEFAULT_MIN_BASE = MIN_BASE
 AUDIT_MEMORY_MB = 512
 """DuckDB's buffer pool while an audit runs and is read (it spills beyond, to a folder of the process): on an
 archive of 10M claims `audit --format json` peaked at 2.0 GB unbounded, at 808 MB under this bound."""
+AUDIT_SPILL_MB = 16 * 1024
+"""The most an audit spills to disk (beyond its memory), or half the free space of the folder it spills to if that is
+less: a filtered audit of 100M claims, deriving conflicting-claims over a third of them, spilled 33 GB and filled
+the disk after 211 s; held to this, it stops with one line instead, leaving the disk to the rest of the machine."""
 _TEMPORARY = ("audit_findings", *DERIVED_TEMPORARY, *KEPT_TEMPORARY)
 
 
@@ -83,7 +90,7 @@ def audited(
     selection = selection or Selection()
     con.execute("SET enable_progress_bar = false")  # DuckDB's own bar would write to stderr mid-report
     define_wording(con)
-    with bounded_memory(con, AUDIT_MEMORY_MB * 2**20), transaction(con, commit=False):
+    with bounded_memory(con, AUDIT_MEMORY_MB * 2**20, _spill_bound()), transaction(con, commit=False):
         kept = None
         if selection == Selection() and not derive:  # the kept rows, and what is not kept derived (`audit.kept`)
             kept = read_kept(con, rules, min_base)
@@ -105,6 +112,12 @@ def audited(
         counts["filters"] = selection.as_dict()
         yield Audit(con, rules, counts, kept, found)
         drop_temporary(con, *_TEMPORARY)  # what the block raised rolls them back with the rest
+
+
+def _spill_bound() -> int:
+    """`AUDIT_SPILL_MB`, or half the free space where DuckDB spills (`backend.spill_folder`'s folder) if less."""
+    free = shutil.disk_usage(os.path.dirname(spill_folder())).free
+    return min(AUDIT_SPILL_MB * 2**20, free // 2)
 
 
 def run_audit(

@@ -132,8 +132,8 @@ says it (`reason`: DuckDB's words on one line; `brief`: without its "Possible so
 
 
 READER_OUT_OF_MEMORY = (
-    "the command ran out of the memory it is held to ({brief}); nothing was changed: narrow it with filters, and "
-    "please report it with the archive's size, for a question should fit whatever the archive holds"
+    "the command ran out of the memory and disk it is held to ({brief}); nothing was changed: narrow it with "
+    "filters, and please report it with the archive's size, for a question should fit whatever the archive holds"
 )
 """What a command that writes no ingest says when DuckDB's buffer pool refuses it more (a question's query did not
 fit its bound nor spill): not the ingest's advice of `REFUSALS`."""
