@@ -151,7 +151,7 @@ def test_sse_capture_cut_mid_event(archive, write):
         archive,
         summary,
         path,
-        [("event 3 (line 5)", "invalid JSON: unexpected end of data: line 1 column 41 (char 40)")],
+        [("event 3 (line 5)", "invalid JSON: unexpected end of the text: line 1 column 41 (byte 40)")],
     )
     assert quarantined_raw(archive, path) == [b": ping\nid: 3\ndata: " + good(3)[:40]]
     assert tasks(archive, path) == ["t1", "t2"]
@@ -167,7 +167,7 @@ def test_sse_event_of_invalid_json_between_good_ones(archive, write):
         archive,
         summary,
         path,
-        [("event 2 (line 3)", "invalid JSON: unexpected character, expected a string key: line 1 column 2 (char 1)")],
+        [("event 2 (line 3)", "invalid JSON: expected a string key, found 'n': line 1 column 2 (byte 1)")],
     )
     assert quarantined_raw(archive, path) == [b"event: message\ndata: {not json\n\n"]
     assert tasks(archive, path) == ["t1", "t3"]

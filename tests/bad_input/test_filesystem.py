@@ -123,8 +123,8 @@ def test_cli_over_a_directory_of_bad_files_reports_each_on_one_line(tmp_path):
     assert [line for line in result.stderr.splitlines() if line.startswith("quarantined:")] == [
         f"quarantined: {top}/blob.bin: file: not JSON, JSON Lines, SSE or SQLite (binary)",
         (
-            f"quarantined: {top}/cut.jsonl: line 1: invalid JSON: unexpected control character in string: "
-            "line 1 column 51 (char 50)"
+            f"quarantined: {top}/cut.jsonl: line 1: invalid JSON: an unescaped control character (U+000A) in a string: "
+            "line 1 column 51 (byte 50)"
         ),
         f"quarantined: {top}/loop: file: cannot read the file: Too many levels of symbolic links",
         f"quarantined: {top}/pipe: file: cannot read the file: not a regular file (a FIFO)",
@@ -178,7 +178,7 @@ def test_cli_over_a_directory_with_an_undecodable_name(tmp_path):
     result = CliRunner().invoke(main, ["ingest", str(top), "--db", str(tmp_path / "a.duckdb")])
     assert result.exit_code == 1, result.output
     assert [line for line in result.stderr.splitlines() if line.startswith("quarantined:")] == [
-        f"quarantined: {top}/b\\xff.jsonl: line 1: invalid JSON: unexpected end of data: line 2 column 1 (char 41)"
+        f"quarantined: {top}/b\\xff.jsonl: line 1: invalid JSON: unexpected end of the text: line 2 column 1 (byte 41)"
     ]
 
 

@@ -26,9 +26,8 @@ def test_arrays_nested_100000_deep(archive, write):
     deep = b"[" * 100_000 + b"]" * 100_000
     path = write("deep.jsonl", good(1) + b"\n" + deep + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
-    assert_quarantine(
-        archive, summary, path, [("line 2", "invalid JSON: depth limit exceeded: line 1 column 1026 (char 1025)")]
-    )
+    reason = "invalid JSON: nested deeper than 1024 levels: line 1 column 1025 (byte 1024)"
+    assert_quarantine(archive, summary, path, [("line 2", reason)])
     assert quarantined_raw(archive, path) == [deep + b"\n"]
     assert tasks(archive, path) == ["t1", "t3"]
 
@@ -43,8 +42,8 @@ def test_objects_nested_100000_deep_inside_a_part(archive, write):
         archive,
         summary,
         path,
-        [  # orjson's depth limit: 1024 levels in all
-            ("line 2", "invalid JSON: depth limit exceeded: line 1 column 5305 (char 5304)")
+        [  # the 1025th level in all, the Part's 1018th
+            ("line 2", "invalid JSON: nested deeper than 1024 levels: line 1 column 5304 (byte 5303)")
         ],
     )
     assert tasks(archive, path) == ["t1", "t3"]
@@ -80,15 +79,17 @@ def test_an_agent_card_nested_1000_deep_is_stored(archive, write):
 
 
 @pytest.mark.slow
-def test_nesting_too_deep_for_the_exact_reader_is_quarantined_with_its_depth(archive, write):
-    """An integer beyond 64 bits is read by the standard library, which recurses: past Python's limit
-    the record is refused by its depth, and the file's other records are stored."""
+def test_an_integer_beyond_64_bits_nested_1017_deep_is_stored_exactly(archive, write):
+    """One nesting limit for every record: an integer beyond 64 bits changes nothing of it (the Python code
+    this replaced refused such a record past some 976 levels, where its recursion ran out)."""
     deep = b'{"a":' * 1010 + b"18446744073709551616" + b"}" * 1010
     line = with_data(2, deep)
     path = write("deep-big.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)  # 1010 levels in the Part, 7 around it: response, result, task, artifacts, ...
-    assert_quarantine(archive, summary, path, [("line 2", "JSON nested too deeply (1017 levels)")])
-    assert tasks(archive, path) == ["t1", "t3"]
+    assert summary.quarantined == 0
+    assert tasks(archive, path) == ["t1", "t2", "t3"]
+    query = "SELECT pointer, literal FROM claims WHERE result_key = 'task:t2'"
+    assert rows(archive, query) == [("/a" * 1010, "18446744073709551616")]
 
 
 HUGE, NEGATIVE = "9" * 5001, "-" + "1" * 20000
@@ -127,7 +128,13 @@ def test_nan_is_quarantined_by_name(archive, write):
     line = with_data(2, b'{"share": NaN}')
     path = write("nan.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
-    assert_quarantine(archive, summary, path, [("line 2", "invalid JSON: NaN is not a JSON number")])
+    column = line.index(b"NaN") + 1
+    assert_quarantine(
+        archive,
+        summary,
+        path,
+        [("line 2", f"invalid JSON: NaN is not a JSON number: line 1 column {column} (byte {column - 1})")],
+    )
     assert tasks(archive, path) == ["t1", "t3"]
 
 
@@ -145,13 +152,14 @@ def test_infinity_and_minus_infinity_are_quarantined_by_name(archive, write):
         + b"\n",
     )
     summary = ingest(archive, path)
+    at = with_data(2, b'{"a": Infinity}').index(b"Infinity"), with_data(3, b'{"a": [1, -Infinity]}').index(b"-Infinity")
     assert_quarantine(
         archive,
         summary,
         path,
         [
-            ("line 2", "invalid JSON: Infinity is not a JSON number"),
-            ("line 3", "invalid JSON: -Infinity is not a JSON number"),
+            ("line 2", f"invalid JSON: Infinity is not a JSON number: line 1 column {at[0] + 1} (byte {at[0]})"),
+            ("line 3", f"invalid JSON: -Infinity is not a JSON number: line 1 column {at[1] + 1} (byte {at[1]})"),
         ],
     )
     assert tasks(archive, path) == ["t1", "t4"]
@@ -170,7 +178,7 @@ def test_a_float_beyond_a_double_is_quarantined(archive, write):
         [
             (
                 "line 2",
-                (f"invalid JSON: number is infinity when parsed as double: line 1 column {column} (char {column - 1})"),
+                f"invalid JSON: a number beyond the range of a double: line 1 column {column} (byte {column - 1})",
             )
         ],
     )
@@ -187,7 +195,13 @@ def test_a_lone_surrogate_escape_is_quarantined(archive, write):
         archive,
         summary,
         path,
-        [("line 1", f"invalid JSON: no low surrogate in string: line 1 column {column} (char {column - 1})")],
+        [
+            (
+                "line 1",
+                f"invalid JSON: a lone surrogate (\\ud800) in a string, not one of a pair: "
+                f"line 1 column {column} (byte {column - 1})",
+            )
+        ],
     )
     assert tasks(archive, path) == ["t3"]
 
@@ -204,17 +218,23 @@ def test_a_task_id_nested_1000_deep_is_read_as_its_text(archive, write):
 
 
 @pytest.mark.slow
-def test_a_lone_surrogate_read_by_the_exact_reader_is_quarantined(archive, write):
-    """A number orjson refuses sends the line to the standard library, which accepts "\\ud800": refused there
-    too, as the line alone (it cannot become UTF-8 text)."""
+def test_a_lone_surrogate_after_an_integer_beyond_a_double_is_quarantined(archive, write):
+    """The integer is kept, the string cannot be: a lone surrogate is no UTF-8 text (the line alone is refused)."""
     line = with_data(2, b'{"huge": 1' + b"0" * 400 + b', "label": "\\ud800", "pair": "\\ud83d\\ude00"}')
     path = write("surrogate-big.jsonl", good(1) + b"\n" + line + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
+    column = line.index(b"\\ud800") + 1
     assert_quarantine(
         archive,
         summary,
         path,
-        [("line 2", "invalid JSON: a string holds a lone surrogate (\\ud800 to \\udfff without its pair)")],
+        [
+            (
+                "line 2",
+                f"invalid JSON: a lone surrogate (\\ud800) in a string, not one of a pair: "
+                f"line 1 column {column} (byte {column - 1})",
+            )
+        ],
     )
     assert tasks(archive, path) == ["t1", "t3"]
 

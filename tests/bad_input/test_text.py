@@ -22,7 +22,7 @@ def test_truncated_json_line_between_good_lines(archive, write):
         archive,
         summary,
         path,
-        [("line 2", "invalid JSON: unexpected control character in string: line 1 column 592 (char 591)")],
+        [("line 2", "invalid JSON: an unescaped control character (U+000A) in a string: line 1 column 592 (byte 591)")],
     )
     assert quarantined_raw(archive, path) == [cut + b"\n"]
     assert tasks(archive, path) == ["t1", "t3"]
@@ -33,7 +33,7 @@ def test_json_lines_cut_at_end_of_file(archive, write):
     path = write("tail.jsonl", good(1) + b"\n" + good(2)[:100])
     summary = ingest(archive, path)
     assert_quarantine(
-        archive, summary, path, [("line 2", "invalid JSON: unexpected end of data: line 1 column 101 (char 100)")]
+        archive, summary, path, [("line 2", "invalid JSON: unexpected end of the text: line 1 column 101 (byte 100)")]
     )
     assert tasks(archive, path) == ["t1"]
 
@@ -45,7 +45,7 @@ def test_truncated_json_document_next_to_a_good_file(archive, write):
     neighbour = write("fine.json", text)
     summary = ingest(archive, path, neighbour)
     assert_quarantine(
-        archive, summary, path, [("document", "invalid JSON: unexpected end of data: line 1 column 604 (char 603)")]
+        archive, summary, path, [("document", "invalid JSON: unexpected end of the text: line 1 column 604 (byte 603)")]
     )
     assert quarantined_raw(archive, path) == [text[:-10]]
     assert summary.unrecognised_files == [path]
@@ -58,7 +58,8 @@ def test_invalid_utf8_in_a_line(archive, write):
     path = write("latin.jsonl", good(1) + b"\n" + bad + b"\n" + good(3) + b"\n")
     summary = ingest(archive, path)
     offset = bad.index(b"\xff")
-    assert_quarantine(archive, summary, path, [("line 2", f"invalid JSON: invalid UTF-8 byte 0xff at byte {offset}")])
+    reason = f"invalid JSON: invalid UTF-8 byte 0xff: line 1 column {offset + 1} (byte {offset})"
+    assert_quarantine(archive, summary, path, [("line 2", reason)])
     assert quarantined_raw(archive, path) == [bad + b"\n"]
     assert tasks(archive, path) == ["t1", "t3"]
 
@@ -69,9 +70,8 @@ def test_invalid_utf8_in_an_sse_event(archive, write):
     path = write("latin.sse", event(good(1)) + event(bad) + event(good(3)))
     summary = ingest(archive, path)
     offset = bad.index(b"\xc3")
-    assert_quarantine(
-        archive, summary, path, [("event 2 (line 3)", f"invalid JSON: invalid UTF-8 byte 0xc3 at byte {offset}")]
-    )
+    reason = f"invalid JSON: invalid UTF-8 byte 0xc3: line 1 column {offset + 1} (byte {offset})"
+    assert_quarantine(archive, summary, path, [("event 2 (line 3)", reason)])
     assert tasks(archive, path) == ["t1", "t3"]
 
 
@@ -186,7 +186,8 @@ def test_a_nul_byte_in_a_json_line_quarantines_that_line_only(archive, write):
         [
             (
                 "line 2",
-                f"invalid JSON: unexpected control character in string: line 1 column {column} (char {column - 1})",
+                "invalid JSON: an unescaped control character (U+0000) in a string: "
+                f"line 1 column {column} (byte {column - 1})",
             )
         ],
     )
@@ -205,7 +206,7 @@ def test_a_nul_byte_first_in_an_unnamed_json_lines_file(archive, write):
         archive,
         summary,
         path,
-        [("line 1", "invalid JSON: unexpected character, expected a JSON value: line 1 column 1 (char 0)")],
+        [("line 1", "invalid JSON: expected a value, found U+0000: line 1 column 1 (byte 0)")],
     )
     assert tasks(archive, path) == ["t2"]
     assert stored_bytes(archive, path) == content
@@ -224,7 +225,8 @@ def test_a_nul_byte_in_an_sse_event_quarantines_that_event_only(archive, write):
         [
             (
                 "event 2 (line 3)",
-                f"invalid JSON: unexpected control character in string: line 1 column {column} (char {column - 1})",
+                "invalid JSON: an unescaped control character (U+0000) in a string: "
+                f"line 1 column {column} (byte {column - 1})",
             )
         ],
     )
@@ -277,7 +279,7 @@ def test_sse_capture_mixing_cr_crlf_and_lf(archive, write):
         archive,
         summary,
         path,
-        [("event 5 (line 11)", "invalid JSON: unexpected end of data: line 1 column 31 (char 30)")],
+        [("event 5 (line 11)", "invalid JSON: unexpected end of the text: line 1 column 31 (byte 30)")],
     )
     assert tasks(archive, path) == ["t1", "t2", "t3", "t4"]
     assert stored_bytes(archive, path) == content

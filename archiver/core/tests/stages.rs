@@ -15,7 +15,7 @@ use _core::cite::citations::citation_of;
 use _core::cite::claims::{claims_of, numeric_leaves};
 use _core::index::{whole_on_disk, FileSpec, Indexer, Item, Settings};
 use _core::json::canonical::{canonical_json, content_hash, key_hash, sha256_hex};
-use _core::json::decode::{decode, nesting_depth, InvalidJson};
+use _core::json::decode::{decode, InvalidJson};
 use _core::json::write::{compact_json, python_str};
 use _core::json::Value;
 use _core::load::batches::Schemas;
@@ -127,6 +127,59 @@ fn outcome<T: std::fmt::Debug>(result: Result<T, NotUnderstood>) -> String {
 }
 
 // --- json ------------------------------------------------------------------------------------------
+
+/// How many arrays and objects deep a JSON text nests, brackets inside strings not counted (a string
+/// as a quote, then any bytes but quotes and backslashes or a backslash and any byte but a newline,
+/// then a quote); 0 where closers outnumber openers at every point. The golden file shows it beside
+/// each input.
+fn nesting_depth(payload: &[u8]) -> usize {
+    let mut depth: i64 = 0;
+    let mut deepest: i64 = i64::MIN;
+    let mut at = 0;
+    while at < payload.len() {
+        let byte = payload[at];
+        if byte == b'"' {
+            if let Some(end) = string_end(payload, at + 1) {
+                at = end;
+                continue;
+            }
+        }
+        let step = match byte {
+            b'[' | b'{' => 1,
+            b']' | b'}' => -1,
+            _ => 0,
+        };
+        if step != 0 {
+            depth += step;
+            deepest = deepest.max(depth);
+        }
+        at += 1;
+    }
+    usize::try_from(deepest).unwrap_or(0)
+}
+
+/// The offset after a string's closing quote, its body starting at `at`; None if it has none.
+fn string_end(payload: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        match *payload.get(at)? {
+            b'"' => return Some(at + 1),
+            b'\\' => {
+                if *payload.get(at + 1)? == b'\n' {
+                    return None;
+                }
+                at += 2;
+            }
+            _ => at += 1,
+        }
+    }
+}
+
+#[test]
+fn nesting_depth_skips_strings() {
+    assert_eq!(nesting_depth(b"[[\"[[[\"]]"), 2);
+    assert_eq!(nesting_depth(b"{\"a\\\"[\": [{}]}"), 3);
+    assert_eq!(nesting_depth(b""), 0);
+}
 
 #[test]
 fn json_decodes_writes_and_hashes() {

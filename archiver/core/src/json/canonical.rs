@@ -12,7 +12,6 @@
 
 use sha2::{Digest, Sha256};
 
-use super::decode::long_digits;
 use super::write::{write_i64, write_number, write_string, write_value, NumberWriter, Sink};
 use super::{Number, Value};
 
@@ -102,6 +101,33 @@ pub(crate) fn rewritten(text: &[u8]) -> bool {
         }
     }
     long_digits(text)
+}
+
+/// Whether a run of 19 digits occurs. A run of 19 holds every 19th byte, so the bytes are probed 19
+/// apart and a run is measured only around a digit.
+fn long_digits(text: &[u8]) -> bool {
+    const RUN: usize = 19;
+    let digit = |at: usize| text[at].is_ascii_digit();
+    let mut probe = RUN - 1;
+    while probe < text.len() {
+        if !digit(probe) {
+            probe += RUN;
+            continue;
+        }
+        let mut start = probe;
+        while start + RUN > probe + 1 && start > 0 && digit(start - 1) {
+            start -= 1;
+        }
+        let mut end = probe + 1;
+        while end - start < RUN && end < text.len() && digit(end) {
+            end += 1;
+        }
+        if end - start >= RUN {
+            return true;
+        }
+        probe = end + RUN;
+    }
+    false
 }
 
 /// A number as `_normal` leaves it: an integral float of at most 2**53 as an integer, an integer of
@@ -307,6 +333,49 @@ mod tests {
                 pattern.is_match(text),
                 "{}",
                 text.escape_ascii()
+            );
+        }
+    }
+
+    #[test]
+    fn long_digits_are_found_wherever_they_run() {
+        for (text, expected) in [
+            ("1234567890123456789", true),
+            ("123456789012345678", false),
+            ("x1234567890123456789", true),
+            ("123456789.0123456789", false),
+            ("[12345678901234567890123]", true),
+            ("[1,\"a123456789012345678\",123456789012345678901]", true),
+            ("aaaaaaaaaaaaaaaaaa1234567890123456789", true),
+            ("aaaaaaaaaaaaaaaaa12345678901234567x8", false),
+        ] {
+            assert_eq!(long_digits(text.as_bytes()), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn long_digits_agree_with_a_plain_search() {
+        let mut state: u64 = 7;
+        for _ in 0..20_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = (state >> 58) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|i| {
+                    if (state >> (i % 60)) & 7 == 0 {
+                        b'x'
+                    } else {
+                        b'7'
+                    }
+                })
+                .collect();
+            let naive = text.windows(19).any(|w| w.iter().all(u8::is_ascii_digit));
+            assert_eq!(
+                long_digits(&text),
+                naive,
+                "{:?}",
+                String::from_utf8_lossy(&text)
             );
         }
     }

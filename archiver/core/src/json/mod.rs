@@ -1,30 +1,20 @@
-//! JSON values as the archive reads them: Python's JSON data model (exact integers of any size, doubles,
-//! objects keeping their first key's position and last key's value), exact decoding with one-line
-//! reasons for what is refused, the compact and canonical texts, and the content identities.
+//! JSON values as the archive reads them (exact integers of any size, doubles, objects keeping their
+//! first key's position and last key's value: `number.rs` says why), decoding with one-line reasons
+//! for what is refused, the compact and canonical texts, and the content identities.
 
 pub mod canonical;
 pub mod decode;
-pub(crate) mod orjson;
-mod stdlib;
+pub mod number;
 pub mod write;
+
+pub use number::Number;
 
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-/// A JSON number as Python holds it: an integer of any size, or a double.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Number {
-    Int(i64),
-    /// 2**63 ..= 2**64 - 1
-    UInt(u64),
-    /// An integer beyond 64 bits, as its decimal digits (with a leading '-' when negative).
-    Big(Box<str>),
-    Float(f64),
-}
-
-/// An object: keys in the order first seen; a repeated key keeps its first position and its last value
-/// (as a Python dict built from the pairs does). Hashed with foldhash, seeded per process.
+/// An object: keys in the order first seen; a repeated key keeps its first position and its last value.
+/// Hashed with foldhash, seeded per process.
 pub type Map = IndexMap<Box<str>, Value, foldhash::fast::RandomState>;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -145,7 +135,7 @@ mod tests {
 }
 
 /// The bytes a JSON string cannot hold as they are: '"', '\\' and the control characters. A reader's
-/// plain run of a string ends at one; a writer (as orjson) escapes them.
+/// plain run of a string ends at one; a writer escapes them.
 pub(crate) static SPECIAL_IN_STRING: [bool; 256] = {
     let mut table = [false; 256];
     let mut byte = 0;

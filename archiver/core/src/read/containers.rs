@@ -126,7 +126,7 @@ fn python_splitlines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
-/// orjson's validity, as the core's decoding reads it.
+/// Whether the text is JSON, as the core's decoding reads it.
 fn is_json(text: &[u8]) -> bool {
     crate::json::decode::decode(text).is_ok()
 }

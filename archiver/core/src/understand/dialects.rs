@@ -453,9 +453,7 @@ pub fn task_of_store_row(row: &Map) -> Understood<Task> {
 fn store_column(row: &Map, name: &str) -> Understood<Value> {
     match row.get(name) {
         Some(Value::String(text)) if !text.is_empty() => super::store_json::decode_column(text)
-            .map_err(|reason| {
-                NotUnderstood(format!("task-store column {name} is not JSON: {reason}"))
-            }),
+            .map_err(|reason| NotUnderstood(format!("task-store column {name} {reason}"))),
         other => Ok(other.cloned().unwrap_or(Value::Null)),
     }
 }

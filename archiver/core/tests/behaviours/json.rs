@@ -192,3 +192,61 @@ fn deep_json_is_written_as_the_shallow_value_bracketed() {
         holds_deep(&common::value(&mut random, &mut 40));
     }
 }
+
+/// The reader's speed over a corpus's payloads (each record's JSON as the containers cut it), best of
+/// five runs: `ARCHIVER_JSON_CORPUS=DIR cargo test --release --test behaviours -- --ignored
+/// --nocapture reading_speed`, the corpus from `python -m benchmarks.generate --tasks 20000 --seed 7
+/// --out DIR` (23 MB of JSON Lines and SSE).
+#[test]
+#[ignore = "timed, and needs a generated corpus (ARCHIVER_JSON_CORPUS)"]
+fn reading_speed_over_a_corpus() {
+    use _core::json::decode::decode;
+    use _core::read::containers::read_records;
+    use _core::read::{Limits, Source};
+    use std::path::PathBuf;
+
+    let root = PathBuf::from(std::env::var("ARCHIVER_JSON_CORPUS").expect("ARCHIVER_JSON_CORPUS"));
+    let mut folders = vec![root];
+    let mut payloads: Vec<Vec<u8>> = Vec::new();
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let name = path.to_string_lossy().into_owned();
+            if !(name.ends_with(".jsonl") || name.ends_with(".sse")) {
+                continue;
+            }
+            let limits = Limits {
+                record: 512 << 20,
+                gzip: 8 << 30,
+                gzip_ratio: 200,
+            };
+            let read = read_records(Source::File { open: path, name }, limits);
+            payloads.extend(
+                read.records
+                    .filter_map(|record| record.payload().map(<[u8]>::to_vec)),
+            );
+        }
+    }
+    let bytes: usize = payloads.iter().map(Vec::len).sum();
+    let mut best = std::time::Duration::MAX;
+    let mut refused = 0;
+    for _ in 0..5 {
+        let start = std::time::Instant::now();
+        refused = payloads
+            .iter()
+            .filter(|payload| decode(payload).is_err())
+            .count();
+        best = best.min(start.elapsed());
+    }
+    eprintln!(
+        "{} payloads, {:.1} MB, {refused} refused: best of 5 {:.1} ms ({:.0} MB/s)",
+        payloads.len(),
+        bytes as f64 / 1e6,
+        best.as_secs_f64() * 1e3,
+        bytes as f64 / 1e6 / best.as_secs_f64()
+    );
+}
