@@ -348,6 +348,32 @@ def test_show_as_json_is_the_web_views_twin(lineage):
     assert document["results"][0]["citations"][0]["study"] == "Versant Mega Tracker"
 
 
+def test_show_as_json_holds_a_part_nested_as_deep_as_the_archive_stores(tmp_path, write):
+    """A Part nested 990 levels deep (the archive stores up to 1024) is printed by `show --format json` and answered
+    by `/result/ID.json` alike: the views' dicts were copied recursively (`asdict`, Python's recursion limit) and
+    orjson writes at most 254 levels; both ended in a traceback."""
+    from starlette.testclient import TestClient
+
+    from archiver.serve import create_app
+
+    deep = "0"
+    for _ in range(990):
+        deep = f"[{deep}]"
+    record = '{"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t-deep", "contextId": "c", "status": '
+    record += '{"state": "TASK_STATE_COMPLETED"}, "artifacts": [{"artifactId": "a", "parts": [{"data": {"x": '
+    record += deep + "}}]}]}}}\n"
+    db = str(tmp_path / "deep.duckdb")
+    ingested = CliRunner().invoke(main, ["ingest", write("deep.jsonl", record), "--db", db])
+    assert ingested.exit_code == 0, ingested.output
+    printed = CliRunner().invoke(main, ["show", "t-deep", "--db", db, "--format", "json"])
+    assert printed.exit_code == 0, printed.output
+    assert '"data":{"x":' + deep + "}" in printed.output
+    with TestClient(create_app(db), base_url="http://localhost") as client:
+        twin = client.get("/result/t-deep.json")
+    assert twin.status_code == 200
+    assert printed.output == twin.text + "\n"
+
+
 WIDE_ROWS = [
     {"segment": "Adults 18-34, urban, weekly shoppers", "region": "North-West coastal", "share": 0.42, "n": 1210},
     {"segment": "Adults 35-54, suburban", "region": "South-East inland", "share": 0.37, "n": 1655},

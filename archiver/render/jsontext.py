@@ -7,8 +7,9 @@ queries and the audit need speed) or orjson's. What surrounds them is orjson's, 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterable
-from dataclasses import asdict
+from dataclasses import fields, is_dataclass
 from itertools import islice
 from typing import Any, BinaryIO
 
@@ -85,16 +86,45 @@ def item_text(value: Any, depth: int | None) -> bytes:
 def dumps(value: Any, indent: bool = False) -> bytes:
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0, default=str)
-    except TypeError:  # integers beyond 64 bits
-        return json.dumps(value, ensure_ascii=False, default=str, indent=2 if indent else None).encode()
+    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits; nested past orjson's 254 levels
+        return _deep(value, indent=2 if indent else None, separators=None)
 
 
 def results_document(ident: str, results: list) -> dict:
     """What `archiver show ID --format json` prints and `/result/ID.json` answers: the id asked for and each
-    result as the API gives it (`Archive.results`: `query.transcript.ResultView`)."""
-    return {"id": ident, "results": [asdict(view) for view in results]}
+    result as the API gives it (`Archive.results`: `query.transcript.ResultView`). The views become dicts, their
+    Parts' values as they are (`asdict` copied each value again, recursively: a Part nested 990 levels deep ended
+    the command in Python's recursion limit)."""
+    return {"id": ident, "results": [_fields(view) for view in results]}
+
+
+def _fields(value: Any) -> Any:
+    """A dataclass (and a list of them) as a dict of its fields; any other value as it is."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _fields(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, list) and value and is_dataclass(value[0]):
+        return [_fields(item) for item in value]
+    return value
 
 
 def plain(value: Any) -> bytes:
     """A value as JSON, compact: dates and other values JSON has no type for as their text."""
-    return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
+    try:
+        return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits; nested past orjson's 254 levels
+        return _deep(value, indent=None, separators=(",", ":"))  # as orjson's compact
+
+
+DEEPEST = 1024
+"""The deepest a stored value nests (the core refuses a record nested deeper: `json/decode.rs`'s NESTING_LIMIT)."""
+
+
+def _deep(value: Any, indent: int | None, separators: tuple[str, str] | None) -> bytes:
+    """`value` as JSON by the standard library, whose encoder counts each level against Python's recursion limit:
+    raised while it runs by twice the deepest a stored value nests, which its C stack holds."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(before + 2 * DEEPEST)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str, indent=indent, separators=separators).encode()
+    finally:
+        sys.setrecursionlimit(before)
