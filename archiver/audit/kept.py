@@ -38,10 +38,10 @@ from ..store.tables import (
     AUDIT_SUMS,
 )
 from ..store.views import PLACES, placed
-from .derive import MADE, find, of_results
+from .derive import CONFLICTS, MADE, find, of_results
 from .derive import TEMPORARY as DERIVED_TEMPORARY
 from .report import FINDING_FIELDS
-from .rules import RULES, RULES_BY_ID, Rule, conflicting_claims, result_quantities
+from .rules import RULES, Rule, conflicts_among, result_quantities
 from .scope import materialize
 from .summary import SUMMED, prepare_agents
 from .wording import define as define_wording
@@ -62,7 +62,6 @@ KEPT_RULES = (
 and records, which touch it), `small-base` at the default minimum base; `conflicting-claims` a quantity at a
 time."""
 
-CONFLICTS = RULES_BY_ID["conflicting-claims"]
 _PER_RESULT = [rule for rule in RULES if rule.id in KEPT_RULES and rule is not CONFLICTS]
 _FIELDS = ", ".join(FINDING_FIELDS)
 _PLACED = ", ".join((*FINDING_FIELDS, *PLACES))
@@ -143,8 +142,7 @@ def _conflicts(con: duckdb.DuckDBPyConnection, results: str) -> None:
     """`conflicting-claims` over the results `results` chooses (whole quantities), every copy in scope, into
     `_CONFLICTS_MADE`."""
     materialize(con, Selection())
-    rule = Rule(CONFLICTS.id, CONFLICTS.severity, CONFLICTS.summary, conflicting_claims(results), references=True)
-    find(con, [rule], {}, into=_CONFLICTS_MADE)
+    find(con, [conflicts_among(results)], {}, into=_CONFLICTS_MADE)
 
 
 def _make_conflicts(con: duckdb.DuckDBPyConnection, chosen: str) -> None:

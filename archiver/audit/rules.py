@@ -13,7 +13,7 @@ of `archiver.audit.wording` so that no finding needs a Python object of its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..defaults import MIN_BASE
 from ..errors import UsageError
@@ -550,6 +550,11 @@ RULES: tuple[Rule, ...] = (
 )
 
 RULES_BY_ID = {rule.id: rule for rule in RULES}
+
+
+def conflicts_among(results: str) -> Rule:
+    """`conflicting-claims` over the results `results` chooses (whole quantities: `conflicting_claims`)."""
+    return replace(RULES_BY_ID["conflicting-claims"], sql=conflicting_claims(results))
 
 
 def select_rules(only: tuple[str, ...] | list[str] = (), exclude: tuple[str, ...] | list[str] = ()) -> list[Rule]:
