@@ -6,12 +6,12 @@
 pub mod assemble;
 pub mod dialects;
 pub mod events;
-pub(crate) mod isoformat;
 pub mod model;
 pub(crate) mod python_text;
 pub mod recognisers;
 pub mod recorded;
 mod store_json;
+pub(crate) mod times;
 mod timestamps;
 mod unicode_tables;
 pub mod yields;

@@ -1,27 +1,27 @@
-//! `timestamp_of`: a timestamp given with Z, an offset or no zone, any sub-second precision, or epoch
-//! seconds or milliseconds (a number, or ten digits or more), or a protobuf Timestamp `{"seconds",
-//! "nanos"}`, as microseconds since the epoch, UTC. Python's own rules decide: `datetime.fromtimestamp`
-//! (half-even to microseconds, years 1 to 9999), `fromisoformat` (`isoformat`), `float()` of a string.
+//! `timestamp_of`: the instant a task's timestamp stands for, as microseconds since the epoch, UTC.
+//! A text is a date, or a date and time, in the forms `times` reads (docs/ingest.md, "Times"), or
+//! epoch seconds or milliseconds written as ten digits or more; a number is epoch seconds, or
+//! milliseconds above 1e11, rounded half-even to the microsecond; a protobuf Timestamp is `{"seconds",
+//! "nanos"}`. Anything else, and any instant outside years 1 to 9999, is no time.
 //!
-//! Where Python raised something other than the ValueError it catches (an `int()` of digits it refuses,
-//! a conversion out of a datetime's range), the record was quarantined with that exception's text:
-//! `Err` carries the same text.
+//! Three inputs quarantine their record instead (`Err`, with the reason): ten or more digits that are
+//! not all decimal digits (a superscript among them), or more than 4,300 of them; a date and time whose
+//! offset takes its instant outside years 1 to 9999; protobuf seconds given as an integer beyond a
+//! double's range.
 
-use super::isoformat::{from_isoformat, ymd_to_ord};
 use super::model::Timestamp;
 use super::python_text::{
     float_of_number, float_of_text, int_digits, int_refused, is_digit, strip,
 };
+use super::times::date_time;
 use crate::json::{Number, Value};
 
 const MICROS: i64 = 1_000_000;
 /// 0001-01-01T00:00:00 and 9999-12-31T23:59:59, in seconds since the epoch.
 const FIRST_SECOND: i64 = -62_135_596_800;
 const LAST_SECOND: i64 = 253_402_300_799;
-/// Days from 0001-01-01 (ordinal 1) to 1970-01-01.
-const EPOCH_ORDINAL: i64 = 719_163;
 
-/// Ok(None) where Python's `timestamp_of` gives None; Err(reason) where it raised.
+/// The instant a value stands for; Ok(None) for none, Err(reason) for a value that quarantines its record.
 pub fn timestamp_of(value: Option<&Value>) -> Result<Option<Timestamp>, String> {
     let Some(value) = value else { return Ok(None) };
     match value {
@@ -116,38 +116,17 @@ fn from_seconds(seconds: i64, micros: i64) -> Option<Timestamp> {
         .then(|| seconds * MICROS + micros)
 }
 
-/// `str(value).strip().replace(" ", "T", 1)`, a final Z as +00:00, a fraction of any digits as six,
-/// then `fromisoformat`; an offset's time converted to UTC (`astimezone` raised OverflowError beyond a
-/// datetime's range), a time without one taken as UTC.
+/// A date, or a date and time, in the forms `times` reads, after white space around it; a time
+/// without a zone is UTC. Err where its instant, converted to UTC, falls outside years 1 to 9999.
 fn from_iso(text: &str) -> Result<Option<Timestamp>, String> {
-    let mut text = strip(text).replacen(' ', "T", 1);
-    if text.ends_with(['z', 'Z']) {
-        text.pop();
-        text.push_str("+00:00");
-    }
-    let text = six_digit_fraction(&text);
-    let Some(parsed) = from_isoformat(&text) else {
+    let Some(written) = date_time(strip(text)) else {
         return Ok(None);
     };
-    let days = i64::from(ymd_to_ord(parsed.year, parsed.month, parsed.day)) - EPOCH_ORDINAL;
-    let clock =
-        i64::from(parsed.hour) * 3600 + i64::from(parsed.minute) * 60 + i64::from(parsed.second);
-    let local = (days * 86_400 + clock) * MICROS + i64::from(parsed.microsecond);
-    let utc = local - parsed.offset_us.unwrap_or(0);
+    let utc = written.utc_us();
     if !in_range(utc) {
         return Err(overflow("date value out of range".to_owned()));
     }
     Ok(Some(utc))
-}
-
-/// The fraction after the first '.' cut or padded to six digits.
-fn six_digit_fraction(text: &str) -> String {
-    let Some((head, rest)) = text.split_once('.') else {
-        return text.to_owned();
-    };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let kept = &rest[..digits.min(6)];
-    format!("{head}.{kept:0<6}{}", &rest[digits..])
 }
 
 /// Whether a UTC time in microseconds is one `datetime` can hold.
