@@ -95,9 +95,8 @@ def audited(
         if selection == Selection() and not derive:  # the kept rows, and what is not kept derived (`audit.kept`)
             kept = read_kept(con, rules, min_base)
         else:
-            # the statuses of the results with a copy in scope: another's counts nowhere (no copy in scope) and
-            # no rule reports it; every file's agent, for the findings of cards and records
-            prepare_summary(con, materialize(con, selection), files="TRUE")
+            materialize(con, selection)
+            prepare_summary(con)
             find(con, rules, {"min_base": min_base})
         counts = summary_counts(con)
         by_rule = dict.fromkeys((rule.id for rule in rules), 0)

@@ -39,9 +39,8 @@ WHERE {{where}}"""
 IN_SCOPE = "id IN (SELECT s.copy_id FROM audit_copies s)"
 
 
-def materialize(con: duckdb.DuckDBPyConnection, selection: Selection) -> str:
-    """(Re)create the scope tables and the `audit_copy_in_scope` macro on this connection. Returns a condition on
-    `result_key` choosing the results with a copy in scope (TRUE when every copy is)."""
+def materialize(con: duckdb.DuckDBPyConnection, selection: Selection) -> None:
+    """(Re)create the scope tables and the `audit_copy_in_scope` macro on this connection."""
     copies = _copies(selection)
     if copies:
         _create(con, COPIES, copies)
@@ -51,7 +50,6 @@ def materialize(con: duckdb.DuckDBPyConnection, selection: Selection) -> str:
     _create(con, CARDS, others)
     _create(con, RECORDS, others)
     con.execute(f"CREATE OR REPLACE TEMP MACRO audit_copy_in_scope(id) AS {IN_SCOPE if copies else 'TRUE'}")
-    return "result_key IN (SELECT result_key FROM results WHERE audit_copy_in_scope(copy_id))" if copies else "TRUE"
 
 
 def restrict(con: duckdb.DuckDBPyConnection, chosen: str) -> None:

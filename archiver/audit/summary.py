@@ -131,10 +131,10 @@ def cited_figure(group: dict) -> str:
     )
 
 
-def prepare(con: duckdb.DuckDBPyConnection, chosen: str = "TRUE", files: str = "") -> None:
+def prepare(con: duckdb.DuckDBPyConnection, chosen: str = "TRUE") -> None:
     """Make `audit_file_agents` and `audit_result_status`, which the counts and some rules read, of the results
-    `chosen` chooses (a condition on `result_key`) and of their files, or of the files of those `files` chooses."""
-    prepare_agents(con, files or chosen)
+    `chosen` chooses (a condition on `result_key`) and their files."""
+    prepare_agents(con, chosen)
     con.execute(RESULT_STATUS.format(chosen=chosen))
     temporary_view(con, SUMMED, audit_sums.rows("audit_result_status"))
 
