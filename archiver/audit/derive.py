@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..store.connection import drop_temporary
+from ..store.tables import AUDIT_PENDING, AUDIT_QUANTITIES, AUDIT_QUANTITIES_PENDING
 from .rules import RULES_BY_ID, Rule, conflicts_among, result_quantities
 from .scope import restrict
 from .summary import prepare as prepare_summary
@@ -78,12 +79,16 @@ def _conflicts_by_quantity(con: duckdb.DuckDBPyConnection, into: str) -> None:
     `DERIVED_CONFLICT_RESULTS` results' quantities at a time: a quantity's findings depend on its own results
     alone, so the batches' findings are the rule's over every result."""
     in_scope = "result_key IN (SELECT result_key FROM results WHERE audit_copy_in_scope(copy_id))"
-    con.execute(f"CREATE OR REPLACE TEMP TABLE audit_result_quantities AS {result_quantities('TRUE')}")
+    quantities = AUDIT_QUANTITIES  # each result's quantity as kept, when nothing waits to be kept
+    pending = f"SELECT EXISTS (SELECT 1 FROM {AUDIT_PENDING}) OR EXISTS (SELECT 1 FROM {AUDIT_QUANTITIES_PENDING})"
+    if con.execute(pending).fetchone()[0]:  # else worked out (at 100M claims, 9.6M results: past the audit's memory)
+        quantities = "audit_result_quantities"
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {quantities} AS {result_quantities('TRUE')}")
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE audit_quantity_batches AS
             SELECT quantity, (sum(results) OVER (ORDER BY quantity) - results) // {DERIVED_CONFLICT_RESULTS} AS batch
-            FROM (SELECT quantity, count(*) AS results FROM audit_result_quantities
-                  WHERE quantity IN (SELECT quantity FROM audit_result_quantities WHERE {in_scope})
+            FROM (SELECT quantity, count(*) AS results FROM {quantities}
+                  WHERE quantity IN (SELECT quantity FROM {quantities} WHERE {in_scope})
                   GROUP BY quantity)"""
     )
     try:
@@ -91,7 +96,7 @@ def _conflicts_by_quantity(con: duckdb.DuckDBPyConnection, into: str) -> None:
             batch for (batch,) in con.execute("SELECT DISTINCT batch FROM audit_quantity_batches ORDER BY 1").fetchall()
         ]
         for batch in batches:
-            results = f"""result_key IN (SELECT result_key FROM audit_result_quantities WHERE quantity IN
+            results = f"""result_key IN (SELECT result_key FROM {quantities} WHERE quantity IN
                           (SELECT quantity FROM audit_quantity_batches WHERE batch = {int(batch)}))"""
             con.execute(f"INSERT INTO {into} {_findings_of(conflicts_among(results))}")
     finally:
