@@ -268,6 +268,35 @@ def test_a_refresh_batch_that_runs_out_of_memory_is_halved_until_it_fits(tmp_pat
     assert state(db)[2] > 0  # nothing was refreshed: every result stays pending, read from the definition
 
 
+def test_out_of_memory_inside_a_batch_is_halved_not_retried_as_a_conflict(tmp_path, monkeypatch):
+    """An out-of-memory in a statement of the index's write (its cells' merge here) ends DuckDB's transaction; the
+    write's clean-up of its temporary tables then failed ("Current transaction is aborted"), and that error, taken
+    for a commit conflict, was retried at the same size until the 2 GB ingest stopped. The batch is halved."""
+    tried, failed = [], []
+    refresh_batch, merge = kept._refresh_batch, cells._merge
+
+    def sized(con, table, make, at, batch, key="result_key"):
+        tried.append(batch)
+        return refresh_batch(con, table, make, at, batch, key)
+
+    def short_of_memory(con):
+        if len(failed) < 2:
+            failed.append(1)
+            with pytest.raises(duckdb.Error):
+                con.execute("SELECT error('a statement that fails, as one out of memory does')")
+            raise duckdb.OutOfMemoryException("failed to pin block")
+        merge(con)
+
+    monkeypatch.setattr(kept, "_refresh_batch", sized)
+    monkeypatch.setattr(cells, "_merge", short_of_memory)
+    monkeypatch.setattr(kept, "REFRESH_CLAIMS", 10**12)  # batches of REFRESH_RESULTS, whatever the claims
+    db = tmp_path / "a.duckdb"
+    with Archive.open(str(db)) as archive:
+        archive.ingest([str(SAMPLES)])
+    assert tried[:3] == [kept.REFRESH_RESULTS, kept.REFRESH_RESULTS // 2, kept.REFRESH_RESULTS // 4]
+    exact(db)
+
+
 def test_a_smallest_batch_short_of_memory_is_made_with_twice_the_memory(tmp_path, monkeypatch):
     """After a 2 GB ingest stored its results, its process held so much that 1,000 results' counts did not fit the
     refresh's bound: at the smallest batch the bound doubles, the batch is made within it, and the archive's limit
